@@ -1,0 +1,46 @@
+// Minimal argument parsing for warpscope-cli: options are declared per
+// command, so an unknown option is a usage error (exit 2), never ignored.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace ws::cli {
+
+struct UsageError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+struct ArgSpec {
+    std::set<std::string> flags;         // --json
+    std::set<std::string> valueOptions;  // --db FILE
+    std::size_t minPositional = 0;
+    std::size_t maxPositional = 0;
+    bool passThroughAfterDashDash = false;  // record -- PROGRAM ARGS...
+};
+
+class Args {
+  public:
+    static Args parse(const std::vector<std::string>& argv, const ArgSpec& spec);
+
+    bool flag(const std::string& name) const { return flags_.count(name) > 0; }
+    std::optional<std::string> value(const std::string& name) const;
+    std::string valueOr(const std::string& name, const std::string& fallback) const;
+    const std::vector<std::string>& positional() const { return positional_; }
+    const std::vector<std::string>& passThrough() const { return passThrough_; }
+
+  private:
+    std::set<std::string> flags_;
+    std::map<std::string, std::string> values_;
+    std::vector<std::string> positional_;
+    std::vector<std::string> passThrough_;
+};
+
+// Parses a run id ("12"); throws UsageError naming the bad text.
+long long parseRunId(const std::string& text);
+
+}  // namespace ws::cli

@@ -1,0 +1,25 @@
+// warpscope-cli subcommands. Each returns the process exit code: 0 success,
+// 1 failure (reason printed on stderr), 2 usage error.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace ws::cli {
+
+struct Command {
+    const char* name;
+    const char* usage;    // "ls [--db FILE] [--json]"
+    const char* summary;  // one line
+    int (*run)(const std::vector<std::string>& args);
+};
+
+const std::vector<Command>& commands();
+
+int cmdLs(const std::vector<std::string>& args);
+int cmdShow(const std::vector<std::string>& args);
+int cmdRm(const std::vector<std::string>& args);
+int cmdExport(const std::vector<std::string>& args);
+int cmdValidate(const std::vector<std::string>& args);
+
+}  // namespace ws::cli

@@ -1,0 +1,158 @@
+// ls, show, rm, export: commands that read or edit a store.
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+#include "cli/cli_args.h"
+#include "cli/commands.h"
+#include "io/run_export.h"
+#include "store/run_queries.h"
+#include "store/store.h"
+#include "util/format.h"
+
+namespace ws::cli {
+
+namespace {
+
+std::string dbPath(const Args& args) {
+    return args.valueOr("db", Store::defaultPath());
+}
+
+// A store named with --db must exist; the default one is created on first use.
+// Opening read-write when allowed lets the open mark abandoned runs killed.
+std::unique_ptr<Store> openForReading(const Args& args) {
+    auto path = dbPath(args);
+    if (args.value("db") && !std::ifstream(path))
+        throw StoreError(StoreError::Kind::Io, path + ": no such store");
+    return std::make_unique<Store>(path);
+}
+
+std::string truncate(const std::string& s, std::size_t width) {
+    return s.size() <= width ? s : s.substr(0, width - 1) + "~";
+}
+
+}  // namespace
+
+int cmdLs(const std::vector<std::string>& argv) {
+    auto args = Args::parse(argv, {{"json"}, {"db"}, 0, 0});
+    auto store = openForReading(args);
+    auto runs = listRuns(*store);
+    if (args.flag("json")) {
+        writeRunListJson(runs, std::cout);
+        return 0;
+    }
+    if (runs.empty()) {
+        std::cout << "no runs in " << store->path() << '\n';
+        return 0;
+    }
+    std::cout << std::left << std::setw(5) << "ID" << std::setw(8) << "STATUS" << std::setw(28)
+              << "LABEL" << std::setw(26) << "WORKLOAD" << std::setw(20) << "DEVICE"
+              << std::setw(21) << "STARTED"
+              << "DURATION\n";
+    for (const auto& r : runs) {
+        std::cout << std::left << std::setw(5) << r.id << std::setw(8) << toString(r.status)
+                  << std::setw(28) << truncate(r.label, 27) << std::setw(26)
+                  << truncate(r.workload, 25) << std::setw(20) << truncate(r.device, 19)
+                  << std::setw(21) << formatTimestamp(r.startedAtNs)
+                  << (r.endedAtNs ? formatDuration(r.durationNs()) : "-") << '\n';
+    }
+    return 0;
+}
+
+int cmdShow(const std::vector<std::string>& argv) {
+    auto args = Args::parse(argv, {{}, {"db"}, 1, 1});
+    auto id = parseRunId(args.positional()[0]);
+    auto store = openForReading(args);
+    auto run = requireRun(*store, id);
+    auto agg = runAggregates(*store, id);
+    auto row = [](const char* key, const std::string& value) {
+        if (!value.empty()) std::cout << std::left << std::setw(18) << key << value << '\n';
+    };
+    row("run", std::to_string(run.id));
+    row("label", run.label);
+    row("status", toString(run.status));
+    if (run.exitCode) row("exit code", std::to_string(*run.exitCode));
+    if (run.signal) row("signal", std::to_string(*run.signal));
+    row("workload", run.workload.empty() ? "" : run.workload + " (" + run.workloadKind + ")");
+    row("variant", run.variant);
+    row("tags", run.tags);
+    row("command", run.command);
+    row("host", run.host);
+    row("started", formatTimestamp(run.startedAtNs));
+    if (run.endedAtNs) row("duration", formatDuration(run.durationNs()));
+    if (auto d = runDevice(*store, id)) {
+        std::ostringstream dev;
+        dev << d->name << ", cc " << d->ccMajor << '.' << d->ccMinor << ", " << d->smCount
+            << " SMs, " << formatBytes(d->memoryBytes) << ", driver " << d->driverVersion
+            << ", CUDA " << d->cudaVersion;
+        row("device", dev.str());
+    }
+    row("kernels", std::to_string(agg.kernelCount) + " (" + formatDuration(agg.kernelTimeNs) +
+                       " GPU time, " + std::to_string(agg.streamCount) + " streams)");
+    row("memcpys", std::to_string(agg.memcpyCount) + " (" + formatBytes(agg.memcpyBytes) + ")");
+    row("memsets", std::to_string(agg.memsetCount));
+    row("api calls", std::to_string(agg.apiCallCount));
+    row("nvtx ranges", std::to_string(agg.rangeCount));
+    row("requests",
+        std::to_string(agg.requestCount) + " (" + std::to_string(agg.tokenCount) + " tokens)");
+    row("device samples", std::to_string(agg.sampleCount));
+    if (run.droppedRecords > 0)
+        row("DROPPED", std::to_string(run.droppedRecords) +
+                           " records were dropped by CUPTI: the timeline is incomplete");
+    for (const auto& [key, value] : runProperties(*store, id))
+        row(key.c_str(), value);
+    return 0;
+}
+
+int cmdRm(const std::vector<std::string>& argv) {
+    auto args = Args::parse(argv, {{}, {"db"}, 1, 64});
+    auto store = openForReading(args);
+    for (const auto& text : args.positional()) {
+        auto id = parseRunId(text);
+        store->deleteRun(id);
+        std::cout << "removed run " << id << '\n';
+    }
+    return 0;
+}
+
+int cmdExport(const std::vector<std::string>& argv) {
+    auto args = Args::parse(argv, {{}, {"db", "format", "o", "table"}, 1, 1});
+    auto id = parseRunId(args.positional()[0]);
+    auto format = args.value("format");
+    if (!format) throw UsageError("--format is required (csv or json)");
+    if (*format != "csv" && *format != "json")
+        throw UsageError("--format must be csv or json, not '" + *format + "'");
+    auto output = args.value("o");
+    if (!output) throw UsageError("-o FILE is required");
+    std::optional<RunTable> table = RunTable::Kernels;
+    if (auto t = args.value("table")) {
+        if (*format != "csv") throw UsageError("--table applies to --format csv only");
+        table = runTableFromString(*t);
+        if (!table) {
+            std::string names;
+            for (const auto& n : runTableNames())
+                names += (names.empty() ? "" : ", ") + n;
+            throw UsageError("--table must be one of: " + names);
+        }
+    }
+    auto store = openForReading(args);
+    requireRun(*store, id);
+    // Written beside the target first, so a failure never leaves half a file.
+    std::string partial = *output + ".partial";
+    {
+        std::ofstream out(partial, std::ios::binary);
+        if (!out) throw std::runtime_error(*output + ": cannot write the file");
+        if (*format == "json")
+            exportRunJson(*store, id, out);
+        else
+            exportRunCsv(*store, id, *table, out);
+        out.flush();
+        if (!out) throw std::runtime_error(*output + ": write failed (disk full?)");
+    }
+    if (std::rename(partial.c_str(), output->c_str()) != 0)
+        throw std::runtime_error(*output + ": cannot replace the file");
+    return 0;
+}
+
+}  // namespace ws::cli

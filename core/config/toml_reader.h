@@ -1,0 +1,56 @@
+// Reads one TOML table field by field, checking type and range, and reports
+// every key nobody asked for. Errors carry file:line:column and the dotted key.
+#pragma once
+
+#define TOML_HEADER_ONLY 1
+#define TOML_EXCEPTIONS 1
+#include <toml++/toml.h>
+
+#include <cstdint>
+#include <initializer_list>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "config/workload_config.h"
+
+namespace ws::config {
+
+class TomlReader {
+  public:
+    TomlReader(const toml::table& table, std::string prefix, std::string file,
+               std::vector<ConfigError>& errors);
+
+    bool has(const std::string& key) const { return table_.contains(key); }
+    std::optional<std::int64_t> integer(const std::string& key, std::int64_t min, std::int64_t max,
+                                        bool required);
+    std::optional<double> number(const std::string& key, double min, double max, bool required);
+    std::optional<std::string> string(const std::string& key, bool required,
+                                      std::initializer_list<const char*> allowed = {});
+    std::optional<bool> boolean(const std::string& key);
+    std::optional<std::vector<std::string>> stringArray(const std::string& key);
+    std::optional<std::map<std::string, std::string>> stringTable(const std::string& key);
+    std::optional<std::map<std::string, std::int64_t>> integerTable(const std::string& key,
+                                                                    std::int64_t min,
+                                                                    std::int64_t max);
+    // A sub-table, or nullptr (with an error when required or of the wrong type).
+    const toml::table* table(const std::string& key, bool required);
+    // Reports every key of this table that no accessor touched.
+    void rejectUnknown();
+    void error(const toml::source_region& where, const std::string& key, const std::string& msg);
+    const toml::table& raw() const { return table_; }
+    std::string path(const std::string& key) const;
+
+  private:
+    const toml::node* node(const std::string& key, bool required);
+
+    const toml::table& table_;
+    std::string prefix_;
+    std::string file_;
+    std::vector<ConfigError>& errors_;
+    std::set<std::string> used_;
+};
+
+}  // namespace ws::config

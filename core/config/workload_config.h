@@ -1,0 +1,94 @@
+// Workload configs: what to run and the contract a run is judged against.
+// Parsed from TOML; every error names file:line:column and the field.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ws {
+
+enum class WorkloadKind { Decoder, Kernel, Command };
+const char* toString(WorkloadKind kind);
+
+struct WorkloadContract {
+    int promptTokens = 0;
+    int outputTokens = 0;
+    int batch = 1;     // concurrent requests
+    int requests = 0;  // total requests; 0 = batch
+    std::optional<double> ttftTargetMs;
+    std::optional<double> tpotTargetMs;
+    std::optional<double> e2eTargetMs;
+    std::optional<double> memoryBudgetGiB;
+    std::optional<double> powerLimitW;
+};
+
+struct DecoderParams {
+    std::string model;  // e.g. "Llama-3.2-1B"
+    int hiddenSize = 0;
+    int layers = 0;
+    int heads = 0;
+    int kvHeads = 0;
+    int headDim = 0;  // 0 = hidden / heads
+    int intermediateSize = 0;
+    int vocabSize = 0;
+    double ropeTheta = 10000.0;
+    double rmsNormEps = 1e-5;
+    int maxPositions = 0;
+    bool tieEmbeddings = false;
+    std::string precision = "bf16";     // bf16 | int8-weight-only
+    std::string variant = "optimized";  // reference | optimized | cublas
+    bool cudaGraphs = false;
+    std::string weights;  // safetensors path; empty = deterministic random weights
+    std::int64_t seed = 0;
+    double qualityTolerance = 0.02;  // max logit error accepted against the reference variant
+};
+
+struct KernelParams {
+    std::string kernel;  // e.g. "gemm_bf16"
+    std::string rung;    // e.g. "wgmma"
+    std::map<std::string, std::int64_t> shape;
+    int iterations = 100;
+    int warmup = 10;
+};
+
+struct CommandParams {
+    std::string program;
+    std::vector<std::string> args;
+    std::map<std::string, std::string> env;
+    std::string workingDir;
+};
+
+struct WorkloadConfig {
+    std::string name;
+    WorkloadKind kind = WorkloadKind::Command;
+    std::string description;
+    WorkloadContract contract;
+    std::optional<DecoderParams> decoder;
+    std::optional<KernelParams> kernel;
+    std::optional<CommandParams> command;
+    std::string sourcePath;
+    std::string text;  // the file as read, stored with each run
+};
+
+struct ConfigError {
+    std::string file;
+    int line = 0;
+    int column = 0;
+    std::string field;  // dotted path, e.g. "contract.batch"
+    std::string message;
+    std::string toString() const;  // "file:line:column: field: message"
+};
+
+struct ConfigResult {
+    std::optional<WorkloadConfig> config;
+    std::vector<ConfigError> errors;
+    bool ok() const { return config.has_value() && errors.empty(); }
+};
+
+ConfigResult parseWorkloadConfig(const std::string& text, const std::string& sourcePath);
+ConfigResult loadWorkloadConfig(const std::string& path);
+
+}  // namespace ws

@@ -1,0 +1,33 @@
+#include "model/records.h"
+
+#include <array>
+
+namespace ws {
+
+namespace {
+constexpr std::array<const char*, 4> kStatusNames = {"running", "ok", "failed", "killed"};
+constexpr std::array<const char*, 11> kMemcpyNames = {
+    "unknown", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA", "AtoD", "DtoA", "DtoD", "HtoH", "PtoP"};
+constexpr std::array<const char*, 8> kMemoryNames = {"unknown",       "pageable",      "pinned",
+                                                     "device",        "array",         "managed",
+                                                     "device_static", "managed_static"};
+}  // namespace
+
+const char* toString(RunStatus status) {
+    return kStatusNames[static_cast<int>(status)];
+}
+
+std::optional<RunStatus> runStatusFromString(const std::string& text) {
+    for (std::size_t i = 0; i < kStatusNames.size(); ++i)
+        if (text == kStatusNames[i]) return static_cast<RunStatus>(i);
+    return std::nullopt;
+}
+
+const char* toString(MemcpyKind kind) {
+    return kMemcpyNames[static_cast<int>(kind)];
+}
+const char* toString(MemoryKind kind) {
+    return kMemoryNames[static_cast<int>(kind)];
+}
+
+}  // namespace ws

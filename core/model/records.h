@@ -1,0 +1,211 @@
+// Plain records shared by the store, capture, analysis and UI. Times are int64
+// nanoseconds on the CUPTI clock; run start/end are Unix-epoch nanoseconds.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ws {
+
+using RunId = std::int64_t;
+
+enum class RunStatus { Running, Ok, Failed, Killed };
+
+const char* toString(RunStatus status);
+std::optional<RunStatus> runStatusFromString(const std::string& text);
+
+struct DeviceInfo {
+    std::string name;
+    std::string uuid;
+    int ccMajor = 0;
+    int ccMinor = 0;
+    int smCount = 0;
+    std::int64_t memoryBytes = 0;
+    int memoryBusWidthBits = 0;
+    int memoryClockKhz = 0;
+    int smClockKhz = 0;
+    std::int64_t l2Bytes = 0;
+    std::string driverVersion;
+    std::string cudaVersion;
+    int regsPerSm = 0;
+    int regsPerBlock = 0;
+    int smemPerSm = 0;
+    int smemPerBlock = 0;
+    int smemPerBlockOptin = 0;
+    int reservedSmemPerBlock = 0;
+    int maxWarpsPerSm = 0;
+    int maxBlocksPerSm = 0;
+    int maxThreadsPerBlock = 0;
+    int warpSize = 32;
+};
+
+struct WorkloadInfo {
+    std::string name;
+    std::string kind;  // decoder | kernel | command | imported
+    std::string configText;
+};
+
+struct RunInfo {
+    RunId id = 0;
+    std::string label;
+    std::string workload;      // workload name, empty when none
+    std::string workloadKind;  // decoder | kernel | command | imported
+    std::string device;        // device name, empty when none
+    std::string variant;
+    std::string tags;  // comma separated
+    RunStatus status = RunStatus::Running;
+    std::optional<int> exitCode;
+    std::optional<int> signal;
+    std::int64_t startedAtNs = 0;  // Unix epoch
+    std::optional<std::int64_t> endedAtNs;
+    std::string command;
+    std::string host;
+    std::int64_t droppedRecords = 0;
+    std::string warpscopeVersion;
+    std::int64_t durationNs() const { return endedAtNs ? *endedAtNs - startedAtNs : 0; }
+};
+
+struct KernelRecord {
+    std::int64_t startNs = 0;
+    std::int64_t endNs = 0;
+    std::uint32_t deviceId = 0;
+    std::uint32_t contextId = 0;
+    std::uint32_t streamId = 0;
+    std::uint32_t correlationId = 0;
+    std::string name;
+    std::int32_t gridX = 1, gridY = 1, gridZ = 1;
+    std::int32_t blockX = 1, blockY = 1, blockZ = 1;
+    std::int32_t clusterX = 0, clusterY = 0, clusterZ = 0;
+    std::int32_t registersPerThread = 0;
+    std::int32_t staticSharedBytes = 0;
+    std::int32_t dynamicSharedBytes = 0;
+    std::int32_t localBytesPerThread = 0;
+    std::int64_t localBytesTotal = 0;
+    std::int32_t sharedCarveoutBytes = 0;  // shared memory configured for the launch
+    std::uint32_t graphId = 0;
+    std::uint64_t graphNodeId = 0;
+    std::int64_t durationNs() const { return endNs - startNs; }
+    std::int64_t threadsPerBlock() const { return std::int64_t(blockX) * blockY * blockZ; }
+};
+
+enum class MemcpyKind { Unknown, HtoD, DtoH, HtoA, AtoH, AtoA, AtoD, DtoA, DtoD, HtoH, PtoP };
+const char* toString(MemcpyKind kind);
+enum class MemoryKind {
+    Unknown,
+    Pageable,
+    Pinned,
+    Device,
+    Array,
+    Managed,
+    DeviceStatic,
+    ManagedStatic
+};
+const char* toString(MemoryKind kind);
+
+struct MemcpyRecord {
+    std::int64_t startNs = 0;
+    std::int64_t endNs = 0;
+    std::uint32_t deviceId = 0;
+    std::uint32_t contextId = 0;
+    std::uint32_t streamId = 0;
+    std::uint32_t correlationId = 0;
+    MemcpyKind kind = MemcpyKind::Unknown;
+    MemoryKind srcKind = MemoryKind::Unknown;
+    MemoryKind dstKind = MemoryKind::Unknown;
+    std::int64_t bytes = 0;
+    std::uint32_t graphId = 0;
+};
+
+struct MemsetRecord {
+    std::int64_t startNs = 0;
+    std::int64_t endNs = 0;
+    std::uint32_t deviceId = 0;
+    std::uint32_t contextId = 0;
+    std::uint32_t streamId = 0;
+    std::uint32_t correlationId = 0;
+    std::int64_t bytes = 0;
+    std::uint32_t value = 0;
+    MemoryKind memoryKind = MemoryKind::Unknown;
+    std::uint32_t graphId = 0;
+};
+
+enum class ApiKind { Runtime, Driver };
+
+struct ApiCallRecord {
+    std::int64_t startNs = 0;
+    std::int64_t endNs = 0;
+    std::uint32_t processId = 0;
+    std::uint32_t threadId = 0;
+    std::uint32_t correlationId = 0;
+    ApiKind kind = ApiKind::Runtime;
+    std::uint32_t callbackId = 0;
+    std::string name;
+    std::int32_t returnValue = 0;
+};
+
+enum class RangeKind { PushPop, StartEnd, Mark };
+
+struct RangeRecord {
+    std::int64_t startNs = 0;
+    std::int64_t endNs = 0;  // equal to startNs for marks
+    std::uint32_t processId = 0;
+    std::uint32_t threadId = 0;
+    std::string name;
+    std::string domain;
+    RangeKind kind = RangeKind::PushPop;
+    std::uint32_t color = 0;
+    std::int32_t depth = 0;  // nesting depth for push/pop ranges
+};
+
+struct RequestRecord {
+    std::int64_t requestId = 0;
+    std::int64_t startNs = 0;  // request arrival / submission
+    std::int64_t endNs = 0;    // last output token
+    std::int32_t promptTokens = 0;
+    std::int32_t outputTokens = 0;
+    bool success = true;
+};
+
+struct TokenRecord {
+    std::int64_t requestId = 0;
+    std::int32_t index = 0;  // 0 = first output token
+    std::int64_t timeNs = 0;
+};
+
+struct SampleRecord {
+    std::int64_t timeNs = 0;
+    std::uint32_t deviceIndex = 0;
+    std::optional<double> powerW;
+    std::optional<double> smClockMhz;
+    std::optional<double> memClockMhz;
+    std::optional<double> temperatureC;
+    std::optional<std::int64_t> memoryUsedBytes;
+    std::optional<double> gpuUtilPercent;
+    std::optional<double> memUtilPercent;
+    std::optional<double> energyJ;  // cumulative since an arbitrary origin
+};
+
+struct OverheadRecord {
+    std::int64_t startNs = 0;
+    std::int64_t endNs = 0;
+    std::string kind;  // e.g. "cupti_buffer_flush", "driver_compiler"
+};
+
+struct KernelMetricRecord {
+    std::uint32_t correlationId = 0;
+    std::string metric;
+    double value = 0;
+};
+
+struct QualityRecord {
+    std::string check;
+    std::string referenceVariant;
+    double tokenAgreement = 0;  // fraction 0..1
+    double maxLogitError = 0;
+    double tolerance = 0;
+    bool passed = false;
+};
+
+}  // namespace ws

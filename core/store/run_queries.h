@@ -1,0 +1,91 @@
+// Read side of the store: runs, their records in a time window, aggregates.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/records.h"
+
+namespace ws {
+
+class Store;
+
+struct TimeWindow {
+    std::int64_t beginNs = std::numeric_limits<std::int64_t>::min();
+    std::int64_t endNs = std::numeric_limits<std::int64_t>::max();
+};
+
+struct StreamKey {
+    std::uint32_t deviceId = 0;
+    std::uint32_t streamId = 0;
+    auto operator<=>(const StreamKey&) const = default;
+};
+
+struct RunAggregates {
+    std::int64_t kernelCount = 0;
+    std::int64_t kernelTimeNs = 0;
+    std::int64_t memcpyCount = 0;
+    std::int64_t memcpyBytes = 0;
+    std::int64_t memcpyTimeNs = 0;
+    std::int64_t memsetCount = 0;
+    std::int64_t apiCallCount = 0;
+    std::int64_t rangeCount = 0;
+    std::int64_t requestCount = 0;
+    std::int64_t tokenCount = 0;
+    std::int64_t sampleCount = 0;
+    std::int64_t overheadCount = 0;
+    std::int64_t streamCount = 0;
+    std::optional<std::int64_t> firstNs;  // earliest GPU or API record
+    std::optional<std::int64_t> lastNs;
+};
+
+std::vector<RunInfo> listRuns(Store& store);
+std::optional<RunInfo> findRun(Store& store, RunId id);
+// Throws StoreError(NotFound) naming the store and the id.
+RunInfo requireRun(Store& store, RunId id);
+std::optional<DeviceInfo> runDevice(Store& store, RunId id);
+std::optional<WorkloadInfo> runWorkload(Store& store, RunId id);
+std::string runLog(Store& store, RunId id);
+std::map<std::string, std::string> runProperties(Store& store, RunId id);
+RunAggregates runAggregates(Store& store, RunId id);
+std::vector<StreamKey> runStreams(Store& store, RunId id);
+
+// Records overlapping `window`, ordered by start; a stream or thread filter of
+// std::nullopt means all of them.
+std::vector<KernelRecord> kernelsIn(Store& store, RunId id, TimeWindow window = {},
+                                    std::optional<std::uint32_t> stream = std::nullopt);
+std::vector<MemcpyRecord> memcpysIn(Store& store, RunId id, TimeWindow window = {},
+                                    std::optional<std::uint32_t> stream = std::nullopt);
+std::vector<MemsetRecord> memsetsIn(Store& store, RunId id, TimeWindow window = {},
+                                    std::optional<std::uint32_t> stream = std::nullopt);
+std::vector<RangeRecord> rangesIn(Store& store, RunId id, TimeWindow window = {},
+                                  std::optional<std::uint32_t> thread = std::nullopt);
+std::vector<ApiCallRecord> apiCallsIn(Store& store, RunId id, TimeWindow window = {},
+                                      std::optional<std::uint32_t> thread = std::nullopt);
+// Streaming forms of the above: rows are visited one at a time, so exporting
+// millions of records never holds them all in memory.
+void forEachKernel(Store& store, RunId id, TimeWindow window, std::optional<std::uint32_t> stream,
+                   const std::function<void(const KernelRecord&)>& visit);
+void forEachMemcpy(Store& store, RunId id, TimeWindow window, std::optional<std::uint32_t> stream,
+                   const std::function<void(const MemcpyRecord&)>& visit);
+void forEachMemset(Store& store, RunId id, TimeWindow window, std::optional<std::uint32_t> stream,
+                   const std::function<void(const MemsetRecord&)>& visit);
+void forEachRange(Store& store, RunId id, TimeWindow window, std::optional<std::uint32_t> thread,
+                  const std::function<void(const RangeRecord&)>& visit);
+void forEachApiCall(Store& store, RunId id, TimeWindow window, std::optional<std::uint32_t> thread,
+                    const std::function<void(const ApiCallRecord&)>& visit);
+
+std::vector<RequestRecord> requestsOf(Store& store, RunId id);
+std::vector<TokenRecord> tokensOf(Store& store, RunId id);
+std::vector<SampleRecord> samplesOf(Store& store, RunId id);
+std::vector<QualityRecord> qualityOf(Store& store, RunId id);
+
+MemcpyKind memcpyKindFromString(const std::string& text);
+MemoryKind memoryKindFromString(const std::string& text);
+
+}  // namespace ws

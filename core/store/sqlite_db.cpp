@@ -1,0 +1,159 @@
+#include "store/sqlite_db.h"
+
+#include <utility>
+
+namespace ws::sql {
+
+namespace {
+StoreError::Kind kindOf(int rc) {
+    switch (rc & 0xff) {
+        case SQLITE_NOTADB:
+            return StoreError::Kind::NotSqlite;
+        case SQLITE_READONLY:
+            return StoreError::Kind::ReadOnly;
+        case SQLITE_BUSY:
+        case SQLITE_LOCKED:
+            return StoreError::Kind::Locked;
+        case SQLITE_FULL:
+            return StoreError::Kind::DiskFull;
+        case SQLITE_CANTOPEN:
+        case SQLITE_IOERR:
+        case SQLITE_PERM:
+            return StoreError::Kind::Io;
+        default:
+            return StoreError::Kind::Sql;
+    }
+}
+
+std::string explain(int rc) {
+    switch (rc & 0xff) {
+        case SQLITE_NOTADB:
+            return "not an SQLite database";
+        case SQLITE_READONLY:
+            return "the store is read-only (file or folder not writable)";
+        case SQLITE_BUSY:
+        case SQLITE_LOCKED:
+            return "the store is locked by another process";
+        case SQLITE_FULL:
+            return "disk full (or the store's size limit reached); the write was rolled back";
+        case SQLITE_CANTOPEN:
+            return "cannot open the file";
+        case SQLITE_PERM:
+            return "permission denied";
+        default:
+            return sqlite3_errstr(rc);
+    }
+}
+}  // namespace
+
+Db::Db(const std::string& path, Mode mode) : path_(path), mode_(mode) {
+    int flags = SQLITE_OPEN_NOMUTEX;
+    if (mode == Mode::ReadOnly)
+        flags |= SQLITE_OPEN_READONLY;
+    else
+        flags |= SQLITE_OPEN_READWRITE;
+    if (mode == Mode::ReadWriteCreate) flags |= SQLITE_OPEN_CREATE;
+    int rc = sqlite3_open_v2(path.c_str(), &db_, flags, nullptr);
+    if (rc != SQLITE_OK) {
+        sqlite3_close(db_);
+        db_ = nullptr;
+        throw StoreError(kindOf(rc), path + ": " + explain(rc));
+    }
+    sqlite3_extended_result_codes(db_, 1);
+    sqlite3_busy_timeout(db_, 2000);
+}
+
+Db::~Db() {
+    sqlite3_close_v2(db_);
+}
+
+void Db::fail(int rc, std::string_view context) const {
+    std::string detail = explain(rc);
+    if ((rc & 0xff) != SQLITE_FULL && (rc & 0xff) != SQLITE_BUSY && db_ != nullptr) {
+        const char* msg = sqlite3_errmsg(db_);
+        if (msg && detail != msg) detail += std::string(" (") + msg + ")";
+    }
+    throw StoreError(kindOf(rc), path_ + ": " + std::string(context) + ": " + detail);
+}
+
+void Db::exec(std::string_view sql) {
+    std::string text(sql);
+    int rc = sqlite3_exec(db_, text.c_str(), nullptr, nullptr, nullptr);
+    if (rc != SQLITE_OK) fail(rc, "executing " + text.substr(0, 60));
+}
+
+std::int64_t Db::queryInt(std::string_view sql) {
+    Statement st(*this, sql);
+    return st.step() ? st.int64(0) : 0;
+}
+
+Statement::Statement(Db& db, std::string_view sql) : db_(&db) {
+    int rc = sqlite3_prepare_v3(db.handle(), sql.data(), static_cast<int>(sql.size()),
+                                SQLITE_PREPARE_PERSISTENT, &stmt_, nullptr);
+    if (rc != SQLITE_OK) db.fail(rc, "preparing " + std::string(sql.substr(0, 60)));
+}
+
+Statement::Statement(Statement&& other) noexcept
+    : db_(std::exchange(other.db_, nullptr)), stmt_(std::exchange(other.stmt_, nullptr)) {}
+
+Statement& Statement::operator=(Statement&& other) noexcept {
+    if (this != &other) {
+        sqlite3_finalize(stmt_);
+        db_ = std::exchange(other.db_, nullptr);
+        stmt_ = std::exchange(other.stmt_, nullptr);
+    }
+    return *this;
+}
+
+Statement::~Statement() {
+    sqlite3_finalize(stmt_);
+}
+
+void Statement::check(int rc) {
+    if (rc != SQLITE_OK) db_->fail(rc, "binding a value");
+}
+
+void Statement::bind(int index, std::string_view value) {
+    check(sqlite3_bind_text(stmt_, index, value.data(), static_cast<int>(value.size()),
+                            SQLITE_TRANSIENT));
+}
+
+bool Statement::step() {
+    int rc = sqlite3_step(stmt_);
+    if (rc == SQLITE_ROW) return true;
+    if (rc == SQLITE_DONE) return false;
+    sqlite3_reset(stmt_);
+    db_->fail(rc, "running " + std::string(sqlite3_sql(stmt_)).substr(0, 60));
+}
+
+void Statement::exec() {
+    step();
+    reset();
+}
+
+void Statement::reset() {
+    sqlite3_reset(stmt_);
+    sqlite3_clear_bindings(stmt_);
+}
+
+std::string Statement::text(int col) const {
+    const auto* p = sqlite3_column_text(stmt_, col);
+    return p ? std::string(reinterpret_cast<const char*>(p),
+                           static_cast<std::size_t>(sqlite3_column_bytes(stmt_, col)))
+             : std::string();
+}
+
+Transaction::Transaction(Db& db) : db_(db) {
+    db_.exec("BEGIN IMMEDIATE");
+}
+
+Transaction::~Transaction() {
+    if (!done_) sqlite3_exec(db_.handle(), "ROLLBACK", nullptr, nullptr, nullptr);
+}
+
+void Transaction::commit() {
+    db_.exec("COMMIT");
+    done_ = true;
+}
+
+}  // namespace ws::sql

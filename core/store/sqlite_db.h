@@ -1,0 +1,105 @@
+// Thin RAII wrappers over the SQLite C API; every failure becomes a StoreError
+// naming the database file.
+#pragma once
+
+#include <sqlite3.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "store/store_error.h"
+
+namespace ws::sql {
+
+class Db;
+
+class Statement {
+  public:
+    Statement() = default;
+    Statement(Db& db, std::string_view sql);
+    Statement(Statement&& other) noexcept;
+    Statement& operator=(Statement&& other) noexcept;
+    Statement(const Statement&) = delete;
+    Statement& operator=(const Statement&) = delete;
+    ~Statement();
+
+    void bind(int index, std::int64_t value) { check(sqlite3_bind_int64(stmt_, index, value)); }
+    void bind(int index, int value) { check(sqlite3_bind_int(stmt_, index, value)); }
+    void bind(int index, std::uint32_t value) { bind(index, static_cast<std::int64_t>(value)); }
+    void bind(int index, std::uint64_t value) { bind(index, static_cast<std::int64_t>(value)); }
+    void bind(int index, double value) { check(sqlite3_bind_double(stmt_, index, value)); }
+    void bind(int index, bool value) { bind(index, value ? 1 : 0); }
+    void bind(int index, std::string_view value);
+    void bindNull(int index) { check(sqlite3_bind_null(stmt_, index)); }
+    template <typename T>
+    void bind(int index, const std::optional<T>& value) {
+        if (value)
+            bind(index, *value);
+        else
+            bindNull(index);
+    }
+
+    // Returns true while a row is available.
+    bool step();
+    // Runs a statement that returns no rows, then resets it for reuse.
+    void exec();
+    void reset();
+
+    bool isNull(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }
+    std::int64_t int64(int col) const { return sqlite3_column_int64(stmt_, col); }
+    int int32(int col) const { return sqlite3_column_int(stmt_, col); }
+    double real(int col) const { return sqlite3_column_double(stmt_, col); }
+    std::string text(int col) const;
+    std::optional<std::int64_t> optInt64(int col) const {
+        return isNull(col) ? std::nullopt : std::optional(int64(col));
+    }
+    std::optional<double> optReal(int col) const {
+        return isNull(col) ? std::nullopt : std::optional(real(col));
+    }
+
+  private:
+    void check(int rc);
+    Db* db_ = nullptr;
+    sqlite3_stmt* stmt_ = nullptr;
+};
+
+class Db {
+  public:
+    enum class Mode { ReadOnly, ReadWrite, ReadWriteCreate };
+    Db(const std::string& path, Mode mode);
+    Db(const Db&) = delete;
+    Db& operator=(const Db&) = delete;
+    ~Db();
+
+    void exec(std::string_view sql);
+    std::int64_t queryInt(std::string_view sql);
+    std::int64_t lastInsertId() const { return sqlite3_last_insert_rowid(db_); }
+    int changes() const { return sqlite3_changes(db_); }
+    sqlite3* handle() const { return db_; }
+    const std::string& path() const { return path_; }
+    bool readOnly() const { return mode_ == Mode::ReadOnly; }
+
+    // Converts an SQLite result code into a StoreError with a specific message.
+    [[noreturn]] void fail(int rc, std::string_view context) const;
+
+  private:
+    std::string path_;
+    Mode mode_;
+    sqlite3* db_ = nullptr;
+};
+
+// Begins on construction, rolls back unless commit() was called.
+class Transaction {
+  public:
+    explicit Transaction(Db& db);
+    ~Transaction();
+    void commit();
+
+  private:
+    Db& db_;
+    bool done_ = false;
+};
+
+}  // namespace ws::sql

@@ -1,0 +1,301 @@
+#include "store/store.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "store/schema.h"
+#include "util/process_identity.h"
+#include "util/version.h"
+
+namespace ws {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr char kSqliteMagic[16] = "SQLite format 3";  // 15 chars + NUL, as SQLite writes it
+
+bool hasSqliteHeader(const std::string& path, std::string& firstBytes) {
+    std::ifstream in(path, std::ios::binary);
+    char header[16] = {};
+    in.read(header, sizeof header);
+    firstBytes.assign(header, static_cast<std::size_t>(in.gcount()));
+    return in.gcount() == 16 && std::memcmp(header, kSqliteMagic, 16) == 0;
+}
+
+std::string printable(const std::string& bytes) {
+    std::string out;
+    for (unsigned char c : bytes)
+        out += (c >= 32 && c < 127) ? static_cast<char>(c) : '.';
+    return out;
+}
+
+std::string hex(std::int64_t v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "0x%08llx", static_cast<unsigned long long>(v & 0xffffffff));
+    return buf;
+}
+
+bool writable(const fs::path& file) {
+    auto dir = file.has_parent_path() ? file.parent_path() : fs::path(".");
+    // WAL needs the folder writable too, for the -wal and -shm files.
+    return access(file.c_str(), W_OK) == 0 && access(dir.c_str(), W_OK) == 0;
+}
+
+}  // namespace
+
+std::string Store::defaultPath() {
+    const char* xdg = std::getenv("XDG_DATA_HOME");
+    fs::path base;
+    if (xdg && *xdg)
+        base = xdg;
+    else if (const char* home = std::getenv("HOME"))
+        base = fs::path(home) / ".local" / "share";
+    else
+        base = ".";
+    return (base / "warpscope" / "runs.wsdb").string();
+}
+
+void Store::checkBeforeWriting(const std::string& path, bool& readOnly) {
+    std::error_code ec;
+    if (!fs::exists(path, ec) || fs::file_size(path, ec) == 0) {
+        if (readOnly) throw StoreError(StoreError::Kind::Io, path + ": no such store");
+        return;  // created below
+    }
+    if (fs::is_directory(path, ec))
+        throw StoreError(StoreError::Kind::Io, path + ": is a folder, not a store file");
+    std::string first;
+    if (!hasSqliteHeader(path, first))
+        throw StoreError(StoreError::Kind::NotSqlite,
+                         path + ": not a Warpscope store: not an SQLite file (starts with \"" +
+                             printable(first) + "\"); the file was not changed");
+
+    sql::Db probe(path, sql::Db::Mode::ReadOnly);
+    auto appId = probe.queryInt("PRAGMA application_id");
+    auto version = probe.queryInt("PRAGMA user_version");
+    auto tables = probe.queryInt("SELECT count(*) FROM sqlite_master");
+    if (appId != schema::kApplicationId && !(appId == 0 && version == 0 && tables == 0)) {
+        throw StoreError(StoreError::Kind::Foreign,
+                         path + ": an SQLite database but not a Warpscope store (application_id " +
+                             hex(appId) + ", " + std::to_string(tables) +
+                             " schema objects); the file was not changed");
+    }
+    if (version > schema::kCurrentVersion) {
+        throw StoreError(StoreError::Kind::Newer,
+                         path + ": written by a newer Warpscope (store schema version " +
+                             std::to_string(version) + "; this build reads up to version " +
+                             std::to_string(schema::kCurrentVersion) +
+                             "); upgrade Warpscope to open it; the file was not changed");
+    }
+    if (!readOnly && !writable(path)) readOnly = true;
+    if (readOnly && version < schema::kCurrentVersion)
+        throw StoreError(StoreError::Kind::ReadOnly,
+                         path + ": the store needs an upgrade from schema version " +
+                             std::to_string(version) + " but is read-only");
+}
+
+Store::Store(const std::string& path, Options options) {
+    bool readOnly = options.readOnly;
+    checkBeforeWriting(path, readOnly);
+    if (readOnly) {
+        db_ = std::make_unique<sql::Db>(path, sql::Db::Mode::ReadOnly);
+        sqlite3_busy_timeout(db_->handle(), options.busyTimeoutMs);
+        return;
+    }
+    std::error_code ec;
+    auto parent = fs::path(path).parent_path();
+    if (!parent.empty()) fs::create_directories(parent, ec);
+    db_ = std::make_unique<sql::Db>(path, sql::Db::Mode::ReadWriteCreate);
+    sqlite3_busy_timeout(db_->handle(), options.busyTimeoutMs);
+    db_->exec("PRAGMA journal_mode = WAL");
+    db_->exec("PRAGMA synchronous = NORMAL");
+    db_->exec("PRAGMA foreign_keys = ON");
+    schema::migrate(*db_, static_cast<int>(db_->queryInt("PRAGMA user_version")));
+    recoverAbandonedRuns();
+}
+
+Store::~Store() = default;
+
+void Store::requireWritable(std::string_view action) const {
+    if (readOnly())
+        throw StoreError(StoreError::Kind::ReadOnly,
+                         path() + ": cannot " + std::string(action) + ": the store is read-only");
+}
+
+void Store::recoverAbandonedRuns() {
+    const auto self = hostName();
+    std::vector<std::pair<RunId, std::int64_t>> dead;
+    {
+        sql::Statement st(*db_,
+                          "SELECT id, writer_pid, writer_start_ticks, host, "
+                          "coalesce(heartbeat_at, started_at) FROM runs WHERE status = 'running'");
+        while (st.step()) {
+            ProcessIdentity writer{st.int64(1), st.int64(2), st.text(3)};
+            // A run recorded on another machine cannot be checked from here.
+            if (writer.host == self && !writer.isAlive())
+                dead.emplace_back(st.int64(0), st.int64(4));
+        }
+    }
+    if (dead.empty()) return;
+    sql::Transaction tx(*db_);
+    sql::Statement mark(*db_,
+                        "UPDATE runs SET status = 'killed', ended_at = ?2, "
+                        "log = log || ?3 WHERE id = ?1 AND status = 'running'");
+    for (auto [id, lastSeen] : dead) {
+        mark.bind(1, id);
+        mark.bind(2, lastSeen);
+        mark.bind(3, std::string_view("\n[warpscope] the recording process ended without "
+                                      "finishing this run; marked killed when the store was "
+                                      "next opened. Records written before then are kept.\n"));
+        mark.exec();
+        recovered_.push_back(id);
+    }
+    tx.commit();
+}
+
+std::int64_t Store::upsertDevice(const DeviceInfo& d) {
+    sql::Statement find(*db_,
+                        "SELECT id FROM devices WHERE uuid = ?1 AND name = ?2 AND "
+                        "driver_version IS ?3");
+    find.bind(1, d.uuid);
+    find.bind(2, d.name);
+    find.bind(3, d.driverVersion);
+    if (find.step()) return find.int64(0);
+    sql::Statement ins(*db_,
+                       "INSERT INTO devices (name, uuid, cc_major, cc_minor, sm_count, "
+                       "memory_bytes, memory_bus_width_bits, memory_clock_khz, sm_clock_khz, "
+                       "l2_bytes, driver_version, cuda_version, regs_per_sm, regs_per_block, "
+                       "smem_per_sm, smem_per_block, smem_per_block_optin, "
+                       "reserved_smem_per_block, max_warps_per_sm, max_blocks_per_sm, "
+                       "max_threads_per_block, warp_size) VALUES "
+                       "(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,?19,?20,"
+                       "?21,?22)");
+    int i = 1;
+    ins.bind(i++, d.name);
+    ins.bind(i++, d.uuid);
+    for (int v : {d.ccMajor, d.ccMinor, d.smCount})
+        ins.bind(i++, v);
+    ins.bind(i++, d.memoryBytes);
+    for (int v : {d.memoryBusWidthBits, d.memoryClockKhz, d.smClockKhz})
+        ins.bind(i++, v);
+    ins.bind(i++, d.l2Bytes);
+    ins.bind(i++, d.driverVersion);
+    ins.bind(i++, d.cudaVersion);
+    for (int v : {d.regsPerSm, d.regsPerBlock, d.smemPerSm, d.smemPerBlock, d.smemPerBlockOptin,
+                  d.reservedSmemPerBlock, d.maxWarpsPerSm, d.maxBlocksPerSm, d.maxThreadsPerBlock,
+                  d.warpSize})
+        ins.bind(i++, v);
+    ins.exec();
+    return db_->lastInsertId();
+}
+
+std::int64_t Store::upsertWorkload(const WorkloadInfo& w) {
+    sql::Statement ins(*db_,
+                       "INSERT INTO workloads (name, kind, config_text) VALUES (?1, ?2, ?3) "
+                       "ON CONFLICT (name, kind, config_text) DO UPDATE SET name = excluded.name "
+                       "RETURNING id");
+    ins.bind(1, w.name);
+    ins.bind(2, w.kind);
+    ins.bind(3, w.configText);
+    ins.step();
+    auto id = ins.int64(0);
+    ins.reset();
+    return id;
+}
+
+RunId Store::beginRun(const NewRun& run) {
+    requireWritable("start a run");
+    sql::Transaction tx(*db_);
+    std::optional<std::int64_t> workloadId, deviceId;
+    if (run.workload) workloadId = upsertWorkload(*run.workload);
+    if (run.device) deviceId = upsertDevice(*run.device);
+    auto self = ProcessIdentity::current();
+    sql::Statement ins(*db_,
+                       "INSERT INTO runs (label, workload_id, device_id, variant, tags, status, "
+                       "started_at, command, host, writer_pid, writer_start_ticks, "
+                       "warpscope_version) VALUES (?1,?2,?3,?4,?5,'running',?6,?7,?8,?9,?10,?11)");
+    ins.bind(1, run.label);
+    ins.bind(2, workloadId);
+    ins.bind(3, deviceId);
+    ins.bind(4, run.variant);
+    ins.bind(5, run.tags);
+    ins.bind(6, run.startedAtNs ? run.startedAtNs : unixNowNs());
+    ins.bind(7, run.command);
+    ins.bind(8, self.host);
+    ins.bind(9, self.pid);
+    ins.bind(10, self.startTicks);
+    ins.bind(11, std::string_view(kWarpscopeVersion));
+    ins.exec();
+    auto id = db_->lastInsertId();
+    tx.commit();
+    return id;
+}
+
+void Store::finishRun(RunId id, RunStatus status, std::optional<int> exitCode,
+                      std::optional<int> signal, std::int64_t endedAtNs) {
+    requireWritable("finish a run");
+    sql::Statement st(*db_,
+                      "UPDATE runs SET status = ?2, exit_code = ?3, signal = ?4, ended_at = ?5 "
+                      "WHERE id = ?1");
+    st.bind(1, id);
+    st.bind(2, std::string_view(toString(status)));
+    st.bind(3, exitCode);
+    st.bind(4, signal);
+    st.bind(5, endedAtNs ? endedAtNs : unixNowNs());
+    st.exec();
+    if (db_->changes() == 0)
+        throw StoreError(StoreError::Kind::NotFound, path() + ": no run " + std::to_string(id));
+}
+
+void Store::appendLog(RunId id, std::string_view text) {
+    requireWritable("append to a run's log");
+    sql::Statement st(*db_, "UPDATE runs SET log = log || ?2 WHERE id = ?1");
+    st.bind(1, id);
+    st.bind(2, text);
+    st.exec();
+}
+
+void Store::addDroppedRecords(RunId id, std::int64_t count) {
+    requireWritable("record dropped records");
+    sql::Statement st(*db_, "UPDATE runs SET dropped_records = dropped_records + ?2 WHERE id = ?1");
+    st.bind(1, id);
+    st.bind(2, count);
+    st.exec();
+}
+
+void Store::setProperty(RunId id, std::string_view key, std::string_view value) {
+    requireWritable("set a run property");
+    sql::Statement st(*db_,
+                      "INSERT INTO run_properties (run_id, key, value) VALUES (?1, ?2, ?3) "
+                      "ON CONFLICT (run_id, key) DO UPDATE SET value = excluded.value");
+    st.bind(1, id);
+    st.bind(2, key);
+    st.bind(3, value);
+    st.exec();
+}
+
+void Store::setDevice(RunId id, const DeviceInfo& device) {
+    requireWritable("set a run's device");
+    sql::Transaction tx(*db_);
+    auto deviceId = upsertDevice(device);
+    sql::Statement st(*db_, "UPDATE runs SET device_id = ?2 WHERE id = ?1");
+    st.bind(1, id);
+    st.bind(2, deviceId);
+    st.exec();
+    tx.commit();
+}
+
+void Store::deleteRun(RunId id) {
+    requireWritable("delete a run");
+    sql::Statement st(*db_, "DELETE FROM runs WHERE id = ?1");
+    st.bind(1, id);
+    st.exec();
+    if (db_->changes() == 0)
+        throw StoreError(StoreError::Kind::NotFound, path() + ": no run " + std::to_string(id));
+}
+
+}  // namespace ws

@@ -1,0 +1,71 @@
+// A Warpscope run store: one SQLite file holding many runs. Opening checks the
+// file before anything is written, so a foreign, newer or damaged file is
+// refused and left byte-for-byte as it was.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/records.h"
+#include "store/sqlite_db.h"
+
+namespace ws {
+
+struct NewRun {
+    std::string label;
+    std::optional<WorkloadInfo> workload;
+    std::optional<DeviceInfo> device;
+    std::string variant;
+    std::string tags;
+    std::string command;
+    std::int64_t startedAtNs = 0;  // 0 = now
+};
+
+class Store {
+  public:
+    struct Options {
+        bool readOnly = false;  // never write; also chosen when the file is not writable
+        int busyTimeoutMs = 5000;
+    };
+
+    // ~/.local/share/warpscope/runs.wsdb (XDG_DATA_HOME respected).
+    static std::string defaultPath();
+
+    explicit Store(const std::string& path) : Store(path, Options{}) {}
+    Store(const std::string& path, Options options);
+    ~Store();
+    Store(const Store&) = delete;
+    Store& operator=(const Store&) = delete;
+
+    const std::string& path() const { return db_->path(); }
+    bool readOnly() const { return db_->readOnly(); }
+    // Runs found `running` whose writer had died, marked killed by this open.
+    const std::vector<RunId>& recoveredRuns() const { return recovered_; }
+
+    RunId beginRun(const NewRun& run);
+    void finishRun(RunId id, RunStatus status, std::optional<int> exitCode = std::nullopt,
+                   std::optional<int> signal = std::nullopt, std::int64_t endedAtNs = 0);
+    void appendLog(RunId id, std::string_view text);
+    void addDroppedRecords(RunId id, std::int64_t count);
+    void setProperty(RunId id, std::string_view key, std::string_view value);
+    void setDevice(RunId id, const DeviceInfo& device);
+    void deleteRun(RunId id);
+
+    sql::Db& db() { return *db_; }
+    // Throws StoreError(ReadOnly) with a message naming the store.
+    void requireWritable(std::string_view action) const;
+
+  private:
+    void checkBeforeWriting(const std::string& path, bool& readOnly);
+    void recoverAbandonedRuns();
+    std::int64_t upsertDevice(const DeviceInfo& device);
+    std::int64_t upsertWorkload(const WorkloadInfo& workload);
+
+    std::unique_ptr<sql::Db> db_;
+    std::vector<RunId> recovered_;
+};
+
+}  // namespace ws

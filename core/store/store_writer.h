@@ -1,0 +1,82 @@
+// The one way records reach a store: buffered in memory and written in large
+// transactions through prepared statements, with repeated strings interned.
+// Every producer (capture, built-in workloads, importers, fixtures) uses it.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "model/records.h"
+#include "store/sqlite_db.h"
+
+namespace ws {
+
+class Store;
+
+class StoreWriter {
+  public:
+    // Records are flushed once `batchSize` of them are pending, or on flush().
+    StoreWriter(Store& store, RunId run, std::size_t batchSize = 1 << 16);
+    ~StoreWriter();  // flushes; errors there are swallowed, call flush() to see them
+    StoreWriter(const StoreWriter&) = delete;
+    StoreWriter& operator=(const StoreWriter&) = delete;
+
+    void add(const KernelRecord& r);
+    void add(const MemcpyRecord& r);
+    void add(const MemsetRecord& r);
+    void add(const ApiCallRecord& r);
+    void add(const RangeRecord& r);
+    void add(const RequestRecord& r);
+    void add(const TokenRecord& r);
+    void add(const SampleRecord& r);
+    void add(const OverheadRecord& r);
+    void add(const KernelMetricRecord& r);
+    void add(const QualityRecord& r);
+
+    // Writes everything pending in one transaction. On failure (disk full, lock)
+    // nothing of the batch is written and the records stay pending.
+    void flush();
+    std::size_t pending() const { return pending_; }
+    std::int64_t written() const { return written_; }
+    RunId run() const { return run_; }
+
+  private:
+    struct Statements;
+    std::int64_t intern(std::string_view text);
+    void maybeFlush();
+    void writePending();
+
+    Store& store_;
+    RunId run_;
+    std::size_t batchSize_;
+    std::size_t pending_ = 0;
+    std::int64_t written_ = 0;
+
+    std::vector<KernelRecord> kernels_;
+    std::vector<MemcpyRecord> memcpys_;
+    std::vector<MemsetRecord> memsets_;
+    std::vector<ApiCallRecord> apiCalls_;
+    std::vector<RangeRecord> ranges_;
+    std::vector<RequestRecord> requests_;
+    std::vector<TokenRecord> tokens_;
+    std::vector<SampleRecord> samples_;
+    std::vector<OverheadRecord> overheads_;
+    std::vector<KernelMetricRecord> metrics_;
+    std::vector<QualityRecord> quality_;
+
+    struct StringHash {
+        using is_transparent = void;
+        std::size_t operator()(std::string_view s) const {
+            return std::hash<std::string_view>{}(s);
+        }
+    };
+    std::unordered_map<std::string, std::int64_t, StringHash, std::equal_to<>> strings_;
+    std::vector<std::string> internedThisBatch_;
+    std::unique_ptr<Statements> st_;
+};
+
+}  // namespace ws

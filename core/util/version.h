@@ -1,0 +1,5 @@
+#pragma once
+
+namespace ws {
+extern const char* const kWarpscopeVersion;
+}

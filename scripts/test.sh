@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Installs what is missing, builds, and runs the whole suite through CTest +
+# GoogleTest: the dev preset (CUDA parts included where a toolkit exists), then
+# the asan preset (address + undefined sanitizers, CUDA left out).
+# GPU tests skip cleanly on a machine without a GPU.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install-deps.sh
+jobs=$(nproc)
+for preset in dev asan; do
+  echo "== $preset: configure and build"
+  cmake --preset "$preset" >/dev/null
+  cmake --build --preset "$preset" -j "$jobs"
+  echo "== $preset: test"
+  ctest --preset "$preset" -j "$jobs"
+done

@@ -1,0 +1,165 @@
+// warpscope-cli as a user runs it: exit codes, output and error messages.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+
+#include "support/fixture_store.h"
+#include "support/run_process.h"
+#include "support/temp_dir.h"
+
+namespace ws {
+namespace {
+
+using testing::ProcessResult;
+using testing::TempDir;
+
+ProcessResult cli(std::vector<std::string> args) {
+    args.insert(args.begin(), WARPSCOPE_CLI_PATH);
+    return testing::runProcess(args);
+}
+
+class CliTest : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        db = dir.file("runs.wsdb");
+        runs = testing::writeFixtureStore(db);
+    }
+    TempDir dir;
+    std::string db;
+    testing::FixtureRuns runs;
+};
+
+TEST_F(CliTest, VersionAndHelp) {
+    auto v = cli({"--version"});
+    EXPECT_EQ(v.exitCode, 0);
+    EXPECT_EQ(v.out.rfind("warpscope-cli ", 0), 0u);
+    auto h = cli({"--help"});
+    EXPECT_EQ(h.exitCode, 0);
+    for (const char* c : {"ls", "show", "rm", "export", "validate"})
+        EXPECT_NE(h.out.find(std::string("  ") + c + " "), std::string::npos) << c;
+    EXPECT_EQ(cli({"show", "--help"}).exitCode, 0);
+}
+
+TEST_F(CliTest, UsageErrorsExitTwo) {
+    EXPECT_EQ(cli({}).exitCode, 2);
+    EXPECT_EQ(cli({"frobnicate"}).exitCode, 2);
+    auto r = cli({"ls", "--db", db, "--colour"});
+    EXPECT_EQ(r.exitCode, 2);
+    EXPECT_NE(r.err.find("unknown option --colour"), std::string::npos);
+    EXPECT_EQ(cli({"show", "--db", db}).exitCode, 2);
+    EXPECT_EQ(cli({"show", "abc", "--db", db}).exitCode, 2);
+    EXPECT_EQ(cli({"export", "1", "--db", db, "--format", "xml", "-o", dir.file("x")}).exitCode, 2);
+}
+
+TEST_F(CliTest, LsListsRuns) {
+    auto r = cli({"ls", "--db", db});
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_NE(r.out.find("llama-3.2-1b optimized"), std::string::npos);
+    EXPECT_NE(r.out.find("killed"), std::string::npos);
+    EXPECT_NE(r.out.find("NVIDIA H200"), std::string::npos);
+}
+
+TEST_F(CliTest, LsJsonHasTheDocumentedKeys) {
+    auto r = cli({"ls", "--json", "--db", db});
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    auto list = nlohmann::json::parse(r.out);
+    ASSERT_EQ(list.size(), 4u);
+    for (const auto& run : list)
+        for (const char* key :
+             {"id", "label", "status", "workload", "device", "started_at", "duration_ns"})
+            EXPECT_TRUE(run.contains(key)) << key;
+    EXPECT_EQ(list[0]["status"], "ok");
+    EXPECT_EQ(list[0]["duration_ns"], 2'500'000'000LL);
+    EXPECT_EQ(list[1]["status"], "failed");
+    EXPECT_EQ(list[0]["workload"], "llama-3.2-1b-bf16");
+}
+
+TEST_F(CliTest, LsOnCommittedFixture) {
+    auto r = cli({"ls", "--db", testing::dataFile("fixture.wsdb")});
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_NE(r.out.find("gemm wgmma 4096"), std::string::npos);
+}
+
+TEST_F(CliTest, RefusesNonSqliteAndForeignFilesWithOneLineReason) {
+    auto notes = dir.file("notes.txt");
+    testing::writeFile(notes, "hello");
+    auto r = cli({"ls", "--db", notes});
+    EXPECT_EQ(r.exitCode, 1);
+    EXPECT_NE(r.err.find("not an SQLite file"), std::string::npos);
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1);
+    EXPECT_EQ(testing::readFile(notes), "hello");
+    auto missing = cli({"ls", "--db", dir.file("missing.wsdb")});
+    EXPECT_EQ(missing.exitCode, 1);
+    EXPECT_NE(missing.err.find("no such store"), std::string::npos);
+    EXPECT_FALSE(std::filesystem::exists(dir.file("missing.wsdb")));
+}
+
+TEST_F(CliTest, ShowPrintsDeviceAndCounts) {
+    auto r = cli({"show", std::to_string(runs.decoderOk), "--db", db});
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_NE(r.out.find("NVIDIA H200, cc 9.0, 132 SMs"), std::string::npos);
+    EXPECT_NE(r.out.find("240 ("), std::string::npos);  // kernels
+    auto missing = cli({"show", "99", "--db", db});
+    EXPECT_EQ(missing.exitCode, 1);
+    EXPECT_NE(missing.err.find("no run with id 99"), std::string::npos);
+}
+
+TEST_F(CliTest, RmDeletesRun) {
+    EXPECT_EQ(cli({"rm", std::to_string(runs.kernelFailed), "--db", db}).exitCode, 0);
+    auto list = nlohmann::json::parse(cli({"ls", "--json", "--db", db}).out);
+    EXPECT_EQ(list.size(), 3u);
+    EXPECT_EQ(cli({"rm", std::to_string(runs.kernelFailed), "--db", db}).exitCode, 1);
+}
+
+TEST_F(CliTest, ExportJsonHoldsEveryTable) {
+    auto out = dir.file("run.json");
+    auto r =
+        cli({"export", std::to_string(runs.decoderOk), "--db", db, "--format", "json", "-o", out});
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    auto j = nlohmann::json::parse(testing::readFile(out));
+    EXPECT_EQ(j["kernels"].size(), 240u);
+    EXPECT_EQ(j["memcpys"].size(), 6u);
+    EXPECT_EQ(j["tokens"].size(), 10u);
+    EXPECT_EQ(j["samples"].size(), 10u);
+    EXPECT_EQ(j["device_info"]["compute_capability"], "9.0");
+    EXPECT_EQ(j["kernels"][0]["block_x"], 256);
+}
+
+TEST_F(CliTest, ExportCsvOneTable) {
+    auto out = dir.file("memcpys.csv");
+    auto r = cli({"export", std::to_string(runs.decoderOk), "--db", db, "--format", "csv",
+                  "--table", "memcpys", "-o", out});
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    auto text = testing::readFile(out);
+    EXPECT_EQ(text.substr(0, text.find('\n')),
+              "start_ns,end_ns,duration_ns,device_id,context_id,stream_id,correlation_id,kind,"
+              "src_kind,dst_kind,bytes,graph_id");
+    EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 7);
+    auto kernels = dir.file("k.csv");
+    ASSERT_EQ(cli({"export", std::to_string(runs.kernelFailed), "--db", db, "--format", "csv", "-o",
+                   kernels})
+                  .exitCode,
+              0);
+    // Names with commas are quoted.
+    EXPECT_NE(testing::readFile(kernels).find("\"gemm_bf16_wgmma_tma<128, 256, 64>\""),
+              std::string::npos);
+}
+
+TEST_F(CliTest, ValidateReportsFileLineColumnField) {
+    auto good = dir.file("good.toml");
+    testing::writeFile(good, "name = \"x\"\nkind = \"command\"\n[command]\nprogram = \"true\"\n");
+    auto ok = cli({"validate", good});
+    EXPECT_EQ(ok.exitCode, 0);
+    EXPECT_NE(ok.out.find("ok (x, command)"), std::string::npos);
+    auto bad = dir.file("bad.toml");
+    testing::writeFile(bad,
+                       "name = \"x\"\nkind = \"command\"\n[command]\nprogram = \"true\"\n"
+                       "timeout = 5\n");
+    auto r = cli({"validate", bad});
+    EXPECT_EQ(r.exitCode, 1);
+    EXPECT_EQ(r.err, bad + ":5:1: command.timeout: unknown field\n");
+}
+
+}  // namespace
+}  // namespace ws

@@ -1,0 +1,190 @@
+// Opening stores: new, existing, and every kind of file that must be refused
+// with a specific message and left byte-for-byte as it was.
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "store/run_queries.h"
+#include "store/schema.h"
+#include "store/store.h"
+#include "support/fixture_store.h"
+#include "support/temp_dir.h"
+
+namespace ws {
+namespace {
+
+using testing::readFile;
+using testing::TempDir;
+using testing::writeFile;
+
+void sqliteExec(const std::string& path, const std::string& sql) {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK)
+        << sqlite3_errmsg(db);
+    sqlite3_close(db);
+}
+
+StoreError::Kind openError(const std::string& path, std::string& message) {
+    try {
+        Store store(path);
+    } catch (const StoreError& e) {
+        message = e.what();
+        return e.kind();
+    }
+    ADD_FAILURE() << "opening " << path << " did not fail";
+    return StoreError::Kind::Sql;
+}
+
+TEST(StoreOpen, CreatesNewStoreWithSchemaVersionAndApplicationId) {
+    TempDir dir;
+    auto path = dir.file("sub/folder/runs.wsdb");
+    {
+        Store store(path);
+        EXPECT_FALSE(store.readOnly());
+        EXPECT_EQ(store.db().queryInt("PRAGMA user_version"), schema::kCurrentVersion);
+        EXPECT_EQ(store.db().queryInt("PRAGMA application_id"), schema::kApplicationId);
+        EXPECT_EQ(store.db().queryInt("PRAGMA foreign_keys"), 1);
+        EXPECT_TRUE(listRuns(store).empty());
+    }
+    Store again(path);
+    EXPECT_EQ(again.db().queryInt("PRAGMA user_version"), schema::kCurrentVersion);
+}
+
+TEST(StoreOpen, DefaultPathFollowsXdgDataHome) {
+    const char* old = std::getenv("XDG_DATA_HOME");
+    std::string saved = old ? old : "";
+    setenv("XDG_DATA_HOME", "/tmp/xdg-test", 1);
+    EXPECT_EQ(Store::defaultPath(), "/tmp/xdg-test/warpscope/runs.wsdb");
+    if (old)
+        setenv("XDG_DATA_HOME", saved.c_str(), 1);
+    else
+        unsetenv("XDG_DATA_HOME");
+}
+
+TEST(StoreOpen, RefusesNonSqliteFileUntouched) {
+    TempDir dir;
+    auto path = dir.file("notes.wsdb");
+    writeFile(path, "these are my notes, not a database\n");
+    std::string message;
+    EXPECT_EQ(openError(path, message), StoreError::Kind::NotSqlite);
+    EXPECT_NE(message.find(path), std::string::npos);
+    EXPECT_NE(message.find("not an SQLite file"), std::string::npos);
+    EXPECT_EQ(readFile(path), "these are my notes, not a database\n");
+}
+
+TEST(StoreOpen, RefusesForeignSqliteDatabaseUntouched) {
+    TempDir dir;
+    auto path = dir.file("foreign.db");
+    sqliteExec(path,
+               "CREATE TABLE customers (id INTEGER, name TEXT); INSERT INTO customers "
+               "VALUES (1, 'Ada');");
+    auto before = readFile(path);
+    std::string message;
+    EXPECT_EQ(openError(path, message), StoreError::Kind::Foreign);
+    EXPECT_NE(message.find("not a Warpscope store"), std::string::npos);
+    EXPECT_EQ(readFile(path), before);
+    EXPECT_FALSE(std::filesystem::exists(path + "-wal"));
+}
+
+TEST(StoreOpen, RefusesSqliteFileWithOtherApplicationId) {
+    TempDir dir;
+    auto path = dir.file("other-app.db");
+    sqliteExec(path, "PRAGMA application_id = 1234;");
+    auto before = readFile(path);
+    std::string message;
+    EXPECT_EQ(openError(path, message), StoreError::Kind::Foreign);
+    EXPECT_EQ(readFile(path), before);
+}
+
+TEST(StoreOpen, RefusesStoreFromNewerWarpscopeUntouched) {
+    TempDir dir;
+    auto path = dir.file("newer.wsdb");
+    { Store store(path); }
+    sqliteExec(path, "PRAGMA journal_mode = DELETE; PRAGMA user_version = " +
+                         std::to_string(schema::kCurrentVersion + 1) + ";");
+    auto before = readFile(path);
+    std::string message;
+    EXPECT_EQ(openError(path, message), StoreError::Kind::Newer);
+    EXPECT_NE(message.find("newer Warpscope"), std::string::npos);
+    EXPECT_NE(message.find("version " + std::to_string(schema::kCurrentVersion + 1)),
+              std::string::npos);
+    EXPECT_EQ(readFile(path), before);
+}
+
+TEST(StoreOpen, OpensCommittedFixtureWithoutChangingIt) {
+    TempDir dir;
+    auto path = dir.file("fixture.wsdb");
+    std::filesystem::copy_file(testing::dataFile("fixture.wsdb"), path);
+    auto before = readFile(path);
+    {
+        Store store(path);
+        auto runs = listRuns(store);
+        ASSERT_EQ(runs.size(), 4u);
+        EXPECT_EQ(runs[0].label, "llama-3.2-1b optimized");
+        EXPECT_EQ(runs[3].status, RunStatus::Running);  // on another host: left alone
+    }
+    EXPECT_EQ(readFile(path), before);
+}
+
+TEST(StoreOpen, ReadOnlyFileOpensForReadingAndRefusesWrites) {
+    if (geteuid() == 0) GTEST_SKIP() << "root ignores file permissions";
+    TempDir dir;
+    auto path = dir.file("ro.wsdb");
+    testing::writeFixtureStore(path);
+    { Store store(path); }  // checkpoint and close
+    chmod(path.c_str(), 0444);
+    chmod(dir.path().c_str(), 0555);
+    Store store(path);
+    EXPECT_TRUE(store.readOnly());
+    EXPECT_EQ(listRuns(store).size(), 4u);
+    try {
+        store.deleteRun(1);
+        FAIL() << "deleting from a read-only store succeeded";
+    } catch (const StoreError& e) {
+        EXPECT_EQ(e.kind(), StoreError::Kind::ReadOnly);
+        EXPECT_NE(std::string(e.what()).find("read-only"), std::string::npos);
+    }
+}
+
+TEST(StoreOpen, ExplicitReadOnlyNeverWrites) {
+    TempDir dir;
+    auto path = dir.file("runs.wsdb");
+    testing::writeFixtureStore(path);
+    Store::Options options;
+    options.readOnly = true;
+    Store store(path, options);
+    EXPECT_THROW(store.beginRun({}), StoreError);
+}
+
+TEST(StoreOpen, LockedStoreGivesSpecificError) {
+    TempDir dir;
+    auto path = dir.file("locked.wsdb");
+    { Store store(path); }
+    sqlite3* holder = nullptr;
+    ASSERT_EQ(sqlite3_open(path.c_str(), &holder), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(holder, "BEGIN EXCLUSIVE", nullptr, nullptr, nullptr), SQLITE_OK);
+    Store::Options options;
+    options.busyTimeoutMs = 50;
+    Store store(path, options);
+    try {
+        store.beginRun({});
+        FAIL() << "writing to a locked store succeeded";
+    } catch (const StoreError& e) {
+        EXPECT_EQ(e.kind(), StoreError::Kind::Locked);
+        EXPECT_NE(std::string(e.what()).find("locked by another process"), std::string::npos);
+    }
+    sqlite3_exec(holder, "ROLLBACK", nullptr, nullptr, nullptr);
+    sqlite3_close(holder);
+    EXPECT_NO_THROW(store.beginRun({}));
+}
+
+TEST(StoreOpen, MissingStoreForReadingIsAnError) {
+    Store::Options options;
+    options.readOnly = true;
+    EXPECT_THROW(Store("/nonexistent/folder/runs.wsdb", options), StoreError);
+}
+
+}  // namespace
+}  // namespace ws

@@ -1,0 +1,171 @@
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "config/workload_config.h"
+#include "support/temp_dir.h"
+
+namespace ws {
+namespace {
+
+const char* kDecoder = R"(name = "tiny"
+kind = "decoder"
+
+[contract]
+prompt_tokens = 128
+output_tokens = 32
+batch = 4
+ttft_target_ms = 50
+tpot_target_ms = 10.5
+memory_budget_gib = 8
+power_limit_w = 700
+
+[decoder]
+model = "Tiny"
+hidden_size = 256
+layers = 2
+heads = 8
+kv_heads = 2
+intermediate_size = 512
+vocab_size = 1000
+variant = "reference"
+cuda_graphs = true
+)";
+
+ConfigError onlyError(const std::string& text) {
+    auto r = parseWorkloadConfig(text, "w.toml");
+    EXPECT_FALSE(r.ok());
+    if (r.errors.size() != 1u)
+        for (const auto& e : r.errors)
+            ADD_FAILURE() << "unexpected error: " << e.toString();
+    return r.errors.empty() ? ConfigError{} : r.errors[0];
+}
+
+TEST(WorkloadConfig, ParsesDecoderWithContract) {
+    auto r = parseWorkloadConfig(kDecoder, "tiny.toml");
+    ASSERT_TRUE(r.ok()) << r.errors[0].toString();
+    const auto& c = *r.config;
+    EXPECT_EQ(c.name, "tiny");
+    EXPECT_EQ(c.kind, WorkloadKind::Decoder);
+    EXPECT_EQ(c.contract.promptTokens, 128);
+    EXPECT_EQ(c.contract.batch, 4);
+    EXPECT_DOUBLE_EQ(*c.contract.tpotTargetMs, 10.5);
+    EXPECT_DOUBLE_EQ(*c.contract.ttftTargetMs, 50.0);
+    ASSERT_TRUE(c.decoder);
+    EXPECT_EQ(c.decoder->headDim, 32);  // hidden / heads
+    EXPECT_EQ(c.decoder->variant, "reference");
+    EXPECT_TRUE(c.decoder->cudaGraphs);
+    EXPECT_EQ(c.decoder->precision, "bf16");
+    EXPECT_EQ(c.text, kDecoder);
+}
+
+TEST(WorkloadConfig, ParsesCommand) {
+    auto r = parseWorkloadConfig(R"(name = "torch"
+kind = "command"
+[command]
+program = "python3"
+args = ["gen.py", "--tokens", "32"]
+env = { CUDA_VISIBLE_DEVICES = "0" }
+)",
+                                 "c.toml");
+    ASSERT_TRUE(r.ok());
+    EXPECT_EQ(r.config->command->args.size(), 3u);
+    EXPECT_EQ(r.config->command->env.at("CUDA_VISIBLE_DEVICES"), "0");
+}
+
+TEST(WorkloadConfig, ParsesKernelShape) {
+    auto r = parseWorkloadConfig(R"(name = "gemm"
+kind = "kernel"
+[kernel]
+name = "gemm_bf16"
+rung = "wgmma"
+shape = { m = 4096, n = 4096, k = 4096 }
+)",
+                                 "k.toml");
+    ASSERT_TRUE(r.ok());
+    EXPECT_EQ(r.config->kernel->shape.at("k"), 4096);
+}
+
+TEST(WorkloadConfig, UnknownKeyNamesLineColumnAndField) {
+    auto e =
+        onlyError("name = \"x\"\nkind = \"command\"\n[command]\nprogram = \"a\"\n  progam = 1\n");
+    EXPECT_EQ(e.line, 5);
+    EXPECT_EQ(e.column, 3);
+    EXPECT_EQ(e.field, "command.progam");
+    EXPECT_EQ(e.message, "unknown field");
+    EXPECT_EQ(e.toString(), "w.toml:5:3: command.progam: unknown field");
+}
+
+TEST(WorkloadConfig, OutOfRangeValueIsRejected) {
+    std::string text = kDecoder;
+    text.replace(text.find("batch = 4"), 9, "batch = 0");
+    auto e = onlyError(text);
+    EXPECT_EQ(e.field, "contract.batch");
+    EXPECT_EQ(e.line, 7);
+    EXPECT_NE(e.message.find("out of range"), std::string::npos);
+}
+
+TEST(WorkloadConfig, WrongTypeIsRejected) {
+    std::string text = kDecoder;
+    text.replace(text.find("layers = 2"), 10, "layers = \"two\"");
+    auto e = onlyError(text);
+    EXPECT_EQ(e.field, "decoder.layers");
+    EXPECT_NE(e.message.find("expected an integer, got a string"), std::string::npos);
+}
+
+TEST(WorkloadConfig, BadEnumListsChoices) {
+    std::string text = kDecoder;
+    text.replace(text.find("\"reference\""), 11, "\"fastest\"");
+    auto e = onlyError(text);
+    EXPECT_EQ(e.field, "decoder.variant");
+    EXPECT_NE(e.message.find("reference, optimized, cublas"), std::string::npos);
+}
+
+TEST(WorkloadConfig, MissingRequiredFieldAndSection) {
+    auto r = parseWorkloadConfig("kind = \"command\"\n", "m.toml");
+    ASSERT_EQ(r.errors.size(), 2u);
+    EXPECT_EQ(r.errors[0].field, "name");
+    EXPECT_EQ(r.errors[1].field, "command");
+}
+
+TEST(WorkloadConfig, SectionOfOtherKindIsRejected) {
+    auto e = onlyError(
+        "name = \"x\"\nkind = \"command\"\n[command]\nprogram = \"a\"\n[kernel]\n"
+        "name = \"gemm_bf16\"\n");
+    EXPECT_EQ(e.field, "kernel");
+    EXPECT_EQ(e.line, 5);
+}
+
+TEST(WorkloadConfig, GqaHeadsMustDivide) {
+    std::string text = kDecoder;
+    text.replace(text.find("kv_heads = 2"), 12, "kv_heads = 3");
+    auto e = onlyError(text);
+    EXPECT_EQ(e.field, "decoder.kv_heads");
+}
+
+TEST(WorkloadConfig, SyntaxErrorHasPosition) {
+    auto e = onlyError("name = \"x\"\nkind = \n");
+    EXPECT_EQ(e.line, 2);
+    EXPECT_EQ(e.field, "(syntax)");
+}
+
+TEST(WorkloadConfig, MissingFileIsReported) {
+    auto r = loadWorkloadConfig("/nonexistent/w.toml");
+    ASSERT_EQ(r.errors.size(), 1u);
+    EXPECT_EQ(r.errors[0].message, "cannot read the file");
+}
+
+TEST(WorkloadConfig, EveryBundledPresetIsValid) {
+    int count = 0;
+    for (const auto& entry :
+         std::filesystem::directory_iterator(WARPSCOPE_SOURCE_DIR "/resources/workloads")) {
+        if (entry.path().extension() != ".toml") continue;
+        auto r = loadWorkloadConfig(entry.path().string());
+        EXPECT_TRUE(r.ok()) << (r.errors.empty() ? "" : r.errors[0].toString());
+        ++count;
+    }
+    EXPECT_GE(count, 6);
+}
+
+}  // namespace
+}  // namespace ws

@@ -1,5 +1,9 @@
 #include "store/run_queries.h"
 
+#include <algorithm>
+#include <unordered_map>
+
+#include "store/event_codec.h"
 #include "store/store.h"
 
 namespace ws {
@@ -32,25 +36,6 @@ RunInfo readRun(const sql::Statement& st) {
     r.droppedRecords = st.int64(14);
     r.warpscopeVersion = st.text(15);
     return r;
-}
-
-// The WHERE clause for records overlapping a window, bound by bindWindow() to
-// ?1..?4; a NULL lane (?4) matches every stream or thread.
-std::string windowClause(const char* laneColumn) {
-    return std::string(
-               " WHERE t.run_id = ?1 AND t.start_ns < ?3 AND t.end_ns > ?2 AND (?4 IS "
-               "NULL OR t.") +
-           laneColumn + " = ?4) ORDER BY t.start_ns";
-}
-
-void bindWindow(sql::Statement& st, RunId id, TimeWindow w, std::optional<std::uint32_t> lane) {
-    st.bind(1, id);
-    st.bind(2, w.beginNs);
-    st.bind(3, w.endNs);
-    if (lane)
-        st.bind(4, *lane);
-    else
-        st.bindNull(4);
 }
 
 }  // namespace
@@ -156,28 +141,35 @@ RunAggregates runAggregates(Store& store, RunId id) {
     auto& db = store.db();
     {
         sql::Statement st(db,
-                          "SELECT count(*), coalesce(sum(end_ns - start_ns), 0), min(start_ns), "
-                          "max(end_ns) FROM kernels WHERE run_id = ?1");
+                          "SELECT kind, sum(count), sum(busy_ns), sum(bytes), min(first_start_ns), "
+                          "max(max_end_ns) FROM event_chunks WHERE run_id = ?1 GROUP BY kind");
         st.bind(1, id);
-        st.step();
-        a.kernelCount = st.int64(0);
-        a.kernelTimeNs = st.int64(1);
-        a.firstNs = st.optInt64(2);
-        a.lastNs = st.optInt64(3);
-    }
-    {
-        sql::Statement st(db,
-                          "SELECT count(*), coalesce(sum(bytes), 0), coalesce(sum(end_ns - "
-                          "start_ns), 0), min(start_ns), max(end_ns) FROM memcpys WHERE run_id = "
-                          "?1");
-        st.bind(1, id);
-        st.step();
-        a.memcpyCount = st.int64(0);
-        a.memcpyBytes = st.int64(1);
-        a.memcpyTimeNs = st.int64(2);
-        if (auto first = st.optInt64(3))
-            a.firstNs = a.firstNs ? std::min(*a.firstNs, *first) : first;
-        if (auto last = st.optInt64(4)) a.lastNs = a.lastNs ? std::max(*a.lastNs, *last) : last;
+        while (st.step()) {
+            auto count = st.int64(1);
+            switch (static_cast<codec::ChunkKind>(st.int32(0))) {
+                case codec::ChunkKind::Kernel:
+                    a.kernelCount = count;
+                    a.kernelTimeNs = st.int64(2);
+                    break;
+                case codec::ChunkKind::Memcpy:
+                    a.memcpyCount = count;
+                    a.memcpyTimeNs = st.int64(2);
+                    a.memcpyBytes = st.int64(3);
+                    break;
+                case codec::ChunkKind::Memset:
+                    a.memsetCount = count;
+                    break;
+                case codec::ChunkKind::ApiCall:
+                    a.apiCallCount = count;
+                    break;
+                case codec::ChunkKind::Range:
+                    a.rangeCount = count;
+                    break;
+            }
+            auto first = st.int64(4), last = st.int64(5);
+            a.firstNs = a.firstNs ? std::min(*a.firstNs, first) : first;
+            a.lastNs = a.lastNs ? std::max(*a.lastNs, last) : last;
+        }
     }
     auto count = [&](const char* table) {
         sql::Statement st(db, std::string("SELECT count(*) FROM ") + table + " WHERE run_id = ?1");
@@ -185,9 +177,6 @@ RunAggregates runAggregates(Store& store, RunId id) {
         st.step();
         return st.int64(0);
     };
-    a.memsetCount = count("memsets");
-    a.apiCallCount = count("api_calls");
-    a.rangeCount = count("ranges");
     a.requestCount = count("requests");
     a.tokenCount = count("tokens");
     a.sampleCount = count("samples");
@@ -198,9 +187,8 @@ RunAggregates runAggregates(Store& store, RunId id) {
 
 std::vector<StreamKey> runStreams(Store& store, RunId id) {
     sql::Statement st(store.db(),
-                      "SELECT device_id, stream_id FROM kernels WHERE run_id = ?1 UNION "
-                      "SELECT device_id, stream_id FROM memcpys WHERE run_id = ?1 UNION "
-                      "SELECT device_id, stream_id FROM memsets WHERE run_id = ?1 ORDER BY 1, 2");
+                      "SELECT DISTINCT group_id, lane_id FROM event_chunks WHERE run_id = ?1 AND "
+                      "kind IN (1, 2, 3) ORDER BY 1, 2");
     st.bind(1, id);
     std::vector<StreamKey> keys;
     while (st.step())
@@ -209,181 +197,124 @@ std::vector<StreamKey> runStreams(Store& store, RunId id) {
     return keys;
 }
 
+namespace {
+
+// Resolves interned string ids, asking SQLite once per id.
+class StringCache {
+  public:
+    explicit StringCache(Store& store)
+        : select_(store.db(), "SELECT value FROM strings WHERE id = ?1") {}
+    const std::string& operator()(std::int64_t id) {
+        auto it = cache_.find(id);
+        if (it != cache_.end()) return it->second;
+        select_.bind(1, id);
+        std::string value =
+            select_.step() ? select_.text(0) : "<missing string " + std::to_string(id) + ">";
+        select_.reset();
+        return cache_.emplace(id, std::move(value)).first->second;
+    }
+
+  private:
+    sql::Statement select_;
+    std::unordered_map<std::int64_t, std::string> cache_;
+};
+
+// Visits the records of one kind overlapping `window`, lane after lane, each
+// lane in start order. Only one lane's records are held at a time.
+template <typename T>
+void forEachChunked(Store& store, RunId id, TimeWindow window, std::optional<std::uint32_t> lane,
+                    const std::function<void(const T&)>& visit) {
+    StringCache strings(store);
+    codec::Lookup lookup = [&](std::int64_t sid) -> const std::string& { return strings(sid); };
+    sql::Statement st(store.db(),
+                      "SELECT group_id, lane_id, count, data FROM event_chunks WHERE run_id = ?1 "
+                      "AND kind = ?2 AND first_start_ns < ?4 AND max_end_ns > ?3 AND (?5 IS NULL "
+                      "OR lane_id = ?5) ORDER BY group_id, lane_id, first_start_ns");
+    st.bind(1, id);
+    st.bind(2, static_cast<int>(codec::kindOf<T>()));
+    st.bind(3, window.beginNs);
+    st.bind(4, window.endNs);
+    if (lane)
+        st.bind(5, *lane);
+    else
+        st.bindNull(5);
+    std::vector<T> records;
+    std::optional<codec::Lane> current;
+    auto emit = [&] {
+        // Chunks of one lane written by different flushes may interleave in time.
+        std::stable_sort(records.begin(), records.end(),
+                         [](const T& a, const T& b) { return a.startNs < b.startNs; });
+        for (const auto& r : records)
+            if (r.startNs < window.endNs && r.endNs > window.beginNs) visit(r);
+        records.clear();
+    };
+    while (st.step()) {
+        codec::Lane l{static_cast<std::uint32_t>(st.int64(0)),
+                      static_cast<std::uint32_t>(st.int64(1))};
+        if (current && *current != l) emit();
+        current = l;
+        try {
+            codec::decode(st.blob(3), st.int64(2), l, lookup, records);
+        } catch (const std::runtime_error& e) {
+            throw StoreError(StoreError::Kind::Sql,
+                             store.path() + ": run " + std::to_string(id) + ": " + e.what());
+        }
+    }
+    emit();
+}
+
+template <typename T>
+std::vector<T> collect(Store& store, RunId id, TimeWindow window,
+                       std::optional<std::uint32_t> lane) {
+    std::vector<T> out;
+    forEachChunked<T>(store, id, window, lane, [&](const T& r) { out.push_back(r); });
+    std::stable_sort(out.begin(), out.end(),
+                     [](const T& a, const T& b) { return a.startNs < b.startNs; });
+    return out;
+}
+
+}  // namespace
+
 void forEachKernel(Store& store, RunId id, TimeWindow window, std::optional<std::uint32_t> stream,
                    const std::function<void(const KernelRecord&)>& visit) {
-    sql::Statement st(store.db(),
-                      "SELECT t.start_ns, t.end_ns, t.device_id, t.context_id, t.stream_id, "
-                      "t.correlation_id, s.value, t.grid_x, t.grid_y, t.grid_z, t.block_x, "
-                      "t.block_y, t.block_z, t.cluster_x, t.cluster_y, t.cluster_z, "
-                      "t.registers_per_thread, t.static_smem, t.dynamic_smem, "
-                      "t.local_bytes_per_thread, t.local_bytes_total, t.smem_carveout, "
-                      "t.graph_id, t.graph_node_id FROM kernels t JOIN strings s ON s.id = "
-                      "t.name_id" +
-                          windowClause("stream_id"));
-    bindWindow(st, id, window, stream);
-    while (st.step()) {
-        KernelRecord k;
-        k.startNs = st.int64(0);
-        k.endNs = st.int64(1);
-        k.deviceId = static_cast<std::uint32_t>(st.int64(2));
-        k.contextId = static_cast<std::uint32_t>(st.int64(3));
-        k.streamId = static_cast<std::uint32_t>(st.int64(4));
-        k.correlationId = static_cast<std::uint32_t>(st.int64(5));
-        k.name = st.text(6);
-        std::int32_t* ints[] = {&k.gridX,
-                                &k.gridY,
-                                &k.gridZ,
-                                &k.blockX,
-                                &k.blockY,
-                                &k.blockZ,
-                                &k.clusterX,
-                                &k.clusterY,
-                                &k.clusterZ,
-                                &k.registersPerThread,
-                                &k.staticSharedBytes,
-                                &k.dynamicSharedBytes,
-                                &k.localBytesPerThread};
-        for (int i = 0; i < 13; ++i)
-            *ints[i] = st.int32(7 + i);
-        k.localBytesTotal = st.int64(20);
-        k.sharedCarveoutBytes = st.int32(21);
-        k.graphId = static_cast<std::uint32_t>(st.int64(22));
-        k.graphNodeId = static_cast<std::uint64_t>(st.int64(23));
-        visit(k);
-    }
+    forEachChunked(store, id, window, stream, visit);
+}
+void forEachMemcpy(Store& store, RunId id, TimeWindow window, std::optional<std::uint32_t> stream,
+                   const std::function<void(const MemcpyRecord&)>& visit) {
+    forEachChunked(store, id, window, stream, visit);
+}
+void forEachMemset(Store& store, RunId id, TimeWindow window, std::optional<std::uint32_t> stream,
+                   const std::function<void(const MemsetRecord&)>& visit) {
+    forEachChunked(store, id, window, stream, visit);
+}
+void forEachApiCall(Store& store, RunId id, TimeWindow window, std::optional<std::uint32_t> thread,
+                    const std::function<void(const ApiCallRecord&)>& visit) {
+    forEachChunked(store, id, window, thread, visit);
+}
+void forEachRange(Store& store, RunId id, TimeWindow window, std::optional<std::uint32_t> thread,
+                  const std::function<void(const RangeRecord&)>& visit) {
+    forEachChunked(store, id, window, thread, visit);
 }
 
 std::vector<KernelRecord> kernelsIn(Store& store, RunId id, TimeWindow window,
                                     std::optional<std::uint32_t> stream) {
-    std::vector<KernelRecord> out;
-    forEachKernel(store, id, window, stream, [&](const KernelRecord& r) { out.push_back(r); });
-    return out;
+    return collect<KernelRecord>(store, id, window, stream);
 }
-
-void forEachMemcpy(Store& store, RunId id, TimeWindow window, std::optional<std::uint32_t> stream,
-                   const std::function<void(const MemcpyRecord&)>& visit) {
-    sql::Statement st(store.db(),
-                      "SELECT t.start_ns, t.end_ns, t.device_id, t.context_id, t.stream_id, "
-                      "t.correlation_id, t.kind, t.src_kind, t.dst_kind, t.bytes, t.graph_id "
-                      "FROM memcpys t" +
-                          windowClause("stream_id"));
-    bindWindow(st, id, window, stream);
-    while (st.step()) {
-        MemcpyRecord m;
-        m.startNs = st.int64(0);
-        m.endNs = st.int64(1);
-        m.deviceId = static_cast<std::uint32_t>(st.int64(2));
-        m.contextId = static_cast<std::uint32_t>(st.int64(3));
-        m.streamId = static_cast<std::uint32_t>(st.int64(4));
-        m.correlationId = static_cast<std::uint32_t>(st.int64(5));
-        m.kind = memcpyKindFromString(st.text(6));
-        m.srcKind = memoryKindFromString(st.text(7));
-        m.dstKind = memoryKindFromString(st.text(8));
-        m.bytes = st.int64(9);
-        m.graphId = static_cast<std::uint32_t>(st.int64(10));
-        visit(m);
-    }
-}
-
 std::vector<MemcpyRecord> memcpysIn(Store& store, RunId id, TimeWindow window,
                                     std::optional<std::uint32_t> stream) {
-    std::vector<MemcpyRecord> out;
-    forEachMemcpy(store, id, window, stream, [&](const MemcpyRecord& r) { out.push_back(r); });
-    return out;
+    return collect<MemcpyRecord>(store, id, window, stream);
 }
-
-void forEachMemset(Store& store, RunId id, TimeWindow window, std::optional<std::uint32_t> stream,
-                   const std::function<void(const MemsetRecord&)>& visit) {
-    sql::Statement st(store.db(),
-                      "SELECT t.start_ns, t.end_ns, t.device_id, t.context_id, t.stream_id, "
-                      "t.correlation_id, t.bytes, t.value, t.memory_kind, t.graph_id FROM "
-                      "memsets t" +
-                          windowClause("stream_id"));
-    bindWindow(st, id, window, stream);
-    while (st.step()) {
-        MemsetRecord m;
-        m.startNs = st.int64(0);
-        m.endNs = st.int64(1);
-        m.deviceId = static_cast<std::uint32_t>(st.int64(2));
-        m.contextId = static_cast<std::uint32_t>(st.int64(3));
-        m.streamId = static_cast<std::uint32_t>(st.int64(4));
-        m.correlationId = static_cast<std::uint32_t>(st.int64(5));
-        m.bytes = st.int64(6);
-        m.value = static_cast<std::uint32_t>(st.int64(7));
-        m.memoryKind = memoryKindFromString(st.text(8));
-        m.graphId = static_cast<std::uint32_t>(st.int64(9));
-        visit(m);
-    }
-}
-
 std::vector<MemsetRecord> memsetsIn(Store& store, RunId id, TimeWindow window,
                                     std::optional<std::uint32_t> stream) {
-    std::vector<MemsetRecord> out;
-    forEachMemset(store, id, window, stream, [&](const MemsetRecord& r) { out.push_back(r); });
-    return out;
+    return collect<MemsetRecord>(store, id, window, stream);
 }
-
-void forEachRange(Store& store, RunId id, TimeWindow window, std::optional<std::uint32_t> thread,
-                  const std::function<void(const RangeRecord&)>& visit) {
-    sql::Statement st(store.db(),
-                      "SELECT t.start_ns, t.end_ns, t.process_id, t.thread_id, n.value, "
-                      "d.value, t.kind, t.color, t.depth FROM ranges t JOIN strings n ON n.id = "
-                      "t.name_id JOIN strings d ON d.id = t.domain_id" +
-                          windowClause("thread_id"));
-    bindWindow(st, id, window, thread);
-    while (st.step()) {
-        RangeRecord r;
-        r.startNs = st.int64(0);
-        r.endNs = st.int64(1);
-        r.processId = static_cast<std::uint32_t>(st.int64(2));
-        r.threadId = static_cast<std::uint32_t>(st.int64(3));
-        r.name = st.text(4);
-        r.domain = st.text(5);
-        auto kind = st.text(6);
-        r.kind = kind == "mark"        ? RangeKind::Mark
-                 : kind == "start_end" ? RangeKind::StartEnd
-                                       : RangeKind::PushPop;
-        r.color = static_cast<std::uint32_t>(st.int64(7));
-        r.depth = st.int32(8);
-        visit(r);
-    }
-}
-
 std::vector<RangeRecord> rangesIn(Store& store, RunId id, TimeWindow window,
                                   std::optional<std::uint32_t> thread) {
-    std::vector<RangeRecord> out;
-    forEachRange(store, id, window, thread, [&](const RangeRecord& r) { out.push_back(r); });
-    return out;
+    return collect<RangeRecord>(store, id, window, thread);
 }
-
-void forEachApiCall(Store& store, RunId id, TimeWindow window, std::optional<std::uint32_t> thread,
-                    const std::function<void(const ApiCallRecord&)>& visit) {
-    sql::Statement st(store.db(),
-                      "SELECT t.start_ns, t.end_ns, t.process_id, t.thread_id, "
-                      "t.correlation_id, t.api, t.callback_id, n.value, t.return_value FROM "
-                      "api_calls t JOIN strings n ON n.id = t.name_id" +
-                          windowClause("thread_id"));
-    bindWindow(st, id, window, thread);
-    while (st.step()) {
-        ApiCallRecord a;
-        a.startNs = st.int64(0);
-        a.endNs = st.int64(1);
-        a.processId = static_cast<std::uint32_t>(st.int64(2));
-        a.threadId = static_cast<std::uint32_t>(st.int64(3));
-        a.correlationId = static_cast<std::uint32_t>(st.int64(4));
-        a.kind = st.text(5) == "driver" ? ApiKind::Driver : ApiKind::Runtime;
-        a.callbackId = static_cast<std::uint32_t>(st.int64(6));
-        a.name = st.text(7);
-        a.returnValue = st.int32(8);
-        visit(a);
-    }
-}
-
 std::vector<ApiCallRecord> apiCallsIn(Store& store, RunId id, TimeWindow window,
                                       std::optional<std::uint32_t> thread) {
-    std::vector<ApiCallRecord> out;
-    forEachApiCall(store, id, window, thread, [&](const ApiCallRecord& r) { out.push_back(r); });
-    return out;
+    return collect<ApiCallRecord>(store, id, window, thread);
 }
 
 std::vector<RequestRecord> requestsOf(Store& store, RunId id) {

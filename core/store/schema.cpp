@@ -54,59 +54,23 @@ CREATE TABLE runs (
     warpscope_version TEXT NOT NULL DEFAULT '',
     log TEXT NOT NULL DEFAULT ''
 );
-CREATE TABLE kernels (
+-- Kernels, memcpys, memsets, API calls and NVTX ranges, packed per lane
+-- (device stream or host thread) into chunks of records sorted by start;
+-- store/event_codec.h holds the blob format. Summary columns let aggregates
+-- and time-window lookups skip decoding.
+CREATE TABLE event_chunks (
     run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-    start_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL,
-    device_id INTEGER NOT NULL, context_id INTEGER NOT NULL, stream_id INTEGER NOT NULL,
-    correlation_id INTEGER NOT NULL,
-    name_id INTEGER NOT NULL REFERENCES strings(id),
-    grid_x INTEGER, grid_y INTEGER, grid_z INTEGER,
-    block_x INTEGER, block_y INTEGER, block_z INTEGER,
-    cluster_x INTEGER, cluster_y INTEGER, cluster_z INTEGER,
-    registers_per_thread INTEGER, static_smem INTEGER, dynamic_smem INTEGER,
-    local_bytes_per_thread INTEGER, local_bytes_total INTEGER, smem_carveout INTEGER,
-    graph_id INTEGER, graph_node_id INTEGER
+    kind INTEGER NOT NULL CHECK (kind BETWEEN 1 AND 5),
+    group_id INTEGER NOT NULL,
+    lane_id INTEGER NOT NULL,
+    first_start_ns INTEGER NOT NULL,
+    max_end_ns INTEGER NOT NULL,
+    count INTEGER NOT NULL,
+    busy_ns INTEGER NOT NULL,
+    bytes INTEGER NOT NULL,
+    data BLOB NOT NULL
 );
-CREATE INDEX kernels_by_stream ON kernels(run_id, stream_id, start_ns);
-CREATE TABLE memcpys (
-    run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-    start_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL,
-    device_id INTEGER NOT NULL, context_id INTEGER NOT NULL, stream_id INTEGER NOT NULL,
-    correlation_id INTEGER NOT NULL,
-    kind TEXT NOT NULL, src_kind TEXT NOT NULL, dst_kind TEXT NOT NULL,
-    bytes INTEGER NOT NULL, graph_id INTEGER
-);
-CREATE INDEX memcpys_by_stream ON memcpys(run_id, stream_id, start_ns);
-CREATE TABLE memsets (
-    run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-    start_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL,
-    device_id INTEGER NOT NULL, context_id INTEGER NOT NULL, stream_id INTEGER NOT NULL,
-    correlation_id INTEGER NOT NULL,
-    bytes INTEGER NOT NULL, value INTEGER, memory_kind TEXT NOT NULL, graph_id INTEGER
-);
-CREATE INDEX memsets_by_stream ON memsets(run_id, stream_id, start_ns);
-CREATE TABLE api_calls (
-    run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-    start_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL,
-    process_id INTEGER NOT NULL, thread_id INTEGER NOT NULL,
-    correlation_id INTEGER NOT NULL,
-    api TEXT NOT NULL CHECK (api IN ('runtime','driver')),
-    callback_id INTEGER NOT NULL,
-    name_id INTEGER NOT NULL REFERENCES strings(id),
-    return_value INTEGER NOT NULL DEFAULT 0
-);
-CREATE INDEX api_calls_by_thread ON api_calls(run_id, thread_id, start_ns);
-CREATE TABLE ranges (
-    run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-    start_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL,
-    process_id INTEGER NOT NULL, thread_id INTEGER NOT NULL,
-    name_id INTEGER NOT NULL REFERENCES strings(id),
-    domain_id INTEGER NOT NULL REFERENCES strings(id),
-    kind TEXT NOT NULL CHECK (kind IN ('push_pop','start_end','mark')),
-    color INTEGER NOT NULL DEFAULT 0,
-    depth INTEGER NOT NULL DEFAULT 0
-);
-CREATE INDEX ranges_by_thread ON ranges(run_id, thread_id, start_ns);
+CREATE INDEX event_chunks_by_lane ON event_chunks(run_id, kind, group_id, lane_id, first_start_ns);
 CREATE TABLE requests (
     run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
     request_id INTEGER NOT NULL,

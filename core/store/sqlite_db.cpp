@@ -118,6 +118,17 @@ void Statement::bind(int index, std::string_view value) {
                             SQLITE_TRANSIENT));
 }
 
+void Statement::bindBlob(int index, std::string_view bytes) {
+    check(sqlite3_bind_blob(stmt_, index, bytes.data(), static_cast<int>(bytes.size()),
+                            SQLITE_TRANSIENT));
+}
+
+std::string_view Statement::blob(int col) const {
+    const auto* p = static_cast<const char*>(sqlite3_column_blob(stmt_, col));
+    return p ? std::string_view(p, static_cast<std::size_t>(sqlite3_column_bytes(stmt_, col)))
+             : std::string_view();
+}
+
 bool Statement::step() {
     int rc = sqlite3_step(stmt_);
     if (rc == SQLITE_ROW) return true;

@@ -32,6 +32,7 @@ class Statement {
     void bind(int index, double value) { check(sqlite3_bind_double(stmt_, index, value)); }
     void bind(int index, bool value) { bind(index, value ? 1 : 0); }
     void bind(int index, std::string_view value);
+    void bindBlob(int index, std::string_view bytes);
     void bindNull(int index) { check(sqlite3_bind_null(stmt_, index)); }
     template <typename T>
     void bind(int index, const std::optional<T>& value) {
@@ -46,12 +47,17 @@ class Statement {
     // Runs a statement that returns no rows, then resets it for reuse.
     void exec();
     void reset();
+    // Resets for the next step without clearing bindings: for hot insert loops
+    // that rebind every parameter anyway.
+    void rewind() { sqlite3_reset(stmt_); }
 
     bool isNull(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }
     std::int64_t int64(int col) const { return sqlite3_column_int64(stmt_, col); }
     int int32(int col) const { return sqlite3_column_int(stmt_, col); }
     double real(int col) const { return sqlite3_column_double(stmt_, col); }
     std::string text(int col) const;
+    // Valid until the next step or reset.
+    std::string_view blob(int col) const;
     std::optional<std::int64_t> optInt64(int col) const {
         return isNull(col) ? std::nullopt : std::optional(int64(col));
     }

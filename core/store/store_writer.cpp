@@ -1,74 +1,88 @@
 #include "store/store_writer.h"
 
+#include <algorithm>
+#include <string>
+
+#include "store/event_codec.h"
+
 #include "store/store.h"
 #include "util/process_identity.h"
 
 namespace ws {
 
+namespace {
+
+// Records per chunk: large enough that SQLite's per-row cost vanishes, small
+// enough that a zoomed-in window decodes little beyond what it shows.
+constexpr std::size_t kRecordsPerChunk = 4096;
+
+std::string insertSql(const char* table, std::initializer_list<const char*> columns,
+                      const char* verb) {
+    std::string sql = std::string(verb) + " INTO " + table + " (";
+    bool first = true;
+    for (const char* c : columns) {
+        sql += first ? "" : ", ";
+        sql += c;
+        first = false;
+    }
+    sql += ") VALUES ";
+    std::string row = "(";
+    for (std::size_t i = 0; i < columns.size(); ++i)
+        row += i ? ",?" : "?";
+    row += ")";
+    return sql + row;
+}
+
+}  // namespace
+
+// One table's prepared single-row insert. (Multi-row VALUES lists measured
+// slower: SQLite runs them as a compound select.)
+struct StoreWriter::Table {
+    Table(sql::Db& db, const char* name, std::initializer_list<const char*> columns,
+          const char* verb = "INSERT")
+        : insert(db, insertSql(name, columns, verb)) {}
+
+    // bind(statement, firstParameterIndex, record) binds every column, so the
+    // statement is rewound without clearing its bindings.
+    template <typename T, typename Bind>
+    void insertAll(const std::vector<T>& records, Bind bind) {
+        for (const auto& r : records) {
+            bind(insert, 1, r);
+            insert.step();
+            insert.rewind();
+        }
+    }
+
+    sql::Statement insert;
+};
+
 struct StoreWriter::Statements {
     explicit Statements(sql::Db& db)
         : internInsert(db, "INSERT OR IGNORE INTO strings (value) VALUES (?1)"),
           internSelect(db, "SELECT id FROM strings WHERE value = ?1"),
-          kernel(db,
-                 "INSERT INTO kernels (run_id, start_ns, end_ns, device_id, context_id, stream_id, "
-                 "correlation_id, name_id, grid_x, grid_y, grid_z, block_x, block_y, block_z, "
-                 "cluster_x, cluster_y, cluster_z, registers_per_thread, static_smem, "
-                 "dynamic_smem, local_bytes_per_thread, local_bytes_total, smem_carveout, "
-                 "graph_id, graph_node_id) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,"
-                 "?14,?15,?16,?17,?18,?19,?20,?21,?22,?23,?24,?25)"),
-          memcpy(db,
-                 "INSERT INTO memcpys (run_id, start_ns, end_ns, device_id, context_id, stream_id, "
-                 "correlation_id, kind, src_kind, dst_kind, bytes, graph_id) VALUES "
-                 "(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12)"),
-          memset(db,
-                 "INSERT INTO memsets (run_id, start_ns, end_ns, device_id, context_id, stream_id, "
-                 "correlation_id, bytes, value, memory_kind, graph_id) VALUES "
-                 "(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11)"),
-          api(db,
-              "INSERT INTO api_calls (run_id, start_ns, end_ns, process_id, thread_id, "
-              "correlation_id, api, callback_id, name_id, return_value) VALUES "
-              "(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10)"),
-          range(db,
-                "INSERT INTO ranges (run_id, start_ns, end_ns, process_id, thread_id, name_id, "
-                "domain_id, kind, color, depth) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10)"),
-          request(db,
-                  "INSERT OR REPLACE INTO requests (run_id, request_id, start_ns, end_ns, "
-                  "prompt_tokens, output_tokens, success) VALUES (?1,?2,?3,?4,?5,?6,?7)"),
-          token(db,
-                "INSERT OR REPLACE INTO tokens (run_id, request_id, token_index, time_ns) "
-                "VALUES (?1,?2,?3,?4)"),
-          sample(db,
-                 "INSERT INTO samples (run_id, time_ns, device_index, power_w, sm_clock_mhz, "
-                 "mem_clock_mhz, temperature_c, memory_used_bytes, gpu_util_percent, "
-                 "mem_util_percent, energy_j) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11)"),
-          overhead(db,
-                   "INSERT INTO overheads (run_id, start_ns, end_ns, kind) VALUES (?1,?2,?3,?4)"),
-          metric(db,
-                 "INSERT INTO kernel_metrics (run_id, correlation_id, metric_id, value) VALUES "
-                 "(?1,?2,?3,?4)"),
-          quality(db,
-                  "INSERT INTO quality (run_id, check_name, reference_variant, token_agreement, "
-                  "max_logit_error, tolerance, passed) VALUES (?1,?2,?3,?4,?5,?6,?7)"),
-          heartbeat(db, "UPDATE runs SET heartbeat_at = ?2 WHERE id = ?1") {}
+          heartbeat(db, "UPDATE runs SET heartbeat_at = ?2 WHERE id = ?1"),
+          chunk(db, "event_chunks",
+                {"run_id", "kind", "group_id", "lane_id", "first_start_ns", "max_end_ns", "count",
+                 "busy_ns", "bytes", "data"}),
+          request(db, "requests",
+                  {"run_id", "request_id", "start_ns", "end_ns", "prompt_tokens", "output_tokens",
+                   "success"},
+                  "INSERT OR REPLACE"),
+          token(db, "tokens", {"run_id", "request_id", "token_index", "time_ns"},
+                "INSERT OR REPLACE"),
+          sample(db, "samples",
+                 {"run_id", "time_ns", "device_index", "power_w", "sm_clock_mhz", "mem_clock_mhz",
+                  "temperature_c", "memory_used_bytes", "gpu_util_percent", "mem_util_percent",
+                  "energy_j"}),
+          overhead(db, "overheads", {"run_id", "start_ns", "end_ns", "kind"}),
+          metric(db, "kernel_metrics", {"run_id", "correlation_id", "metric_id", "value"}),
+          quality(db, "quality",
+                  {"run_id", "check_name", "reference_variant", "token_agreement",
+                   "max_logit_error", "tolerance", "passed"}) {}
 
-    sql::Statement internInsert, internSelect;
-    sql::Statement kernel, memcpy, memset, api, range, request, token, sample, overhead, metric,
-        quality, heartbeat;
+    sql::Statement internInsert, internSelect, heartbeat;
+    Table chunk, request, token, sample, overhead, metric, quality;
 };
-
-namespace {
-const char* rangeKindName(RangeKind kind) {
-    switch (kind) {
-        case RangeKind::PushPop:
-            return "push_pop";
-        case RangeKind::StartEnd:
-            return "start_end";
-        case RangeKind::Mark:
-            return "mark";
-    }
-    return "push_pop";
-}
-}  // namespace
 
 StoreWriter::StoreWriter(Store& store, RunId run, std::size_t batchSize)
     : store_(store), run_(run), batchSize_(batchSize ? batchSize : 1) {
@@ -174,150 +188,122 @@ void StoreWriter::flush() {
     quality_.clear();
 }
 
+namespace {
+std::int64_t bytesOf(const MemcpyRecord& r) {
+    return r.bytes;
+}
+std::int64_t bytesOf(const MemsetRecord& r) {
+    return r.bytes;
+}
+template <typename T>
+std::int64_t bytesOf(const T&) {
+    return 0;
+}
+}  // namespace
+
+template <typename T>
+void StoreWriter::writeChunks(const std::vector<T>& records) {
+    if (records.empty()) return;
+    // Group by lane, each lane in start order, then cut into chunks.
+    std::vector<const T*> order;
+    order.reserve(records.size());
+    for (const auto& r : records)
+        order.push_back(&r);
+    std::stable_sort(order.begin(), order.end(), [](const T* a, const T* b) {
+        auto la = codec::laneOf(*a), lb = codec::laneOf(*b);
+        return la != lb ? la < lb : a->startNs < b->startNs;
+    });
+    auto intern = [this](std::string_view text) { return this->intern(text); };
+    std::vector<const T*> chunk;
+    std::string blob;
+    auto& insert = st_->chunk.insert;
+    for (std::size_t i = 0; i < order.size();) {
+        auto lane = codec::laneOf(*order[i]);
+        chunk.clear();
+        std::int64_t maxEnd = order[i]->endNs, busy = 0, bytes = 0;
+        for (; i < order.size() && chunk.size() < kRecordsPerChunk &&
+               codec::laneOf(*order[i]) == lane;
+             ++i) {
+            chunk.push_back(order[i]);
+            maxEnd = std::max(maxEnd, order[i]->endNs);
+            busy += order[i]->endNs - order[i]->startNs;
+            bytes += bytesOf(*order[i]);
+        }
+        blob.clear();
+        codec::encode(chunk, intern, blob);
+        insert.bind(1, run_);
+        insert.bind(2, static_cast<int>(codec::kindOf<T>()));
+        insert.bind(3, lane.group);
+        insert.bind(4, lane.lane);
+        insert.bind(5, chunk.front()->startNs);
+        insert.bind(6, maxEnd);
+        insert.bind(7, static_cast<std::int64_t>(chunk.size()));
+        insert.bind(8, busy);
+        insert.bind(9, bytes);
+        insert.bindBlob(10, blob);
+        insert.step();
+        insert.rewind();
+    }
+}
+
 void StoreWriter::writePending() {
     auto& s = *st_;
-    for (const auto& r : kernels_) {
-        auto& k = s.kernel;
-        k.bind(1, run_);
-        k.bind(2, r.startNs);
-        k.bind(3, r.endNs);
-        k.bind(4, r.deviceId);
-        k.bind(5, r.contextId);
-        k.bind(6, r.streamId);
-        k.bind(7, r.correlationId);
-        k.bind(8, intern(r.name));
-        int i = 9;
-        for (int v : {r.gridX, r.gridY, r.gridZ, r.blockX, r.blockY, r.blockZ, r.clusterX,
-                      r.clusterY, r.clusterZ, r.registersPerThread, r.staticSharedBytes,
-                      r.dynamicSharedBytes, r.localBytesPerThread})
-            k.bind(i++, v);
-        k.bind(22, r.localBytesTotal);
-        k.bind(23, r.sharedCarveoutBytes);
-        k.bind(24, r.graphId);
-        k.bind(25, r.graphNodeId);
-        k.exec();
-    }
-    for (const auto& r : memcpys_) {
-        auto& m = s.memcpy;
-        m.bind(1, run_);
-        m.bind(2, r.startNs);
-        m.bind(3, r.endNs);
-        m.bind(4, r.deviceId);
-        m.bind(5, r.contextId);
-        m.bind(6, r.streamId);
-        m.bind(7, r.correlationId);
-        m.bind(8, std::string_view(toString(r.kind)));
-        m.bind(9, std::string_view(toString(r.srcKind)));
-        m.bind(10, std::string_view(toString(r.dstKind)));
-        m.bind(11, r.bytes);
-        m.bind(12, r.graphId);
-        m.exec();
-    }
-    for (const auto& r : memsets_) {
-        auto& m = s.memset;
-        m.bind(1, run_);
-        m.bind(2, r.startNs);
-        m.bind(3, r.endNs);
-        m.bind(4, r.deviceId);
-        m.bind(5, r.contextId);
-        m.bind(6, r.streamId);
-        m.bind(7, r.correlationId);
-        m.bind(8, r.bytes);
-        m.bind(9, r.value);
-        m.bind(10, std::string_view(toString(r.memoryKind)));
-        m.bind(11, r.graphId);
-        m.exec();
-    }
-    for (const auto& r : apiCalls_) {
-        auto& a = s.api;
-        a.bind(1, run_);
-        a.bind(2, r.startNs);
-        a.bind(3, r.endNs);
-        a.bind(4, r.processId);
-        a.bind(5, r.threadId);
-        a.bind(6, r.correlationId);
-        a.bind(7, std::string_view(r.kind == ApiKind::Runtime ? "runtime" : "driver"));
-        a.bind(8, r.callbackId);
-        a.bind(9, intern(r.name));
-        a.bind(10, r.returnValue);
-        a.exec();
-    }
-    for (const auto& r : ranges_) {
-        auto& g = s.range;
-        g.bind(1, run_);
-        g.bind(2, r.startNs);
-        g.bind(3, r.endNs);
-        g.bind(4, r.processId);
-        g.bind(5, r.threadId);
-        g.bind(6, intern(r.name));
-        g.bind(7, intern(r.domain));
-        g.bind(8, std::string_view(rangeKindName(r.kind)));
-        g.bind(9, r.color);
-        g.bind(10, r.depth);
-        g.exec();
-    }
-    for (const auto& r : requests_) {
-        auto& q = s.request;
-        q.bind(1, run_);
-        q.bind(2, r.requestId);
-        q.bind(3, r.startNs);
-        q.bind(4, r.endNs);
-        q.bind(5, r.promptTokens);
-        q.bind(6, r.outputTokens);
-        q.bind(7, r.success);
-        q.exec();
-    }
-    for (const auto& r : tokens_) {
-        auto& t = s.token;
-        t.bind(1, run_);
-        t.bind(2, r.requestId);
-        t.bind(3, r.index);
-        t.bind(4, r.timeNs);
-        t.exec();
-    }
-    for (const auto& r : samples_) {
-        auto& m = s.sample;
-        m.bind(1, run_);
-        m.bind(2, r.timeNs);
-        m.bind(3, r.deviceIndex);
-        m.bind(4, r.powerW);
-        m.bind(5, r.smClockMhz);
-        m.bind(6, r.memClockMhz);
-        m.bind(7, r.temperatureC);
-        m.bind(8, r.memoryUsedBytes);
-        m.bind(9, r.gpuUtilPercent);
-        m.bind(10, r.memUtilPercent);
-        m.bind(11, r.energyJ);
-        m.exec();
-    }
-    for (const auto& r : overheads_) {
-        auto& o = s.overhead;
-        o.bind(1, run_);
-        o.bind(2, r.startNs);
-        o.bind(3, r.endNs);
-        o.bind(4, r.kind);
-        o.exec();
-    }
-    for (const auto& r : metrics_) {
-        auto& m = s.metric;
-        m.bind(1, run_);
-        m.bind(2, r.correlationId);
-        m.bind(3, intern(r.metric));
-        m.bind(4, r.value);
-        m.exec();
-    }
-    for (const auto& r : quality_) {
-        auto& q = s.quality;
-        q.bind(1, run_);
-        q.bind(2, r.check);
-        q.bind(3, r.referenceVariant);
-        q.bind(4, r.tokenAgreement);
-        q.bind(5, r.maxLogitError);
-        q.bind(6, r.tolerance);
-        q.bind(7, r.passed);
-        q.exec();
-    }
-    s.heartbeat.bind(1, run_);
+    const RunId run = run_;
+    writeChunks(kernels_);
+    writeChunks(memcpys_);
+    writeChunks(memsets_);
+    writeChunks(apiCalls_);
+    writeChunks(ranges_);
+    s.request.insertAll(requests_, [&](sql::Statement& st, int i, const RequestRecord& r) {
+        st.bind(i, run);
+        st.bind(i + 1, r.requestId);
+        st.bind(i + 2, r.startNs);
+        st.bind(i + 3, r.endNs);
+        st.bind(i + 4, r.promptTokens);
+        st.bind(i + 5, r.outputTokens);
+        st.bind(i + 6, r.success);
+    });
+    s.token.insertAll(tokens_, [&](sql::Statement& st, int i, const TokenRecord& r) {
+        st.bind(i, run);
+        st.bind(i + 1, r.requestId);
+        st.bind(i + 2, r.index);
+        st.bind(i + 3, r.timeNs);
+    });
+    s.sample.insertAll(samples_, [&](sql::Statement& st, int i, const SampleRecord& r) {
+        st.bind(i, run);
+        st.bind(i + 1, r.timeNs);
+        st.bind(i + 2, r.deviceIndex);
+        st.bind(i + 3, r.powerW);
+        st.bind(i + 4, r.smClockMhz);
+        st.bind(i + 5, r.memClockMhz);
+        st.bind(i + 6, r.temperatureC);
+        st.bind(i + 7, r.memoryUsedBytes);
+        st.bind(i + 8, r.gpuUtilPercent);
+        st.bind(i + 9, r.memUtilPercent);
+        st.bind(i + 10, r.energyJ);
+    });
+    s.overhead.insertAll(overheads_, [&](sql::Statement& st, int i, const OverheadRecord& r) {
+        st.bind(i, run);
+        st.bind(i + 1, r.startNs);
+        st.bind(i + 2, r.endNs);
+        st.bind(i + 3, r.kind);
+    });
+    s.metric.insertAll(metrics_, [&](sql::Statement& st, int i, const KernelMetricRecord& r) {
+        st.bind(i, run);
+        st.bind(i + 1, r.correlationId);
+        st.bind(i + 2, intern(r.metric));
+        st.bind(i + 3, r.value);
+    });
+    s.quality.insertAll(quality_, [&](sql::Statement& st, int i, const QualityRecord& r) {
+        st.bind(i, run);
+        st.bind(i + 1, r.check);
+        st.bind(i + 2, r.referenceVariant);
+        st.bind(i + 3, r.tokenAgreement);
+        st.bind(i + 4, r.maxLogitError);
+        st.bind(i + 5, r.tolerance);
+        st.bind(i + 6, r.passed);
+    });
+    s.heartbeat.bind(1, run);
     s.heartbeat.bind(2, unixNowNs());
     s.heartbeat.exec();
 }

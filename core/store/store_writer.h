@@ -45,10 +45,13 @@ class StoreWriter {
     RunId run() const { return run_; }
 
   private:
+    struct Table;
     struct Statements;
     std::int64_t intern(std::string_view text);
     void maybeFlush();
     void writePending();
+    template <typename T>
+    void writeChunks(const std::vector<T>& records);
 
     Store& store_;
     RunId run_;

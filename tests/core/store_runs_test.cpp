@@ -119,8 +119,10 @@ TEST(StoreRuns, WriterBatchesAndInternsStrings) {
         EXPECT_EQ(w.written(), 1000);
         EXPECT_EQ(w.pending(), 0u);
     }
-    EXPECT_EQ(store.db().queryInt("SELECT count(*) FROM kernels"), 1000);
+    EXPECT_EQ(runAggregates(store, id).kernelCount, 1000);
     EXPECT_EQ(store.db().queryInt("SELECT count(*) FROM strings"), 2);
+    // Each batch of 100 holds two lanes (streams 0 and 1): two chunks per batch.
+    EXPECT_EQ(store.db().queryInt("SELECT count(*) FROM event_chunks"), 20);
 }
 
 TEST(StoreRuns, WindowQueryReturnsOverlappingRecordsPerStreamInStartOrder) {
@@ -143,6 +145,41 @@ TEST(StoreRuns, WindowQueryReturnsOverlappingRecordsPerStreamInStartOrder) {
     auto streams = runStreams(store, id);
     ASSERT_EQ(streams.size(), 2u);
     EXPECT_EQ(streams[1].streamId, 2u);
+}
+
+TEST(StoreRuns, LaneWrittenAcrossFlushesOutOfOrderReadsBackSorted) {
+    TempDir dir;
+    Store store(dir.file("runs.wsdb"));
+    auto id = store.beginRun({});
+    {
+        StoreWriter w(store, id, 3000);
+        // 10000 kernels on one stream, written newest-first: chunks overlap in time.
+        for (int i = 9999; i >= 0; --i)
+            w.add(kernelAt(i * 100, 60, 4, "k" + std::to_string(i % 7)));
+    }
+    auto all = kernelsIn(store, id, {}, 4u);
+    ASSERT_EQ(all.size(), 10000u);
+    for (std::size_t i = 0; i < all.size(); ++i) {
+        ASSERT_EQ(all[i].startNs, static_cast<std::int64_t>(i) * 100);
+        ASSERT_EQ(all[i].name, "k" + std::to_string(i % 7));
+    }
+    auto a = runAggregates(store, id);
+    EXPECT_EQ(a.kernelTimeNs, 10000 * 60);
+    EXPECT_EQ(a.firstNs, 0);
+    EXPECT_EQ(a.lastNs, 9999 * 100 + 60);
+    EXPECT_EQ(kernelsIn(store, id, {250'000, 250'150}).size(), 2u);
+}
+
+TEST(StoreRuns, DamagedChunkGivesAStoreError) {
+    TempDir dir;
+    Store store(dir.file("runs.wsdb"));
+    auto id = store.beginRun({});
+    {
+        StoreWriter w(store, id);
+        w.add(kernelAt(0, 10, 1, "k"));
+    }
+    store.db().exec("UPDATE event_chunks SET data = x'ff'");
+    EXPECT_THROW(kernelsIn(store, id), StoreError);
 }
 
 TEST(StoreRuns, FixtureAggregatesAndTables) {
@@ -178,7 +215,7 @@ TEST(StoreRuns, DeleteRemovesRecordsToo) {
     Store store(path);
     store.deleteRun(runs.decoderOk);
     EXPECT_FALSE(findRun(store, runs.decoderOk));
-    EXPECT_EQ(store.db().queryInt("SELECT count(*) FROM kernels WHERE run_id = " +
+    EXPECT_EQ(store.db().queryInt("SELECT count(*) FROM event_chunks WHERE run_id = " +
                                   std::to_string(runs.decoderOk)),
               0);
     EXPECT_EQ(store.db().queryInt("SELECT count(*) FROM tokens"), 0);
@@ -242,12 +279,12 @@ TEST(StoreRuns, DiskFullRollsBackBatchAndKeepsRecordsPending) {
         EXPECT_NE(std::string(e.what()).find(path), std::string::npos);
     }
     EXPECT_EQ(w.pending(), 20000u);
-    EXPECT_EQ(store.db().queryInt("SELECT count(*) FROM kernels"), 0);
+    EXPECT_EQ(runAggregates(store, id).kernelCount, 0);
     EXPECT_EQ(store.db().queryInt("SELECT count(*) FROM strings"), 0);
     // Space comes back: the pending batch is written whole, strings included.
     store.db().exec("PRAGMA max_page_count = 1000000");
     w.flush();
-    EXPECT_EQ(store.db().queryInt("SELECT count(*) FROM kernels"), 20000);
+    EXPECT_EQ(runAggregates(store, id).kernelCount, 20000);
     EXPECT_EQ(kernelsIn(store, id, {5, 6})[0].name, "kernel_5");
 }
 

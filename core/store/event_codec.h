@@ -1,0 +1,95 @@
+// Packs high-volume records (kernels, memcpys, memsets, API calls, NVTX ranges)
+// into chunks: the records of one lane (device stream or host thread), sorted
+// by start, delta- and varint-encoded into one blob. One SQLite row per chunk
+// instead of one per record is what lets the store ingest over a million
+// records a second (one row per record with all launch fields measured
+// ~0.3-0.5 M rows/s on a 2-core machine).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/records.h"
+
+namespace ws::codec {
+
+// Which record type a chunk holds; stored as an integer in event_chunks.kind.
+enum class ChunkKind : int { Kernel = 1, Memcpy = 2, Memset = 3, ApiCall = 4, Range = 5 };
+
+// (group, lane): (device, stream) for GPU records, (process, thread) for host ones.
+struct Lane {
+    std::uint32_t group = 0;
+    std::uint32_t lane = 0;
+    auto operator<=>(const Lane&) const = default;
+};
+
+inline Lane laneOf(const KernelRecord& r) {
+    return {r.deviceId, r.streamId};
+}
+inline Lane laneOf(const MemcpyRecord& r) {
+    return {r.deviceId, r.streamId};
+}
+inline Lane laneOf(const MemsetRecord& r) {
+    return {r.deviceId, r.streamId};
+}
+inline Lane laneOf(const ApiCallRecord& r) {
+    return {r.processId, r.threadId};
+}
+inline Lane laneOf(const RangeRecord& r) {
+    return {r.processId, r.threadId};
+}
+
+using Intern = std::function<std::int64_t(std::string_view)>;
+using Lookup = std::function<const std::string&(std::int64_t)>;
+
+// Encodes records of one lane, already sorted by start, into `out`.
+void encode(const std::vector<const KernelRecord*>& records, const Intern& intern,
+            std::string& out);
+void encode(const std::vector<const MemcpyRecord*>& records, const Intern& intern,
+            std::string& out);
+void encode(const std::vector<const MemsetRecord*>& records, const Intern& intern,
+            std::string& out);
+void encode(const std::vector<const ApiCallRecord*>& records, const Intern& intern,
+            std::string& out);
+void encode(const std::vector<const RangeRecord*>& records, const Intern& intern, std::string& out);
+
+// Decodes a chunk of `count` records of `lane`; throws std::runtime_error on a
+// damaged blob rather than reading past it.
+void decode(std::string_view blob, std::int64_t count, Lane lane, const Lookup& lookup,
+            std::vector<KernelRecord>& out);
+void decode(std::string_view blob, std::int64_t count, Lane lane, const Lookup& lookup,
+            std::vector<MemcpyRecord>& out);
+void decode(std::string_view blob, std::int64_t count, Lane lane, const Lookup& lookup,
+            std::vector<MemsetRecord>& out);
+void decode(std::string_view blob, std::int64_t count, Lane lane, const Lookup& lookup,
+            std::vector<ApiCallRecord>& out);
+void decode(std::string_view blob, std::int64_t count, Lane lane, const Lookup& lookup,
+            std::vector<RangeRecord>& out);
+
+template <typename T>
+constexpr ChunkKind kindOf();
+template <>
+constexpr ChunkKind kindOf<KernelRecord>() {
+    return ChunkKind::Kernel;
+}
+template <>
+constexpr ChunkKind kindOf<MemcpyRecord>() {
+    return ChunkKind::Memcpy;
+}
+template <>
+constexpr ChunkKind kindOf<MemsetRecord>() {
+    return ChunkKind::Memset;
+}
+template <>
+constexpr ChunkKind kindOf<ApiCallRecord>() {
+    return ChunkKind::ApiCall;
+}
+template <>
+constexpr ChunkKind kindOf<RangeRecord>() {
+    return ChunkKind::Range;
+}
+
+}  // namespace ws::codec

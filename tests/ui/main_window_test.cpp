@@ -1,0 +1,84 @@
+// The first window on the committed fixture store, offscreen.
+#include <gtest/gtest.h>
+
+#include <QSignalSpy>
+#include <QTableView>
+#include <filesystem>
+
+#include "main_window.h"
+#include "models/run_list_model.h"
+#include "support/temp_dir.h"
+
+namespace ws::ui {
+namespace {
+
+using testing::TempDir;
+
+bool waitFor(QSignalSpy& spy, int timeoutMs = 10000) {
+    return spy.count() > 0 || spy.wait(timeoutMs);
+}
+
+class MainWindowTest : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        store = dir.file("fixture.wsdb");
+        std::filesystem::copy_file(testing::dataFile("fixture.wsdb"), store);
+    }
+    TempDir dir;
+    std::string store;
+};
+
+TEST_F(MainWindowTest, ListsRunsAndShowsSelectedRunDetails) {
+    MainWindow window;
+    QSignalSpy loaded(&window, &MainWindow::storeLoaded);
+    QSignalSpy shown(&window, &MainWindow::detailsShown);
+    window.selectRun(1);
+    window.openStore(QString::fromStdString(store));
+    ASSERT_TRUE(waitFor(loaded));
+    EXPECT_EQ(window.storePath(), QString::fromStdString(store));
+    EXPECT_EQ(window.runModel()->rowCount(), 4);
+    EXPECT_EQ(window.runView()->model()->rowCount(), 4);
+    ASSERT_TRUE(waitFor(shown));
+    EXPECT_EQ(shown.last().at(0).toLongLong(), 1);
+    QString text = window.detailsText();
+    EXPECT_TRUE(text.contains("Run 1: llama-3.2-1b optimized")) << text.toStdString();
+    EXPECT_TRUE(text.contains("NVIDIA H200"));
+    EXPECT_TRUE(text.contains("240 on 2 streams"));
+    EXPECT_TRUE(text.contains("Requests / tokens"));
+    EXPECT_TRUE(window.windowTitle().contains("fixture.wsdb"));
+}
+
+TEST_F(MainWindowTest, SelectingAnotherRunShowsItsDetails) {
+    MainWindow window;
+    QSignalSpy loaded(&window, &MainWindow::storeLoaded);
+    window.openStore(QString::fromStdString(store));
+    ASSERT_TRUE(waitFor(loaded));
+    QSignalSpy shown(&window, &MainWindow::detailsShown);
+    window.selectRun(2);
+    ASSERT_TRUE(waitFor(shown));
+    // Other selections may still be in flight; wait until run 2 is the one shown.
+    while (shown.last().at(0).toLongLong() != 2 && shown.wait(5000)) {
+    }
+    EXPECT_EQ(shown.last().at(0).toLongLong(), 2);
+    EXPECT_TRUE(window.detailsText().contains("failed — exit code 3"));
+}
+
+TEST_F(MainWindowTest, ForeignFileShowsErrorAndKeepsCurrentStore) {
+    MainWindow window;
+    QSignalSpy loaded(&window, &MainWindow::storeLoaded);
+    window.openStore(QString::fromStdString(store));
+    ASSERT_TRUE(waitFor(loaded));
+    auto notes = dir.file("notes.wsdb");
+    testing::writeFile(notes, "not a store");
+    QSignalSpy failed(&window, &MainWindow::loadFailed);
+    window.openStore(QString::fromStdString(notes));
+    ASSERT_TRUE(waitFor(failed));
+    EXPECT_TRUE(window.errorText().contains("not an SQLite file"))
+        << window.errorText().toStdString();
+    EXPECT_EQ(window.storePath(), QString::fromStdString(store));
+    EXPECT_EQ(window.runModel()->rowCount(), 4);
+    EXPECT_EQ(testing::readFile(notes), "not a store");
+}
+
+}  // namespace
+}  // namespace ws::ui

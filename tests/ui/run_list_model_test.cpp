@@ -1,0 +1,47 @@
+#include <gtest/gtest.h>
+
+#include <QAbstractItemModelTester>
+
+#include "models/run_list_model.h"
+#include "store/run_queries.h"
+#include "store/store.h"
+#include "support/fixture_store.h"
+#include "support/temp_dir.h"
+
+namespace ws::ui {
+namespace {
+
+std::vector<RunInfo> fixtureRuns() {
+    testing::TempDir dir;
+    auto path = dir.file("runs.wsdb");
+    testing::writeFixtureStore(path);
+    Store store(path);
+    return listRuns(store);
+}
+
+TEST(RunListModel, PassesModelTesterWhileResetAndShowsColumns) {
+    RunListModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
+    model.setRuns(fixtureRuns());
+    ASSERT_EQ(model.rowCount(), 4);
+    EXPECT_EQ(model.columnCount(), RunListModel::ColumnCount);
+    auto at = [&](int row, int col) { return model.index(row, col).data().toString(); };
+    EXPECT_EQ(at(0, RunListModel::Status), "ok");
+    EXPECT_EQ(at(0, RunListModel::Label), "llama-3.2-1b optimized");
+    EXPECT_EQ(at(0, RunListModel::Workload), "llama-3.2-1b-bf16");
+    EXPECT_EQ(at(0, RunListModel::Device), "NVIDIA H200");
+    EXPECT_EQ(at(0, RunListModel::Duration), "2.50 s");
+    EXPECT_EQ(at(3, RunListModel::Duration), QStringLiteral("—"));
+    EXPECT_EQ(at(1, RunListModel::Status), "failed");
+    EXPECT_EQ(model.index(1, RunListModel::Status).data(Qt::ToolTipRole).toString(), "exit code 3");
+    EXPECT_EQ(model.index(2, RunListModel::Status).data(Qt::ToolTipRole).toString(), "signal 9");
+    EXPECT_EQ(model.index(0, 0).data(RunListModel::RunIdRole).toLongLong(), 1);
+    EXPECT_EQ(model.index(0, RunListModel::Duration).data(RunListModel::SortRole).toLongLong(),
+              2'500'000'000LL);
+    EXPECT_EQ(model.rowOfRun(3), 2);
+    model.setRuns({});
+    EXPECT_EQ(model.rowCount(), 0);
+}
+
+}  // namespace
+}  // namespace ws::ui

@@ -1,0 +1,277 @@
+#include "main_window.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFontDatabase>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QPlainTextEdit>
+#include <QSettings>
+#include <QSortFilterProxyModel>
+#include <QStatusBar>
+#include <QTableView>
+#include <QTextBrowser>
+#include <QVBoxLayout>
+
+#include "models/run_details_html.h"
+#include "models/run_list_model.h"
+#include "models/store_loader.h"
+#include "util/version.h"
+
+namespace ws::ui {
+
+namespace {
+constexpr int kMaxRecent = 8;
+}
+
+MainWindow::MainWindow(QWidget* parent)
+    : QMainWindow(parent),
+      runModel_(new RunListModel(this)),
+      proxy_(new QSortFilterProxyModel(this)),
+      loader_(new StoreLoader(this)) {
+    setWindowTitle(QStringLiteral("Warpscope"));
+    setWindowIcon(QIcon(QStringLiteral(":/icons/warpscope.svg")));
+    setDockNestingEnabled(true);
+    proxy_->setSourceModel(runModel_);
+    proxy_->setSortRole(RunListModel::SortRole);
+    proxy_->setFilterCaseSensitivity(Qt::CaseInsensitive);
+    proxy_->setFilterKeyColumn(-1);
+    buildPanels();
+    buildActions();
+
+    connect(loader_, &StoreLoader::runsLoaded, this, &MainWindow::onRunsLoaded);
+    connect(loader_, &StoreLoader::detailsLoaded, this, &MainWindow::onDetailsLoaded);
+    connect(loader_, &StoreLoader::failed, this, [this](const QString& path, const QString& msg) {
+        if (path == pendingPath_) pendingPath_.clear();
+        showError(msg);
+    });
+    connect(loader_, &StoreLoader::busyChanged, this,
+            [this](bool busy) { busyLabel_->setText(busy ? tr("Loading…") : QString()); });
+
+    QSettings settings;
+    restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
+    restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+    if (!settings.contains(QStringLiteral("window/geometry"))) resize(1400, 860);
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::buildPanels() {
+    auto* central = new QWidget(this);
+    auto* layout = new QVBoxLayout(central);
+    layout->setContentsMargins(6, 6, 6, 0);
+    errorBanner_ = new QLabel(central);
+    errorBanner_->setWordWrap(true);
+    errorBanner_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    errorBanner_->setStyleSheet(
+        QStringLiteral("QLabel { background: #fdecea; color: #8a1c1c; border: 1px solid #f5c2c0; "
+                       "border-radius: 4px; padding: 6px; }"));
+    errorBanner_->hide();
+    filter_ = new QLineEdit(central);
+    filter_->setPlaceholderText(tr("Filter runs by label, workload, device or status  (Ctrl+F)"));
+    filter_->setClearButtonEnabled(true);
+    connect(filter_, &QLineEdit::textChanged, proxy_, &QSortFilterProxyModel::setFilterFixedString);
+    runView_ = new QTableView(central);
+    runView_->setModel(proxy_);
+    runView_->setSortingEnabled(true);
+    runView_->sortByColumn(RunListModel::Id, Qt::DescendingOrder);
+    runView_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    runView_->setSelectionMode(QAbstractItemView::ExtendedSelection);
+    runView_->setAlternatingRowColors(true);
+    runView_->setShowGrid(false);
+    runView_->verticalHeader()->hide();
+    runView_->verticalHeader()->setDefaultSectionSize(24);
+    runView_->horizontalHeader()->setStretchLastSection(false);
+    runView_->horizontalHeader()->setSectionResizeMode(RunListModel::Label, QHeaderView::Stretch);
+    runView_->setColumnWidth(RunListModel::Id, 48);
+    runView_->setColumnWidth(RunListModel::Status, 70);
+    runView_->setColumnWidth(RunListModel::Workload, 170);
+    runView_->setColumnWidth(RunListModel::Device, 120);
+    runView_->setColumnWidth(RunListModel::Started, 150);
+    runView_->setColumnWidth(RunListModel::Duration, 80);
+    connect(runView_->selectionModel(), &QItemSelectionModel::selectionChanged, this,
+            &MainWindow::onSelectionChanged);
+    layout->addWidget(errorBanner_);
+    layout->addWidget(filter_);
+    layout->addWidget(runView_);
+    setCentralWidget(central);
+
+    details_ = new QTextBrowser(this);
+    details_->setOpenLinks(false);
+    details_->setPlaceholderText(tr("Select a run to see its details."));
+    auto* detailsDock = new QDockWidget(tr("Details"), this);
+    detailsDock->setObjectName(QStringLiteral("detailsDock"));
+    detailsDock->setWidget(details_);
+    addDockWidget(Qt::RightDockWidgetArea, detailsDock);
+
+    log_ = new QPlainTextEdit(this);
+    log_->setReadOnly(true);
+    log_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    log_->setPlaceholderText(tr("The selected run's program output appears here."));
+    auto* logDock = new QDockWidget(tr("Log"), this);
+    logDock->setObjectName(QStringLiteral("logDock"));
+    logDock->setWidget(log_);
+    addDockWidget(Qt::BottomDockWidgetArea, logDock);
+    resizeDocks({detailsDock}, {520}, Qt::Horizontal);
+    resizeDocks({logDock}, {200}, Qt::Vertical);
+
+    storeLabel_ = new QLabel(this);
+    busyLabel_ = new QLabel(this);
+    statusBar()->addWidget(storeLabel_, 1);
+    statusBar()->addPermanentWidget(busyLabel_);
+}
+
+void MainWindow::buildActions() {
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    QAction* open = file->addAction(tr("&Open Store…"), this, &MainWindow::chooseStore);
+    open->setShortcut(QKeySequence::Open);
+    recentMenu_ = file->addMenu(tr("Open &Recent"));
+    rebuildRecentMenu();
+    QAction* reload = file->addAction(tr("&Reload"), this, [this] {
+        if (!storePath_.isEmpty()) openStore(storePath_);
+    });
+    reload->setShortcut(QKeySequence::Refresh);
+    file->addSeparator();
+    QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
+    quit->setShortcut(QKeySequence::Quit);
+
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    for (auto* dock : findChildren<QDockWidget*>())
+        view->addAction(dock->toggleViewAction());
+    QAction* find = view->addAction(tr("&Filter Runs"), this, [this] {
+        filter_->setFocus();
+        filter_->selectAll();
+    });
+    find->setShortcut(QKeySequence::Find);
+
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&About Warpscope"), this, [this] {
+        QMessageBox::about(this, tr("About Warpscope"),
+                           tr("<b>Warpscope %1</b><br>A workbench for GPU inference "
+                              "optimization: kernel timelines, TTFT/TPOT, roofline and "
+                              "occupancy, side by side.")
+                               .arg(QString::fromLatin1(kWarpscopeVersion)));
+    });
+}
+
+void MainWindow::openStore(const QString& path) {
+    pendingPath_ = path;
+    loader_->loadRuns(path);
+}
+
+void MainWindow::selectRun(RunId id) {
+    int row = runModel_->rowOfRun(id);
+    if (row < 0) {
+        pendingSelection_ = id;
+        return;
+    }
+    QModelIndex index = proxy_->mapFromSource(runModel_->index(row, 0));
+    runView_->selectionModel()->select(
+        index, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    runView_->scrollTo(index);
+}
+
+QString MainWindow::detailsText() const {
+    return details_->toPlainText();
+}
+QString MainWindow::errorText() const {
+    return errorBanner_->isVisible() || !errorBanner_->text().isEmpty() ? errorBanner_->text()
+                                                                        : QString();
+}
+
+void MainWindow::showError(const QString& message) {
+    errorBanner_->setText(message);
+    errorBanner_->show();
+    statusBar()->showMessage(message, 10000);
+    emit loadFailed(message);
+}
+
+void MainWindow::onRunsLoaded(const QString& path, const std::vector<RunInfo>& runs,
+                              const std::vector<RunId>& recovered) {
+    bool sameStore = path == storePath_;
+    RunId selected = 0;
+    if (sameStore) {
+        auto rows = runView_->selectionModel()->selectedRows();
+        if (!rows.isEmpty()) selected = rows.first().data(RunListModel::RunIdRole).toLongLong();
+    }
+    storePath_ = path;
+    pendingPath_.clear();
+    errorBanner_->clear();
+    errorBanner_->hide();
+    runModel_->setRuns(runs);
+    if (!sameStore) {
+        details_->clear();
+        log_->clear();
+    }
+    setWindowTitle(QStringLiteral("%1 — Warpscope").arg(QFileInfo(path).fileName()));
+    storeLabel_->setText(tr("%1 — %n run(s)", nullptr, static_cast<int>(runs.size())).arg(path));
+    if (!recovered.empty())
+        statusBar()->showMessage(tr("%n run(s) whose recorder had died were marked killed", nullptr,
+                                    static_cast<int>(recovered.size())),
+                                 10000);
+    rememberRecent(path);
+    if (pendingSelection_) {
+        selected = pendingSelection_;
+        pendingSelection_ = 0;
+    }
+    if (selected)
+        selectRun(selected);
+    else if (!runs.empty())
+        runView_->selectRow(0);
+    emit storeLoaded(path);
+}
+
+void MainWindow::onSelectionChanged() {
+    auto rows = runView_->selectionModel()->selectedRows();
+    if (rows.isEmpty() || storePath_.isEmpty()) return;
+    auto id = rows.first().data(RunListModel::RunIdRole).toLongLong();
+    loader_->loadDetails(storePath_, id);
+}
+
+void MainWindow::onDetailsLoaded(const RunDetails& d) {
+    details_->setHtml(runDetailsHtml(d));
+    log_->setPlainText(QString::fromStdString(d.log));
+    emit detailsShown(d.run.id);
+}
+
+void MainWindow::chooseStore() {
+    QString dir = storePath_.isEmpty() ? QString() : QFileInfo(storePath_).absolutePath();
+    QString path = QFileDialog::getOpenFileName(this, tr("Open Warpscope Store"), dir,
+                                                tr("Warpscope stores (*.wsdb);;All files (*)"));
+    if (!path.isEmpty()) openStore(path);
+}
+
+void MainWindow::rememberRecent(const QString& path) {
+    QSettings settings;
+    QStringList recent = settings.value(QStringLiteral("stores/recent")).toStringList();
+    recent.removeAll(path);
+    recent.prepend(path);
+    while (recent.size() > kMaxRecent)
+        recent.removeLast();
+    settings.setValue(QStringLiteral("stores/recent"), recent);
+    rebuildRecentMenu();
+}
+
+void MainWindow::rebuildRecentMenu() {
+    recentMenu_->clear();
+    QStringList recent = QSettings().value(QStringLiteral("stores/recent")).toStringList();
+    for (const QString& path : recent)
+        recentMenu_->addAction(path, this, [this, path] { openStore(path); });
+    recentMenu_->setEnabled(!recent.isEmpty());
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+    QSettings settings;
+    settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
+    settings.setValue(QStringLiteral("window/state"), saveState());
+    QMainWindow::closeEvent(event);
+}
+
+}  // namespace ws::ui

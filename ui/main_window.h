@@ -1,0 +1,77 @@
+// The workbench window: run browser, details and log panels over one store.
+#pragma once
+
+#include <QMainWindow>
+#include <QString>
+
+#include "model/records.h"
+
+class QLabel;
+class QLineEdit;
+class QMenu;
+class QPlainTextEdit;
+class QSortFilterProxyModel;
+class QTableView;
+class QTextBrowser;
+
+namespace ws::ui {
+
+class RunListModel;
+class StoreLoader;
+struct RunDetails;
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+  public:
+    explicit MainWindow(QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    // Loads the store at `path` in the background; the current one stays
+    // shown until the new one has loaded, and stays if it cannot be opened.
+    void openStore(const QString& path);
+    QString storePath() const { return storePath_; }
+
+    // For tests and scripting.
+    RunListModel* runModel() const { return runModel_; }
+    QTableView* runView() const { return runView_; }
+    QString detailsText() const;
+    QString errorText() const;
+    void selectRun(RunId id);
+
+  signals:
+    void storeLoaded(const QString& path);
+    void detailsShown(ws::RunId id);
+    void loadFailed(const QString& message);
+
+  protected:
+    void closeEvent(QCloseEvent* event) override;
+
+  private:
+    void buildActions();
+    void buildPanels();
+    void showError(const QString& message);
+    void onRunsLoaded(const QString& path, const std::vector<RunInfo>& runs,
+                      const std::vector<RunId>& recovered);
+    void onDetailsLoaded(const RunDetails& details);
+    void onSelectionChanged();
+    void chooseStore();
+    void rememberRecent(const QString& path);
+    void rebuildRecentMenu();
+
+    RunListModel* runModel_;
+    QSortFilterProxyModel* proxy_;
+    StoreLoader* loader_;
+    QTableView* runView_ = nullptr;
+    QLineEdit* filter_ = nullptr;
+    QLabel* errorBanner_ = nullptr;
+    QTextBrowser* details_ = nullptr;
+    QPlainTextEdit* log_ = nullptr;
+    QLabel* storeLabel_ = nullptr;
+    QLabel* busyLabel_ = nullptr;
+    QMenu* recentMenu_ = nullptr;
+    QString storePath_;
+    QString pendingPath_;
+    RunId pendingSelection_ = 0;
+};
+
+}  // namespace ws::ui

@@ -1,0 +1,147 @@
+#include "models/run_details_html.h"
+
+#include <QColor>
+#include <QLocale>
+
+#include "models/run_list_model.h"
+#include "util/format.h"
+
+namespace ws::ui {
+
+namespace {
+
+QString esc(const std::string& s) {
+    return QString::fromStdString(s).toHtmlEscaped();
+}
+QString q(const std::string& s) {
+    return QString::fromStdString(s);
+}
+
+class Table {
+  public:
+    explicit Table(const QString& title) {
+        html_ += QStringLiteral("<h3>%1</h3><table cellspacing='0' cellpadding='2'>").arg(title);
+    }
+    Table& row(const QString& key, const QString& value) {
+        if (!value.isEmpty())
+            html_ += QStringLiteral(
+                         "<tr><td style='color:palette(mid);padding-right:14px'>%1</td>"
+                         "<td>%2</td></tr>")
+                         .arg(key, value);
+        return *this;
+    }
+    QString html() const { return html_ + QStringLiteral("</table>"); }
+
+  private:
+    QString html_;
+};
+
+QString count(std::int64_t n) {
+    return QLocale().toString(static_cast<qlonglong>(n));
+}
+
+}  // namespace
+
+QString runDetailsHtml(const RunDetails& d) {
+    const RunInfo& r = d.run;
+    QString status =
+        QStringLiteral("<b style='color:%1'>%2</b>")
+            .arg(statusColor(r.status).name(), QString::fromLatin1(toString(r.status)));
+    if (r.exitCode) status += QStringLiteral(" — exit code %1").arg(*r.exitCode);
+    if (r.signal) status += QStringLiteral(" — signal %1").arg(*r.signal);
+
+    QString html = QStringLiteral("<h2>Run %1%2</h2>")
+                       .arg(r.id)
+                       .arg(r.label.empty() ? QString() : QStringLiteral(": ") + esc(r.label));
+    if (r.droppedRecords > 0)
+        html += QStringLiteral(
+                    "<p style='color:#d32f2f'><b>%1 records were dropped by CUPTI</b>: "
+                    "the timeline of this run is incomplete.</p>")
+                    .arg(count(r.droppedRecords));
+
+    Table run(QStringLiteral("Run"));
+    run.row(QStringLiteral("Status"), status)
+        .row(QStringLiteral("Workload"),
+             r.workload.empty() ? QString() : esc(r.workload) + " (" + esc(r.workloadKind) + ")")
+        .row(QStringLiteral("Variant"), esc(r.variant))
+        .row(QStringLiteral("Tags"), esc(r.tags))
+        .row(QStringLiteral("Started"), q(formatTimestamp(r.startedAtNs)))
+        .row(QStringLiteral("Duration"),
+             r.endedAtNs ? q(formatDuration(r.durationNs())) : QStringLiteral("still running"))
+        .row(QStringLiteral("Command"), QStringLiteral("<code>%1</code>").arg(esc(r.command)))
+        .row(QStringLiteral("Host"), esc(r.host))
+        .row(QStringLiteral("Recorded by"), esc("Warpscope " + r.warpscopeVersion));
+    html += run.html();
+
+    if (d.device) {
+        const DeviceInfo& v = *d.device;
+        Table dev(QStringLiteral("Device"));
+        dev.row(QStringLiteral("GPU"), esc(v.name))
+            .row(QStringLiteral("Compute capability"),
+                 QStringLiteral("%1.%2").arg(v.ccMajor).arg(v.ccMinor))
+            .row(QStringLiteral("SMs"), QString::number(v.smCount))
+            .row(
+                QStringLiteral("Memory"),
+                q(formatBytes(v.memoryBytes)) +
+                    (v.memoryBusWidthBits ? QStringLiteral(", %1-bit bus").arg(v.memoryBusWidthBits)
+                                          : QString()))
+            .row(QStringLiteral("L2 cache"), v.l2Bytes ? q(formatBytes(v.l2Bytes)) : QString())
+            .row(QStringLiteral("Clocks"), v.smClockKhz ? QStringLiteral("SM %1 MHz, memory %2 MHz")
+                                                              .arg(v.smClockKhz / 1000)
+                                                              .arg(v.memoryClockKhz / 1000)
+                                                        : QString())
+            .row(QStringLiteral("Driver / CUDA"), esc(v.driverVersion) + " / " + esc(v.cudaVersion))
+            .row(QStringLiteral("Per SM"),
+                 QStringLiteral("%1 registers, %2 shared memory, %3 warps, %4 blocks")
+                     .arg(v.regsPerSm)
+                     .arg(q(formatBytes(v.smemPerSm)))
+                     .arg(v.maxWarpsPerSm)
+                     .arg(v.maxBlocksPerSm))
+            .row(QStringLiteral("UUID"), esc(v.uuid));
+        html += dev.html();
+    }
+
+    const RunAggregates& a = d.aggregates;
+    Table rec(QStringLiteral("Recorded"));
+    rec.row(QStringLiteral("Kernels"), QStringLiteral("%1 on %2 streams, %3 GPU time")
+                                           .arg(count(a.kernelCount))
+                                           .arg(a.streamCount)
+                                           .arg(q(formatDuration(a.kernelTimeNs))))
+        .row(QStringLiteral("Memory copies"),
+             QStringLiteral("%1, %2").arg(count(a.memcpyCount), q(formatBytes(a.memcpyBytes))))
+        .row(QStringLiteral("Memsets"), count(a.memsetCount))
+        .row(QStringLiteral("API calls"), count(a.apiCallCount))
+        .row(QStringLiteral("NVTX ranges"), count(a.rangeCount))
+        .row(QStringLiteral("Requests / tokens"),
+             QStringLiteral("%1 / %2").arg(count(a.requestCount), count(a.tokenCount)))
+        .row(QStringLiteral("Device samples"), count(a.sampleCount))
+        .row(QStringLiteral("GPU time span"),
+             a.firstNs ? q(formatDuration(*a.lastNs - *a.firstNs)) : QString());
+    html += rec.html();
+
+    if (!d.quality.empty()) {
+        Table qt(QStringLiteral("Quality checks"));
+        for (const auto& c : d.quality)
+            qt.row(
+                esc(c.check),
+                QStringLiteral("<b style='color:%1'>%2</b> vs %3: token agreement %4%, max logit "
+                               "error %5 (tolerance %6)")
+                    .arg(c.passed ? statusColor(RunStatus::Ok).name()
+                                  : statusColor(RunStatus::Failed).name(),
+                         c.passed ? QStringLiteral("pass") : QStringLiteral("FAIL"),
+                         esc(c.referenceVariant))
+                    .arg(c.tokenAgreement * 100, 0, 'f', 1)
+                    .arg(c.maxLogitError, 0, 'g', 3)
+                    .arg(c.tolerance, 0, 'g', 3));
+        html += qt.html();
+    }
+    if (!d.properties.empty()) {
+        Table props(QStringLiteral("Properties"));
+        for (const auto& [k, v] : d.properties)
+            props.row(esc(k), esc(v));
+        html += props.html();
+    }
+    return html;
+}
+
+}  // namespace ws::ui

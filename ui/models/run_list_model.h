@@ -1,0 +1,44 @@
+// The runs of a store as a table: status, label, workload, device, date,
+// duration. Filled from RunInfo values loaded off the GUI thread.
+#pragma once
+
+#include <QAbstractTableModel>
+#include <QColor>
+#include <vector>
+
+#include "model/records.h"
+
+namespace ws::ui {
+
+class RunListModel : public QAbstractTableModel {
+    Q_OBJECT
+  public:
+    enum Column { Id, Status, Label, Workload, Device, Started, Duration, ColumnCount };
+    enum Roles {
+        RunIdRole = Qt::UserRole + 1,
+        StatusRole,  // RunStatus as int
+        SortRole,    // numeric value for ordering by date or duration
+        WorkloadRole,
+    };
+    Q_ENUM(Roles)
+
+    explicit RunListModel(QObject* parent = nullptr);
+
+    void setRuns(std::vector<RunInfo> runs);
+    const RunInfo* runAt(int row) const;
+    int rowOfRun(RunId id) const;
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation,
+                        int role = Qt::DisplayRole) const override;
+
+  private:
+    std::vector<RunInfo> runs_;
+};
+
+// Colour that marks a run status everywhere in the UI.
+QColor statusColor(RunStatus status);
+
+}  // namespace ws::ui

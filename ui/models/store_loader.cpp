@@ -1,0 +1,95 @@
+#include "models/store_loader.h"
+
+#include <QCoreApplication>
+#include <QMetaObject>
+#include <QPointer>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include "store/store.h"
+
+namespace ws::ui {
+
+StoreLoader::StoreLoader(QObject* parent) : QObject(parent) {
+    qRegisterMetaType<std::vector<ws::RunInfo>>("std::vector<ws::RunInfo>");
+    qRegisterMetaType<std::vector<ws::RunId>>("std::vector<ws::RunId>");
+    qRegisterMetaType<ws::ui::RunDetails>("ws::ui::RunDetails");
+}
+
+void StoreLoader::started() {
+    if (inFlight_++ == 0) emit busyChanged(true);
+}
+
+void StoreLoader::finished() {
+    if (--inFlight_ == 0) emit busyChanged(false);
+}
+
+void StoreLoader::loadRuns(const QString& path) {
+    const quint64 job = ++runsJob_;
+    started();
+    QPointer<StoreLoader> self(this);
+    auto work = [self, path, job, this] {
+        std::vector<RunInfo> runs;
+        std::vector<RunId> recovered;
+        QString error;
+        try {
+            // Each job has its own connection: SQLite handles are not shared
+            // between threads here.
+            Store store(path.toStdString());
+            runs = listRuns(store);
+            recovered = store.recoveredRuns();
+        } catch (const std::exception& e) {
+            error = QString::fromStdString(e.what());
+        }
+        QMetaObject::invokeMethod(
+            qApp,
+            [self, path, job, runs = std::move(runs), recovered = std::move(recovered), error,
+             this] {
+                if (!self) return;
+                finished();
+                if (job != runsJob_) return;  // a newer load superseded this one
+                if (!error.isEmpty())
+                    emit failed(path, error);
+                else
+                    emit runsLoaded(path, runs, recovered);
+            },
+            Qt::QueuedConnection);
+    };
+    (void)QtConcurrent::run(work);
+}
+
+void StoreLoader::loadDetails(const QString& path, RunId id) {
+    const quint64 job = ++detailsJob_;
+    started();
+    QPointer<StoreLoader> self(this);
+    auto work = [self, path, id, job, this] {
+        RunDetails details;
+        QString error;
+        try {
+            Store store(path.toStdString());
+            details.run = requireRun(store, id);
+            details.device = runDevice(store, id);
+            details.workload = runWorkload(store, id);
+            details.aggregates = runAggregates(store, id);
+            details.properties = runProperties(store, id);
+            details.quality = qualityOf(store, id);
+            details.log = runLog(store, id);
+        } catch (const std::exception& e) {
+            error = QString::fromStdString(e.what());
+        }
+        QMetaObject::invokeMethod(
+            qApp,
+            [self, path, job, details = std::move(details), error, this] {
+                if (!self) return;
+                finished();
+                if (job != detailsJob_) return;
+                if (!error.isEmpty())
+                    emit failed(path, error);
+                else
+                    emit detailsLoaded(details);
+            },
+            Qt::QueuedConnection);
+    };
+    (void)QtConcurrent::run(work);
+}
+
+}  // namespace ws::ui

@@ -1,0 +1,57 @@
+// Loads runs and run details from a store on a worker thread. Every request
+// carries a job id; a result that arrives after a newer request was made is
+// dropped, so a slow load never overwrites a newer one.
+#pragma once
+
+#include <QObject>
+#include <QString>
+#include <atomic>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/records.h"
+#include "store/run_queries.h"
+
+namespace ws::ui {
+
+struct RunDetails {
+    RunInfo run;
+    std::optional<DeviceInfo> device;
+    std::optional<WorkloadInfo> workload;
+    RunAggregates aggregates;
+    std::map<std::string, std::string> properties;
+    std::vector<QualityRecord> quality;
+    std::string log;
+};
+
+class StoreLoader : public QObject {
+    Q_OBJECT
+  public:
+    explicit StoreLoader(QObject* parent = nullptr);
+
+    // Starts loading the run list of `path`; emits runsLoaded or failed.
+    void loadRuns(const QString& path);
+    // Starts loading one run's details; emits detailsLoaded or failed.
+    void loadDetails(const QString& path, RunId id);
+    bool busy() const { return inFlight_ > 0; }
+
+  signals:
+    void runsLoaded(const QString& path, const std::vector<ws::RunInfo>& runs,
+                    const std::vector<ws::RunId>& recovered);
+    void detailsLoaded(const ws::ui::RunDetails& details);
+    void failed(const QString& path, const QString& message);
+    void busyChanged(bool busy);
+
+  private:
+    void started();
+    void finished();
+    std::atomic<quint64> runsJob_{0};
+    std::atomic<quint64> detailsJob_{0};
+    int inFlight_ = 0;
+};
+
+}  // namespace ws::ui
+
+Q_DECLARE_METATYPE(ws::ui::RunDetails)

@@ -21,5 +21,6 @@ int cmdShow(const std::vector<std::string>& args);
 int cmdRm(const std::vector<std::string>& args);
 int cmdExport(const std::vector<std::string>& args);
 int cmdValidate(const std::vector<std::string>& args);
+int cmdRecord(const std::vector<std::string>& args);
 
 }  // namespace ws::cli

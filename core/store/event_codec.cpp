@@ -1,54 +1,15 @@
 #include "store/event_codec.h"
 
-#include <stdexcept>
+#include <algorithm>
+
+#include "store/varint.h"
 
 namespace ws::codec {
 
 namespace {
 
-class Out {
-  public:
-    explicit Out(std::string& s) : s_(s) {}
-    void u(std::uint64_t v) {
-        while (v >= 0x80) {
-            s_.push_back(static_cast<char>(v | 0x80));
-            v >>= 7;
-        }
-        s_.push_back(static_cast<char>(v));
-    }
-    // Zigzag, so small negative deltas stay short.
-    void s(std::int64_t v) {
-        u((static_cast<std::uint64_t>(v) << 1) ^ static_cast<std::uint64_t>(v >> 63));
-    }
-
-  private:
-    std::string& s_;
-};
-
-class In {
-  public:
-    explicit In(std::string_view s) : p_(s.data()), end_(s.data() + s.size()) {}
-    std::uint64_t u() {
-        std::uint64_t v = 0;
-        for (int shift = 0; shift < 64; shift += 7) {
-            if (p_ == end_) throw std::runtime_error("event chunk is truncated");
-            auto byte = static_cast<std::uint8_t>(*p_++);
-            v |= std::uint64_t(byte & 0x7f) << shift;
-            if (!(byte & 0x80)) return v;
-        }
-        throw std::runtime_error("event chunk holds a malformed number");
-    }
-    std::int64_t s() {
-        auto v = u();
-        return static_cast<std::int64_t>((v >> 1) ^ (~(v & 1) + 1));
-    }
-    std::uint32_t u32() { return static_cast<std::uint32_t>(u()); }
-    std::int32_t i32() { return static_cast<std::int32_t>(s()); }
-
-  private:
-    const char* p_;
-    const char* end_;
-};
+using varint::In;
+using varint::Out;
 
 // Start times, durations and correlation ids are encoded as deltas from the
 // previous record of the chunk; everything else as plain varints.

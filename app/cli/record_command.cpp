@@ -1,0 +1,146 @@
+// warpscope-cli record: run any program with the capture library injected.
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <sstream>
+
+#include "cli/cli_args.h"
+#include "cli/commands.h"
+#include "config/workload_config.h"
+#include "record/recorder.h"
+#include "store/store.h"
+#include "util/format.h"
+
+namespace ws::cli {
+
+namespace {
+
+Recorder* activeRecorder = nullptr;
+
+void onSignal(int) {
+    if (activeRecorder) activeRecorder->cancel();
+}
+
+// The capture library: $WARPSCOPE_INJECT_LIBRARY, else beside this binary
+// (installed: ../lib/warpscope/, build tree: ../core/capture/).
+std::string findInjectLibrary() {
+    if (const char* env = std::getenv("WARPSCOPE_INJECT_LIBRARY")) return env;
+    std::error_code ec;
+    auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+    if (ec) return {};
+    auto dir = exe.parent_path();
+    for (const auto& candidate :
+         {dir / "../lib/warpscope/libwarpscope_inject.so",
+          dir / "../core/capture/libwarpscope_inject.so", dir / "libwarpscope_inject.so"}) {
+        if (std::filesystem::exists(candidate, ec))
+            return std::filesystem::weakly_canonical(candidate, ec).string();
+    }
+    return {};
+}
+
+std::string count(std::int64_t n) {
+    std::string digits = std::to_string(n), out;
+    for (std::size_t i = 0; i < digits.size(); ++i) {
+        if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+        out += digits[i];
+    }
+    return out;
+}
+
+void printProgress(const RecordProgress& p, const std::string& mode) {
+    if (mode == "none") return;
+    if (mode == "json") {
+        std::fprintf(stderr,
+                     "WSPROGRESS {\"elapsed_ns\":%lld,\"kernels\":%lld,\"memcpys\":%lld,"
+                     "\"memcpy_bytes\":%lld,\"api_calls\":%lld,\"ranges\":%lld,\"tokens\":%lld,"
+                     "\"dropped\":%lld,\"processes\":%d,\"finished\":%s}\n",
+                     static_cast<long long>(p.elapsedNs), static_cast<long long>(p.kernels),
+                     static_cast<long long>(p.memcpys), static_cast<long long>(p.memcpyBytes),
+                     static_cast<long long>(p.apiCalls), static_cast<long long>(p.ranges),
+                     static_cast<long long>(p.tokens), static_cast<long long>(p.dropped),
+                     p.processes, p.finished ? "true" : "false");
+        return;
+    }
+    std::ostringstream line;
+    line << "[warpscope] " << formatDuration(p.elapsedNs) << "  kernels " << count(p.kernels)
+         << "  memcpys " << count(p.memcpys) << " (" << formatBytes(p.memcpyBytes) << ")"
+         << "  api " << count(p.apiCalls) << "  nvtx " << count(p.ranges);
+    if (p.tokens) line << "  tokens " << count(p.tokens);
+    if (p.dropped) line << "  DROPPED " << count(p.dropped);
+    bool tty = ::isatty(2);
+    if (tty)
+        std::cerr << '\r' << line.str() << "\033[K" << (p.finished ? "\n" : "") << std::flush;
+    else if (p.finished)
+        std::cerr << line.str() << '\n';
+}
+
+}  // namespace
+
+int cmdRecord(const std::vector<std::string>& argv) {
+    ArgSpec spec{{}, {"db", "label", "workload", "variant", "progress"}, 0, 0, true};
+    auto args = Args::parse(argv, spec);
+    RecordRequest req;
+    req.storePath = args.valueOr("db", Store::defaultPath());
+    req.label = args.valueOr("label", "");
+    req.variant = args.valueOr("variant", "");
+    req.argv = args.passThrough();
+    std::string progressMode = args.valueOr("progress", "line");
+    if (progressMode != "line" && progressMode != "json" && progressMode != "none")
+        throw UsageError("--progress must be line, json or none");
+
+    if (auto path = args.value("workload")) {
+        auto config = loadWorkloadConfig(*path);
+        if (!config.ok()) {
+            for (const auto& e : config.errors)
+                std::cerr << e.toString() << '\n';
+            throw std::runtime_error(*path + ": invalid workload config; nothing was run");
+        }
+        const auto& c = *config.config;
+        req.workload = WorkloadInfo{c.name, toString(c.kind), c.text};
+        if (req.label.empty()) req.label = c.name;
+        if (req.argv.empty()) {
+            if (!c.command)
+                throw UsageError("workload '" + c.name + "' is of kind " + toString(c.kind) +
+                                 ": give the program after --, or use `warpscope-cli run`");
+            req.argv.push_back(c.command->program);
+            req.argv.insert(req.argv.end(), c.command->args.begin(), c.command->args.end());
+            for (const auto& [k, v] : c.command->env)
+                req.env.push_back(k + "=" + v);
+            req.workingDir = c.command->workingDir;
+        }
+    }
+    if (req.argv.empty()) throw UsageError("no program: give it after --");
+    req.injectLibrary = findInjectLibrary();
+    if (req.injectLibrary.empty())
+        std::cerr << "[warpscope] capture library not found (this build has no CUDA capture): "
+                     "recording the program's output and device samples only\n";
+    req.onProgress = [progressMode](const RecordProgress& p) { printProgress(p, progressMode); };
+
+    Recorder recorder(std::move(req));
+    activeRecorder = &recorder;
+    struct sigaction sa {};
+    sa.sa_handler = onSignal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, nullptr);
+    sigaction(SIGTERM, &sa, nullptr);
+    RecordOutcome outcome;
+    try {
+        outcome = recorder.run();
+    } catch (...) {
+        activeRecorder = nullptr;
+        throw;
+    }
+    activeRecorder = nullptr;
+    std::cerr << "[warpscope] run " << outcome.run << " " << toString(outcome.status);
+    if (outcome.exitCode) std::cerr << ", exit code " << *outcome.exitCode;
+    if (outcome.signal) std::cerr << ", signal " << *outcome.signal;
+    if (outcome.totals.dropped)
+        std::cerr << ", " << outcome.totals.dropped << " records DROPPED by CUPTI";
+    std::cerr << '\n';
+    return outcome.status == RunStatus::Ok ? 0 : 1;
+}
+
+}  // namespace ws::cli

@@ -1,0 +1,267 @@
+#include "capture/collector.h"
+
+#include <cupti.h>
+#include <pthread.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <mutex>
+#include <set>
+#include <thread>
+#include <vector>
+
+#include "capture/cupti_records.h"
+#include "record/wire.h"
+#include "util/process_identity.h"
+
+namespace ws::capture {
+
+namespace {
+
+constexpr std::size_t kBufferBytes = 8 << 20;
+constexpr auto kFlushPeriod = std::chrono::milliseconds(100);
+
+struct Completed {
+    std::uint8_t* data;
+    std::size_t validBytes;
+    std::size_t dropped;
+};
+
+class Collector {
+  public:
+    bool start();
+    void stop();  // at exit: force a flush, drain, say goodbye
+    void forgetAfterFork();
+
+    static void CUPTIAPI requested(std::uint8_t** buffer, std::size_t* size, std::size_t* max);
+    static void CUPTIAPI completed(CUcontext ctx, std::uint32_t stream, std::uint8_t* buffer,
+                                   std::size_t size, std::size_t valid);
+
+  private:
+    void writerLoop();
+    void flusherLoop();
+    void send(const std::string& bytes);
+    std::uint8_t* takeBuffer();
+
+    int socket_ = -1;
+    std::mutex mutex_;
+    std::condition_variable wake_;
+    std::condition_variable drained_;
+    std::deque<Completed> queue_;
+    std::vector<std::uint8_t*> pool_;
+    std::thread writer_, flusher_;
+    std::atomic<bool> stopping_{false};
+    std::atomic<bool> active_{false};
+    std::atomic<std::uint32_t> writerTid_{0};
+    bool busy_ = false;
+};
+
+Collector collector;
+// Set on threads doing the collector's own work; CUPTI callbacks made from
+// them must not re-enter the collector.
+thread_local bool insideCollector = false;
+
+bool check(CUptiResult r, const char* what) {
+    if (r == CUPTI_SUCCESS) return true;
+    const char* msg = nullptr;
+    cuptiGetResultString(r, &msg);
+    std::fprintf(stderr, "[warpscope] %s failed: %s\n", what, msg ? msg : "unknown error");
+    return false;
+}
+
+std::uint8_t* Collector::takeBuffer() {
+    {
+        std::lock_guard lock(mutex_);
+        if (!pool_.empty()) {
+            auto* b = pool_.back();
+            pool_.pop_back();
+            return b;
+        }
+    }
+    return static_cast<std::uint8_t*>(std::aligned_alloc(8, kBufferBytes));
+}
+
+void CUPTIAPI Collector::requested(std::uint8_t** buffer, std::size_t* size, std::size_t* max) {
+    *buffer = collector.takeBuffer();
+    *size = *buffer ? kBufferBytes : 0;
+    *max = 0;
+}
+
+void CUPTIAPI Collector::completed(CUcontext ctx, std::uint32_t stream, std::uint8_t* buffer,
+                                   std::size_t, std::size_t valid) {
+    // Return at once: the writer thread does the work.
+    std::size_t dropped = 0;
+    cuptiActivityGetNumDroppedRecords(ctx, stream, &dropped);
+    {
+        std::lock_guard lock(collector.mutex_);
+        collector.queue_.push_back({buffer, valid, dropped});
+    }
+    collector.wake_.notify_one();
+}
+
+void Collector::send(const std::string& bytes) {
+    std::size_t off = 0;
+    while (off < bytes.size() && socket_ >= 0) {
+        ssize_t n = ::send(socket_, bytes.data() + off, bytes.size() - off, MSG_NOSIGNAL);
+        if (n <= 0) {
+            if (n < 0 && errno == EINTR) continue;
+            // The launcher is gone: keep the program running, stop sending.
+            ::close(socket_);
+            socket_ = -1;
+            return;
+        }
+        off += static_cast<std::size_t>(n);
+    }
+}
+
+void Collector::writerLoop() {
+    insideCollector = true;
+    auto tid = static_cast<std::uint32_t>(::syscall(SYS_gettid));
+    writerTid_ = tid;
+    wire::Encoder enc;
+    RecordConverter converter(static_cast<std::uint32_t>(::getpid()), tid);
+    std::set<std::uint32_t> devicesSent;
+    std::vector<std::uint32_t> devices;
+    for (;;) {
+        Completed c{};
+        {
+            std::unique_lock lock(mutex_);
+            wake_.wait(lock, [&] { return !queue_.empty() || stopping_; });
+            if (queue_.empty()) {
+                busy_ = false;
+                drained_.notify_all();
+                return;
+            }
+            c = queue_.front();
+            queue_.pop_front();
+            busy_ = true;
+        }
+        CUpti_Activity* record = nullptr;
+        while (cuptiActivityGetNextRecord(c.data, c.validBytes, &record) == CUPTI_SUCCESS)
+            converter.convert(record, enc, devices);
+        for (auto id : devices)
+            if (devicesSent.insert(id).second) enc.device(describeDevice(id));
+        devices.clear();
+        if (c.dropped) enc.dropped(static_cast<std::int64_t>(c.dropped));
+        send(enc.bytes());
+        enc.clear();
+        {
+            std::lock_guard lock(mutex_);
+            pool_.push_back(c.data);
+            busy_ = false;
+            if (queue_.empty()) drained_.notify_all();
+        }
+    }
+}
+
+void Collector::flusherLoop() {
+    insideCollector = true;
+    while (!stopping_) {
+        std::this_thread::sleep_for(kFlushPeriod);
+        if (!stopping_) cuptiActivityFlushAll(0);
+    }
+}
+
+bool Collector::start() {
+    const char* path = std::getenv("WARPSCOPE_SOCKET");
+    if (!path || !*path) {
+        std::fprintf(stderr,
+                     "[warpscope] capture library loaded without WARPSCOPE_SOCKET; start the "
+                     "program with `warpscope-cli record -- PROGRAM` to record it\n");
+        return false;
+    }
+    socket_ = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    std::strncpy(addr.sun_path, path, sizeof addr.sun_path - 1);
+    if (socket_ < 0 || ::connect(socket_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+        std::fprintf(stderr, "[warpscope] cannot reach the recorder at %s: %s\n", path,
+                     std::strerror(errno));
+        if (socket_ >= 0) ::close(socket_);
+        socket_ = -1;
+        return false;
+    }
+    std::uint64_t cuptiNow = 0;
+    cuptiGetTimestamp(&cuptiNow);
+    wire::Encoder hello;
+    hello.hello({::getpid(), ::getppid(), static_cast<std::int64_t>(cuptiNow), unixNowNs()});
+    send(hello.bytes());
+
+    // Thread ids as the kernel numbers them, so they match what tools show.
+    cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
+    if (!check(cuptiActivityRegisterCallbacks(&Collector::requested, &Collector::completed),
+               "cuptiActivityRegisterCallbacks"))
+        return false;
+    const CUpti_ActivityKind kinds[] = {CUPTI_ACTIVITY_KIND_DEVICE,
+                                        CUPTI_ACTIVITY_KIND_CONTEXT,
+                                        CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
+                                        CUPTI_ACTIVITY_KIND_MEMCPY,
+                                        CUPTI_ACTIVITY_KIND_MEMSET,
+                                        CUPTI_ACTIVITY_KIND_RUNTIME,
+                                        CUPTI_ACTIVITY_KIND_DRIVER,
+                                        CUPTI_ACTIVITY_KIND_MARKER,
+                                        CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
+                                        CUPTI_ACTIVITY_KIND_OVERHEAD};
+    for (auto kind : kinds) {
+        CUptiResult r = cuptiActivityEnable(kind);
+        if (r != CUPTI_SUCCESS && r != CUPTI_ERROR_NOT_COMPATIBLE) check(r, "cuptiActivityEnable");
+    }
+    writer_ = std::thread([this] { writerLoop(); });
+    flusher_ = std::thread([this] { flusherLoop(); });
+    active_ = true;
+    std::atexit([] { collector.stop(); });
+    pthread_atfork(nullptr, nullptr, [] { collector.forgetAfterFork(); });
+    return true;
+}
+
+void Collector::stop() {
+    if (!active_.exchange(false)) return;
+    insideCollector = true;
+    cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    {
+        std::unique_lock lock(mutex_);
+        drained_.wait_for(lock, std::chrono::seconds(10), [&] { return queue_.empty() && !busy_; });
+    }
+    stopping_ = true;
+    wake_.notify_all();
+    if (writer_.joinable()) writer_.join();
+    if (flusher_.joinable()) flusher_.join();
+    wire::Encoder bye;
+    bye.bye();
+    send(bye.bytes());
+    if (socket_ >= 0) ::close(socket_);
+    socket_ = -1;
+}
+
+void Collector::forgetAfterFork() {
+    // The child shares the parent's socket; it must not write into its
+    // stream, and the collector's threads do not exist in it. A child that
+    // execs a CUDA program is injected afresh with its own connection.
+    if (!active_) return;
+    active_ = false;
+    if (socket_ >= 0) ::close(socket_);
+    socket_ = -1;
+    writer_.detach();
+    flusher_.detach();
+}
+
+}  // namespace
+
+bool startCollector() {
+    static std::once_flag once;
+    static bool started = false;
+    if (insideCollector) return started;
+    std::call_once(once, [] { started = collector.start(); });
+    return started;
+}
+
+}  // namespace ws::capture

@@ -1,0 +1,86 @@
+// The recording launcher: starts a program with the capture library injected,
+// receives its records over a Unix socket and is the store's only writer for
+// the run. It owns the run: status, exit code, the program's output as the
+// run's log, device samples, cancellation.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "model/records.h"
+
+namespace ws {
+
+// The program could not be started; no run was created.
+class RecordError : public std::runtime_error {
+  public:
+    using std::runtime_error::runtime_error;
+};
+
+struct RecordProgress {
+    std::int64_t elapsedNs = 0;
+    std::int64_t kernels = 0;
+    std::int64_t memcpys = 0;
+    std::int64_t memcpyBytes = 0;
+    std::int64_t apiCalls = 0;
+    std::int64_t ranges = 0;
+    std::int64_t tokens = 0;
+    std::int64_t dropped = 0;
+    int processes = 0;  // processes that connected (CUDA initialised in them)
+    bool finished = false;
+};
+
+struct RecordRequest {
+    std::string storePath;
+    std::string label;
+    std::optional<WorkloadInfo> workload;
+    std::string variant;
+    std::vector<std::string> argv;  // program and its arguments, passed as given
+    std::vector<std::string> env;   // extra KEY=VALUE entries
+    std::string workingDir;
+    std::string injectLibrary;  // libwarpscope_inject.so; empty runs without CUDA capture
+    bool echoOutput = true;     // copy the program's stdout/stderr to ours
+    int flushIntervalMs = 100;
+    int sampleIntervalMs = 50;
+    int progressIntervalMs = 500;
+    std::function<void(const RecordProgress&)> onProgress;
+};
+
+struct RecordOutcome {
+    RunId run = 0;
+    RunStatus status = RunStatus::Failed;
+    std::optional<int> exitCode;
+    std::optional<int> signal;
+    RecordProgress totals;
+};
+
+class Recorder {
+  public:
+    explicit Recorder(RecordRequest request);
+    ~Recorder();
+    Recorder(const Recorder&) = delete;
+    Recorder& operator=(const Recorder&) = delete;
+
+    // Runs the program to its end. Throws RecordError when it cannot be
+    // started (nothing is stored then) and StoreError for store failures.
+    RecordOutcome run();
+    // Asks the program to stop: SIGINT first, SIGKILL on a second call. Safe
+    // to call from a signal handler.
+    void cancel();
+
+  private:
+    struct Session;
+    RecordRequest request_;
+    int cancelPipe_[2] = {-1, -1};
+};
+
+// Resolves argv[0] like execvp: a path with a slash as is, else through PATH.
+// Throws RecordError naming the program and why it cannot run.
+std::string resolveProgram(const std::string& program);
+
+}  // namespace ws

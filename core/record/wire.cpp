@@ -1,0 +1,229 @@
+#include "record/wire.h"
+
+#include <stdexcept>
+
+#include "store/event_codec.h"
+#include "store/varint.h"
+
+namespace ws::wire {
+
+using varint::In;
+using varint::Out;
+
+void Encoder::frame(FrameType type, const std::string& payload) {
+    out_.push_back(static_cast<char>(type));
+    auto n = static_cast<std::uint32_t>(payload.size());
+    for (int i = 0; i < 4; ++i)
+        out_.push_back(static_cast<char>((n >> (8 * i)) & 0xff));
+    out_.append(payload);
+}
+
+std::int64_t Encoder::intern(std::string_view s) {
+    auto it = ids_.find(std::string(s));
+    if (it != ids_.end()) return it->second;
+    auto id = static_cast<std::int64_t>(ids_.size()) + 1;
+    ids_.emplace(std::string(s), id);
+    std::string payload;
+    Out o(payload);
+    o.s(id);
+    o.str(s);
+    frame(FrameType::String, payload);
+    return id;
+}
+
+void Encoder::hello(const Hello& h) {
+    std::string p;
+    Out o(p);
+    o.s(h.pid);
+    o.s(h.parentPid);
+    o.s(h.cuptiNs);
+    o.s(h.unixNs);
+    frame(FrameType::Hello, p);
+}
+
+void Encoder::device(const DeviceInfo& d) {
+    std::string p;
+    Out o(p);
+    o.str(d.name);
+    o.str(d.uuid);
+    o.str(d.driverVersion);
+    o.str(d.cudaVersion);
+    for (std::int64_t v :
+         {std::int64_t(d.ccMajor), std::int64_t(d.ccMinor), std::int64_t(d.smCount), d.memoryBytes,
+          std::int64_t(d.memoryBusWidthBits), std::int64_t(d.memoryClockKhz),
+          std::int64_t(d.smClockKhz), d.l2Bytes, std::int64_t(d.regsPerSm),
+          std::int64_t(d.regsPerBlock), std::int64_t(d.smemPerSm), std::int64_t(d.smemPerBlock),
+          std::int64_t(d.smemPerBlockOptin), std::int64_t(d.reservedSmemPerBlock),
+          std::int64_t(d.maxWarpsPerSm), std::int64_t(d.maxBlocksPerSm),
+          std::int64_t(d.maxThreadsPerBlock), std::int64_t(d.warpSize)})
+        o.s(v);
+    frame(FrameType::Device, p);
+}
+
+void Encoder::overhead(const OverheadRecord& r) {
+    std::string p;
+    Out o(p);
+    o.s(r.startNs);
+    o.s(r.endNs);
+    o.str(r.kind);
+    frame(FrameType::Overhead, p);
+}
+
+void Encoder::dropped(std::int64_t count) {
+    std::string p;
+    Out(p).s(count);
+    frame(FrameType::Dropped, p);
+}
+
+void Encoder::bye() {
+    frame(FrameType::Bye, {});
+}
+
+template <typename T>
+void Encoder::record(const T& r) {
+    std::vector<const T*> one{&r};
+    std::string blob;
+    // Strings are interned first, so their frames precede the record's.
+    codec::encode(
+        one, [this](std::string_view s) { return intern(s); }, blob);
+    auto lane = codec::laneOf(r);
+    std::string p;
+    Out o(p);
+    o.u(static_cast<std::uint64_t>(codec::kindOf<T>()));
+    o.u(lane.group);
+    o.u(lane.lane);
+    o.u(1);
+    p.append(blob);
+    frame(FrameType::Records, p);
+}
+
+void Encoder::add(const KernelRecord& r) {
+    record(r);
+}
+void Encoder::add(const MemcpyRecord& r) {
+    record(r);
+}
+void Encoder::add(const MemsetRecord& r) {
+    record(r);
+}
+void Encoder::add(const ApiCallRecord& r) {
+    record(r);
+}
+void Encoder::add(const RangeRecord& r) {
+    record(r);
+}
+
+void Decoder::feed(std::string_view bytes) {
+    buffer_.append(bytes);
+    std::size_t pos = 0;
+    while (buffer_.size() - pos >= kHeaderBytes) {
+        auto type = static_cast<FrameType>(static_cast<std::uint8_t>(buffer_[pos]));
+        std::uint32_t n = 0;
+        for (int i = 0; i < 4; ++i)
+            n |= std::uint32_t(static_cast<std::uint8_t>(buffer_[pos + 1 + i])) << (8 * i);
+        if (n > kMaxPayload)
+            throw std::runtime_error("capture stream: frame of " + std::to_string(n) +
+                                     " bytes is larger than allowed");
+        if (buffer_.size() - pos - kHeaderBytes < n) break;
+        dispatch(type, std::string_view(buffer_).substr(pos + kHeaderBytes, n));
+        pos += kHeaderBytes + n;
+    }
+    buffer_.erase(0, pos);
+}
+
+namespace {
+template <typename T>
+void decodeRecords(In& in, const codec::Lane& lane, std::int64_t count, const codec::Lookup& lookup,
+                   const std::function<void(const T&)>& visit) {
+    std::vector<T> out;
+    codec::decode(in.rest(), count, lane, lookup, out);
+    if (visit)
+        for (const auto& r : out)
+            visit(r);
+}
+}  // namespace
+
+void Decoder::dispatch(FrameType type, std::string_view payload) {
+    In in(payload);
+    switch (type) {
+        case FrameType::Hello: {
+            Hello h;
+            h.pid = in.s();
+            h.parentPid = in.s();
+            h.cuptiNs = in.s();
+            h.unixNs = in.s();
+            if (sink_.hello) sink_.hello(h);
+            return;
+        }
+        case FrameType::String: {
+            auto id = in.s();
+            strings_[id] = in.str();
+            return;
+        }
+        case FrameType::Device: {
+            DeviceInfo d;
+            d.name = in.str();
+            d.uuid = in.str();
+            d.driverVersion = in.str();
+            d.cudaVersion = in.str();
+            d.ccMajor = in.i32();
+            d.ccMinor = in.i32();
+            d.smCount = in.i32();
+            d.memoryBytes = in.s();
+            d.memoryBusWidthBits = in.i32();
+            d.memoryClockKhz = in.i32();
+            d.smClockKhz = in.i32();
+            d.l2Bytes = in.s();
+            for (int* v : {&d.regsPerSm, &d.regsPerBlock, &d.smemPerSm, &d.smemPerBlock,
+                           &d.smemPerBlockOptin, &d.reservedSmemPerBlock, &d.maxWarpsPerSm,
+                           &d.maxBlocksPerSm, &d.maxThreadsPerBlock, &d.warpSize})
+                *v = in.i32();
+            if (sink_.device) sink_.device(d);
+            return;
+        }
+        case FrameType::Overhead: {
+            OverheadRecord r;
+            r.startNs = in.s();
+            r.endNs = in.s();
+            r.kind = in.str();
+            if (sink_.overhead) sink_.overhead(r);
+            return;
+        }
+        case FrameType::Dropped:
+            if (sink_.dropped) sink_.dropped(in.s());
+            return;
+        case FrameType::Bye:
+            if (sink_.bye) sink_.bye();
+            return;
+        case FrameType::Records: {
+            auto kind = static_cast<codec::ChunkKind>(in.u());
+            codec::Lane lane{in.u32(), in.u32()};
+            auto count = static_cast<std::int64_t>(in.u());
+            codec::Lookup lookup = [this](std::int64_t id) -> const std::string& {
+                auto it = strings_.find(id);
+                if (it == strings_.end())
+                    throw std::runtime_error("capture stream: record names unknown string " +
+                                             std::to_string(id));
+                return it->second;
+            };
+            switch (kind) {
+                case codec::ChunkKind::Kernel:
+                    return decodeRecords<KernelRecord>(in, lane, count, lookup, sink_.kernel);
+                case codec::ChunkKind::Memcpy:
+                    return decodeRecords<MemcpyRecord>(in, lane, count, lookup, sink_.memcpy);
+                case codec::ChunkKind::Memset:
+                    return decodeRecords<MemsetRecord>(in, lane, count, lookup, sink_.memset);
+                case codec::ChunkKind::ApiCall:
+                    return decodeRecords<ApiCallRecord>(in, lane, count, lookup, sink_.apiCall);
+                case codec::ChunkKind::Range:
+                    return decodeRecords<RangeRecord>(in, lane, count, lookup, sink_.range);
+            }
+            throw std::runtime_error("capture stream: unknown record kind " +
+                                     std::to_string(static_cast<int>(kind)));
+        }
+    }
+    throw std::runtime_error("capture stream: unknown frame type " +
+                             std::to_string(static_cast<int>(type)));
+}
+
+}  // namespace ws::wire

@@ -1,0 +1,53 @@
+#!/usr/bin/env python3
+"""A Llama-shaped model from a config with random weights (no download),
+generating tokens inside NVTX ranges that follow Warpscope's token convention
+(docs/token-conventions.md). Recorded with no change by `warpscope-cli record`."""
+import argparse
+
+import torch
+from transformers import LlamaConfig, LlamaForCausalLM
+from transformers.generation.streamers import BaseStreamer
+
+
+class NvtxTokenMarks(BaseStreamer):
+    """generate() calls put() with the prompt first, then once per new token."""
+
+    def __init__(self, request_id):
+        self.request_id = request_id
+        self.seen_prompt = False
+
+    def put(self, value):
+        if not self.seen_prompt:
+            self.seen_prompt = True
+            return
+        torch.cuda.synchronize()  # the token exists once its kernels finished
+        torch.cuda.nvtx.mark(f"ws.token:{self.request_id}")
+
+    def end(self):
+        pass
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--tokens", type=int, default=32)
+    p.add_argument("--prompt", type=int, default=128)
+    args = p.parse_args()
+    torch.manual_seed(0)
+    config = LlamaConfig(hidden_size=1024, intermediate_size=2816, num_hidden_layers=8,
+                         num_attention_heads=16, num_key_value_heads=4, vocab_size=32000,
+                         max_position_embeddings=2048)
+    model = LlamaForCausalLM(config).to(device="cuda", dtype=torch.bfloat16).eval()
+    prompt = torch.randint(0, config.vocab_size, (1, args.prompt), device="cuda")
+    with torch.no_grad():
+        model.generate(prompt, max_new_tokens=4, min_new_tokens=4, do_sample=False)  # warm-up
+        torch.cuda.synchronize()
+        torch.cuda.nvtx.range_push(f"ws.request:0:prompt={args.prompt}")
+        out = model.generate(prompt, max_new_tokens=args.tokens, min_new_tokens=args.tokens,
+                             do_sample=False, streamer=NvtxTokenMarks(0))
+        torch.cuda.synchronize()
+        torch.cuda.nvtx.range_pop()
+    print(f"generated {out.shape[1] - args.prompt} tokens")
+
+
+if __name__ == "__main__":
+    main()

@@ -10,7 +10,8 @@ const std::vector<Command>& commands() {
         {"export", "export RUN --format csv|json -o FILE [--table NAME] [--db FILE]",
          "write a run as JSON (everything) or one table as CSV (default: kernels)", cmdExport},
         {"record",
-         "record [--db FILE] [--label L] [--workload CONFIG] [--progress line|json|none] -- "
+         "record [--db FILE] [--label L] [--workload CONFIG] [--driver-api] [--progress "
+         "line|json|none] -- "
          "PROGRAM ARGS...",
          "run any CUDA program with capture injected and store it as a run", cmdRecord},
         {"validate", "validate CONFIG...", "check workload configs; errors name file:line:column",

@@ -80,13 +80,14 @@ void printProgress(const RecordProgress& p, const std::string& mode) {
 }  // namespace
 
 int cmdRecord(const std::vector<std::string>& argv) {
-    ArgSpec spec{{}, {"db", "label", "workload", "variant", "progress"}, 0, 0, true};
+    ArgSpec spec{{"driver-api"}, {"db", "label", "workload", "variant", "progress"}, 0, 0, true};
     auto args = Args::parse(argv, spec);
     RecordRequest req;
     req.storePath = args.valueOr("db", Store::defaultPath());
     req.label = args.valueOr("label", "");
     req.variant = args.valueOr("variant", "");
     req.argv = args.passThrough();
+    if (args.flag("driver-api")) req.env.push_back("WARPSCOPE_DRIVER_API=1");
     std::string progressMode = args.valueOr("progress", "line");
     if (progressMode != "line" && progressMode != "json" && progressMode != "none")
         throw UsageError("--progress must be line, json or none");

@@ -27,8 +27,21 @@ namespace ws::capture {
 
 namespace {
 
-constexpr std::size_t kBufferBytes = 8 << 20;
-constexpr auto kFlushPeriod = std::chrono::milliseconds(100);
+// CUPTI returns a buffer only once every record in it is complete; with a
+// steady stream of launches the newest records never are. Small buffers fill,
+// complete and come back within tens of milliseconds.
+constexpr std::size_t kDefaultBufferBytes = 1 << 20;
+constexpr int kDefaultFlushMs = 100;
+
+// Tuning knobs, read once from the environment (scripts/gpu/overhead-matrix.sh).
+long envNumber(const char* name, long fallback) {
+    const char* v = std::getenv(name);
+    return v && *v ? std::strtol(v, nullptr, 10) : fallback;
+}
+const std::size_t kBufferBytes =
+    static_cast<std::size_t>(envNumber("WARPSCOPE_BUFFER_KB", kDefaultBufferBytes >> 10)) << 10;
+const auto kFlushPeriod =
+    std::chrono::milliseconds(envNumber("WARPSCOPE_FLUSH_MS", kDefaultFlushMs));
 
 struct Completed {
     std::uint8_t* data;
@@ -165,6 +178,7 @@ void Collector::writerLoop() {
 
 void Collector::flusherLoop() {
     insideCollector = true;
+    if (kFlushPeriod.count() <= 0) return;
     while (!stopping_) {
         std::this_thread::sleep_for(kFlushPeriod);
         if (!stopping_) cuptiActivityFlushAll(0);
@@ -211,6 +225,9 @@ bool Collector::start() {
                                         CUPTI_ACTIVITY_KIND_MARKER,
                                         CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
                                         CUPTI_ACTIVITY_KIND_OVERHEAD};
+    // Driver API records double the per-launch cost of tracing; on request only.
+    const char* driver = std::getenv("WARPSCOPE_DRIVER_API");
+    if (driver && std::strcmp(driver, "1") == 0) cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DRIVER);
     for (auto kind : kinds) {
         CUptiResult r = cuptiActivityEnable(kind);
         if (r != CUPTI_SUCCESS && r != CUPTI_ERROR_NOT_COMPATIBLE) check(r, "cuptiActivityEnable");

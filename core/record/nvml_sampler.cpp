@@ -33,6 +33,7 @@ struct NvmlSampler::Api {
     nvmlReturn_t (*memory)(nvmlDevice_t, nvmlMemory_t*) = nullptr;
     nvmlReturn_t (*utilization)(nvmlDevice_t, nvmlUtilization_t*) = nullptr;
     nvmlReturn_t (*energy)(nvmlDevice_t, unsigned long long*) = nullptr;
+    nvmlReturn_t (*driver)(char*, unsigned int) = nullptr;
     std::vector<nvmlDevice_t> devices;
 
     template <typename F>
@@ -59,6 +60,7 @@ NvmlSampler::NvmlSampler() {
               api->load(api->memory, "nvmlDeviceGetMemoryInfo") &&
               api->load(api->utilization, "nvmlDeviceGetUtilizationRates");
     api->load(api->energy, "nvmlDeviceGetTotalEnergyConsumption");  // optional (Volta+)
+    api->load(api->driver, "nvmlSystemGetDriverVersion");
     if (!ok) {
         reason_ = "libnvidia-ml.so.1 lacks a needed function";
         dlclose(api->lib);
@@ -117,4 +119,12 @@ std::vector<SampleRecord> NvmlSampler::sample(std::int64_t timeNs) {
     return out;
 }
 
+}  // namespace ws
+
+namespace ws {
+std::string NvmlSampler::driverVersion() const {
+    char buf[96] = {};
+    if (!api_ || !api_->driver || api_->driver(buf, sizeof buf) != NVML_SUCCESS) return {};
+    return buf;
+}
 }  // namespace ws

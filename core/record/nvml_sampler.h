@@ -23,6 +23,8 @@ class NvmlSampler {
     const std::string& unavailableReason() const { return reason_; }
     // One sample per device, stamped with `timeNs`; fields NVML cannot give stay empty.
     std::vector<SampleRecord> sample(std::int64_t timeNs);
+    // The driver's version, e.g. "580.159.04"; empty without NVML.
+    std::string driverVersion() const;
 
   private:
     struct Api;

@@ -117,6 +117,7 @@ struct Recorder::Session {
     std::optional<std::int64_t> clockOffset;  // CUPTI clock minus Unix time
     std::vector<SampleRecord> unplacedSamples;
     bool deviceStored = false;
+    std::string driverVersion;  // from NVML; CUDA reports only its API version
     std::int64_t droppedPending = 0;
 
     wire::Sink sink() {
@@ -133,8 +134,10 @@ struct Recorder::Session {
                 unplacedSamples.clear();
             }
         };
-        s.device = [this](const DeviceInfo& d) {
+        s.device = [this](const DeviceInfo& reported) {
             if (deviceStored) return;
+            DeviceInfo d = reported;
+            if (d.driverVersion.empty()) d.driverVersion = driverVersion;
             store.setDevice(run, d);
             deviceStored = true;
         };
@@ -311,6 +314,7 @@ RecordOutcome Recorder::run() {
 
     Session session(request_, store, runId);
     NvmlSampler sampler;
+    session.driverVersion = sampler.driverVersion();
     if (!sampler.available())
         session.pendingLog +=
             "[warpscope] no device samples: " + sampler.unavailableReason() + "\n";

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Capture overhead of a launch-bound loop under collector settings, measured
+# side by side (untraced and each setting alternating, 3 rounds).
+# Usage: overhead-matrix.sh BUILD_DIR OUT_DIR
+set -uo pipefail
+build=$(cd "$1" && pwd); out=$2; mkdir -p "$out"
+cli=$build/app/warpscope-cli; fx=$build/tests/gpu/capture_fixture; db=$out/overhead.wsdb
+export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+declare -A settings=(
+  [default]=""
+  [buffer8m]="WARPSCOPE_BUFFER_KB=8192"
+  [noflush]="WARPSCOPE_FLUSH_MS=0"
+)
+for round in 1 2 3; do
+  echo "untraced $("$fx" launches 200000 | awk '/WALL_MS/{print $2}')"
+  for name in "${!settings[@]}"; do
+    ms=$(env ${settings[$name]} $cli record --db "$db" --label "$name" --progress none -- "$fx" launches 200000 | awk '/WALL_MS/{print $2}')
+    echo "$name $ms"
+  done
+done | tee "$out/overhead-matrix.txt"
+python3 - "$out/overhead-matrix.txt" <<'PY'
+import collections, statistics, sys
+rows = collections.defaultdict(list)
+for line in open(sys.argv[1]):
+    k, v = line.split(); rows[k].append(float(v))
+base = statistics.median(rows.pop("untraced"))
+print(f"untraced median {base:.1f} ms ({base/200:.2f} us/launch)")
+for k, v in sorted(rows.items()):
+    m = statistics.median(v); print(f"{k:12s} {m:8.1f} ms  ratio {m/base:.3f}")
+PY

@@ -1,0 +1,153 @@
+// The launcher's life cycle with ordinary programs (no GPU needed).
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <thread>
+
+#include "record/recorder.h"
+#include "store/run_queries.h"
+#include "store/store.h"
+#include "support/temp_dir.h"
+
+namespace ws {
+namespace {
+
+using testing::TempDir;
+
+class RecorderTest : public ::testing::Test {
+  protected:
+    RecordRequest request(std::vector<std::string> argv) {
+        RecordRequest r;
+        r.storePath = dir.file("runs.wsdb");
+        r.argv = std::move(argv);
+        r.echoOutput = false;
+        r.label = "test";
+        return r;
+    }
+    std::size_t runCount() {
+        if (!std::filesystem::exists(dir.file("runs.wsdb"))) return 0;
+        Store store(dir.file("runs.wsdb"));
+        return listRuns(store).size();
+    }
+    TempDir dir;
+};
+
+TEST_F(RecorderTest, SuccessfulProgramIsOkWithItsOutputAsLog) {
+    Recorder rec(request({"/bin/sh", "-c", "echo out; echo err >&2"}));
+    auto outcome = rec.run();
+    EXPECT_EQ(outcome.status, RunStatus::Ok);
+    EXPECT_EQ(outcome.exitCode, 0);
+    Store store(dir.file("runs.wsdb"));
+    auto run = requireRun(store, outcome.run);
+    EXPECT_EQ(run.status, RunStatus::Ok);
+    EXPECT_EQ(run.label, "test");
+    EXPECT_EQ(run.command, "/bin/sh -c 'echo out; echo err >&2'");
+    auto log = runLog(store, outcome.run);
+    EXPECT_NE(log.find("out\n"), std::string::npos);
+    EXPECT_NE(log.find("err\n"), std::string::npos);
+}
+
+TEST_F(RecorderTest, ArgumentsPassAsGivenWithoutAShell) {
+    Recorder rec(request({"/bin/echo", "a b", "$HOME", "*"}));
+    auto outcome = rec.run();
+    Store store(dir.file("runs.wsdb"));
+    EXPECT_NE(runLog(store, outcome.run).find("a b $HOME *\n"), std::string::npos);
+}
+
+TEST_F(RecorderTest, NonzeroExitIsFailedWithExitCode) {
+    Recorder rec(request({"/bin/sh", "-c", "exit 3"}));
+    auto outcome = rec.run();
+    EXPECT_EQ(outcome.status, RunStatus::Failed);
+    EXPECT_EQ(outcome.exitCode, 3);
+    Store store(dir.file("runs.wsdb"));
+    EXPECT_EQ(requireRun(store, outcome.run).exitCode, 3);
+}
+
+TEST_F(RecorderTest, KilledBySignalIsKilled) {
+    Recorder rec(request({"/bin/sh", "-c", "kill -KILL $$"}));
+    auto outcome = rec.run();
+    EXPECT_EQ(outcome.status, RunStatus::Killed);
+    EXPECT_EQ(outcome.signal, 9);
+}
+
+TEST_F(RecorderTest, CrashIsFailedWithSignal) {
+    Recorder rec(request({"/bin/sh", "-c", "kill -SEGV $$"}));
+    auto outcome = rec.run();
+    EXPECT_EQ(outcome.status, RunStatus::Failed);
+    EXPECT_EQ(outcome.signal, 11);
+}
+
+TEST_F(RecorderTest, CancelStopsTheProgramAndMarksKilled) {
+    Recorder rec(request({"/bin/sleep", "30"}));
+    std::thread canceller([&] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+        rec.cancel();
+    });
+    auto started = std::chrono::steady_clock::now();
+    auto outcome = rec.run();
+    canceller.join();
+    EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(10));
+    EXPECT_EQ(outcome.status, RunStatus::Killed);
+    Store store(dir.file("runs.wsdb"));
+    EXPECT_NE(runLog(store, outcome.run).find("cancelled"), std::string::npos);
+}
+
+TEST_F(RecorderTest, MissingProgramIsAnErrorAndNoRun) {
+    Recorder rec(request({"/nonexistent/program"}));
+    try {
+        rec.run();
+        FAIL() << "a missing program started";
+    } catch (const RecordError& e) {
+        EXPECT_STREQ(e.what(), "/nonexistent/program: no such file");
+    }
+    EXPECT_EQ(runCount(), 0u);
+    Recorder viaPath(request({"warpscope-no-such-command"}));
+    EXPECT_THROW(viaPath.run(), RecordError);
+    EXPECT_EQ(runCount(), 0u);
+}
+
+TEST_F(RecorderTest, NotExecutableIsAnErrorAndNoRun) {
+    if (geteuid() == 0) {
+        // Root may read any file but still needs an execute bit to run it.
+    }
+    auto script = dir.file("script.sh");
+    testing::writeFile(script, "#!/bin/sh\necho hi\n");
+    chmod(script.c_str(), 0644);
+    Recorder rec(request({script}));
+    try {
+        rec.run();
+        FAIL() << "a non-executable file started";
+    } catch (const RecordError& e) {
+        EXPECT_NE(std::string(e.what()).find("not executable"), std::string::npos) << e.what();
+    }
+    Recorder folder(request({dir.path().string()}));
+    EXPECT_THROW(folder.run(), RecordError);
+    EXPECT_EQ(runCount(), 0u);
+}
+
+TEST_F(RecorderTest, FileThatCannotBeExecutedLeavesNoRun) {
+    // Executable bit set but not a program: execve fails after fork.
+    auto bogus = dir.file("bogus");
+    testing::writeFile(bogus, std::string("\x7f"
+                                          "ELF garbage",
+                                          11));
+    chmod(bogus.c_str(), 0755);
+    Recorder rec(request({bogus}));
+    EXPECT_THROW(rec.run(), RecordError);
+    EXPECT_EQ(runCount(), 0u);
+}
+
+TEST_F(RecorderTest, ProgressIsReportedAndFinishes) {
+    auto req = request({"/bin/sh", "-c", "sleep 0.3"});
+    std::vector<RecordProgress> seen;
+    req.progressIntervalMs = 50;
+    req.onProgress = [&](const RecordProgress& p) { seen.push_back(p); };
+    Recorder rec(std::move(req));
+    rec.run();
+    ASSERT_GE(seen.size(), 2u);
+    EXPECT_TRUE(seen.back().finished);
+    EXPECT_GT(seen.back().elapsedNs, 250'000'000);
+}
+
+}  // namespace
+}  // namespace ws

@@ -1,0 +1,120 @@
+// The capture stream: records survive encode → arbitrary splits → decode.
+#include <gtest/gtest.h>
+
+#include "record/wire.h"
+
+namespace ws {
+namespace {
+
+struct Collected {
+    std::vector<KernelRecord> kernels;
+    std::vector<MemcpyRecord> memcpys;
+    std::vector<ApiCallRecord> api;
+    std::vector<RangeRecord> ranges;
+    std::vector<DeviceInfo> devices;
+    std::vector<wire::Hello> hellos;
+    std::int64_t dropped = 0;
+    bool bye = false;
+    wire::Sink sink() {
+        wire::Sink s;
+        s.kernel = [this](const KernelRecord& r) { kernels.push_back(r); };
+        s.memcpy = [this](const MemcpyRecord& r) { memcpys.push_back(r); };
+        s.apiCall = [this](const ApiCallRecord& r) { api.push_back(r); };
+        s.range = [this](const RangeRecord& r) { ranges.push_back(r); };
+        s.device = [this](const DeviceInfo& d) { devices.push_back(d); };
+        s.hello = [this](const wire::Hello& h) { hellos.push_back(h); };
+        s.dropped = [this](std::int64_t n) { dropped += n; };
+        s.bye = [this] { bye = true; };
+        return s;
+    }
+};
+
+TEST(Wire, RoundTripInOneByteSlices) {
+    wire::Encoder enc;
+    enc.hello({42, 1, 1'000'000, 1'764'000'000'000'000'000});
+    DeviceInfo d;
+    d.name = "NVIDIA H200";
+    d.ccMajor = 9;
+    d.smCount = 132;
+    d.memoryBytes = 150109880320;
+    d.reservedSmemPerBlock = 1024;
+    enc.device(d);
+    for (int i = 0; i < 50; ++i) {
+        KernelRecord k;
+        k.startNs = 1000 + i * 10;
+        k.endNs = k.startNs + 5;
+        k.streamId = 7 + i % 2;
+        k.correlationId = static_cast<std::uint32_t>(i);
+        k.name = i % 2 ? "_Z11fill_kernelPffi" : "gemm";
+        k.gridX = 64;
+        k.blockX = 256;
+        k.dynamicSharedBytes = 4096;
+        k.clusterX = 2;
+        enc.add(k);
+    }
+    MemcpyRecord m;
+    m.bytes = 1 << 20;
+    m.kind = MemcpyKind::HtoD;
+    m.srcKind = MemoryKind::Pinned;
+    enc.add(m);
+    enc.add(ApiCallRecord{1, 2, 42, 43, 9, ApiKind::Runtime, 211, "cudaLaunchKernel_v7000", 0});
+    enc.add(RangeRecord{5, 9, 42, 43, "ws.token:3", "", RangeKind::Mark, 0, 1});
+    enc.dropped(7);
+    enc.bye();
+
+    Collected got;
+    wire::Decoder dec(got.sink());
+    const std::string& bytes = enc.bytes();
+    for (char c : bytes)
+        dec.feed(std::string_view(&c, 1));
+    EXPECT_EQ(dec.buffered(), 0u);
+    ASSERT_EQ(got.hellos.size(), 1u);
+    EXPECT_EQ(got.hellos[0].pid, 42);
+    EXPECT_EQ(got.hellos[0].unixNs, 1'764'000'000'000'000'000);
+    ASSERT_EQ(got.devices.size(), 1u);
+    EXPECT_EQ(got.devices[0].name, "NVIDIA H200");
+    EXPECT_EQ(got.devices[0].memoryBytes, 150109880320);
+    EXPECT_EQ(got.devices[0].reservedSmemPerBlock, 1024);
+    ASSERT_EQ(got.kernels.size(), 50u);
+    EXPECT_EQ(got.kernels[3].name, "_Z11fill_kernelPffi");
+    EXPECT_EQ(got.kernels[3].streamId, 8u);
+    EXPECT_EQ(got.kernels[3].startNs, 1030);
+    EXPECT_EQ(got.kernels[3].clusterX, 2);
+    EXPECT_EQ(got.kernels[3].dynamicSharedBytes, 4096);
+    ASSERT_EQ(got.memcpys.size(), 1u);
+    EXPECT_EQ(got.memcpys[0].kind, MemcpyKind::HtoD);
+    EXPECT_EQ(got.memcpys[0].srcKind, MemoryKind::Pinned);
+    ASSERT_EQ(got.api.size(), 1u);
+    EXPECT_EQ(got.api[0].name, "cudaLaunchKernel_v7000");
+    EXPECT_EQ(got.api[0].threadId, 43u);
+    ASSERT_EQ(got.ranges.size(), 1u);
+    EXPECT_EQ(got.ranges[0].kind, RangeKind::Mark);
+    EXPECT_EQ(got.ranges[0].depth, 1);
+    EXPECT_EQ(got.dropped, 7);
+    EXPECT_TRUE(got.bye);
+}
+
+TEST(Wire, MalformedStreamsAreRejected) {
+    Collected got;
+    wire::Decoder unknownType(got.sink());
+    std::string frame = {char(99), 0, 0, 0, 0};
+    EXPECT_THROW(unknownType.feed(frame), std::runtime_error);
+    wire::Decoder huge(got.sink());
+    std::string big = {char(3), char(0xff), char(0xff), char(0xff), char(0x7f)};
+    EXPECT_THROW(huge.feed(big), std::runtime_error);
+    // A record naming a string the stream never defined.
+    wire::Encoder enc;
+    KernelRecord k;
+    k.name = "k";
+    enc.add(k);
+    std::string bytes = enc.bytes();
+    // Skip the String frame that precedes the record frame.
+    auto stringFrameBytes = wire::kHeaderBytes + static_cast<std::uint8_t>(bytes[1]);
+    ASSERT_EQ(bytes[stringFrameBytes], char(wire::FrameType::Records));
+    auto recordFrame = bytes.substr(stringFrameBytes);
+    wire::Decoder missing(got.sink());
+    EXPECT_THROW(missing.feed(recordFrame), std::runtime_error);
+}
+
+}  // namespace
+}  // namespace ws

@@ -14,6 +14,13 @@ const std::vector<Command>& commands() {
          "line|json|none] -- "
          "PROGRAM ARGS...",
          "run any CUDA program with capture injected and store it as a run", cmdRecord},
+        {"stats",
+         "stats RUN [--percentiles 50,90,99] [--goodput ttft:MS,tpot:MS,e2el:MS] [--json] [--db "
+         "FILE]",
+         "TTFT, TPOT, ITL, E2E, throughput and goodput of a run (vLLM's definitions and names)",
+         cmdStats},
+        {"import", "import FILE [--label L] [--db FILE]",
+         "store a vLLM `bench serve --save-result` JSON as a run", cmdImport},
         {"validate", "validate CONFIG...", "check workload configs; errors name file:line:column",
          cmdValidate},
     };

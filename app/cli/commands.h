@@ -22,5 +22,10 @@ int cmdRm(const std::vector<std::string>& args);
 int cmdExport(const std::vector<std::string>& args);
 int cmdValidate(const std::vector<std::string>& args);
 int cmdRecord(const std::vector<std::string>& args);
+int cmdStats(const std::vector<std::string>& args);
+int cmdImport(const std::vector<std::string>& args);
+int cmdOccupancy(const std::vector<std::string>& args);
+int cmdCompare(const std::vector<std::string>& args);
+int cmdKernels(const std::vector<std::string>& args);
 
 }  // namespace ws::cli

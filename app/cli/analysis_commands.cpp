@@ -1,0 +1,143 @@
+// stats and import: latency statistics of a run, and runs from peer tools.
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+#include "analysis/run_latency.h"
+#include "cli/cli_args.h"
+#include "cli/commands.h"
+#include "io/latency_json.h"
+#include "io/vllm_import.h"
+#include "store/run_queries.h"
+#include "store/store.h"
+
+namespace ws::cli {
+
+namespace {
+
+std::vector<double> parsePercentiles(const std::string& text) {
+    std::vector<double> out;
+    std::stringstream in(text);
+    std::string item;
+    while (std::getline(in, item, ',')) {
+        try {
+            std::size_t used = 0;
+            double p = std::stod(item, &used);
+            if (used != item.size() || p < 0 || p > 100) throw std::invalid_argument(item);
+            out.push_back(p);
+        } catch (const std::exception&) {
+            throw UsageError("--percentiles: '" + item + "' is not a number from 0 to 100");
+        }
+    }
+    if (out.empty()) throw UsageError("--percentiles needs at least one value");
+    return out;
+}
+
+// --goodput ttft:200,tpot:20,e2el:5000 (milliseconds), as vLLM's option.
+LatencyTargets parseGoodput(const std::string& text) {
+    LatencyTargets t;
+    std::stringstream in(text);
+    std::string item;
+    while (std::getline(in, item, ',')) {
+        auto colon = item.find(':');
+        if (colon == std::string::npos)
+            throw UsageError("--goodput: expected METRIC:MS, got '" + item + "'");
+        auto name = item.substr(0, colon);
+        double v = 0;
+        try {
+            v = std::stod(item.substr(colon + 1));
+        } catch (const std::exception&) {
+            throw UsageError("--goodput: '" + item + "' has no number");
+        }
+        if (name == "ttft")
+            t.ttftMs = v;
+        else if (name == "tpot")
+            t.tpotMs = v;
+        else if (name == "e2el")
+            t.e2elMs = v;
+        else
+            throw UsageError("--goodput: unknown metric '" + name + "' (ttft, tpot or e2el)");
+    }
+    return t;
+}
+
+std::string openDb(const Args& args) {
+    return args.valueOr("db", Store::defaultPath());
+}
+
+}  // namespace
+
+int cmdStats(const std::vector<std::string>& argv) {
+    auto args = Args::parse(argv, {{"json"}, {"db", "percentiles", "goodput"}, 1, 1});
+    auto id = parseRunId(args.positional()[0]);
+    auto percentiles = parsePercentiles(args.valueOr("percentiles", "90,99"));
+    Store store(openDb(args));
+    requireRun(store, id);
+    auto targets =
+        args.value("goodput") ? parseGoodput(*args.value("goodput")) : contractTargets(store, id);
+    auto report = runLatency(store, id, targets);
+    auto j = latencyJson(report, percentiles);
+    if (args.flag("json")) {
+        std::cout << j.dump(2) << '\n';
+        return 0;
+    }
+    if (report.requests.empty()) {
+        std::cout << "run " << id << " has no requests with tokens: no latency statistics "
+                  << "(see docs/token-conventions.md)\n";
+        return 0;
+    }
+    std::cout << std::fixed << std::setprecision(2);
+    std::cout << "requests " << report.requests.size() << " completed, " << report.failedRequests
+              << " failed, over " << report.durationS << " s\n";
+    std::cout << "throughput " << report.requestThroughput << " req/s, " << report.outputThroughput
+              << " output tok/s, " << report.totalTokenThroughput << " total tok/s\n";
+    if (report.requestGoodput) std::cout << "goodput " << *report.requestGoodput << " req/s\n";
+    if (report.energyPerOutputTokenJ)
+        std::cout << "energy " << *report.energyPerOutputTokenJ << " J per output token\n";
+    std::cout << '\n'
+              << std::left << std::setw(8) << "metric" << std::right << std::setw(12) << "mean ms"
+              << std::setw(12) << "median" << std::setw(12) << "std";
+    for (double p : percentiles) {
+        std::ostringstream name;
+        name << "p" << p;
+        std::cout << std::setw(12) << name.str();
+    }
+    std::cout << '\n';
+    for (const char* m : {"ttft", "tpot", "itl", "e2el"}) {
+        std::string n(m);
+        std::cout << std::left << std::setw(8) << n << std::right << std::setw(12)
+                  << j["mean_" + n + "_ms"].get<double>() << std::setw(12)
+                  << j["median_" + n + "_ms"].get<double>() << std::setw(12)
+                  << j["std_" + n + "_ms"].get<double>();
+        for (double p : percentiles) {
+            std::ostringstream key;
+            key << "p" << p << "_" << n << "_ms";
+            std::cout << std::setw(12) << j[key.str()].get<double>();
+        }
+        std::cout << '\n';
+    }
+    return 0;
+}
+
+int cmdImport(const std::vector<std::string>& argv) {
+    auto args = Args::parse(argv, {{}, {"db", "label"}, 1, 1});
+    const auto& path = args.positional()[0];
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw std::runtime_error(path + ": cannot read the file");
+    std::ostringstream buf;
+    buf << in.rdbuf();
+    std::string text = buf.str();
+    if (!isVllmResult(text))
+        throw std::runtime_error(path +
+                                 ": not a format Warpscope imports (expected a vLLM `bench serve "
+                                 "--save-result` JSON with ttfts, itls, output_lens and duration); "
+                                 "nothing was imported");
+    Store store(openDb(args));
+    auto result = importVllmResult(store, path, text, args.valueOr("label", ""));
+    std::cout << "imported " << result.format << " as run " << result.run << " (" << result.requests
+              << " requests)\n";
+    return 0;
+}
+
+}  // namespace ws::cli

@@ -1,0 +1,88 @@
+#include "analysis/latency.h"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+
+namespace ws {
+
+namespace {
+double ms(std::int64_t ns) {
+    return static_cast<double>(ns) / 1e6;
+}
+
+// Energy the devices used between two times, from the cumulative counter.
+std::optional<double> energyBetween(const std::vector<SampleRecord>& samples, std::int64_t from,
+                                    std::int64_t to) {
+    std::map<std::uint32_t, std::pair<double, double>> firstLast;  // device → (first, last)
+    for (const auto& s : samples) {
+        if (!s.energyJ || s.timeNs < from || s.timeNs > to) continue;
+        auto [it, inserted] = firstLast.try_emplace(s.deviceIndex, *s.energyJ, *s.energyJ);
+        if (!inserted) it->second.second = *s.energyJ;
+    }
+    if (firstLast.empty()) return std::nullopt;
+    double joules = 0;
+    for (const auto& [dev, fl] : firstLast)
+        joules += fl.second - fl.first;
+    return joules;
+}
+}  // namespace
+
+LatencyReport computeLatency(const std::vector<RequestRecord>& requests,
+                             const std::vector<TokenRecord>& tokens, const LatencyTargets& targets,
+                             std::int64_t durationNs, const std::vector<SampleRecord>& samples) {
+    std::map<std::int64_t, std::vector<std::int64_t>> times;
+    for (const auto& t : tokens)
+        times[t.requestId].push_back(t.timeNs);
+    LatencyReport rep;
+    std::int64_t first = std::numeric_limits<std::int64_t>::max();
+    std::int64_t last = std::numeric_limits<std::int64_t>::min();
+    int good = 0;
+    for (const auto& q : requests) {
+        auto it = times.find(q.requestId);
+        if (!q.success || it == times.end() || it->second.empty()) {
+            ++rep.failedRequests;
+            continue;
+        }
+        auto& ts = it->second;
+        std::sort(ts.begin(), ts.end());
+        RequestLatency r;
+        r.requestId = q.requestId;
+        r.promptTokens = q.promptTokens;
+        r.outputTokens = q.outputTokens > 0 ? q.outputTokens : static_cast<int>(ts.size());
+        r.ttftMs = ms(ts.front() - q.startNs);
+        r.e2elMs = ms(std::max(q.endNs, ts.back()) - q.startNs);
+        if (r.outputTokens > 1) r.tpotMs = (r.e2elMs - r.ttftMs) / (r.outputTokens - 1);
+        for (std::size_t i = 1; i < ts.size(); ++i)
+            r.itlMs.push_back(ms(ts[i] - ts[i - 1]));
+        rep.ttftMs.push_back(r.ttftMs);
+        if (r.tpotMs) rep.tpotMs.push_back(*r.tpotMs);
+        rep.itlMs.insert(rep.itlMs.end(), r.itlMs.begin(), r.itlMs.end());
+        rep.e2elMs.push_back(r.e2elMs);
+        rep.totalInputTokens += r.promptTokens;
+        rep.totalOutputTokens += r.outputTokens;
+        first = std::min(first, q.startNs);
+        last = std::max(last, std::max(q.endNs, ts.back()));
+        bool meets = (!targets.ttftMs || r.ttftMs <= *targets.ttftMs) &&
+                     (!targets.tpotMs || !r.tpotMs || *r.tpotMs <= *targets.tpotMs) &&
+                     (!targets.e2elMs || r.e2elMs <= *targets.e2elMs);
+        if (meets) ++good;
+        rep.requests.push_back(std::move(r));
+    }
+    if (rep.requests.empty()) return rep;
+    std::int64_t span = durationNs > 0 ? durationNs : last - first;
+    rep.durationS = static_cast<double>(span) / 1e9;
+    if (rep.durationS > 0) {
+        auto n = static_cast<double>(rep.requests.size());
+        rep.requestThroughput = n / rep.durationS;
+        rep.outputThroughput = static_cast<double>(rep.totalOutputTokens) / rep.durationS;
+        rep.totalTokenThroughput =
+            static_cast<double>(rep.totalInputTokens + rep.totalOutputTokens) / rep.durationS;
+        if (targets.any()) rep.requestGoodput = good / rep.durationS;
+    }
+    if (auto joules = energyBetween(samples, first, last); joules && rep.totalOutputTokens > 0)
+        rep.energyPerOutputTokenJ = *joules / static_cast<double>(rep.totalOutputTokens);
+    return rep;
+}
+
+}  // namespace ws

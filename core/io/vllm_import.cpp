@@ -1,0 +1,139 @@
+#include "io/vllm_import.h"
+
+#include <cmath>
+#include <ctime>
+#include <nlohmann/json.hpp>
+
+#include "store/store.h"
+#include "store/store_writer.h"
+#include "util/process_identity.h"
+
+namespace ws {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr const char* kRequired[] = {"duration", "ttfts", "itls", "output_lens"};
+
+std::int64_t toNs(double seconds) {
+    return std::llround(seconds * 1e9);
+}
+
+[[noreturn]] void fail(const std::string& path, const std::string& field, const std::string& why) {
+    throw std::runtime_error(path + ": " + field + ": " + why + "; nothing was imported");
+}
+
+const json& field(const json& doc, const std::string& path, const char* name) {
+    auto it = doc.find(name);
+    if (it == doc.end()) fail(path, name, "missing (not a vLLM benchmark result?)");
+    return *it;
+}
+
+// vLLM writes the date as "%Y%m%d-%H%M%S" in local time.
+std::int64_t parseDate(const json& doc) {
+    auto it = doc.find("date");
+    if (it == doc.end() || !it->is_string()) return 0;
+    std::tm tm{};
+    if (!strptime(it->get<std::string>().c_str(), "%Y%m%d-%H%M%S", &tm)) return 0;
+    tm.tm_isdst = -1;
+    return static_cast<std::int64_t>(std::mktime(&tm)) * 1'000'000'000;
+}
+
+}  // namespace
+
+bool isVllmResult(const std::string& text) {
+    auto doc = json::parse(text, nullptr, false);
+    if (doc.is_discarded() || !doc.is_object()) return false;
+    for (const char* k : kRequired)
+        if (!doc.contains(k)) return false;
+    return true;
+}
+
+ImportResult importVllmResult(Store& store, const std::string& path, const std::string& text,
+                              const std::string& label) {
+    auto doc = json::parse(text, nullptr, false);
+    if (doc.is_discarded()) fail(path, "(file)", "not valid JSON");
+    if (!doc.is_object()) fail(path, "(file)", "not a JSON object");
+    const auto& ttfts = field(doc, path, "ttfts");
+    const auto& itls = field(doc, path, "itls");
+    const auto& outputLens = field(doc, path, "output_lens");
+    const auto& duration = field(doc, path, "duration");
+    if (!duration.is_number() || duration.get<double>() <= 0)
+        fail(path, "duration", "must be a positive number of seconds");
+    if (!ttfts.is_array() || !itls.is_array() || !outputLens.is_array())
+        fail(path, "ttfts/itls/output_lens", "must be arrays");
+    std::size_t n = ttfts.size();
+    if (itls.size() != n || outputLens.size() != n)
+        fail(path, "itls/output_lens",
+             "have " + std::to_string(itls.size()) + "/" + std::to_string(outputLens.size()) +
+                 " entries for " + std::to_string(n) + " ttfts");
+    const json* inputLens = doc.contains("input_lens") ? &doc["input_lens"] : nullptr;
+    const json* errors = doc.contains("errors") ? &doc["errors"] : nullptr;
+
+    // Validate and build everything before touching the store.
+    std::vector<RequestRecord> requests;
+    std::vector<TokenRecord> tokens;
+    for (std::size_t i = 0; i < n; ++i) {
+        auto where = "[" + std::to_string(i) + "]";
+        if (!ttfts[i].is_number()) fail(path, "ttfts" + where, "not a number");
+        if (!outputLens[i].is_number_integer()) fail(path, "output_lens" + where, "not an integer");
+        if (!itls[i].is_array()) fail(path, "itls" + where, "not an array");
+        bool failed = errors && errors->is_array() && i < errors->size() &&
+                      (*errors)[i].is_string() && !(*errors)[i].get<std::string>().empty();
+        RequestRecord q;
+        q.requestId = static_cast<std::int64_t>(i);
+        q.startNs = 0;  // vLLM's file keeps no arrival times: requests are aligned at 0
+        q.outputTokens = outputLens[i].get<int>();
+        if (inputLens && inputLens->is_array() && i < inputLens->size() &&
+            (*inputLens)[i].is_number_integer())
+            q.promptTokens = (*inputLens)[i].get<int>();
+        q.success = !failed && q.outputTokens > 0;
+        double t = ttfts[i].get<double>();
+        std::int64_t at = toNs(t);
+        if (q.success) tokens.push_back({q.requestId, 0, at});
+        int index = 1;
+        for (const auto& gap : itls[i]) {
+            if (!gap.is_number()) fail(path, "itls" + where, "holds a non-number");
+            t += gap.get<double>();
+            if (q.success) tokens.push_back({q.requestId, index++, toNs(t)});
+        }
+        q.endNs = toNs(t);
+        requests.push_back(q);
+    }
+
+    NewRun nr;
+    std::string model = doc.value("model_id", std::string("vllm"));
+    nr.label = label.empty() ? "vLLM " + model : label;
+    json summary = json::object();
+    for (const char* k : {"backend", "model_id", "tokenizer_id", "num_prompts", "request_rate",
+                          "burstiness", "max_concurrency", "date"})
+        if (doc.contains(k)) summary[k] = doc[k];
+    nr.workload = WorkloadInfo{model, "imported", summary.dump(1)};
+    nr.command = "vllm bench serve (imported from " + path + ")";
+    std::int64_t started = parseDate(doc);
+    nr.startedAtNs = started ? started : unixNowNs();
+    std::int64_t durationNs = toNs(duration.get<double>());
+
+    RunId run = store.beginRun(nr);
+    try {
+        {
+            StoreWriter w(store, run);
+            for (const auto& q : requests)
+                w.add(q);
+            for (const auto& t : tokens)
+                w.add(t);
+            w.flush();
+        }
+        store.setProperty(run, "benchmark_duration_ns", std::to_string(durationNs));
+        store.setProperty(run, "imported_from", path);
+        store.finishRun(run, RunStatus::Ok, std::nullopt, std::nullopt,
+                        nr.startedAtNs + durationNs);
+    } catch (...) {
+        store.deleteRun(run);
+        throw;
+    }
+    return {run, "vLLM benchmark result", static_cast<std::int64_t>(n)};
+}
+
+}  // namespace ws

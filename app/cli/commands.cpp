@@ -21,6 +21,10 @@ const std::vector<Command>& commands() {
          cmdStats},
         {"import", "import FILE [--label L] [--db FILE]",
          "store a vLLM `bench serve --save-result` JSON as a run", cmdImport},
+        {"occupancy",
+         "occupancy --cc 9.0 --threads N --regs R [--smem BYTES] [--carveout PCT] [--json]",
+         "theoretical occupancy and its limiter, by the CUDA occupancy calculator's rules",
+         cmdOccupancy},
         {"validate", "validate CONFIG...", "check workload configs; errors name file:line:column",
          cmdValidate},
     };

@@ -163,3 +163,61 @@ TEST_F(CliTest, ValidateReportsFileLineColumnField) {
 
 }  // namespace
 }  // namespace ws
+
+namespace ws {
+namespace {
+
+TEST_F(CliTest, OccupancyJsonHasDocumentedKeys) {
+    auto r = cli({"occupancy", "--cc", "9.0", "--threads", "256", "--regs", "128", "--smem",
+                  "16384", "--json"});
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["active_blocks_per_sm"], 2);
+    EXPECT_EQ(j["active_warps_per_sm"], 16);
+    EXPECT_DOUBLE_EQ(j["occupancy"].get<double>(), 0.25);
+    EXPECT_EQ(j["limiter"], "registers");
+    EXPECT_EQ(cli({"occupancy", "--cc", "6.1", "--threads", "256", "--regs", "32"}).exitCode, 2);
+    EXPECT_EQ(cli({"occupancy", "--cc", "9.0", "--threads", "abc", "--regs", "32"}).exitCode, 2);
+}
+
+TEST_F(CliTest, StatsJsonUsesVllmNames) {
+    auto r = cli({"stats", std::to_string(runs.decoderOk), "--db", db, "--json", "--percentiles",
+                  "50,90,99"});
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    auto j = nlohmann::json::parse(r.out);
+    // Fixture: TTFT 0.2 ms and 0.22 ms, tokens 0.16 ms apart, 5 per request.
+    EXPECT_EQ(j["completed"], 2);
+    EXPECT_NEAR(j["mean_ttft_ms"].get<double>(), 0.21, 1e-9);
+    EXPECT_NEAR(j["p50_ttft_ms"].get<double>(), 0.21, 1e-9);
+    EXPECT_NEAR(j["mean_itl_ms"].get<double>(), 0.16, 1e-9);
+    EXPECT_NEAR(j["mean_tpot_ms"].get<double>(), 0.16, 1e-9);
+    for (const char* key : {"median_ttft_ms", "std_ttft_ms", "p90_ttft_ms", "p99_ttft_ms",
+                            "mean_e2el_ms", "p99_itl_ms", "request_throughput", "output_throughput",
+                            "total_token_throughput", "request_goodput"})
+        EXPECT_TRUE(j.contains(key)) << key;
+    auto text = cli({"stats", std::to_string(runs.decoderOk), "--db", db});
+    EXPECT_EQ(text.exitCode, 0);
+    EXPECT_NE(text.out.find("ttft"), std::string::npos);
+    auto none = cli({"stats", std::to_string(runs.commandKilled), "--db", db});
+    EXPECT_EQ(none.exitCode, 0);
+    EXPECT_NE(none.out.find("no requests with tokens"), std::string::npos);
+    EXPECT_EQ(cli({"stats", "1", "--db", db, "--percentiles", "x"}).exitCode, 2);
+}
+
+TEST_F(CliTest, ImportVllmResultAndRefuseForeignFile) {
+    auto r =
+        cli({"import", testing::dataFile("vllm_result.json"), "--db", db, "--label", "served"});
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_NE(r.out.find("40 requests"), std::string::npos);
+    auto list = nlohmann::json::parse(cli({"ls", "--json", "--db", db}).out);
+    EXPECT_EQ(list.back()["label"], "served");
+    auto foreign = dir.file("trace.json");
+    testing::writeFile(foreign, "{\"traceEvents\": []}");
+    auto bad = cli({"import", foreign, "--db", db});
+    EXPECT_EQ(bad.exitCode, 1);
+    EXPECT_NE(bad.err.find("not a format Warpscope imports"), std::string::npos);
+    EXPECT_EQ(nlohmann::json::parse(cli({"ls", "--json", "--db", db}).out).size(), list.size());
+}
+
+}  // namespace
+}  // namespace ws

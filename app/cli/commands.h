@@ -26,6 +26,6 @@ int cmdStats(const std::vector<std::string>& args);
 int cmdImport(const std::vector<std::string>& args);
 int cmdOccupancy(const std::vector<std::string>& args);
 int cmdCompare(const std::vector<std::string>& args);
-int cmdKernels(const std::vector<std::string>& args);
+int cmdSummary(const std::vector<std::string>& args);
 
 }  // namespace ws::cli

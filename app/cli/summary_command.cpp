@@ -1,0 +1,115 @@
+// warpscope-cli summary: kernels, memory copies and NVTX ranges of a run, as
+// `nsys stats` tabulates them.
+#include <iomanip>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "analysis/kernel_summary.h"
+#include "cli/cli_args.h"
+#include "cli/commands.h"
+#include "store/store.h"
+#include "util/format.h"
+
+namespace ws::cli {
+
+namespace {
+nlohmann::ordered_json durationJson(const DurationStats& d) {
+    return {{"instances", d.count},    {"total_ns", d.totalNs}, {"mean_ns", d.meanNs},
+            {"median_ns", d.medianNs}, {"min_ns", d.minNs},     {"max_ns", d.maxNs},
+            {"std_ns", d.stdNs}};
+}
+
+std::string ns(double v) {
+    return formatDuration(static_cast<std::int64_t>(v));
+}
+}  // namespace
+
+int cmdSummary(const std::vector<std::string>& argv) {
+    auto args = Args::parse(argv, {{"json"}, {"db", "top"}, 1, 1});
+    auto id = parseRunId(args.positional()[0]);
+    std::size_t top = 20;
+    if (auto t = args.value("top")) {
+        try {
+            top = static_cast<std::size_t>(std::stoul(*t));
+        } catch (const std::exception&) {
+            throw UsageError("--top must be a positive integer");
+        }
+    }
+    Store store(args.valueOr("db", Store::defaultPath()));
+    requireRun(store, id);
+    auto s = summarizeRun(store, id);
+    if (args.flag("json")) {
+        nlohmann::ordered_json j;
+        j["gpu_span_ns"] = s.gpuSpanNs;
+        j["gpu_busy_ns"] = s.gpuBusyNs;
+        j["gpu_busy_fraction"] = s.gpuBusyFraction;
+        j["kernels"] = nlohmann::ordered_json::array();
+        for (const auto& k : s.kernels) {
+            auto row = durationJson(k.time);
+            row["time_percent"] = k.timePercent;
+            row["name"] = k.name;
+            row["demangled"] = k.demangled;
+            j["kernels"].push_back(row);
+        }
+        j["memcpys"] = nlohmann::ordered_json::array();
+        for (const auto& m : s.memcpys) {
+            auto row = durationJson(m.time);
+            row["kind"] = toString(m.kind);
+            row["total_bytes"] = m.totalBytes;
+            row["gb_per_s"] = m.gbPerS;
+            j["memcpys"].push_back(row);
+        }
+        j["ranges"] = nlohmann::ordered_json::array();
+        for (const auto& r : s.ranges) {
+            auto row = durationJson(r.time);
+            row["name"] = r.name;
+            row["domain"] = r.domain;
+            row["gpu_busy_fraction"] = r.gpuBusyFraction;
+            row["kernel_time_ns"] = r.kernelTimeNs;
+            j["ranges"].push_back(row);
+        }
+        std::cout << j.dump(2) << '\n';
+        return 0;
+    }
+    std::cout << "GPU busy " << std::fixed << std::setprecision(1) << s.gpuBusyFraction * 100
+              << "% of " << formatDuration(s.gpuSpanNs) << "\n\nKernels\n";
+    std::cout << std::right << std::setw(7) << "time%" << std::setw(11) << "total" << std::setw(10)
+              << "count" << std::setw(11) << "mean" << std::setw(11) << "median" << std::setw(11)
+              << "min" << std::setw(11) << "max" << std::setw(11) << "std"
+              << "  name\n";
+    for (std::size_t i = 0; i < s.kernels.size() && i < top; ++i) {
+        const auto& k = s.kernels[i];
+        std::cout << std::setw(7) << k.timePercent << std::setw(11) << ns(k.time.totalNs)
+                  << std::setw(10) << k.time.count << std::setw(11) << ns(k.time.meanNs)
+                  << std::setw(11) << ns(k.time.medianNs) << std::setw(11) << ns(k.time.minNs)
+                  << std::setw(11) << ns(k.time.maxNs) << std::setw(11) << ns(k.time.stdNs) << "  "
+                  << k.name << '\n';
+    }
+    if (!s.memcpys.empty()) {
+        std::cout << "\nMemory copies\n"
+                  << std::setw(7) << "time%" << std::setw(11) << "total" << std::setw(10) << "count"
+                  << std::setw(12) << "bytes" << std::setw(11) << "GB/s"
+                  << "  kind\n";
+        for (const auto& m : s.memcpys)
+            std::cout << std::setw(7) << m.timePercent << std::setw(11) << ns(m.time.totalNs)
+                      << std::setw(10) << m.time.count << std::setw(12) << formatBytes(m.totalBytes)
+                      << std::setw(11) << std::setprecision(2) << m.gbPerS << std::setprecision(1)
+                      << "  " << toString(m.kind) << '\n';
+    }
+    if (!s.ranges.empty()) {
+        std::cout << "\nNVTX ranges\n"
+                  << std::setw(11) << "total" << std::setw(10) << "count" << std::setw(11) << "mean"
+                  << std::setw(10) << "GPU busy" << std::setw(12) << "kernels"
+                  << "  name\n";
+        for (std::size_t i = 0; i < s.ranges.size() && i < top; ++i) {
+            const auto& r = s.ranges[i];
+            std::cout << std::setw(11) << ns(r.time.totalNs) << std::setw(10) << r.time.count
+                      << std::setw(11) << ns(r.time.meanNs) << std::setw(9)
+                      << r.gpuBusyFraction * 100 << "%" << std::setw(12) << ns(r.kernelTimeNs)
+                      << "  " << r.name << (r.domain.empty() ? "" : "  [" + r.domain + "]") << '\n';
+        }
+    }
+    return 0;
+}
+
+}  // namespace ws::cli

@@ -1,0 +1,205 @@
+#include "analysis/kernel_summary.h"
+
+#include <cxxabi.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <unordered_map>
+
+#include "store/store.h"
+
+namespace ws {
+
+namespace {
+
+DurationStats durations(const std::vector<double>& ns) {
+    auto s = stats::summarize(ns);
+    return {static_cast<std::int64_t>(s.count), s.sum, s.mean, s.median, s.min, s.max, s.stddev};
+}
+
+using Interval = std::pair<std::int64_t, std::int64_t>;
+
+// GPU busy time inside [from, to), from intervals sorted by start.
+std::int64_t busyWithin(const std::vector<Interval>& merged, std::int64_t from, std::int64_t to) {
+    std::int64_t busy = 0;
+    auto it =
+        std::lower_bound(merged.begin(), merged.end(), Interval{from, from},
+                         [](const Interval& a, const Interval& b) { return a.second < b.first; });
+    for (; it != merged.end() && it->first < to; ++it)
+        busy += std::max<std::int64_t>(0, std::min(it->second, to) - std::max(it->first, from));
+    return busy;
+}
+
+std::vector<Interval> mergeIntervals(std::vector<Interval> v) {
+    std::sort(v.begin(), v.end());
+    std::vector<Interval> out;
+    for (const auto& i : v) {
+        if (!out.empty() && i.first <= out.back().second)
+            out.back().second = std::max(out.back().second, i.second);
+        else
+            out.push_back(i);
+    }
+    return out;
+}
+
+}  // namespace
+
+std::string demangle(const std::string& mangled) {
+    int status = 0;
+    std::unique_ptr<char, void (*)(void*)> out(
+        abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status), std::free);
+    return status == 0 && out ? std::string(out.get()) : mangled;
+}
+
+std::string shortKernelName(const std::string& demangled) {
+    // Cut the parameter list: the first '(' outside template brackets.
+    std::string s;
+    int depth = 0;
+    for (char c : demangled) {
+        if (c == '<') ++depth;
+        if (c == '>') --depth;
+        if (c == '(' && depth == 0) break;
+        if (depth == 0 && c != '>') s += c;
+    }
+    // Drop the return type and namespaces.
+    auto space = s.rfind(' ');
+    if (space != std::string::npos) s = s.substr(space + 1);
+    auto colons = s.rfind("::");
+    if (colons != std::string::npos) s = s.substr(colons + 2);
+    return s.empty() ? demangled : s;
+}
+
+std::int64_t unionLength(std::vector<Interval> intervals) {
+    std::int64_t total = 0;
+    for (const auto& i : mergeIntervals(std::move(intervals)))
+        total += i.second - i.first;
+    return total;
+}
+
+RunSummary summarizeRun(Store& store, RunId run) {
+    RunSummary out;
+    std::vector<Interval> gpu;
+    std::map<std::string, std::vector<double>> kernelTimes;
+    std::unordered_map<std::uint32_t, std::int64_t> kernelNsByCorrelation;
+    double kernelTotal = 0;
+    forEachKernel(store, run, {}, std::nullopt, [&](const KernelRecord& k) {
+        kernelTimes[k.name].push_back(static_cast<double>(k.durationNs()));
+        kernelNsByCorrelation[k.correlationId] += k.durationNs();
+        kernelTotal += static_cast<double>(k.durationNs());
+        gpu.emplace_back(k.startNs, k.endNs);
+    });
+    for (auto& [name, times] : kernelTimes) {
+        KernelStat s;
+        s.mangled = name;
+        s.demangled = demangle(name);
+        s.name = shortKernelName(s.demangled);
+        s.time = durations(times);
+        s.timePercent = kernelTotal > 0 ? 100.0 * s.time.totalNs / kernelTotal : 0;
+        out.kernels.push_back(std::move(s));
+    }
+    std::sort(out.kernels.begin(), out.kernels.end(), [](const KernelStat& a, const KernelStat& b) {
+        return a.time.totalNs > b.time.totalNs;
+    });
+
+    std::map<MemcpyKind, std::pair<std::vector<double>, std::int64_t>> copies;
+    double copyTotal = 0;
+    forEachMemcpy(store, run, {}, std::nullopt, [&](const MemcpyRecord& m) {
+        auto& c = copies[m.kind];
+        c.first.push_back(static_cast<double>(m.endNs - m.startNs));
+        c.second += m.bytes;
+        copyTotal += static_cast<double>(m.endNs - m.startNs);
+        gpu.emplace_back(m.startNs, m.endNs);
+    });
+    for (auto& [kind, c] : copies) {
+        MemcpyStat s;
+        s.kind = kind;
+        s.time = durations(c.first);
+        s.totalBytes = c.second;
+        s.gbPerS = s.time.totalNs > 0 ? static_cast<double>(s.totalBytes) / s.time.totalNs : 0;
+        s.timePercent = copyTotal > 0 ? 100.0 * s.time.totalNs / copyTotal : 0;
+        out.memcpys.push_back(s);
+    }
+    std::sort(out.memcpys.begin(), out.memcpys.end(), [](const MemcpyStat& a, const MemcpyStat& b) {
+        return a.time.totalNs > b.time.totalNs;
+    });
+    forEachMemset(store, run, {}, std::nullopt,
+                  [&](const MemsetRecord& m) { gpu.emplace_back(m.startNs, m.endNs); });
+
+    auto merged = mergeIntervals(gpu);
+    for (const auto& i : merged)
+        out.gpuBusyNs += i.second - i.first;
+    if (!merged.empty()) out.gpuSpanNs = merged.back().second - merged.front().first;
+    out.gpuBusyFraction =
+        out.gpuSpanNs > 0 ? static_cast<double>(out.gpuBusyNs) / static_cast<double>(out.gpuSpanNs)
+                          : 0;
+
+    // NVTX ranges: durations, GPU busy inside each instance, and the kernels
+    // whose launch call ran inside it (innermost range on the launching thread).
+    auto ranges = rangesIn(store, run);
+    std::map<std::pair<std::string, std::string>, std::size_t> index;
+    std::vector<std::vector<double>> rangeTimes;
+    // Per thread: range indices sorted by start, and the running maximum of
+    // their ends, so the search for an enclosing range stops early.
+    std::map<std::uint32_t, std::vector<std::size_t>> rangesByThread;
+    for (std::size_t i = 0; i < ranges.size(); ++i) {
+        const auto& r = ranges[i];
+        if (r.kind == RangeKind::Mark) continue;
+        auto key = std::make_pair(r.domain, r.name);
+        auto [it, inserted] = index.try_emplace(key, out.ranges.size());
+        if (inserted) {
+            out.ranges.push_back({r.name, r.domain, {}, 0, 0, 0});
+            rangeTimes.emplace_back();
+        }
+        rangeTimes[it->second].push_back(static_cast<double>(r.endNs - r.startNs));
+        out.ranges[it->second].gpuBusyNs +=
+            static_cast<double>(busyWithin(merged, r.startNs, r.endNs));
+        rangesByThread[r.threadId].push_back(i);
+    }
+    std::map<std::uint32_t, std::vector<std::int64_t>> maxEndByThread;
+    for (auto& [thread, list] : rangesByThread) {
+        std::sort(list.begin(), list.end(), [&](std::size_t a, std::size_t b) {
+            return ranges[a].startNs < ranges[b].startNs;
+        });
+        auto& ends = maxEndByThread[thread];
+        for (auto i : list)
+            ends.push_back(std::max(ends.empty() ? 0 : ends.back(), ranges[i].endNs));
+    }
+    forEachApiCall(store, run, {}, std::nullopt, [&](const ApiCallRecord& a) {
+        auto k = kernelNsByCorrelation.find(a.correlationId);
+        if (k == kernelNsByCorrelation.end()) return;
+        auto t = rangesByThread.find(a.threadId);
+        if (t == rangesByThread.end()) return;
+        const auto& list = t->second;
+        const auto& ends = maxEndByThread[a.threadId];
+        // The latest-starting range that contains the call is the innermost.
+        auto pos =
+            std::upper_bound(list.begin(), list.end(), a.startNs,
+                             [&](std::int64_t v, std::size_t i) { return v < ranges[i].startNs; });
+        const RangeRecord* innermost = nullptr;
+        for (auto i = pos - list.begin();
+             i-- > 0 && ends[static_cast<std::size_t>(i)] > a.startNs;) {
+            const auto& r = ranges[list[static_cast<std::size_t>(i)]];
+            if (a.startNs < r.endNs) {
+                innermost = &r;
+                break;
+            }
+        }
+        if (innermost)
+            out.ranges[index[{innermost->domain, innermost->name}]].kernelTimeNs +=
+                static_cast<double>(k->second);
+    });
+    for (std::size_t i = 0; i < out.ranges.size(); ++i) {
+        out.ranges[i].time = durations(rangeTimes[i]);
+        out.ranges[i].gpuBusyFraction = out.ranges[i].time.totalNs > 0
+                                            ? out.ranges[i].gpuBusyNs / out.ranges[i].time.totalNs
+                                            : 0;
+    }
+    std::sort(out.ranges.begin(), out.ranges.end(), [](const RangeStat& a, const RangeStat& b) {
+        return a.time.totalNs > b.time.totalNs;
+    });
+    return out;
+}
+
+}  // namespace ws

@@ -1,0 +1,66 @@
+// What `nsys stats` reports as cuda_gpu_kern_sum, cuda_gpu_mem_time_sum and
+// nvtx_sum, plus GPU busy/idle overall and per NVTX range, and GPU time
+// attributed to the NVTX ranges (phases such as prefill and decode) that
+// launched it.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "analysis/statistics.h"
+#include "model/records.h"
+#include "store/run_queries.h"
+
+namespace ws {
+
+class Store;
+
+struct DurationStats {
+    std::int64_t count = 0;
+    double totalNs = 0, meanNs = 0, medianNs = 0, minNs = 0, maxNs = 0, stdNs = 0;
+};
+
+struct KernelStat {
+    std::string name;       // short: "gemv_bf16_splitk"
+    std::string demangled;  // full signature
+    std::string mangled;    // as CUPTI reported it
+    DurationStats time;
+    double timePercent = 0;  // of all kernel time in the run
+};
+
+struct MemcpyStat {
+    MemcpyKind kind = MemcpyKind::Unknown;
+    DurationStats time;
+    std::int64_t totalBytes = 0;
+    double gbPerS = 0;  // bytes over time spent copying (10^9 bytes/s)
+    double timePercent = 0;
+};
+
+struct RangeStat {
+    std::string name;
+    std::string domain;
+    DurationStats time;
+    double gpuBusyNs = 0;     // GPU activity inside the range's instances
+    double kernelTimeNs = 0;  // kernels launched from inside the range (innermost)
+    double gpuBusyFraction = 0;
+};
+
+struct RunSummary {
+    std::vector<KernelStat> kernels;  // by total time, largest first
+    std::vector<MemcpyStat> memcpys;
+    std::vector<RangeStat> ranges;
+    std::int64_t gpuSpanNs = 0;  // first GPU activity to last
+    std::int64_t gpuBusyNs = 0;  // union of kernels, memcpys and memsets
+    double gpuBusyFraction = 0;
+};
+
+RunSummary summarizeRun(Store& store, RunId run);
+
+// "void at::native::foo<int, 4>(float*, int)" → "foo"; "_Z3bazv" → "baz".
+std::string demangle(const std::string& mangled);
+std::string shortKernelName(const std::string& demangled);
+
+// Length of the union of [start, end) intervals.
+std::int64_t unionLength(std::vector<std::pair<std::int64_t, std::int64_t>> intervals);
+
+}  // namespace ws

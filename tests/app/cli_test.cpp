@@ -221,3 +221,41 @@ TEST_F(CliTest, ImportVllmResultAndRefuseForeignFile) {
 
 }  // namespace
 }  // namespace ws
+
+namespace ws {
+namespace {
+
+TEST_F(CliTest, CompareAndSummaryCommands) {
+    auto r = cli({"compare", std::to_string(runs.decoderOk), std::to_string(runs.kernelFailed),
+                  "--db", db, "--json"});
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    auto j = nlohmann::json::parse(r.out);
+    ASSERT_EQ(j.size(), 1u);
+    EXPECT_EQ(j[0]["base"], runs.decoderOk);
+    // The decoder's kernels vanished in the GEMM run, and its GEMM is new.
+    bool sawNew = false, sawVanished = false;
+    for (const auto& k : j[0]["kernels"]) {
+        sawNew |= k["presence"] == "new";
+        sawVanished |= k["presence"] == "vanished";
+    }
+    EXPECT_TRUE(sawNew && sawVanished);
+    EXPECT_FALSE(j[0]["notes"].empty());  // the GEMM run has no tokens
+    auto self = nlohmann::json::parse(cli({"compare", std::to_string(runs.decoderOk),
+                                           std::to_string(runs.decoderOk), "--db", db, "--json"})
+                                          .out);
+    for (const auto& m : self[0]["latency"])
+        if (m["verdict"] != "not comparable") {
+            EXPECT_EQ(m["verdict"], "within noise") << m;
+        }
+    EXPECT_EQ(cli({"compare", "1", "--db", db}).exitCode, 2);
+
+    auto s = cli({"summary", std::to_string(runs.decoderOk), "--db", db, "--json"});
+    ASSERT_EQ(s.exitCode, 0) << s.err;
+    auto sj = nlohmann::json::parse(s.out);
+    EXPECT_EQ(sj["kernels"].size(), 4u);
+    EXPECT_EQ(sj["kernels"][0]["instances"], 60);
+    EXPECT_EQ(sj["memcpys"].size(), 2u);
+}
+
+}  // namespace
+}  // namespace ws

@@ -1,0 +1,102 @@
+// warpscope-cli compare: runs against a baseline, with confidence intervals.
+#include <iomanip>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "analysis/compare.h"
+#include "cli/cli_args.h"
+#include "cli/commands.h"
+#include "store/run_queries.h"
+#include "store/store.h"
+
+namespace ws::cli {
+
+namespace {
+nlohmann::ordered_json optJson(const std::optional<double>& v) {
+    return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(nullptr);
+}
+
+nlohmann::ordered_json metricJson(const MetricDelta& d) {
+    return {{"metric", d.metric},
+            {"base", d.base},
+            {"candidate", d.candidate},
+            {"delta", d.delta},
+            {"speedup", d.speedup},
+            {"ci95_low", optJson(d.ciLow)},
+            {"ci95_high", optJson(d.ciHigh)},
+            {"verdict", toString(d.verdict)}};
+}
+
+const char* presence(KernelDelta::Presence p) {
+    switch (p) {
+        case KernelDelta::Presence::New:
+            return "new";
+        case KernelDelta::Presence::Vanished:
+            return "vanished";
+        default:
+            return "both";
+    }
+}
+}  // namespace
+
+int cmdCompare(const std::vector<std::string>& argv) {
+    auto args = Args::parse(argv, {{"json"}, {"db", "top"}, 2, 64});
+    Store store(args.valueOr("db", Store::defaultPath()));
+    auto base = parseRunId(args.positional()[0]);
+    requireRun(store, base);
+    std::size_t top = args.value("top") ? std::stoul(*args.value("top")) : 15;
+    nlohmann::ordered_json all = nlohmann::ordered_json::array();
+    for (std::size_t i = 1; i < args.positional().size(); ++i) {
+        auto cand = parseRunId(args.positional()[i]);
+        requireRun(store, cand);
+        auto c = compareRuns(store, base, cand);
+        if (args.flag("json")) {
+            nlohmann::ordered_json j = {{"base", base}, {"candidate", cand}};
+            j["latency"] = nlohmann::ordered_json::array();
+            for (const auto& d : c.latency)
+                j["latency"].push_back(metricJson(d));
+            j["total_kernel_time"] = c.totalKernelTime ? metricJson(*c.totalKernelTime) : nullptr;
+            j["kernels"] = nlohmann::ordered_json::array();
+            for (const auto& k : c.kernels)
+                j["kernels"].push_back({{"name", k.name},
+                                        {"presence", presence(k.presence)},
+                                        {"base_total_ns", k.baseTotalNs},
+                                        {"candidate_total_ns", k.candidateTotalNs},
+                                        {"base_mean_ns", k.baseMeanNs},
+                                        {"candidate_mean_ns", k.candidateMeanNs},
+                                        {"ci95_low_ns", optJson(k.ciLow)},
+                                        {"ci95_high_ns", optJson(k.ciHigh)},
+                                        {"verdict", toString(k.verdict)}});
+            j["notes"] = c.notes;
+            all.push_back(j);
+            continue;
+        }
+        std::cout << "run " << cand << " against baseline " << base << "\n";
+        std::cout << std::fixed << std::setprecision(3);
+        for (const auto& d : c.latency) {
+            std::cout << "  " << std::left << std::setw(20) << d.metric << std::right
+                      << std::setw(11) << d.base << " -> " << std::setw(11) << d.candidate << "  x"
+                      << std::setprecision(2) << d.speedup << std::setprecision(3);
+            if (d.ciLow) std::cout << "  delta 95% CI [" << *d.ciLow << ", " << *d.ciHigh << "]";
+            std::cout << "  " << toString(d.verdict) << '\n';
+        }
+        if (c.totalKernelTime)
+            std::cout << "  total kernel time  " << c.totalKernelTime->base << " ms -> "
+                      << c.totalKernelTime->candidate << " ms  x" << std::setprecision(2)
+                      << c.totalKernelTime->speedup << '\n';
+        for (std::size_t k = 0; k < c.kernels.size() && k < top; ++k) {
+            const auto& d = c.kernels[k];
+            std::cout << "    " << std::setw(9) << std::setprecision(1)
+                      << (d.candidateTotalNs - d.baseTotalNs) / 1e3 << " us  " << std::setw(14)
+                      << (d.presence == KernelDelta::Presence::Both ? toString(d.verdict)
+                                                                    : presence(d.presence))
+                      << "  " << d.name << '\n';
+        }
+        for (const auto& n : c.notes)
+            std::cout << "  note: " << n << '\n';
+    }
+    if (args.flag("json")) std::cout << all.dump(2) << '\n';
+    return 0;
+}
+
+}  // namespace ws::cli

@@ -1,0 +1,180 @@
+#include "analysis/compare.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <random>
+
+#include "analysis/kernel_summary.h"
+#include "analysis/run_latency.h"
+#include "analysis/statistics.h"
+#include "store/run_queries.h"
+
+namespace ws {
+
+namespace {
+double meanOf(std::vector<double> v) {
+    return stats::summarize(std::move(v)).mean;
+}
+double medianOf(std::vector<double> v) {
+    return stats::percentile(std::move(v), 50);
+}
+double p90Of(std::vector<double> v) {
+    return stats::percentile(std::move(v), 90);
+}
+double p99Of(std::vector<double> v) {
+    return stats::percentile(std::move(v), 99);
+}
+}  // namespace
+
+const char* toString(Verdict v) {
+    switch (v) {
+        case Verdict::Faster:
+            return "faster";
+        case Verdict::Slower:
+            return "slower";
+        case Verdict::WithinNoise:
+            return "within noise";
+        case Verdict::NotComparable:
+            return "not comparable";
+    }
+    return "not comparable";
+}
+
+MetricDelta compareSamples(const std::string& metric, const std::vector<double>& base,
+                           const std::vector<double>& candidate,
+                           double (*statistic)(std::vector<double>), int resamples, unsigned seed) {
+    MetricDelta d;
+    d.metric = metric;
+    if (base.empty() || candidate.empty()) return d;
+    d.base = statistic(base);
+    d.candidate = statistic(candidate);
+    d.delta = d.candidate - d.base;
+    d.speedup = d.candidate != 0 ? d.base / d.candidate : 0;
+    if (base.size() < 2 || candidate.size() < 2) {
+        d.verdict = d.delta == 0 ? Verdict::WithinNoise : Verdict::NotComparable;
+        return d;
+    }
+    std::mt19937_64 rng(seed);
+    std::vector<double> deltas, a(base.size()), b(candidate.size());
+    deltas.reserve(static_cast<std::size_t>(resamples));
+    std::uniform_int_distribution<std::size_t> pickA(0, base.size() - 1),
+        pickB(0, candidate.size() - 1);
+    for (int r = 0; r < resamples; ++r) {
+        for (auto& x : a)
+            x = base[pickA(rng)];
+        for (auto& x : b)
+            x = candidate[pickB(rng)];
+        deltas.push_back(statistic(b) - statistic(a));
+    }
+    std::sort(deltas.begin(), deltas.end());
+    d.ciLow = stats::percentileSorted(deltas, 2.5);
+    d.ciHigh = stats::percentileSorted(deltas, 97.5);
+    // Rounding in the resampled statistics must not turn "identical" into a verdict.
+    const double tolerance = 1e-9 * std::max(std::fabs(d.base), std::fabs(d.candidate));
+    if (*d.ciHigh < -tolerance)
+        d.verdict = Verdict::Faster;
+    else if (*d.ciLow > tolerance)
+        d.verdict = Verdict::Slower;
+    else
+        d.verdict = Verdict::WithinNoise;
+    return d;
+}
+
+Comparison compareRuns(Store& store, RunId base, RunId candidate, int resamples) {
+    Comparison c;
+    c.base = base;
+    c.candidate = candidate;
+    auto lb = runLatency(store, base, contractTargets(store, base));
+    auto lc = runLatency(store, candidate, contractTargets(store, candidate));
+    unsigned seed = 12345;
+    if (!lb.requests.empty() && !lc.requests.empty()) {
+        struct Metric {
+            const char* name;
+            const std::vector<double>* b;
+            const std::vector<double>* c;
+            double (*stat)(std::vector<double>);
+        };
+        const Metric metrics[] = {
+            {"mean_ttft_ms", &lb.ttftMs, &lc.ttftMs, meanOf},
+            {"median_ttft_ms", &lb.ttftMs, &lc.ttftMs, medianOf},
+            {"p99_ttft_ms", &lb.ttftMs, &lc.ttftMs, p99Of},
+            {"mean_tpot_ms", &lb.tpotMs, &lc.tpotMs, meanOf},
+            {"median_tpot_ms", &lb.tpotMs, &lc.tpotMs, medianOf},
+            {"p99_tpot_ms", &lb.tpotMs, &lc.tpotMs, p99Of},
+            {"mean_itl_ms", &lb.itlMs, &lc.itlMs, meanOf},
+            {"p90_itl_ms", &lb.itlMs, &lc.itlMs, p90Of},
+            {"mean_e2el_ms", &lb.e2elMs, &lc.e2elMs, meanOf},
+        };
+        for (const auto& m : metrics) {
+            auto d = compareSamples(m.name, *m.b, *m.c, m.stat, resamples, seed++);
+            if (!m.b->empty() && !m.c->empty()) c.latency.push_back(d);
+        }
+        MetricDelta tput;
+        tput.metric = "output_throughput";
+        tput.base = lb.outputThroughput;
+        tput.candidate = lc.outputThroughput;
+        tput.delta = tput.candidate - tput.base;
+        tput.speedup = tput.base > 0 ? tput.candidate / tput.base : 0;
+        c.latency.push_back(tput);
+    } else {
+        c.notes.push_back(
+            "latency: " + std::string(lb.requests.empty() ? "the baseline" : "the candidate") +
+            " has no requests with tokens");
+    }
+
+    // Kernels matched by short name; an interval for the mean duration.
+    std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> byName;
+    std::vector<double> totalsB, totalsC;
+    forEachKernel(store, base, {}, std::nullopt, [&](const KernelRecord& k) {
+        byName[shortKernelName(demangle(k.name))].first.push_back(
+            static_cast<double>(k.durationNs()));
+    });
+    forEachKernel(store, candidate, {}, std::nullopt, [&](const KernelRecord& k) {
+        byName[shortKernelName(demangle(k.name))].second.push_back(
+            static_cast<double>(k.durationNs()));
+    });
+    double sumB = 0, sumC = 0;
+    for (auto& [name, samples] : byName) {
+        KernelDelta k;
+        k.name = name;
+        for (double v : samples.first)
+            k.baseTotalNs += v;
+        for (double v : samples.second)
+            k.candidateTotalNs += v;
+        sumB += k.baseTotalNs;
+        sumC += k.candidateTotalNs;
+        if (samples.first.empty()) {
+            k.presence = KernelDelta::Presence::New;
+        } else if (samples.second.empty()) {
+            k.presence = KernelDelta::Presence::Vanished;
+        } else {
+            auto d = compareSamples(name, samples.first, samples.second, meanOf,
+                                    std::min(resamples, 500), seed++);
+            k.baseMeanNs = d.base;
+            k.candidateMeanNs = d.candidate;
+            k.ciLow = d.ciLow;
+            k.ciHigh = d.ciHigh;
+            k.verdict = d.verdict;
+        }
+        c.kernels.push_back(std::move(k));
+    }
+    std::sort(c.kernels.begin(), c.kernels.end(), [](const KernelDelta& a, const KernelDelta& b) {
+        return std::fabs(a.candidateTotalNs - a.baseTotalNs) >
+               std::fabs(b.candidateTotalNs - b.baseTotalNs);
+    });
+    if (sumB > 0 || sumC > 0) {
+        MetricDelta t;
+        t.metric = "total_kernel_time_ms";
+        t.base = sumB / 1e6;
+        t.candidate = sumC / 1e6;
+        t.delta = t.candidate - t.base;
+        t.speedup = t.candidate > 0 ? t.base / t.candidate : 0;
+        c.totalKernelTime = t;
+    } else {
+        c.notes.push_back("kernels: neither run recorded any");
+    }
+    return c;
+}
+
+}  // namespace ws

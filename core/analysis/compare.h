@@ -1,0 +1,55 @@
+// A run against a baseline: each latency metric with its delta, speedup, a
+// 95% bootstrap confidence interval and a verdict; kernels matched by name.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/records.h"
+
+namespace ws {
+
+class Store;
+
+enum class Verdict { Faster, Slower, WithinNoise, NotComparable };
+const char* toString(Verdict v);
+
+struct MetricDelta {
+    std::string metric;  // e.g. "p99_ttft_ms"
+    double base = 0;
+    double candidate = 0;
+    double delta = 0;                     // candidate − base
+    double speedup = 0;                   // base / candidate (latency: above 1 is faster)
+    std::optional<double> ciLow, ciHigh;  // 95% interval of the delta
+    Verdict verdict = Verdict::NotComparable;
+};
+
+struct KernelDelta {
+    std::string name;  // short kernel name
+    double baseTotalNs = 0, candidateTotalNs = 0;
+    double baseMeanNs = 0, candidateMeanNs = 0;
+    std::optional<double> ciLow, ciHigh;  // of the mean's delta
+    Verdict verdict = Verdict::NotComparable;
+    enum class Presence { Both, New, Vanished } presence = Presence::Both;
+};
+
+struct Comparison {
+    RunId base = 0;
+    RunId candidate = 0;
+    std::vector<MetricDelta> latency;
+    std::vector<KernelDelta> kernels;  // by |total delta|, largest first
+    std::optional<MetricDelta> totalKernelTime;
+    std::vector<std::string> notes;  // what could not be compared and why
+};
+
+// Resampling is seeded: the same runs always give the same intervals.
+Comparison compareRuns(Store& store, RunId base, RunId candidate, int resamples = 2000);
+
+// Bootstrap interval of statistic(candidate) − statistic(base), lower-is-better
+// verdict. Exposed for tests.
+MetricDelta compareSamples(const std::string& metric, const std::vector<double>& base,
+                           const std::vector<double>& candidate,
+                           double (*statistic)(std::vector<double>), int resamples, unsigned seed);
+
+}  // namespace ws

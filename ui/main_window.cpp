@@ -7,6 +7,7 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFontDatabase>
+#include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
@@ -18,11 +19,13 @@
 #include <QStatusBar>
 #include <QTableView>
 #include <QTextBrowser>
+#include <QToolButton>
 #include <QVBoxLayout>
 
 #include "models/run_details_html.h"
 #include "models/run_list_model.h"
 #include "models/store_loader.h"
+#include "timeline/timeline_view.h"
 #include "util/version.h"
 
 namespace ws::ui {
@@ -48,6 +51,12 @@ MainWindow::MainWindow(QWidget* parent)
 
     connect(loader_, &StoreLoader::runsLoaded, this, &MainWindow::onRunsLoaded);
     connect(loader_, &StoreLoader::detailsLoaded, this, &MainWindow::onDetailsLoaded);
+    connect(loader_, &StoreLoader::timelineLoaded, this,
+            [this](std::shared_ptr<const TimelineData> timeline) {
+                timeline_->setData(timeline);
+                if (!search_->text().isEmpty()) timeline_->setSearch(search_->text());
+                emit timelineShown(timeline->run);
+            });
     connect(loader_, &StoreLoader::failed, this, [this](const QString& path, const QString& msg) {
         if (path == pendingPath_) pendingPath_.clear();
         showError(msg);
@@ -58,27 +67,28 @@ MainWindow::MainWindow(QWidget* parent)
     QSettings settings;
     restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
     restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
-    if (!settings.contains(QStringLiteral("window/geometry"))) resize(1400, 860);
+    if (!settings.contains(QStringLiteral("window/geometry"))) resize(1600, 960);
 }
 
 MainWindow::~MainWindow() = default;
 
 void MainWindow::buildPanels() {
-    auto* central = new QWidget(this);
-    auto* layout = new QVBoxLayout(central);
-    layout->setContentsMargins(6, 6, 6, 0);
-    errorBanner_ = new QLabel(central);
+    // Runs: a dock on the left, filterable.
+    auto* runsPanel = new QWidget(this);
+    auto* runsLayout = new QVBoxLayout(runsPanel);
+    runsLayout->setContentsMargins(4, 4, 4, 4);
+    errorBanner_ = new QLabel(runsPanel);
     errorBanner_->setWordWrap(true);
     errorBanner_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     errorBanner_->setStyleSheet(
         QStringLiteral("QLabel { background: #fdecea; color: #8a1c1c; border: 1px solid #f5c2c0; "
                        "border-radius: 4px; padding: 6px; }"));
     errorBanner_->hide();
-    filter_ = new QLineEdit(central);
-    filter_->setPlaceholderText(tr("Filter runs by label, workload, device or status  (Ctrl+F)"));
+    filter_ = new QLineEdit(runsPanel);
+    filter_->setPlaceholderText(tr("Filter runs (Ctrl+F)"));
     filter_->setClearButtonEnabled(true);
     connect(filter_, &QLineEdit::textChanged, proxy_, &QSortFilterProxyModel::setFilterFixedString);
-    runView_ = new QTableView(central);
+    runView_ = new QTableView(runsPanel);
     runView_->setModel(proxy_);
     runView_->setSortingEnabled(true);
     runView_->sortByColumn(RunListModel::Id, Qt::DescendingOrder);
@@ -87,21 +97,70 @@ void MainWindow::buildPanels() {
     runView_->setAlternatingRowColors(true);
     runView_->setShowGrid(false);
     runView_->verticalHeader()->hide();
-    runView_->verticalHeader()->setDefaultSectionSize(24);
+    runView_->verticalHeader()->setDefaultSectionSize(22);
     runView_->horizontalHeader()->setStretchLastSection(false);
     runView_->horizontalHeader()->setSectionResizeMode(RunListModel::Label, QHeaderView::Stretch);
-    runView_->setColumnWidth(RunListModel::Id, 48);
-    runView_->setColumnWidth(RunListModel::Status, 70);
-    runView_->setColumnWidth(RunListModel::Workload, 170);
-    runView_->setColumnWidth(RunListModel::Device, 120);
-    runView_->setColumnWidth(RunListModel::Started, 150);
-    runView_->setColumnWidth(RunListModel::Duration, 80);
+    runView_->setColumnWidth(RunListModel::Id, 36);
+    runView_->setColumnWidth(RunListModel::Status, 56);
+    runView_->setColumnWidth(RunListModel::Workload, 130);
+    runView_->setColumnWidth(RunListModel::Device, 96);
+    runView_->setColumnWidth(RunListModel::Started, 132);
+    runView_->setColumnWidth(RunListModel::Duration, 66);
     connect(runView_->selectionModel(), &QItemSelectionModel::selectionChanged, this,
             &MainWindow::onSelectionChanged);
-    layout->addWidget(errorBanner_);
-    layout->addWidget(filter_);
-    layout->addWidget(runView_);
+    runsLayout->addWidget(errorBanner_);
+    runsLayout->addWidget(filter_);
+    runsLayout->addWidget(runView_);
+    auto* runsDock = new QDockWidget(tr("Runs"), this);
+    runsDock->setObjectName(QStringLiteral("runsDock"));
+    runsDock->setWidget(runsPanel);
+    addDockWidget(Qt::LeftDockWidgetArea, runsDock);
+
+    // Timeline: the central area, with kernel search above it.
+    auto* central = new QWidget(this);
+    auto* layout = new QVBoxLayout(central);
+    layout->setContentsMargins(4, 4, 4, 0);
+    layout->setSpacing(4);
+    auto* bar = new QHBoxLayout();
+    search_ = new QLineEdit(central);
+    search_->setPlaceholderText(tr("Find kernels or ranges by name (Ctrl+K, F3 next)"));
+    search_->setClearButtonEnabled(true);
+    search_->setMaximumWidth(360);
+    auto* prev = new QToolButton(central);
+    prev->setText(QStringLiteral("◀"));
+    prev->setToolTip(tr("Previous match (Shift+F3)"));
+    auto* next = new QToolButton(central);
+    next->setText(QStringLiteral("▶"));
+    next->setToolTip(tr("Next match (F3)"));
+    auto* fit = new QToolButton(central);
+    fit->setText(tr("Fit"));
+    fit->setToolTip(tr("Show the whole run (Home)"));
+    selectionLabel_ = new QLabel(central);
+    selectionLabel_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    bar->addWidget(search_);
+    bar->addWidget(prev);
+    bar->addWidget(next);
+    bar->addWidget(fit);
+    bar->addSpacing(12);
+    bar->addWidget(selectionLabel_, 1);
+    timeline_ = new TimelineView(central);
+    layout->addLayout(bar);
+    layout->addWidget(timeline_, 1);
     setCentralWidget(central);
+    connect(search_, &QLineEdit::textChanged, this, [this](const QString& text) {
+        auto n = timeline_->setSearch(text);
+        selectionLabel_->setText(text.isEmpty() ? QString()
+                                                : tr("%n match(es)", nullptr, static_cast<int>(n)));
+    });
+    connect(search_, &QLineEdit::returnPressed, this, [this] { timeline_->findNext(); });
+    connect(next, &QToolButton::clicked, this, [this] { timeline_->findNext(); });
+    connect(prev, &QToolButton::clicked, this, [this] { timeline_->findNext(true); });
+    connect(fit, &QToolButton::clicked, timeline_, &TimelineView::fitAll);
+    connect(
+        timeline_, &TimelineView::eventSelected, this,
+        [this](int, long, const QString& description) {
+            selectionLabel_->setText(QString(description).replace('\n', QStringLiteral("  ·  ")));
+        });
 
     details_ = new QTextBrowser(this);
     details_->setOpenLinks(false);
@@ -118,9 +177,12 @@ void MainWindow::buildPanels() {
     auto* logDock = new QDockWidget(tr("Log"), this);
     logDock->setObjectName(QStringLiteral("logDock"));
     logDock->setWidget(log_);
-    addDockWidget(Qt::BottomDockWidgetArea, logDock);
-    resizeDocks({detailsDock}, {520}, Qt::Horizontal);
-    resizeDocks({logDock}, {200}, Qt::Vertical);
+    addDockWidget(Qt::RightDockWidgetArea, logDock);
+    // The log shares the right side with the details, so the timeline gets
+    // the full height.
+    tabifyDockWidget(detailsDock, logDock);
+    detailsDock->raise();
+    resizeDocks({runsDock, detailsDock}, {330, 380}, Qt::Horizontal);
 
     storeLabel_ = new QLabel(this);
     busyLabel_ = new QLabel(this);
@@ -150,6 +212,15 @@ void MainWindow::buildActions() {
         filter_->selectAll();
     });
     find->setShortcut(QKeySequence::Find);
+    QAction* findKernel = view->addAction(tr("Find in &Timeline"), this, [this] {
+        search_->setFocus();
+        search_->selectAll();
+    });
+    findKernel->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_K));
+    QAction* fitAction =
+        view->addAction(tr("&Fit Timeline"), this, [this] { timeline_->fitAll(); });
+    fitAction->setShortcut(QKeySequence(Qt::Key_Home));
+    fitAction->setShortcutContext(Qt::WidgetWithChildrenShortcut);
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About Warpscope"), this, [this] {
@@ -233,6 +304,7 @@ void MainWindow::onSelectionChanged() {
     if (rows.isEmpty() || storePath_.isEmpty()) return;
     auto id = rows.first().data(RunListModel::RunIdRole).toLongLong();
     loader_->loadDetails(storePath_, id);
+    loader_->loadTimeline(storePath_, id);
 }
 
 void MainWindow::onDetailsLoaded(const RunDetails& d) {

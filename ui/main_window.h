@@ -17,6 +17,7 @@ class QTextBrowser;
 namespace ws::ui {
 
 class RunListModel;
+class TimelineView;
 class StoreLoader;
 struct RunDetails;
 
@@ -34,6 +35,7 @@ class MainWindow : public QMainWindow {
     // For tests and scripting.
     RunListModel* runModel() const { return runModel_; }
     QTableView* runView() const { return runView_; }
+    TimelineView* timeline() const { return timeline_; }
     QString detailsText() const;
     QString errorText() const;
     void selectRun(RunId id);
@@ -41,6 +43,7 @@ class MainWindow : public QMainWindow {
   signals:
     void storeLoaded(const QString& path);
     void detailsShown(ws::RunId id);
+    void timelineShown(ws::RunId id);
     void loadFailed(const QString& message);
 
   protected:
@@ -63,6 +66,9 @@ class MainWindow : public QMainWindow {
     StoreLoader* loader_;
     QTableView* runView_ = nullptr;
     QLineEdit* filter_ = nullptr;
+    QLineEdit* search_ = nullptr;
+    QLabel* selectionLabel_ = nullptr;
+    TimelineView* timeline_ = nullptr;
     QLabel* errorBanner_ = nullptr;
     QTextBrowser* details_ = nullptr;
     QPlainTextEdit* log_ = nullptr;

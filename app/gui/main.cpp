@@ -41,7 +41,7 @@ int main(int argc, char** argv) {
                 QApplication::quit();
             });
         };
-        QObject::connect(&window, &ws::ui::MainWindow::detailsShown, &window, grab);
+        QObject::connect(&window, &ws::ui::MainWindow::timelineShown, &window, grab);
         QObject::connect(&window, &ws::ui::MainWindow::loadFailed, &window, grab);
     }
     window.show();

@@ -52,5 +52,3 @@ void BM_StoreIngestKernels(benchmark::State& state) {
 BENCHMARK(BM_StoreIngestKernels)->Arg(1'000'000)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
-
-BENCHMARK_MAIN();

@@ -13,6 +13,8 @@ StoreLoader::StoreLoader(QObject* parent) : QObject(parent) {
     qRegisterMetaType<std::vector<ws::RunInfo>>("std::vector<ws::RunInfo>");
     qRegisterMetaType<std::vector<ws::RunId>>("std::vector<ws::RunId>");
     qRegisterMetaType<ws::ui::RunDetails>("ws::ui::RunDetails");
+    qRegisterMetaType<std::shared_ptr<const ws::ui::TimelineData>>(
+        "std::shared_ptr<const ws::ui::TimelineData>");
 }
 
 void StoreLoader::started() {
@@ -86,6 +88,35 @@ void StoreLoader::loadDetails(const QString& path, RunId id) {
                     emit failed(path, error);
                 else
                     emit detailsLoaded(details);
+            },
+            Qt::QueuedConnection);
+    };
+    (void)QtConcurrent::run(work);
+}
+
+void StoreLoader::loadTimeline(const QString& path, RunId id) {
+    const quint64 job = ++timelineJob_;
+    started();
+    QPointer<StoreLoader> self(this);
+    auto work = [self, path, id, job, this] {
+        std::shared_ptr<const TimelineData> data;
+        QString error;
+        try {
+            Store store(path.toStdString());
+            data = ws::ui::loadTimeline(store, id);
+        } catch (const std::exception& e) {
+            error = QString::fromStdString(e.what());
+        }
+        QMetaObject::invokeMethod(
+            qApp,
+            [self, path, job, data, error, this] {
+                if (!self) return;
+                finished();
+                if (job != timelineJob_) return;
+                if (!error.isEmpty())
+                    emit failed(path, error);
+                else if (data)
+                    emit timelineLoaded(data);
             },
             Qt::QueuedConnection);
     };

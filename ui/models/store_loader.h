@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "model/records.h"
+#include "models/timeline_data.h"
 #include "store/run_queries.h"
 
 namespace ws::ui {
@@ -35,12 +36,15 @@ class StoreLoader : public QObject {
     void loadRuns(const QString& path);
     // Starts loading one run's details; emits detailsLoaded or failed.
     void loadDetails(const QString& path, RunId id);
+    // Starts loading one run's timeline; emits timelineLoaded or failed.
+    void loadTimeline(const QString& path, RunId id);
     bool busy() const { return inFlight_ > 0; }
 
   signals:
     void runsLoaded(const QString& path, const std::vector<ws::RunInfo>& runs,
                     const std::vector<ws::RunId>& recovered);
     void detailsLoaded(const ws::ui::RunDetails& details);
+    void timelineLoaded(std::shared_ptr<const ws::ui::TimelineData> timeline);
     void failed(const QString& path, const QString& message);
     void busyChanged(bool busy);
 
@@ -49,6 +53,7 @@ class StoreLoader : public QObject {
     void finished();
     std::atomic<quint64> runsJob_{0};
     std::atomic<quint64> detailsJob_{0};
+    std::atomic<quint64> timelineJob_{0};
     int inFlight_ = 0;
 };
 

@@ -1,0 +1,83 @@
+// The timeline on the fixture run, offscreen: lanes, search, selection.
+#include <gtest/gtest.h>
+
+#include <QSignalSpy>
+#include <filesystem>
+
+#include "models/timeline_data.h"
+#include "store/store.h"
+#include "support/fixture_store.h"
+#include "support/temp_dir.h"
+#include "timeline/timeline_view.h"
+
+namespace ws::ui {
+namespace {
+
+std::shared_ptr<const TimelineData> fixtureTimeline(RunId* runOut = nullptr) {
+    testing::TempDir dir;
+    auto path = dir.file("runs.wsdb");
+    auto runs = testing::writeFixtureStore(path);
+    Store store(path);
+    if (runOut) *runOut = runs.decoderOk;
+    return loadTimeline(store, runs.decoderOk);
+}
+
+TEST(TimelineData, LanesPerStreamThreadAndCounters) {
+    auto data = fixtureTimeline();
+    ASSERT_TRUE(data);
+    // Streams 7 and 13 (kernels + copies each), one NVTX depth, one API thread.
+    ASSERT_EQ(data->lanes.size(), 6u);
+    EXPECT_EQ(data->lanes[0].title, "Stream 7");
+    EXPECT_EQ(data->lanes[0].events.size(), 120u);
+    EXPECT_EQ(data->lanes[1].kind, LaneKind::Memcpys);
+    EXPECT_EQ(data->lanes[4].kind, LaneKind::Ranges);
+    EXPECT_EQ(data->lanes[5].kind, LaneKind::ApiCalls);
+    EXPECT_EQ(data->tokenTimes.size(), 10u);
+    ASSERT_EQ(data->counters.size(), 2u);
+    EXPECT_EQ(data->counters[0].title, "Power (W)");
+    EXPECT_EQ(data->eventCount, 240u + 7 + 5 + 4);
+}
+
+TEST(TimelineView, SearchHighlightsAndStepsThroughMatches) {
+    TimelineView view;
+    view.resize(1200, 400);
+    view.setData(fixtureTimeline());
+    EXPECT_EQ(view.setSearch("gemv"), 60u);
+    QSignalSpy selected(&view, &TimelineView::eventSelected);
+    ASSERT_TRUE(view.findNext());
+    ASSERT_EQ(selected.count(), 1);
+    auto first = view.selection();
+    EXPECT_TRUE(selected.last().at(2).toString().contains("gemv_bf16_splitk"));
+    ASSERT_TRUE(view.findNext());
+    auto second = view.selection();
+    const auto& lanes = view.data()->lanes;
+    EXPECT_LT(lanes[static_cast<std::size_t>(first.lane)].events.start(
+                  static_cast<std::size_t>(first.event)),
+              lanes[static_cast<std::size_t>(second.lane)].events.start(
+                  static_cast<std::size_t>(second.event)));
+    ASSERT_TRUE(view.findNext(true));
+    EXPECT_EQ(view.selection().event, first.event);
+    EXPECT_EQ(view.setSearch("no such kernel"), 0u);
+    EXPECT_FALSE(view.findNext());
+}
+
+TEST(TimelineView, FitShowsWholeRunAndRendersOffscreen) {
+    TimelineView view;
+    view.resize(1200, 400);
+    view.setData(fixtureTimeline());
+    const auto& a = view.axis();
+    EXPECT_EQ(a.widthPx, 1200 - TimelineView::kHeaderWidth);
+    EXPECT_LE(a.originNs, view.data()->beginNs);
+    EXPECT_GE(a.endNs(), view.data()->endNs);
+    QImage image = view.grab().toImage();
+    EXPECT_EQ(image.width(), 1200);
+    // Something was painted in the lane area besides the white background.
+    int coloured = 0;
+    for (int x = TimelineView::kHeaderWidth; x < image.width(); x += 3)
+        for (int y = 100; y < 260; y += 3)
+            if (image.pixelColor(x, y) != QColor(Qt::white)) ++coloured;
+    EXPECT_GT(coloured, 100);
+}
+
+}  // namespace
+}  // namespace ws::ui

@@ -1,0 +1,144 @@
+#include "models/timeline_data.h"
+
+#include <algorithm>
+#include <atomic>
+#include <map>
+#include <unordered_map>
+
+#include "store/run_queries.h"
+#include "store/store.h"
+
+namespace ws::ui {
+
+namespace {
+
+class Labels {
+  public:
+    explicit Labels(std::vector<std::string>& out) : out_(out) {}
+    std::uint32_t operator()(const std::string& s) {
+        auto [it, inserted] = ids_.try_emplace(s, static_cast<std::uint32_t>(out_.size()));
+        if (inserted) out_.push_back(s);
+        return it->second;
+    }
+
+  private:
+    std::vector<std::string>& out_;
+    std::unordered_map<std::string, std::uint32_t> ids_;
+};
+
+}  // namespace
+
+std::shared_ptr<const TimelineData> loadTimeline(Store& store, RunId run,
+                                                 const std::atomic<bool>* cancelled) {
+    auto data = std::make_shared<TimelineData>();
+    data->run = run;
+    Labels label(data->labels);
+    auto stop = [&] { return cancelled && cancelled->load(); };
+    data->beginNs = std::numeric_limits<std::int64_t>::max();
+    data->endNs = std::numeric_limits<std::int64_t>::min();
+    auto extend = [&](std::int64_t a, std::int64_t b) {
+        data->beginNs = std::min(data->beginNs, a);
+        data->endNs = std::max(data->endNs, b);
+    };
+
+    for (const auto& key : runStreams(store, run)) {
+        if (stop()) return nullptr;
+        TimelineLane lane;
+        lane.group = QStringLiteral("GPU %1").arg(key.deviceId);
+        lane.title = QStringLiteral("Stream %1").arg(key.streamId);
+        lane.laneId = key.streamId;
+        forEachKernel(store, run, {}, key.streamId, [&](const KernelRecord& k) {
+            if (k.deviceId != key.deviceId) return;
+            lane.events.add(k.startNs, k.endNs, label(k.name));
+            extend(k.startNs, k.endNs);
+        });
+        TimelineLane copies;
+        copies.group = lane.group;
+        copies.title = QStringLiteral("Stream %1 memory").arg(key.streamId);
+        copies.kind = LaneKind::Memcpys;
+        copies.laneId = key.streamId;
+        std::vector<std::tuple<std::int64_t, std::int64_t, std::uint32_t>> transfers;
+        forEachMemcpy(store, run, {}, key.streamId, [&](const MemcpyRecord& m) {
+            if (m.deviceId == key.deviceId)
+                transfers.emplace_back(m.startNs, m.endNs,
+                                       label(std::string("Memcpy ") + toString(m.kind)));
+        });
+        forEachMemset(store, run, {}, key.streamId, [&](const MemsetRecord& m) {
+            if (m.deviceId == key.deviceId)
+                transfers.emplace_back(m.startNs, m.endNs, label("Memset"));
+        });
+        std::sort(transfers.begin(), transfers.end());
+        for (auto [s, e, l] : transfers) {
+            copies.events.add(s, e, l);
+            extend(s, e);
+        }
+        if (lane.events.size()) data->lanes.push_back(std::move(lane));
+        if (copies.events.size()) data->lanes.push_back(std::move(copies));
+    }
+
+    // NVTX ranges: one lane per thread and nesting depth.
+    std::map<std::pair<std::uint32_t, int>, std::vector<RangeRecord>> byDepth;
+    forEachRange(store, run, {}, std::nullopt, [&](const RangeRecord& r) {
+        if (r.kind != RangeKind::Mark) byDepth[{r.threadId, r.depth}].push_back(r);
+    });
+    for (auto& [key, ranges] : byDepth) {
+        if (stop()) return nullptr;
+        TimelineLane lane;
+        lane.kind = LaneKind::Ranges;
+        lane.laneId = key.first;
+        lane.group =
+            key.first ? QStringLiteral("Thread %1").arg(key.first) : QStringLiteral("CUDA sync");
+        lane.title = QStringLiteral("NVTX %1").arg(key.second);
+        std::sort(ranges.begin(), ranges.end(),
+                  [](const RangeRecord& a, const RangeRecord& b) { return a.startNs < b.startNs; });
+        for (const auto& r : ranges) {
+            lane.events.add(r.startNs, r.endNs, label(r.name));
+            extend(r.startNs, r.endNs);
+        }
+        data->lanes.push_back(std::move(lane));
+    }
+    // CUDA API calls per thread.
+    std::map<std::uint32_t, TimelineLane> api;
+    forEachApiCall(store, run, {}, std::nullopt, [&](const ApiCallRecord& a) {
+        auto& lane = api[a.threadId];
+        if (lane.events.size() == 0) {
+            lane.kind = LaneKind::ApiCalls;
+            lane.laneId = a.threadId;
+            lane.group = QStringLiteral("Thread %1").arg(a.threadId);
+            lane.title = QStringLiteral("CUDA API");
+        }
+        lane.events.add(a.startNs, a.endNs, label(a.name));
+    });
+    for (auto& [thread, lane] : api)
+        data->lanes.push_back(std::move(lane));
+
+    for (const auto& t : tokensOf(store, run))
+        data->tokenTimes.push_back(t.timeNs);
+    std::sort(data->tokenTimes.begin(), data->tokenTimes.end());
+
+    auto samples = samplesOf(store, run);
+    CounterTrack power{QStringLiteral("Power (W)"), {}, {}, 0};
+    CounterTrack clock{QStringLiteral("SM clock (MHz)"), {}, {}, 0};
+    for (const auto& s : samples) {
+        if (s.deviceIndex != 0) continue;
+        if (s.powerW) {
+            power.timeNs.push_back(s.timeNs);
+            power.value.push_back(*s.powerW);
+            power.maxValue = std::max(power.maxValue, *s.powerW);
+        }
+        if (s.smClockMhz) {
+            clock.timeNs.push_back(s.timeNs);
+            clock.value.push_back(*s.smClockMhz);
+            clock.maxValue = std::max(clock.maxValue, *s.smClockMhz);
+        }
+    }
+    if (!power.timeNs.empty()) data->counters.push_back(std::move(power));
+    if (!clock.timeNs.empty()) data->counters.push_back(std::move(clock));
+
+    for (const auto& l : data->lanes)
+        data->eventCount += l.events.size();
+    if (data->beginNs > data->endNs) data->beginNs = data->endNs = 0;
+    return data;
+}
+
+}  // namespace ws::ui

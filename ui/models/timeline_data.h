@@ -1,0 +1,52 @@
+// One run's timeline in memory: a LaneIndex per lane (kernels and copies per
+// stream, NVTX ranges per thread and depth, API calls per thread), token
+// marks and device-sample counter tracks. Built off the GUI thread.
+#pragma once
+
+#include <QString>
+#include <atomic>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "lod/lane_index.h"
+#include "model/records.h"
+
+namespace ws {
+class Store;
+}
+
+namespace ws::ui {
+
+enum class LaneKind { Kernels, Memcpys, Ranges, ApiCalls };
+
+struct TimelineLane {
+    QString title;
+    QString group;  // "GPU 0", "Thread 4242"
+    LaneKind kind = LaneKind::Kernels;
+    std::uint32_t laneId = 0;  // stream or thread id
+    lod::LaneIndex events;
+};
+
+struct CounterTrack {
+    QString title;  // "Power (W)"
+    std::vector<std::int64_t> timeNs;
+    std::vector<double> value;
+    double maxValue = 0;
+};
+
+struct TimelineData {
+    RunId run = 0;
+    std::vector<std::string> labels;  // LaneIndex labels index this
+    std::vector<TimelineLane> lanes;
+    std::vector<std::int64_t> tokenTimes;
+    std::vector<CounterTrack> counters;
+    std::int64_t beginNs = 0, endNs = 0;
+    std::size_t eventCount = 0;
+};
+
+// Reads everything the timeline shows; `cancelled` is polled between lanes.
+std::shared_ptr<const TimelineData> loadTimeline(Store& store, RunId run,
+                                                 const std::atomic<bool>* cancelled = nullptr);
+
+}  // namespace ws::ui

@@ -1,0 +1,113 @@
+#include "timeline/lane_painter.h"
+
+#include <QPainterPath>
+#include <algorithm>
+
+namespace ws::ui {
+
+QColor colorForLabel(std::uint32_t label, LaneKind kind) {
+    switch (kind) {
+        case LaneKind::Memcpys:
+            return QColor::fromHsv(static_cast<int>(20 + (label * 37) % 40), 170, 225);
+        case LaneKind::ApiCalls:
+            return QColor::fromHsv(static_cast<int>(200 + (label * 23) % 40), 90, 200);
+        case LaneKind::Ranges:
+            return QColor::fromHsv(static_cast<int>(260 + (label * 29) % 80), 110, 215);
+        case LaneKind::Kernels:
+            break;
+    }
+    // Kernels: well-separated hues from the label, in the green-teal-blue band.
+    return QColor::fromHsv(static_cast<int>((90 + label * 47) % 200 + 60) % 360, 150, 205);
+}
+
+void paintLane(QPainter& p, const std::vector<lod::DrawItem>& items, const TimelineLane& lane,
+               const std::vector<std::string>& labels, const QRectF& rect,
+               const std::vector<bool>* highlight) {
+    const qreal top = rect.top() + 1, h = rect.height() - 2;
+    QFontMetrics fm(p.font());
+    for (const auto& it : items) {
+        qreal x0 = std::max<qreal>(it.x0, 0) + rect.left();
+        qreal x1 = std::min<qreal>(it.x1, rect.width()) + rect.left();
+        if (x1 <= x0) x1 = x0 + 1;
+        std::uint32_t label = lane.events.label(it.first);
+        if (it.folded()) {
+            // An aggregate: height shows how busy the folded span is.
+            QColor c = colorForLabel(label, lane.kind);
+            c.setAlpha(200);
+            qreal fill = std::max<qreal>(2, h * it.busy);
+            p.fillRect(QRectF(x0, top + h - fill, x1 - x0, fill), c);
+            continue;
+        }
+        bool marked = highlight && label < highlight->size() && (*highlight)[label];
+        QRectF box(x0, top, x1 - x0, h);
+        p.fillRect(box, marked ? QColor(255, 214, 0) : colorForLabel(label, lane.kind));
+        if (box.width() > 30 && label < labels.size()) {
+            p.setPen(QColor(20, 20, 20));
+            p.drawText(box.adjusted(3, 0, -2, 0), Qt::AlignVCenter | Qt::AlignLeft,
+                       fm.elidedText(QString::fromStdString(labels[label]), Qt::ElideRight,
+                                     static_cast<int>(box.width() - 5)));
+        }
+    }
+}
+
+QString timeLabel(std::int64_t ns, std::int64_t step) {
+    auto fmt = [&](double v, const char* unit) {
+        int decimals = 0;
+        double s = static_cast<double>(step);
+        double scale = v == 0 ? 1 : static_cast<double>(ns) / v;
+        while (decimals < 3 && s / scale < 1 && s > 0) {
+            ++decimals;
+            scale /= 10;
+        }
+        return QString::number(v, 'f', decimals) + QString::fromUtf8(unit);
+    };
+    double a = static_cast<double>(std::llabs(ns));
+    if (a >= 1e9 || step >= 1'000'000'000) return fmt(static_cast<double>(ns) / 1e9, " s");
+    if (a >= 1e6 || step >= 1'000'000) return fmt(static_cast<double>(ns) / 1e6, " ms");
+    if (a >= 1e3 || step >= 1'000) return fmt(static_cast<double>(ns) / 1e3, " µs");
+    return QString::number(ns) + QStringLiteral(" ns");
+}
+
+void paintRuler(QPainter& p, const lod::TimeAxis& axis, std::int64_t zeroNs, const QRectF& rect) {
+    p.fillRect(rect, QColor(0xf3, 0xf4, 0xf6));
+    p.setPen(QColor(0x9a, 0xa0, 0xa6));
+    p.drawLine(rect.bottomLeft(), rect.bottomRight());
+    std::int64_t step = lod::rulerStep(axis.nsPerPx, 90);
+    std::int64_t rel0 = axis.originNs - zeroNs;
+    std::int64_t first = (rel0 / step) * step;
+    if (first < rel0) first += step;
+    p.setPen(QColor(0x44, 0x4b, 0x53));
+    for (std::int64_t t = first; t < rel0 + static_cast<std::int64_t>(axis.widthPx * axis.nsPerPx);
+         t += step) {
+        qreal x = rect.left() + axis.toPx(t + zeroNs);
+        p.drawLine(QPointF(x, rect.bottom() - 6), QPointF(x, rect.bottom()));
+        p.drawText(QPointF(x + 3, rect.bottom() - 8), timeLabel(t, step));
+    }
+}
+
+void paintCounter(QPainter& p, const CounterTrack& track, const lod::TimeAxis& axis,
+                  const QRectF& rect) {
+    if (track.timeNs.empty() || track.maxValue <= 0) return;
+    QPainterPath path;
+    path.moveTo(
+        rect.left() + std::clamp<qreal>(axis.toPx(track.timeNs.front()), -1, rect.width() + 1),
+        rect.bottom());
+    for (std::size_t i = 0; i < track.timeNs.size(); ++i) {
+        qreal x = rect.left() + std::clamp<qreal>(axis.toPx(track.timeNs[i]), -1, rect.width() + 1);
+        qreal y = rect.bottom() - (rect.height() - 2) * track.value[i] / track.maxValue;
+        path.lineTo(x, y);
+        if (i + 1 < track.timeNs.size()) {
+            qreal nx = rect.left() +
+                       std::clamp<qreal>(axis.toPx(track.timeNs[i + 1]), -1, rect.width() + 1);
+            path.lineTo(nx, y);  // a sample holds until the next one
+        }
+    }
+    path.lineTo(path.currentPosition().x(), rect.bottom());
+    path.closeSubpath();
+    p.setPen(QColor(0xe6, 0x7e, 0x22));
+    p.setBrush(QColor(0xe6, 0x7e, 0x22, 70));
+    p.drawPath(path);
+    p.setBrush(Qt::NoBrush);
+}
+
+}  // namespace ws::ui

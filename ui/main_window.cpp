@@ -22,6 +22,7 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include "charts/charts_panel.h"
 #include "models/run_details_html.h"
 #include "models/run_list_model.h"
 #include "models/store_loader.h"
@@ -51,6 +52,11 @@ MainWindow::MainWindow(QWidget* parent)
 
     connect(loader_, &StoreLoader::runsLoaded, this, &MainWindow::onRunsLoaded);
     connect(loader_, &StoreLoader::detailsLoaded, this, &MainWindow::onDetailsLoaded);
+    connect(loader_, &StoreLoader::analysisLoaded, this,
+            [this](const std::vector<RunAnalysis>& runs) {
+                charts_->setRuns(runs);
+                emit chartsShown(static_cast<int>(runs.size()));
+            });
     connect(loader_, &StoreLoader::timelineLoaded, this,
             [this](std::shared_ptr<const TimelineData> timeline) {
                 timeline_->setData(timeline);
@@ -184,6 +190,13 @@ void MainWindow::buildPanels() {
     detailsDock->raise();
     resizeDocks({runsDock, detailsDock}, {330, 380}, Qt::Horizontal);
 
+    charts_ = new ChartsPanel(this);
+    auto* chartsDock = new QDockWidget(tr("Charts"), this);
+    chartsDock->setObjectName(QStringLiteral("chartsDock"));
+    chartsDock->setWidget(charts_);
+    addDockWidget(Qt::BottomDockWidgetArea, chartsDock);
+    resizeDocks({chartsDock}, {330}, Qt::Vertical);
+
     storeLabel_ = new QLabel(this);
     busyLabel_ = new QLabel(this);
     statusBar()->addWidget(storeLabel_, 1);
@@ -238,15 +251,29 @@ void MainWindow::openStore(const QString& path) {
 }
 
 void MainWindow::selectRun(RunId id) {
-    int row = runModel_->rowOfRun(id);
-    if (row < 0) {
-        pendingSelection_ = id;
+    selectRuns({id});
+}
+
+void MainWindow::selectRuns(const std::vector<RunId>& ids) {
+    if (ids.empty()) return;
+    if (runModel_->rowOfRun(ids.front()) < 0) {
+        pendingSelection_ = ids;
         return;
     }
-    QModelIndex index = proxy_->mapFromSource(runModel_->index(row, 0));
+    QItemSelection selection;
+    for (auto id : ids) {
+        int row = runModel_->rowOfRun(id);
+        if (row < 0) continue;
+        QModelIndex index = proxy_->mapFromSource(runModel_->index(row, 0));
+        selection.select(index, index);
+    }
     runView_->selectionModel()->select(
-        index, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
-    runView_->scrollTo(index);
+        selection, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    // The first id is the one shown in the timeline and details.
+    QModelIndex first =
+        proxy_->mapFromSource(runModel_->index(runModel_->rowOfRun(ids.front()), 0));
+    runView_->selectionModel()->setCurrentIndex(first, QItemSelectionModel::NoUpdate);
+    runView_->scrollTo(first);
 }
 
 QString MainWindow::detailsText() const {
@@ -267,11 +294,10 @@ void MainWindow::showError(const QString& message) {
 void MainWindow::onRunsLoaded(const QString& path, const std::vector<RunInfo>& runs,
                               const std::vector<RunId>& recovered) {
     bool sameStore = path == storePath_;
-    RunId selected = 0;
-    if (sameStore) {
-        auto rows = runView_->selectionModel()->selectedRows();
-        if (!rows.isEmpty()) selected = rows.first().data(RunListModel::RunIdRole).toLongLong();
-    }
+    std::vector<RunId> selected;
+    if (sameStore)
+        for (const auto& row : runView_->selectionModel()->selectedRows())
+            selected.push_back(row.data(RunListModel::RunIdRole).toLongLong());
     storePath_ = path;
     pendingPath_.clear();
     errorBanner_->clear();
@@ -288,12 +314,12 @@ void MainWindow::onRunsLoaded(const QString& path, const std::vector<RunInfo>& r
                                     static_cast<int>(recovered.size())),
                                  10000);
     rememberRecent(path);
-    if (pendingSelection_) {
+    if (!pendingSelection_.empty()) {
         selected = pendingSelection_;
-        pendingSelection_ = 0;
+        pendingSelection_.clear();
     }
-    if (selected)
-        selectRun(selected);
+    if (!selected.empty())
+        selectRuns(selected);
     else if (!runs.empty())
         runView_->selectRow(0);
     emit storeLoaded(path);
@@ -302,9 +328,18 @@ void MainWindow::onRunsLoaded(const QString& path, const std::vector<RunInfo>& r
 void MainWindow::onSelectionChanged() {
     auto rows = runView_->selectionModel()->selectedRows();
     if (rows.isEmpty() || storePath_.isEmpty()) return;
-    auto id = rows.first().data(RunListModel::RunIdRole).toLongLong();
+    QModelIndex current = runView_->selectionModel()->currentIndex();
+    bool currentSelected =
+        current.isValid() && runView_->selectionModel()->isRowSelected(current.row(), {});
+    auto id = (currentSelected ? current : rows.first()).data(RunListModel::RunIdRole).toLongLong();
     loader_->loadDetails(storePath_, id);
     loader_->loadTimeline(storePath_, id);
+    // The charts compare every selected run, in the order they are listed.
+    std::vector<RunId> ids;
+    for (const auto& row : rows)
+        ids.push_back(row.data(RunListModel::RunIdRole).toLongLong());
+    std::sort(ids.begin(), ids.end());
+    loader_->loadAnalysis(storePath_, ids);
 }
 
 void MainWindow::onDetailsLoaded(const RunDetails& d) {

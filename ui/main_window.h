@@ -3,6 +3,7 @@
 
 #include <QMainWindow>
 #include <QString>
+#include <vector>
 
 #include "model/records.h"
 
@@ -18,6 +19,7 @@ namespace ws::ui {
 
 class RunListModel;
 class TimelineView;
+class ChartsPanel;
 class StoreLoader;
 struct RunDetails;
 
@@ -36,14 +38,18 @@ class MainWindow : public QMainWindow {
     RunListModel* runModel() const { return runModel_; }
     QTableView* runView() const { return runView_; }
     TimelineView* timeline() const { return timeline_; }
+    ChartsPanel* charts() const { return charts_; }
     QString detailsText() const;
     QString errorText() const;
     void selectRun(RunId id);
+    // Selects several runs (charts compare them); the first is shown in detail.
+    void selectRuns(const std::vector<RunId>& ids);
 
   signals:
     void storeLoaded(const QString& path);
     void detailsShown(ws::RunId id);
     void timelineShown(ws::RunId id);
+    void chartsShown(int runs);
     void loadFailed(const QString& message);
 
   protected:
@@ -69,6 +75,7 @@ class MainWindow : public QMainWindow {
     QLineEdit* search_ = nullptr;
     QLabel* selectionLabel_ = nullptr;
     TimelineView* timeline_ = nullptr;
+    ChartsPanel* charts_ = nullptr;
     QLabel* errorBanner_ = nullptr;
     QTextBrowser* details_ = nullptr;
     QPlainTextEdit* log_ = nullptr;
@@ -77,7 +84,7 @@ class MainWindow : public QMainWindow {
     QMenu* recentMenu_ = nullptr;
     QString storePath_;
     QString pendingPath_;
-    RunId pendingSelection_ = 0;
+    std::vector<RunId> pendingSelection_;
 };
 
 }  // namespace ws::ui

@@ -3,12 +3,17 @@
 #include <QCommandLineParser>
 #include <QDir>
 #include <QTimer>
+#include <string_view>
+#include <vector>
 
+#include "export_charts.h"
 #include "main_window.h"
 #include "store/store.h"
 #include "util/version.h"
 
 int main(int argc, char** argv) {
+    if (argc > 1 && std::string_view(argv[1]) == "export-charts")
+        return runExportCharts(argc, argv);
     QApplication app(argc, argv);
     Q_INIT_RESOURCE(warpscope);  // lives in the static warpscope_ui library
     QApplication::setApplicationName(QStringLiteral("Warpscope"));
@@ -21,8 +26,10 @@ int main(int argc, char** argv) {
     parser.addVersionOption();
     QCommandLineOption db(QStringLiteral("db"), QStringLiteral("Open this store."),
                           QStringLiteral("FILE"));
-    QCommandLineOption select(QStringLiteral("select"), QStringLiteral("Select this run."),
-                              QStringLiteral("RUN"));
+    QCommandLineOption select(QStringLiteral("select"),
+                              QStringLiteral("Select these runs (comma separated); the first is "
+                                             "shown in detail, the charts compare them all."),
+                              QStringLiteral("RUNS"));
     QCommandLineOption screenshot(
         QStringLiteral("screenshot"),
         QStringLiteral("Save a PNG of the window once loaded, then quit."), QStringLiteral("PNG"));
@@ -32,7 +39,12 @@ int main(int argc, char** argv) {
     ws::ui::MainWindow window;
     QString path =
         parser.isSet(db) ? parser.value(db) : QString::fromStdString(ws::Store::defaultPath());
-    if (parser.isSet(select)) window.selectRun(parser.value(select).toLongLong());
+    if (parser.isSet(select)) {
+        std::vector<ws::RunId> ids;
+        for (const auto& id : parser.value(select).split(QLatin1Char(','), Qt::SkipEmptyParts))
+            ids.push_back(id.toLongLong());
+        window.selectRuns(ids);
+    }
     if (parser.isSet(screenshot)) {
         QString png = parser.value(screenshot);
         auto grab = [&window, png] {
@@ -41,7 +53,8 @@ int main(int argc, char** argv) {
                 QApplication::quit();
             });
         };
-        QObject::connect(&window, &ws::ui::MainWindow::timelineShown, &window, grab);
+        // The timeline and the charts load in parallel; the charts come last.
+        QObject::connect(&window, &ws::ui::MainWindow::chartsShown, &window, grab);
         QObject::connect(&window, &ws::ui::MainWindow::loadFailed, &window, grab);
     }
     window.show();

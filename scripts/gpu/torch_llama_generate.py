@@ -10,18 +10,20 @@ from transformers.generation.streamers import BaseStreamer
 
 
 class NvtxTokenMarks(BaseStreamer):
-    """generate() calls put() with the prompt first, then once per new token."""
+    """generate() calls put() with the prompts first, then once per decode step
+    with one new token for each request of the batch."""
 
-    def __init__(self, request_id):
-        self.request_id = request_id
+    def __init__(self, batch):
+        self.batch = batch
         self.seen_prompt = False
 
     def put(self, value):
         if not self.seen_prompt:
             self.seen_prompt = True
             return
-        torch.cuda.synchronize()  # the token exists once its kernels finished
-        torch.cuda.nvtx.mark(f"ws.token:{self.request_id}")
+        torch.cuda.synchronize()  # the tokens exist once their kernels finished
+        for request in range(self.batch):
+            torch.cuda.nvtx.mark(f"ws.token:{request}")
 
     def end(self):
         pass
@@ -31,21 +33,24 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("--tokens", type=int, default=32)
     p.add_argument("--prompt", type=int, default=128)
+    p.add_argument("--batch", type=int, default=1)
     args = p.parse_args()
     torch.manual_seed(0)
     config = LlamaConfig(hidden_size=1024, intermediate_size=2816, num_hidden_layers=8,
                          num_attention_heads=16, num_key_value_heads=4, vocab_size=32000,
                          max_position_embeddings=2048)
     model = LlamaForCausalLM(config).to(device="cuda", dtype=torch.bfloat16).eval()
-    prompt = torch.randint(0, config.vocab_size, (1, args.prompt), device="cuda")
+    prompt = torch.randint(0, config.vocab_size, (args.batch, args.prompt), device="cuda")
     with torch.no_grad():
         model.generate(prompt, max_new_tokens=4, min_new_tokens=4, do_sample=False)  # warm-up
         torch.cuda.synchronize()
-        torch.cuda.nvtx.range_push(f"ws.request:0:prompt={args.prompt}")
+        for request in range(args.batch):  # the batch's requests all arrive now
+            torch.cuda.nvtx.range_push(f"ws.request:{request}:prompt={args.prompt}")
         out = model.generate(prompt, max_new_tokens=args.tokens, min_new_tokens=args.tokens,
-                             do_sample=False, streamer=NvtxTokenMarks(0))
+                             do_sample=False, streamer=NvtxTokenMarks(args.batch))
         torch.cuda.synchronize()
-        torch.cuda.nvtx.range_pop()
+        for _ in range(args.batch):
+            torch.cuda.nvtx.range_pop()
     print(f"generated {out.shape[1] - args.prompt} tokens")
 
 

@@ -13,6 +13,7 @@ StoreLoader::StoreLoader(QObject* parent) : QObject(parent) {
     qRegisterMetaType<std::vector<ws::RunInfo>>("std::vector<ws::RunInfo>");
     qRegisterMetaType<std::vector<ws::RunId>>("std::vector<ws::RunId>");
     qRegisterMetaType<ws::ui::RunDetails>("ws::ui::RunDetails");
+    qRegisterMetaType<std::vector<ws::ui::RunAnalysis>>("std::vector<ws::ui::RunAnalysis>");
     qRegisterMetaType<std::shared_ptr<const ws::ui::TimelineData>>(
         "std::shared_ptr<const ws::ui::TimelineData>");
 }
@@ -117,6 +118,38 @@ void StoreLoader::loadTimeline(const QString& path, RunId id) {
                     emit failed(path, error);
                 else if (data)
                     emit timelineLoaded(data);
+            },
+            Qt::QueuedConnection);
+    };
+    (void)QtConcurrent::run(work);
+}
+
+void StoreLoader::loadAnalysis(const QString& path, const std::vector<RunId>& ids) {
+    const quint64 job = ++analysisJob_;
+    started();
+    QPointer<StoreLoader> self(this);
+    auto work = [self, path, ids, job, this] {
+        std::vector<RunAnalysis> runs;
+        QString error;
+        try {
+            Store store(path.toStdString());
+            for (auto id : ids) {
+                if (job != analysisJob_) break;  // superseded: stop early
+                runs.push_back(analyzeRun(store, id));
+            }
+        } catch (const std::exception& e) {
+            error = QString::fromStdString(e.what());
+        }
+        QMetaObject::invokeMethod(
+            qApp,
+            [self, path, job, runs = std::move(runs), error, this] {
+                if (!self) return;
+                finished();
+                if (job != analysisJob_) return;
+                if (!error.isEmpty())
+                    emit failed(path, error);
+                else
+                    emit analysisLoaded(runs);
             },
             Qt::QueuedConnection);
     };

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "model/records.h"
+#include "models/run_analysis.h"
 #include "models/timeline_data.h"
 #include "store/run_queries.h"
 
@@ -38,6 +39,8 @@ class StoreLoader : public QObject {
     void loadDetails(const QString& path, RunId id);
     // Starts loading one run's timeline; emits timelineLoaded or failed.
     void loadTimeline(const QString& path, RunId id);
+    // Starts analysing the given runs for the charts; emits analysisLoaded.
+    void loadAnalysis(const QString& path, const std::vector<RunId>& ids);
     bool busy() const { return inFlight_ > 0; }
 
   signals:
@@ -45,6 +48,7 @@ class StoreLoader : public QObject {
                     const std::vector<ws::RunId>& recovered);
     void detailsLoaded(const ws::ui::RunDetails& details);
     void timelineLoaded(std::shared_ptr<const ws::ui::TimelineData> timeline);
+    void analysisLoaded(const std::vector<ws::ui::RunAnalysis>& runs);
     void failed(const QString& path, const QString& message);
     void busyChanged(bool busy);
 
@@ -54,6 +58,7 @@ class StoreLoader : public QObject {
     std::atomic<quint64> runsJob_{0};
     std::atomic<quint64> detailsJob_{0};
     std::atomic<quint64> timelineJob_{0};
+    std::atomic<quint64> analysisJob_{0};
     int inFlight_ = 0;
 };
 

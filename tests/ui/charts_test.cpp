@@ -1,0 +1,61 @@
+// Charts on fixture runs, and export to PNG / SVG / PDF of the requested size.
+#include <gtest/gtest.h>
+
+#include <QImage>
+
+#include "charts/charts_panel.h"
+#include "charts/kernel_chart.h"
+#include "charts/latency_chart.h"
+#include "store/store.h"
+#include "support/fixture_store.h"
+#include "support/temp_dir.h"
+
+namespace ws::ui {
+namespace {
+
+std::vector<RunAnalysis> fixtureAnalyses() {
+    testing::TempDir dir;
+    auto path = dir.file("runs.wsdb");
+    auto runs = testing::writeFixtureStore(path);
+    Store store(path);
+    return {analyzeRun(store, runs.decoderOk), analyzeRun(store, runs.kernelFailed)};
+}
+
+TEST(Charts, LatencyAndKernelChartsShowTheRuns) {
+    ChartsPanel panel;
+    panel.resize(1200, 500);
+    auto runs = fixtureAnalyses();
+    panel.setRuns(runs);
+    // Only the decoder run has tokens.
+    EXPECT_EQ(panel.latencyChart()->plottedSeries(), 1);
+    EXPECT_EQ(panel.latencyChart()->graphCount(), 2);  // its TTFT and TPOT curves
+    auto names = panel.kernelChart()->kernelNames();
+    EXPECT_EQ(names.size(), 5);
+    EXPECT_TRUE(names.contains("gemm_bf16_wgmma_tma"));
+    EXPECT_EQ(panel.kernelChart()->plottableCount(), 6);  // five kernels + "other"
+}
+
+TEST(Charts, ExportWritesValidFilesOfTheRequestedSize) {
+    ChartsPanel panel;
+    panel.setRuns(fixtureAnalyses());
+    testing::TempDir dir;
+    QString out = QString::fromStdString(dir.path().string());
+    QString error;
+    auto png = panel.exportAll(out, "png", 1000, 600, &error);
+    ASSERT_EQ(png.size(), 2) << error.toStdString();
+    QImage image(png[0]);
+    EXPECT_EQ(image.size(), QSize(1000, 600));
+    auto svg = panel.exportAll(out, "svg", 800, 500, &error);
+    ASSERT_EQ(svg.size(), 2) << error.toStdString();
+    auto svgText = testing::readFile(svg[1].toStdString());
+    EXPECT_NE(svgText.find("<svg"), std::string::npos);
+    EXPECT_NE(svgText.find("width=\"800\""), std::string::npos) << svgText.substr(0, 400);
+    auto pdf = panel.exportAll(out, "pdf", 800, 500, &error);
+    ASSERT_EQ(pdf.size(), 2) << error.toStdString();
+    EXPECT_EQ(testing::readFile(pdf[0].toStdString()).substr(0, 5), "%PDF-");
+    EXPECT_TRUE(panel.exportAll(out, "bmp", 800, 500, &error).isEmpty());
+    EXPECT_TRUE(error.contains("unknown format"));
+}
+
+}  // namespace
+}  // namespace ws::ui

@@ -1,0 +1,31 @@
+// The charts dashboard for the selected runs, one tab per chart, each with
+// export to PNG, SVG or PDF.
+#pragma once
+
+#include <QTabWidget>
+
+#include "models/run_analysis.h"
+
+namespace ws::ui {
+
+class KernelChart;
+class LatencyChart;
+
+class ChartsPanel : public QTabWidget {
+    Q_OBJECT
+  public:
+    explicit ChartsPanel(QWidget* parent = nullptr);
+    void setRuns(const std::vector<RunAnalysis>& runs);
+    LatencyChart* latencyChart() const { return latency_; }
+    KernelChart* kernelChart() const { return kernels_; }
+    // Writes every chart as DIR/<chart>.<format>; returns the files written.
+    QStringList exportAll(const QString& dir, const QString& format, int width, int height,
+                          QString* error = nullptr);
+
+  private:
+    void exportCurrent();
+    LatencyChart* latency_;
+    KernelChart* kernels_;
+};
+
+}  // namespace ws::ui

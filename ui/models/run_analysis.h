@@ -1,0 +1,28 @@
+// What the charts show for one run: its latency statistics and its
+// kernel/transfer summary. Computed off the GUI thread.
+#pragma once
+
+#include <QMetaType>
+#include <vector>
+
+#include "analysis/kernel_summary.h"
+#include "analysis/latency.h"
+#include "model/records.h"
+
+namespace ws {
+class Store;
+}
+
+namespace ws::ui {
+
+struct RunAnalysis {
+    RunInfo run;
+    LatencyReport latency;
+    RunSummary summary;
+};
+
+RunAnalysis analyzeRun(Store& store, RunId id);
+
+}  // namespace ws::ui
+
+Q_DECLARE_METATYPE(std::vector<ws::ui::RunAnalysis>)

@@ -26,6 +26,8 @@
 #include "models/run_details_html.h"
 #include "models/run_list_model.h"
 #include "models/store_loader.h"
+#include "sample_runs.h"
+#include "store/store.h"
 #include "timeline/timeline_view.h"
 #include "util/version.h"
 
@@ -84,12 +86,16 @@ void MainWindow::buildPanels() {
     auto* runsLayout = new QVBoxLayout(runsPanel);
     runsLayout->setContentsMargins(4, 4, 4, 4);
     errorBanner_ = new QLabel(runsPanel);
+    errorBanner_->setObjectName(QStringLiteral("noticeBanner"));
     errorBanner_->setWordWrap(true);
     errorBanner_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     errorBanner_->setStyleSheet(
         QStringLiteral("QLabel { background: #fdecea; color: #8a1c1c; border: 1px solid #f5c2c0; "
                        "border-radius: 4px; padding: 6px; }"));
     errorBanner_->hide();
+    connect(errorBanner_, &QLabel::linkActivated, this, [this](const QString& link) {
+        if (link == QLatin1String("samples")) openSamples();
+    });
     filter_ = new QLineEdit(runsPanel);
     filter_->setPlaceholderText(tr("Filter runs (Ctrl+F)"));
     filter_->setClearButtonEnabled(true);
@@ -279,12 +285,20 @@ void MainWindow::selectRuns(const std::vector<RunId>& ids) {
 QString MainWindow::detailsText() const {
     return details_->toPlainText();
 }
+QString MainWindow::noticeText() const {
+    return errorBanner_->text();
+}
+
 QString MainWindow::errorText() const {
     return errorBanner_->isVisible() || !errorBanner_->text().isEmpty() ? errorBanner_->text()
                                                                         : QString();
 }
 
 void MainWindow::showError(const QString& message) {
+    errorBanner_->setStyleSheet(
+        QStringLiteral("QLabel { background: #fdecea; color: #8a1c1c; border: 1px solid #f5c2c0; "
+                       "border-radius: 4px; padding: 6px; }"));
+    errorBanner_->setTextFormat(Qt::PlainText);
     errorBanner_->setText(message);
     errorBanner_->show();
     statusBar()->showMessage(message, 10000);
@@ -309,6 +323,7 @@ void MainWindow::onRunsLoaded(const QString& path, const std::vector<RunInfo>& r
     }
     setWindowTitle(QStringLiteral("%1 — Warpscope").arg(QFileInfo(path).fileName()));
     storeLabel_->setText(tr("%1 — %n run(s)", nullptr, static_cast<int>(runs.size())).arg(path));
+    if (runs.empty()) offerSamples();
     if (!recovered.empty())
         statusBar()->showMessage(tr("%n run(s) whose recorder had died were marked killed", nullptr,
                                     static_cast<int>(recovered.size())),
@@ -323,6 +338,29 @@ void MainWindow::onRunsLoaded(const QString& path, const std::vector<RunInfo>& r
     else if (!runs.empty())
         runView_->selectRow(0);
     emit storeLoaded(path);
+}
+
+void MainWindow::offerSamples() {
+    QString samples = bundledSampleStore();
+    if (samples.isEmpty()) return;
+    errorBanner_->setStyleSheet(
+        QStringLiteral("QLabel { background: #e8f1fb; color: #0b3d6e; border: 1px solid #b6d4f2; "
+                       "border-radius: 4px; padding: 6px; }"));
+    errorBanner_->setText(
+        tr("This store has no runs yet. <a href=\"samples\">Open the sample runs</a> recorded "
+           "on an NVIDIA H200 (PyTorch generate at batch 1 and 4, a Triton kernel, a CUDA "
+           "fixture), or record one with <code>warpscope-cli record -- PROGRAM</code>."));
+    errorBanner_->setTextFormat(Qt::RichText);
+    errorBanner_->show();
+}
+
+void MainWindow::openSamples() {
+    QString error;
+    QString copy = userCopyOfSamples(&error);
+    if (copy.isEmpty())
+        showError(error);
+    else
+        openStore(copy);
 }
 
 void MainWindow::onSelectionChanged() {

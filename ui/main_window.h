@@ -41,6 +41,8 @@ class MainWindow : public QMainWindow {
     ChartsPanel* charts() const { return charts_; }
     QString detailsText() const;
     QString errorText() const;
+    // The notice shown over the run list (errors, or the offer of sample runs).
+    QString noticeText() const;
     void selectRun(RunId id);
     // Selects several runs (charts compare them); the first is shown in detail.
     void selectRuns(const std::vector<RunId>& ids);
@@ -59,6 +61,8 @@ class MainWindow : public QMainWindow {
     void buildActions();
     void buildPanels();
     void showError(const QString& message);
+    void offerSamples();
+    void openSamples();
     void onRunsLoaded(const QString& path, const std::vector<RunInfo>& runs,
                       const std::vector<RunId>& recovered);
     void onDetailsLoaded(const RunDetails& details);

@@ -54,10 +54,14 @@ std::string demangle(const std::string& mangled) {
 }
 
 std::string shortKernelName(const std::string& demangled) {
+    // "(anonymous namespace)" is a namespace, not a parameter list.
+    std::string text = demangled;
+    for (std::size_t at; (at = text.find("(anonymous namespace)")) != std::string::npos;)
+        text.replace(at, 21, "anonymous");
     // Cut the parameter list: the first '(' outside template brackets.
     std::string s;
     int depth = 0;
-    for (char c : demangled) {
+    for (char c : text) {
         if (c == '<') ++depth;
         if (c == '>') --depth;
         if (c == '(' && depth == 0) break;

@@ -15,6 +15,10 @@ TEST(KernelSummary, DemanglesAndShortensNames) {
     EXPECT_EQ(shortKernelName("void at::native::elementwise_kernel<128, 4, at::Foo<int> >(int, "
                               "at::Foo<int>)"),
               "elementwise_kernel");
+    EXPECT_EQ(
+        shortKernelName("void at::native::(anonymous namespace)::CatArrayBatchedCopy<at::native::("
+                        "anonymous namespace)::OpaqueType<2u>, unsigned int, 4, 64, 64>(int)"),
+        "CatArrayBatchedCopy");
     EXPECT_EQ(demangle("add_kernel"), "add_kernel");  // Triton names are not mangled
     EXPECT_EQ(shortKernelName("add_kernel"), "add_kernel");
 }

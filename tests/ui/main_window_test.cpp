@@ -1,6 +1,7 @@
 // The first window on the committed fixture store, offscreen.
 #include <gtest/gtest.h>
 
+#include <QLabel>
 #include <QSignalSpy>
 #include <QTableView>
 #include <filesystem>
@@ -78,6 +79,33 @@ TEST_F(MainWindowTest, ForeignFileShowsErrorAndKeepsCurrentStore) {
     EXPECT_EQ(window.storePath(), QString::fromStdString(store));
     EXPECT_EQ(window.runModel()->rowCount(), 4);
     EXPECT_EQ(testing::readFile(notes), "not a store");
+}
+
+}  // namespace
+}  // namespace ws::ui
+
+namespace ws::ui {
+namespace {
+
+TEST_F(MainWindowTest, EmptyStoreOffersTheBundledSampleRuns) {
+    testing::TempDir data;
+    qputenv("XDG_DATA_HOME", QByteArray::fromStdString(data.path().string()));
+    MainWindow window;
+    QSignalSpy loaded(&window, &MainWindow::storeLoaded);
+    window.openStore(QString::fromStdString(dir.file("empty.wsdb")));
+    ASSERT_TRUE(waitFor(loaded));
+    EXPECT_EQ(window.runModel()->rowCount(), 0);
+    ASSERT_TRUE(window.noticeText().contains("Open the sample runs"))
+        << window.noticeText().toStdString();
+    // Following the link opens a copy of the H200 samples in the user's data folder.
+    QSignalSpy reloaded(&window, &MainWindow::storeLoaded);
+    QMetaObject::invokeMethod(window.findChild<QLabel*>("noticeBanner"), "linkActivated",
+                              Q_ARG(QString, "samples"));
+    ASSERT_TRUE(waitFor(reloaded));
+    EXPECT_TRUE(window.storePath().endsWith("warpscope/samples.wsdb"))
+        << window.storePath().toStdString();
+    EXPECT_GE(window.runModel()->rowCount(), 4);
+    qunsetenv("XDG_DATA_HOME");
 }
 
 }  // namespace

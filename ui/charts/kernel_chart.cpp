@@ -60,9 +60,11 @@ void KernelChart::setRuns(const std::vector<RunAnalysis>& runs, int topKernels) 
                  QColor::fromHsv(
                      static_cast<int>(k * 360 / std::max<std::size_t>(ranked.size(), 1)), 130, 215),
                  [&](const RunAnalysis& r) {
+                     // Several mangled kernels can share a short name: sum them.
+                     double sum = 0;
                      for (const auto& s : r.summary.kernels)
-                         if (s.name == name) return s.time.totalNs;
-                     return 0.0;
+                         if (s.name == name) sum += s.time.totalNs;
+                     return sum;
                  });
     }
     addLayer(tr("other"), QColor(0xc8, 0xcc, 0xd0), [&](const RunAnalysis& r) {

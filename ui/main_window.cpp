@@ -54,6 +54,10 @@ MainWindow::MainWindow(QWidget* parent)
 
     connect(loader_, &StoreLoader::runsLoaded, this, &MainWindow::onRunsLoaded);
     connect(loader_, &StoreLoader::detailsLoaded, this, &MainWindow::onDetailsLoaded);
+    connect(loader_, &StoreLoader::kernelLoaded, this, [this](const KernelDetails& k) {
+        details_->setHtml(kernelDetailsHtml(k));
+        emit kernelShown(k.kernel.correlationId);
+    });
     connect(loader_, &StoreLoader::analysisLoaded, this,
             [this](const std::vector<RunAnalysis>& runs) {
                 charts_->setRuns(runs);
@@ -170,8 +174,15 @@ void MainWindow::buildPanels() {
     connect(fit, &QToolButton::clicked, timeline_, &TimelineView::fitAll);
     connect(
         timeline_, &TimelineView::eventSelected, this,
-        [this](int, long, const QString& description) {
+        [this](int lane, long event, const QString& description) {
             selectionLabel_->setText(QString(description).replace('\n', QStringLiteral("  ·  ")));
+            // A kernel's launch configuration and occupancy come from the store.
+            const auto* shown = timeline_->data();
+            if (!shown || lane < 0) return;
+            const auto& l = shown->lanes[static_cast<std::size_t>(lane)];
+            if (l.kind == LaneKind::Kernels)
+                loader_->loadKernel(storePath_, shown->run, l.laneId,
+                                    l.events.start(static_cast<std::size_t>(event)));
         });
 
     details_ = new QTextBrowser(this);

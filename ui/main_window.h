@@ -52,6 +52,7 @@ class MainWindow : public QMainWindow {
     void detailsShown(ws::RunId id);
     void timelineShown(ws::RunId id);
     void chartsShown(int runs);
+    void kernelShown(std::uint32_t correlationId);
     void loadFailed(const QString& message);
 
   protected:

@@ -9,6 +9,7 @@
 #include "main_window.h"
 #include "models/run_list_model.h"
 #include "support/temp_dir.h"
+#include "timeline/timeline_view.h"
 
 namespace ws::ui {
 namespace {
@@ -106,6 +107,32 @@ TEST_F(MainWindowTest, EmptyStoreOffersTheBundledSampleRuns) {
         << window.storePath().toStdString();
     EXPECT_GE(window.runModel()->rowCount(), 4);
     qunsetenv("XDG_DATA_HOME");
+}
+
+}  // namespace
+}  // namespace ws::ui
+
+namespace ws::ui {
+namespace {
+
+TEST_F(MainWindowTest, ClickedKernelShowsLaunchConfigAndOccupancy) {
+    MainWindow window;
+    QSignalSpy timelineShown(&window, &MainWindow::timelineShown);
+    window.selectRun(1);
+    window.openStore(QString::fromStdString(store));
+    ASSERT_TRUE(waitFor(timelineShown));
+    QSignalSpy kernelShown(&window, &MainWindow::kernelShown);
+    ASSERT_GT(window.timeline()->setSearch("gemv"), 0u);
+    ASSERT_TRUE(window.timeline()->findNext());
+    ASSERT_TRUE(waitFor(kernelShown)) << window.errorText().toStdString();
+    QString text = window.detailsText();
+    EXPECT_TRUE(text.contains("gemv_bf16_splitk")) << text.toStdString();
+    EXPECT_TRUE(text.contains("256 threads"));
+    EXPECT_TRUE(text.contains("40 per thread"));
+    // 40 registers × 256 threads on an H200: 6 blocks, 48 of 64 warps.
+    EXPECT_TRUE(text.contains("75.0%")) << text.toStdString();
+    EXPECT_TRUE(text.contains("Limited by")) << text.toStdString();
+    EXPECT_TRUE(text.contains("cudaLaunchKernel"));
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <QColor>
 #include <QLocale>
 
+#include "analysis/kernel_summary.h"
 #include "models/run_list_model.h"
 #include "util/format.h"
 
@@ -140,6 +141,69 @@ QString runDetailsHtml(const RunDetails& d) {
         for (const auto& [k, v] : d.properties)
             props.row(esc(k), esc(v));
         html += props.html();
+    }
+    return html;
+}
+
+QString kernelDetailsHtml(const KernelDetails& d) {
+    const KernelRecord& k = d.kernel;
+    QString demangled = QString::fromStdString(demangle(k.name));
+    QString html =
+        QStringLiteral("<h2>%1</h2><p><code>%2</code></p>")
+            .arg(QString::fromStdString(shortKernelName(demangle(k.name))).toHtmlEscaped(),
+                 demangled.toHtmlEscaped());
+    Table launch(QStringLiteral("Launch"));
+    launch.row(QStringLiteral("Duration"), q(formatDuration(k.durationNs())))
+        .row(QStringLiteral("Grid"),
+             QStringLiteral("%1 × %2 × %3").arg(k.gridX).arg(k.gridY).arg(k.gridZ))
+        .row(QStringLiteral("Block"), QStringLiteral("%1 × %2 × %3 (%4 threads)")
+                                          .arg(k.blockX)
+                                          .arg(k.blockY)
+                                          .arg(k.blockZ)
+                                          .arg(k.threadsPerBlock()))
+        .row(QStringLiteral("Cluster"),
+             k.clusterX
+                 ? QStringLiteral("%1 × %2 × %3").arg(k.clusterX).arg(k.clusterY).arg(k.clusterZ)
+                 : QString())
+        .row(QStringLiteral("Registers"), QStringLiteral("%1 per thread").arg(k.registersPerThread))
+        .row(QStringLiteral("Shared memory"),
+             QStringLiteral("%1 static + %2 dynamic")
+                 .arg(q(formatBytes(k.staticSharedBytes)), q(formatBytes(k.dynamicSharedBytes))))
+        .row(QStringLiteral("Local memory"),
+             k.localBytesPerThread ? QStringLiteral("%1 per thread").arg(k.localBytesPerThread)
+                                   : QString())
+        .row(QStringLiteral("Stream"), QString::number(k.streamId))
+        .row(QStringLiteral("Correlation id"), QString::number(k.correlationId))
+        .row(QStringLiteral("CUDA graph"),
+             k.graphId ? QStringLiteral("graph %1, node %2").arg(k.graphId).arg(k.graphNodeId)
+                       : QString());
+    if (d.launch)
+        launch.row(QStringLiteral("Launched by"),
+                   QStringLiteral("%1 on thread %2, %3 before the kernel started")
+                       .arg(QString::fromStdString(d.launch->name).toHtmlEscaped())
+                       .arg(d.launch->threadId)
+                       .arg(q(formatDuration(k.startNs - d.launch->startNs))));
+    html += launch.html();
+    if (d.occupancy) {
+        const Occupancy& o = *d.occupancy;
+        Table occ(QStringLiteral("Theoretical occupancy"));
+        occ.row(QStringLiteral("Occupancy"),
+                QStringLiteral("<b>%1%</b> (%2 of %3 warps, %4 blocks per SM)")
+                    .arg(o.occupancy * 100, 0, 'f', 1)
+                    .arg(o.activeWarpsPerSm)
+                    .arg(o.maxWarpsPerSm)
+                    .arg(o.activeBlocksPerSm))
+            .row(QStringLiteral("Limited by"), QString::fromLatin1(toString(o.limiter)))
+            .row(QStringLiteral("Block limits"),
+                 QStringLiteral("warps %1, registers %2, shared memory %3, blocks %4")
+                     .arg(o.blockLimitWarps)
+                     .arg(o.blockLimitRegisters > 100000 ? QStringLiteral("–")
+                                                         : QString::number(o.blockLimitRegisters))
+                     .arg(o.blockLimitSharedMemory > 100000
+                              ? QStringLiteral("–")
+                              : QString::number(o.blockLimitSharedMemory))
+                     .arg(o.blockLimitBlocks));
+        html += occ.html();
     }
     return html;
 }

@@ -9,5 +9,6 @@
 namespace ws::ui {
 
 QString runDetailsHtml(const RunDetails& details);
+QString kernelDetailsHtml(const KernelDetails& details);
 
 }  // namespace ws::ui

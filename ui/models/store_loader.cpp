@@ -5,6 +5,8 @@
 #include <QPointer>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include <algorithm>
+
 #include "store/store.h"
 
 namespace ws::ui {
@@ -13,6 +15,7 @@ StoreLoader::StoreLoader(QObject* parent) : QObject(parent) {
     qRegisterMetaType<std::vector<ws::RunInfo>>("std::vector<ws::RunInfo>");
     qRegisterMetaType<std::vector<ws::RunId>>("std::vector<ws::RunId>");
     qRegisterMetaType<ws::ui::RunDetails>("ws::ui::RunDetails");
+    qRegisterMetaType<ws::ui::KernelDetails>("ws::ui::KernelDetails");
     qRegisterMetaType<std::vector<ws::ui::RunAnalysis>>("std::vector<ws::ui::RunAnalysis>");
     qRegisterMetaType<std::shared_ptr<const ws::ui::TimelineData>>(
         "std::shared_ptr<const ws::ui::TimelineData>");
@@ -150,6 +153,55 @@ void StoreLoader::loadAnalysis(const QString& path, const std::vector<RunId>& id
                     emit failed(path, error);
                 else
                     emit analysisLoaded(runs);
+            },
+            Qt::QueuedConnection);
+    };
+    (void)QtConcurrent::run(work);
+}
+
+void StoreLoader::loadKernel(const QString& path, RunId run, std::uint32_t stream,
+                             std::int64_t startNs) {
+    const quint64 job = ++kernelJob_;
+    started();
+    QPointer<StoreLoader> self(this);
+    auto work = [self, path, run, stream, startNs, job, this] {
+        KernelDetails details;
+        details.run = run;
+        QString error;
+        try {
+            Store store(path.toStdString());
+            auto found = kernelsIn(store, run, {startNs, startNs + 1}, stream);
+            auto it = std::find_if(found.begin(), found.end(),
+                                   [&](const KernelRecord& k) { return k.startNs == startNs; });
+            if (it == found.end()) throw std::runtime_error("the kernel is no longer in the store");
+            details.kernel = *it;
+            details.device = runDevice(store, run);
+            if (details.device) {
+                LaunchResources launch{
+                    static_cast<int>(details.kernel.threadsPerBlock()),
+                    details.kernel.registersPerThread,
+                    details.kernel.staticSharedBytes + details.kernel.dynamicSharedBytes, -1};
+                details.occupancy = theoreticalOccupancy(limitsOf(*details.device), launch);
+            }
+            // The launch call ran shortly before the kernel; found by correlation id.
+            forEachApiCall(store, run, {startNs - 2'000'000'000, startNs + 2'000'000'000},
+                           std::nullopt, [&](const ApiCallRecord& a) {
+                               if (a.correlationId == details.kernel.correlationId)
+                                   details.launch = a;
+                           });
+        } catch (const std::exception& e) {
+            error = QString::fromStdString(e.what());
+        }
+        QMetaObject::invokeMethod(
+            qApp,
+            [self, path, job, details, error, this] {
+                if (!self) return;
+                finished();
+                if (job != kernelJob_) return;
+                if (!error.isEmpty())
+                    emit failed(path, error);
+                else
+                    emit kernelLoaded(details);
             },
             Qt::QueuedConnection);
     };

@@ -11,12 +11,21 @@
 #include <string>
 #include <vector>
 
+#include "analysis/occupancy.h"
 #include "model/records.h"
 #include "models/run_analysis.h"
 #include "models/timeline_data.h"
 #include "store/run_queries.h"
 
 namespace ws::ui {
+
+struct KernelDetails {
+    RunId run = 0;
+    KernelRecord kernel;
+    std::optional<DeviceInfo> device;
+    std::optional<Occupancy> occupancy;   // with the run's device limits
+    std::optional<ApiCallRecord> launch;  // the API call that launched it
+};
 
 struct RunDetails {
     RunInfo run;
@@ -41,6 +50,8 @@ class StoreLoader : public QObject {
     void loadTimeline(const QString& path, RunId id);
     // Starts analysing the given runs for the charts; emits analysisLoaded.
     void loadAnalysis(const QString& path, const std::vector<RunId>& ids);
+    // Loads the kernel that starts at `startNs` on `stream`; emits kernelLoaded.
+    void loadKernel(const QString& path, RunId run, std::uint32_t stream, std::int64_t startNs);
     bool busy() const { return inFlight_ > 0; }
 
   signals:
@@ -49,6 +60,7 @@ class StoreLoader : public QObject {
     void detailsLoaded(const ws::ui::RunDetails& details);
     void timelineLoaded(std::shared_ptr<const ws::ui::TimelineData> timeline);
     void analysisLoaded(const std::vector<ws::ui::RunAnalysis>& runs);
+    void kernelLoaded(const ws::ui::KernelDetails& kernel);
     void failed(const QString& path, const QString& message);
     void busyChanged(bool busy);
 
@@ -59,9 +71,11 @@ class StoreLoader : public QObject {
     std::atomic<quint64> detailsJob_{0};
     std::atomic<quint64> timelineJob_{0};
     std::atomic<quint64> analysisJob_{0};
+    std::atomic<quint64> kernelJob_{0};
     int inFlight_ = 0;
 };
 
 }  // namespace ws::ui
 
 Q_DECLARE_METATYPE(ws::ui::RunDetails)
+Q_DECLARE_METATYPE(ws::ui::KernelDetails)

@@ -7,8 +7,10 @@ const std::vector<Command>& commands() {
         {"ls", "ls [--db FILE] [--json]", "list the runs in a store", cmdLs},
         {"show", "show RUN [--db FILE]", "one run's metadata, device and record counts", cmdShow},
         {"rm", "rm RUN... [--db FILE]", "delete runs and everything they recorded", cmdRm},
-        {"export", "export RUN --format csv|json -o FILE [--table NAME] [--db FILE]",
-         "write a run as JSON (everything) or one table as CSV (default: kernels)", cmdExport},
+        {"export", "export RUN --format csv|json|chrome-trace -o FILE [--table NAME] [--db FILE]",
+         "write a run as JSON (everything), one table as CSV (default: kernels), or a Chrome "
+         "trace for Perfetto UI / chrome://tracing",
+         cmdExport},
         {"record",
          "record [--db FILE] [--label L] [--workload CONFIG] [--driver-api] [--progress "
          "line|json|none] -- "

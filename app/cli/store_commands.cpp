@@ -6,6 +6,7 @@
 
 #include "cli/cli_args.h"
 #include "cli/commands.h"
+#include "io/chrome_trace.h"
 #include "io/run_export.h"
 #include "store/run_queries.h"
 #include "store/store.h"
@@ -120,9 +121,9 @@ int cmdExport(const std::vector<std::string>& argv) {
     auto args = Args::parse(argv, {{}, {"db", "format", "o", "table"}, 1, 1});
     auto id = parseRunId(args.positional()[0]);
     auto format = args.value("format");
-    if (!format) throw UsageError("--format is required (csv or json)");
-    if (*format != "csv" && *format != "json")
-        throw UsageError("--format must be csv or json, not '" + *format + "'");
+    if (!format) throw UsageError("--format is required (csv, json or chrome-trace)");
+    if (*format != "csv" && *format != "json" && *format != "chrome-trace")
+        throw UsageError("--format must be csv, json or chrome-trace, not '" + *format + "'");
     auto output = args.value("o");
     if (!output) throw UsageError("-o FILE is required");
     std::optional<RunTable> table = RunTable::Kernels;
@@ -145,6 +146,8 @@ int cmdExport(const std::vector<std::string>& argv) {
         if (!out) throw std::runtime_error(*output + ": cannot write the file");
         if (*format == "json")
             exportRunJson(*store, id, out);
+        else if (*format == "chrome-trace")
+            exportChromeTrace(*store, id, out);
         else
             exportRunCsv(*store, id, *table, out);
         out.flush();

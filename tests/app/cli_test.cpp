@@ -259,3 +259,39 @@ TEST_F(CliTest, CompareAndSummaryCommands) {
 
 }  // namespace
 }  // namespace ws
+
+namespace ws {
+namespace {
+
+TEST_F(CliTest, ExportChromeTraceForPerfetto) {
+    auto out = dir.file("trace.json");
+    auto r = cli({"export", std::to_string(runs.decoderOk), "--db", db, "--format", "chrome-trace",
+                  "-o", out});
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    auto j = nlohmann::json::parse(testing::readFile(out));
+    ASSERT_TRUE(j.contains("traceEvents"));
+    int kernels = 0, flowsStart = 0, flowsEnd = 0, counters = 0, nvtx = 0, instants = 0, names = 0;
+    for (const auto& e : j["traceEvents"]) {
+        auto ph = e["ph"].get<std::string>();
+        if (ph == "X" && e["cat"] == "kernel") ++kernels;
+        if (ph == "X" && e["cat"] == "nvtx") ++nvtx;
+        if (ph == "s") ++flowsStart;
+        if (ph == "f") ++flowsEnd;
+        if (ph == "C") ++counters;
+        if (ph == "i") ++instants;
+        if (ph == "M") ++names;
+        if (ph == "X") {
+            EXPECT_GE(e["dur"].get<double>(), 0);
+        }
+    }
+    EXPECT_EQ(kernels, 240);
+    EXPECT_EQ(nvtx, 5);
+    EXPECT_EQ(flowsStart, 4);  // the four recorded launches
+    EXPECT_EQ(flowsEnd, 240);  // every kernel can end a flow
+    EXPECT_EQ(counters, 40);   // power, SM and memory clock, temperature × 10 samples
+    EXPECT_GE(names, 3);       // the GPU process and its two streams
+    EXPECT_EQ(instants, 0);
+}
+
+}  // namespace
+}  // namespace ws

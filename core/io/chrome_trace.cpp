@@ -1,0 +1,154 @@
+#include "io/chrome_trace.h"
+
+#include <nlohmann/json.hpp>
+#include <unordered_set>
+
+#include "store/run_queries.h"
+#include "store/store.h"
+
+namespace ws {
+
+namespace {
+
+using nlohmann::ordered_json;
+
+// GPUs appear as their own processes, after any real pid.
+constexpr std::int64_t kGpuPidBase = 1'000'000'000;
+
+class Writer {
+  public:
+    Writer(std::ostream& out, std::int64_t originNs) : out_(out), origin_(originNs) {
+        out_ << "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n";
+    }
+    ~Writer() { out_ << "\n]}\n"; }
+
+    double us(std::int64_t ns) const { return static_cast<double>(ns - origin_) / 1000.0; }
+    void emit(const ordered_json& e) {
+        out_ << (first_ ? "" : ",\n") << e.dump();
+        first_ = false;
+        ++stats.events;
+    }
+    void slice(const std::string& name, const char* cat, std::int64_t pid, std::int64_t tid,
+               std::int64_t start, std::int64_t end, ordered_json args) {
+        emit({{"name", name},
+              {"cat", cat},
+              {"ph", "X"},
+              {"pid", pid},
+              {"tid", tid},
+              {"ts", us(start)},
+              {"dur", static_cast<double>(end - start) / 1000.0},
+              {"args", std::move(args)}});
+    }
+    void meta(const char* what, std::int64_t pid, std::int64_t tid, const std::string& name) {
+        emit({{"name", what}, {"ph", "M"}, {"pid", pid}, {"tid", tid}, {"args", {{"name", name}}}});
+    }
+    ChromeTraceStats stats;
+
+  private:
+    std::ostream& out_;
+    std::int64_t origin_;
+    bool first_ = true;
+};
+
+}  // namespace
+
+ChromeTraceStats exportChromeTrace(Store& store, RunId run, std::ostream& out) {
+    auto info = requireRun(store, run);
+    auto agg = runAggregates(store, run);
+    std::int64_t origin = agg.firstNs.value_or(0);
+    std::unordered_set<std::uint32_t> launched;  // correlation ids with a kernel
+    {
+        Writer w(out, origin);
+        std::unordered_set<std::int64_t> namedPids;
+        auto gpuPid = [&](std::uint32_t device) {
+            std::int64_t pid = kGpuPidBase + device;
+            if (namedPids.insert(pid).second)
+                w.meta("process_name", pid, 0,
+                       (info.device.empty() ? std::string("GPU") : info.device) + " (device " +
+                           std::to_string(device) + ")");
+            return pid;
+        };
+        for (const auto& key : runStreams(store, run))
+            w.meta("thread_name", gpuPid(key.deviceId), key.streamId,
+                   "Stream " + std::to_string(key.streamId));
+        forEachKernel(store, run, {}, std::nullopt, [&](const KernelRecord& k) {
+            std::int64_t pid = gpuPid(k.deviceId);
+            w.slice(k.name, "kernel", pid, k.streamId, k.startNs, k.endNs,
+                    {{"grid", {k.gridX, k.gridY, k.gridZ}},
+                     {"block", {k.blockX, k.blockY, k.blockZ}},
+                     {"registers_per_thread", k.registersPerThread},
+                     {"static_smem", k.staticSharedBytes},
+                     {"dynamic_smem", k.dynamicSharedBytes},
+                     {"correlation_id", k.correlationId}});
+            // Flow end: binds to the kernel slice that starts here.
+            w.emit({{"name", "launch"},
+                    {"cat", "launch"},
+                    {"ph", "f"},
+                    {"bp", "e"},
+                    {"id", k.correlationId},
+                    {"pid", pid},
+                    {"tid", k.streamId},
+                    {"ts", w.us(k.startNs)}});
+            launched.insert(k.correlationId);
+        });
+        forEachMemcpy(store, run, {}, std::nullopt, [&](const MemcpyRecord& m) {
+            w.slice(std::string("Memcpy ") + toString(m.kind), "memcpy", gpuPid(m.deviceId),
+                    m.streamId, m.startNs, m.endNs,
+                    {{"bytes", m.bytes},
+                     {"src", toString(m.srcKind)},
+                     {"dst", toString(m.dstKind)},
+                     {"correlation_id", m.correlationId}});
+        });
+        forEachMemset(store, run, {}, std::nullopt, [&](const MemsetRecord& m) {
+            w.slice("Memset", "memset", gpuPid(m.deviceId), m.streamId, m.startNs, m.endNs,
+                    {{"bytes", m.bytes}, {"value", m.value}});
+        });
+        forEachApiCall(store, run, {}, std::nullopt, [&](const ApiCallRecord& a) {
+            w.slice(a.name, a.kind == ApiKind::Runtime ? "cuda_runtime" : "cuda_driver",
+                    a.processId, a.threadId, a.startNs, a.endNs,
+                    {{"correlation_id", a.correlationId}, {"return", a.returnValue}});
+            if (launched.count(a.correlationId)) {
+                w.emit({{"name", "launch"},
+                        {"cat", "launch"},
+                        {"ph", "s"},
+                        {"id", a.correlationId},
+                        {"pid", a.processId},
+                        {"tid", a.threadId},
+                        {"ts", w.us(a.startNs)}});
+                ++w.stats.flows;
+            }
+        });
+        forEachRange(store, run, {}, std::nullopt, [&](const RangeRecord& r) {
+            if (r.kind == RangeKind::Mark) {
+                w.emit({{"name", r.name},
+                        {"cat", "nvtx"},
+                        {"ph", "i"},
+                        {"s", "t"},
+                        {"pid", r.processId},
+                        {"tid", r.threadId},
+                        {"ts", w.us(r.startNs)},
+                        {"args", {{"domain", r.domain}}}});
+            } else {
+                w.slice(r.name, "nvtx", r.processId, r.threadId, r.startNs, r.endNs,
+                        {{"domain", r.domain}});
+            }
+        });
+        for (const auto& s : samplesOf(store, run)) {
+            std::int64_t pid = gpuPid(s.deviceIndex);
+            ordered_json args = ordered_json::object();
+            if (s.powerW) args["power_w"] = *s.powerW;
+            if (s.smClockMhz) args["sm_clock_mhz"] = *s.smClockMhz;
+            if (s.memClockMhz) args["mem_clock_mhz"] = *s.memClockMhz;
+            if (s.temperatureC) args["temperature_c"] = *s.temperatureC;
+            for (auto& [name, value] : args.items())
+                w.emit({{"name", name},
+                        {"ph", "C"},
+                        {"pid", pid},
+                        {"ts", w.us(s.timeNs)},
+                        {"args", {{name, value}}}});
+        }
+        return w.stats;
+    }
+}
+
+}  // namespace ws

@@ -43,6 +43,18 @@ const char* syncName(CUpti_ActivitySynchronizationType type) {
     }
 }
 
+// The fields CUPTI's kernel, memcpy and memset records have in common.
+template <typename R, typename Cupti>
+void copyGpuFields(R& r, const Cupti& c) {
+    r.startNs = static_cast<std::int64_t>(c.start);
+    r.endNs = static_cast<std::int64_t>(c.end);
+    r.deviceId = c.deviceId;
+    r.contextId = c.contextId;
+    r.streamId = c.streamId;
+    r.correlationId = c.correlationId;
+    r.graphId = c.graphId;
+}
+
 int attribute(CUdevice dev, CUdevice_attribute attr) {
     int v = 0;
     return cuDeviceGetAttribute(&v, attr, dev) == CUDA_SUCCESS ? v : 0;
@@ -112,12 +124,7 @@ void RecordConverter::convert(const CUpti_Activity* record, wire::Encoder& out,
         case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
             const auto& k = *reinterpret_cast<const CUpti_ActivityKernel10*>(record);
             KernelRecord r;
-            r.startNs = static_cast<std::int64_t>(k.start);
-            r.endNs = static_cast<std::int64_t>(k.end);
-            r.deviceId = k.deviceId;
-            r.contextId = k.contextId;
-            r.streamId = k.streamId;
-            r.correlationId = k.correlationId;
+            copyGpuFields(r, k);
             r.name = k.name ? k.name : "<unnamed kernel>";
             r.gridX = k.gridX;
             r.gridY = k.gridY;
@@ -134,7 +141,6 @@ void RecordConverter::convert(const CUpti_Activity* record, wire::Encoder& out,
             r.localBytesPerThread = static_cast<std::int32_t>(k.localMemoryPerThread);
             r.localBytesTotal = static_cast<std::int64_t>(k.localMemoryTotal_v2);
             r.sharedCarveoutBytes = static_cast<std::int32_t>(k.sharedMemoryExecuted);
-            r.graphId = k.graphId;
             r.graphNodeId = k.graphNodeId;
             out.add(r);
             return;
@@ -142,34 +148,22 @@ void RecordConverter::convert(const CUpti_Activity* record, wire::Encoder& out,
         case CUPTI_ACTIVITY_KIND_MEMCPY: {
             const auto& m = *reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
             MemcpyRecord r;
-            r.startNs = static_cast<std::int64_t>(m.start);
-            r.endNs = static_cast<std::int64_t>(m.end);
-            r.deviceId = m.deviceId;
-            r.contextId = m.contextId;
-            r.streamId = m.streamId;
-            r.correlationId = m.correlationId;
+            copyGpuFields(r, m);
             // CUPTI's enumerations have the order of ours.
             r.kind = static_cast<MemcpyKind>(m.copyKind <= 10 ? m.copyKind : 0);
             r.srcKind = static_cast<MemoryKind>(m.srcKind <= 7 ? m.srcKind : 0);
             r.dstKind = static_cast<MemoryKind>(m.dstKind <= 7 ? m.dstKind : 0);
             r.bytes = static_cast<std::int64_t>(m.bytes);
-            r.graphId = m.graphId;
             out.add(r);
             return;
         }
         case CUPTI_ACTIVITY_KIND_MEMSET: {
             const auto& m = *reinterpret_cast<const CUpti_ActivityMemset4*>(record);
             MemsetRecord r;
-            r.startNs = static_cast<std::int64_t>(m.start);
-            r.endNs = static_cast<std::int64_t>(m.end);
-            r.deviceId = m.deviceId;
-            r.contextId = m.contextId;
-            r.streamId = m.streamId;
-            r.correlationId = m.correlationId;
+            copyGpuFields(r, m);
             r.bytes = static_cast<std::int64_t>(m.bytes);
             r.value = m.value;
             r.memoryKind = static_cast<MemoryKind>(m.memoryKind <= 7 ? m.memoryKind : 0);
-            r.graphId = m.graphId;
             out.add(r);
             return;
         }

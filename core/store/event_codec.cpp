@@ -30,6 +30,20 @@ struct Deltas {
         correlation += in.s();
         corr = static_cast<std::uint32_t>(correlation);
     }
+    // The fields every GPU record (kernel, memcpy, memset) starts with; the
+    // device and stream come from the chunk's lane.
+    template <typename R>
+    void putGpu(Out& o, const R& r) {
+        put(o, r.startNs, r.endNs, r.correlationId);
+        o.u(r.contextId);
+    }
+    template <typename R>
+    void getGpu(In& in, const Lane& lane, R& r) {
+        r.deviceId = lane.group;
+        r.streamId = lane.lane;
+        get(in, r.startNs, r.endNs, r.correlationId);
+        r.contextId = in.u32();
+    }
 };
 
 }  // namespace
@@ -39,8 +53,7 @@ void encode(const std::vector<const KernelRecord*>& records, const Intern& inter
     Out o(out);
     Deltas d;
     for (const auto* r : records) {
-        d.put(o, r->startNs, r->endNs, r->correlationId);
-        o.u(r->contextId);
+        d.putGpu(o, *r);
         o.u(static_cast<std::uint64_t>(intern(r->name)));
         for (std::int32_t v :
              {r->gridX, r->gridY, r->gridZ, r->blockX, r->blockY, r->blockZ, r->clusterX,
@@ -59,10 +72,7 @@ void decode(std::string_view blob, std::int64_t count, Lane lane, const Lookup& 
     Deltas d;
     for (std::int64_t i = 0; i < count; ++i) {
         KernelRecord r;
-        r.deviceId = lane.group;
-        r.streamId = lane.lane;
-        d.get(in, r.startNs, r.endNs, r.correlationId);
-        r.contextId = in.u32();
+        d.getGpu(in, lane, r);
         r.name = lookup(static_cast<std::int64_t>(in.u()));
         for (std::int32_t* v :
              {&r.gridX, &r.gridY, &r.gridZ, &r.blockX, &r.blockY, &r.blockZ, &r.clusterX,
@@ -80,8 +90,7 @@ void encode(const std::vector<const MemcpyRecord*>& records, const Intern&, std:
     Out o(out);
     Deltas d;
     for (const auto* r : records) {
-        d.put(o, r->startNs, r->endNs, r->correlationId);
-        o.u(r->contextId);
+        d.putGpu(o, *r);
         o.u(static_cast<std::uint64_t>(r->kind));
         o.u(static_cast<std::uint64_t>(r->srcKind));
         o.u(static_cast<std::uint64_t>(r->dstKind));
@@ -96,10 +105,7 @@ void decode(std::string_view blob, std::int64_t count, Lane lane, const Lookup&,
     Deltas d;
     for (std::int64_t i = 0; i < count; ++i) {
         MemcpyRecord r;
-        r.deviceId = lane.group;
-        r.streamId = lane.lane;
-        d.get(in, r.startNs, r.endNs, r.correlationId);
-        r.contextId = in.u32();
+        d.getGpu(in, lane, r);
         r.kind = static_cast<MemcpyKind>(std::min<std::uint64_t>(in.u(), 10));
         r.srcKind = static_cast<MemoryKind>(std::min<std::uint64_t>(in.u(), 7));
         r.dstKind = static_cast<MemoryKind>(std::min<std::uint64_t>(in.u(), 7));
@@ -113,8 +119,7 @@ void encode(const std::vector<const MemsetRecord*>& records, const Intern&, std:
     Out o(out);
     Deltas d;
     for (const auto* r : records) {
-        d.put(o, r->startNs, r->endNs, r->correlationId);
-        o.u(r->contextId);
+        d.putGpu(o, *r);
         o.s(r->bytes);
         o.u(r->value);
         o.u(static_cast<std::uint64_t>(r->memoryKind));
@@ -128,10 +133,7 @@ void decode(std::string_view blob, std::int64_t count, Lane lane, const Lookup&,
     Deltas d;
     for (std::int64_t i = 0; i < count; ++i) {
         MemsetRecord r;
-        r.deviceId = lane.group;
-        r.streamId = lane.lane;
-        d.get(in, r.startNs, r.endNs, r.correlationId);
-        r.contextId = in.u32();
+        d.getGpu(in, lane, r);
         r.bytes = in.s();
         r.value = in.u32();
         r.memoryKind = static_cast<MemoryKind>(std::min<std::uint64_t>(in.u(), 7));

@@ -19,10 +19,12 @@
 #include <QStatusBar>
 #include <QTableView>
 #include <QTextBrowser>
+#include <QTextCursor>
 #include <QToolButton>
 #include <QVBoxLayout>
 
 #include "charts/charts_panel.h"
+#include "launch/launch_panel.h"
 #include "models/run_details_html.h"
 #include "models/run_list_model.h"
 #include "models/store_loader.h"
@@ -201,10 +203,24 @@ void MainWindow::buildPanels() {
     logDock->setObjectName(QStringLiteral("logDock"));
     logDock->setWidget(log_);
     addDockWidget(Qt::RightDockWidgetArea, logDock);
-    // The log shares the right side with the details, so the timeline gets
-    // the full height.
+    launch_ = new LaunchPanel(this);
+    auto* launchDock = new QDockWidget(tr("Launch"), this);
+    launchDock->setObjectName(QStringLiteral("launchDock"));
+    launchDock->setWidget(launch_);
+    addDockWidget(Qt::RightDockWidgetArea, launchDock);
+    // Log and launch share the right side with the details, so the timeline
+    // gets the full height.
     tabifyDockWidget(detailsDock, logDock);
+    tabifyDockWidget(logDock, launchDock);
     detailsDock->raise();
+    connect(launch_, &LaunchPanel::logOutput, this, [this](const QString& text) {
+        log_->moveCursor(QTextCursor::End);
+        log_->insertPlainText(text);
+    });
+    connect(launch_, &LaunchPanel::runFinished, this, [this](bool, const QString& summary) {
+        statusBar()->showMessage(summary, 15000);
+        if (!storePath_.isEmpty()) openStore(storePath_);  // shows the new run
+    });
     resizeDocks({runsDock, detailsDock}, {330, 380}, Qt::Horizontal);
 
     charts_ = new ChartsPanel(this);
@@ -233,6 +249,14 @@ void MainWindow::buildActions() {
     file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
+
+    QAction* launchAction = file->addAction(tr("&Launch Workload…"), this, [this] {
+        if (auto* dock = findChild<QDockWidget*>(QStringLiteral("launchDock"))) {
+            dock->show();
+            dock->raise();
+        }
+    });
+    launchAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_L));
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
     for (auto* dock : findChildren<QDockWidget*>())
@@ -324,6 +348,7 @@ void MainWindow::onRunsLoaded(const QString& path, const std::vector<RunInfo>& r
         for (const auto& row : runView_->selectionModel()->selectedRows())
             selected.push_back(row.data(RunListModel::RunIdRole).toLongLong());
     storePath_ = path;
+    launch_->setStorePath(path);
     pendingPath_.clear();
     errorBanner_->clear();
     errorBanner_->hide();

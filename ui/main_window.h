@@ -20,6 +20,7 @@ namespace ws::ui {
 class RunListModel;
 class TimelineView;
 class ChartsPanel;
+class LaunchPanel;
 class StoreLoader;
 struct RunDetails;
 
@@ -39,6 +40,7 @@ class MainWindow : public QMainWindow {
     QTableView* runView() const { return runView_; }
     TimelineView* timeline() const { return timeline_; }
     ChartsPanel* charts() const { return charts_; }
+    LaunchPanel* launcher() const { return launch_; }
     QString detailsText() const;
     QString errorText() const;
     // The notice shown over the run list (errors, or the offer of sample runs).
@@ -81,6 +83,7 @@ class MainWindow : public QMainWindow {
     QLabel* selectionLabel_ = nullptr;
     TimelineView* timeline_ = nullptr;
     ChartsPanel* charts_ = nullptr;
+    LaunchPanel* launch_ = nullptr;
     QLabel* errorBanner_ = nullptr;
     QTextBrowser* details_ = nullptr;
     QPlainTextEdit* log_ = nullptr;

@@ -1,0 +1,83 @@
+// Launching from the GUI: validation while typing, and a failing program.
+#include <gtest/gtest.h>
+
+#include <QSignalSpy>
+#include <QTest>
+
+#include "launch/launch_panel.h"
+#include "store/run_queries.h"
+#include "store/store.h"
+#include "support/temp_dir.h"
+
+namespace ws::ui {
+namespace {
+
+const char* kGood =
+    "name = \"exit3\"\nkind = \"command\"\n[command]\nprogram = \"/bin/sh\"\n"
+    "args = [\"-c\", \"echo starting; exit 3\"]\n";
+
+TEST(LaunchPanel, ListsBundledPresetsAndValidatesWhileTyping) {
+    LaunchPanel panel;
+    panel.setConfigText(kGood);
+    EXPECT_TRUE(panel.canLaunch());
+    EXPECT_TRUE(panel.validationText().startsWith("Valid")) << panel.validationText().toStdString();
+    panel.setConfigText(
+        "name = \"x\"\nkind = \"command\"\n[contract]\nbatch = 0\n[command]\nprogram = \"a\"\n");
+    EXPECT_FALSE(panel.canLaunch());
+    EXPECT_TRUE(panel.validationText().contains("contract.batch"))
+        << panel.validationText().toStdString();
+    EXPECT_TRUE(panel.validationText().contains("line 4"));
+    // A decoder preset is valid but not launchable until the built-in runner exists.
+    panel.selectConfig(WARPSCOPE_SOURCE_DIR "/resources/workloads/llama-3.2-1b-bf16.toml");
+    EXPECT_TRUE(panel.configText().contains("Llama-3.2-1B"));
+    EXPECT_FALSE(panel.canLaunch());
+}
+
+TEST(LaunchPanel, FailingProgramShowsTheFailureAndIsStored) {
+    testing::TempDir dir;
+    auto db = dir.file("runs.wsdb");
+    LaunchPanel panel;
+    panel.setCliPath(WARPSCOPE_CLI_PATH);
+    panel.setStorePath(QString::fromStdString(db));
+    panel.setConfigText(kGood);
+    QSignalSpy finished(&panel, &LaunchPanel::runFinished);
+    QSignalSpy log(&panel, &LaunchPanel::logOutput);
+    panel.launch();
+    ASSERT_TRUE(finished.wait(30000));
+    EXPECT_FALSE(finished.last().at(0).toBool());
+    EXPECT_TRUE(panel.statusText().contains("failed, exit code 3"))
+        << panel.statusText().toStdString();
+    QString all;
+    for (const auto& l : log)
+        all += l.at(0).toString();
+    EXPECT_TRUE(all.contains("starting"));
+    Store store(db);
+    auto runs = listRuns(store);
+    ASSERT_EQ(runs.size(), 1u);
+    EXPECT_EQ(runs[0].status, RunStatus::Failed);
+    EXPECT_EQ(runs[0].workload, "exit3");
+}
+
+TEST(LaunchPanel, CancelLeavesARunMarkedKilled) {
+    testing::TempDir dir;
+    auto db = dir.file("runs.wsdb");
+    LaunchPanel panel;
+    panel.setCliPath(WARPSCOPE_CLI_PATH);
+    panel.setStorePath(QString::fromStdString(db));
+    panel.setConfigText(
+        "name = \"sleeper\"\nkind = \"command\"\n[command]\nprogram = \"/bin/sleep\"\nargs = "
+        "[\"30\"]\n");
+    QSignalSpy finished(&panel, &LaunchPanel::runFinished);
+    panel.launch();
+    QTest::qWait(700);
+    EXPECT_TRUE(panel.running());
+    panel.cancel();
+    ASSERT_TRUE(finished.wait(20000));
+    Store store(db);
+    auto runs = listRuns(store);
+    ASSERT_EQ(runs.size(), 1u);
+    EXPECT_EQ(runs[0].status, RunStatus::Killed);
+}
+
+}  // namespace
+}  // namespace ws::ui

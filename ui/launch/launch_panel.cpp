@@ -1,0 +1,241 @@
+#include "launch/launch_panel.h"
+
+#include <QComboBox>
+#include <QCoreApplication>
+#include <QDateTime>
+#include <QDir>
+#include <QFileInfo>
+#include <QFontDatabase>
+#include <QHBoxLayout>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QVBoxLayout>
+
+#include "config/workload_config.h"
+#include "util/format.h"
+
+namespace ws::ui {
+
+namespace {
+QString readText(const QString& path) {
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()) : QString();
+}
+
+QStringList configFolders() {
+    QStringList dirs;
+    QDir exe(QCoreApplication::applicationDirPath());
+    dirs << exe.filePath(QStringLiteral("../share/warpscope/workloads"))
+         << QStringLiteral(WARPSCOPE_SOURCE_WORKLOADS_DIR)
+         << QStandardPaths::writableLocation(QStandardPaths::GenericConfigLocation) +
+                QStringLiteral("/warpscope/workloads");
+    return dirs;
+}
+}  // namespace
+
+QString defaultCliPath() {
+    return QDir(QCoreApplication::applicationDirPath()).filePath(QStringLiteral("warpscope-cli"));
+}
+
+QString launchUnavailableReason() {
+    if (!QFileInfo::exists(QStringLiteral("/dev/nvidiactl")) &&
+        !QFileInfo::exists(QStringLiteral("/dev/nvidia0")))
+        return QObject::tr(
+            "No NVIDIA GPU on this machine: a launched program runs, but nothing "
+            "is captured from CUDA. Record on a GPU server with `warpscope-cli "
+            "record` and open its store here.");
+    return {};
+}
+
+LaunchPanel::LaunchPanel(QWidget* parent)
+    : QWidget(parent),
+      configs_(new QComboBox(this)),
+      editor_(new QPlainTextEdit(this)),
+      validation_(new QLabel(this)),
+      launchButton_(new QPushButton(tr("Launch"), this)),
+      cancelButton_(new QPushButton(tr("Cancel"), this)),
+      progress_(new QProgressBar(this)),
+      counters_(new QLabel(this)),
+      status_(new QLabel(this)),
+      cliPath_(defaultCliPath()) {
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(6, 6, 6, 6);
+    layout->addWidget(configs_);
+    editor_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    editor_->setPlaceholderText(tr("A workload config (TOML): name, kind, [contract], [command]"));
+    layout->addWidget(editor_, 1);
+    validation_->setWordWrap(true);
+    validation_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    layout->addWidget(validation_);
+    auto* buttons = new QHBoxLayout();
+    buttons->addWidget(launchButton_);
+    buttons->addWidget(cancelButton_);
+    buttons->addWidget(progress_, 1);
+    layout->addLayout(buttons);
+    counters_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    status_->setWordWrap(true);
+    layout->addWidget(counters_);
+    layout->addWidget(status_);
+    progress_->setRange(0, 1);
+    progress_->setValue(0);
+    progress_->setTextVisible(false);
+    cancelButton_->setEnabled(false);
+    if (QString why = launchUnavailableReason(); !why.isEmpty()) status_->setText(why);
+
+    connect(configs_, &QComboBox::currentIndexChanged, this, [this](int index) {
+        QString path = configs_->itemData(index).toString();
+        if (!path.isEmpty()) setConfigText(readText(path));
+    });
+    connect(editor_, &QPlainTextEdit::textChanged, this, &LaunchPanel::validate);
+    connect(launchButton_, &QPushButton::clicked, this, &LaunchPanel::launch);
+    connect(cancelButton_, &QPushButton::clicked, this, &LaunchPanel::cancel);
+    connect(&process_, &QProcess::readyReadStandardOutput, this,
+            [this] { emit logOutput(QString::fromUtf8(process_.readAllStandardOutput())); });
+    connect(&process_, &QProcess::readyReadStandardError, this, &LaunchPanel::readProgress);
+    connect(&process_, &QProcess::finished, this, &LaunchPanel::onFinished);
+    connect(&process_, &QProcess::errorOccurred, this, [this](QProcess::ProcessError e) {
+        if (e == QProcess::FailedToStart) {
+            status_->setText(tr("Cannot start %1: %2").arg(cliPath_, process_.errorString()));
+            launchButton_->setEnabled(valid_);
+            cancelButton_->setEnabled(false);
+            progress_->setRange(0, 1);
+            emit runFinished(false, status_->text());
+        }
+    });
+    reloadConfigs();
+}
+
+void LaunchPanel::reloadConfigs() {
+    configs_->clear();
+    for (const QString& dir : configFolders()) {
+        for (const QFileInfo& f :
+             QDir(dir).entryInfoList({QStringLiteral("*.toml")}, QDir::Files, QDir::Name))
+            if (configs_->findData(f.canonicalFilePath()) < 0)
+                configs_->addItem(f.completeBaseName(), f.canonicalFilePath());
+    }
+}
+
+void LaunchPanel::selectConfig(const QString& path) {
+    int i = configs_->findData(QFileInfo(path).canonicalFilePath());
+    if (i >= 0) configs_->setCurrentIndex(i);
+}
+
+void LaunchPanel::setConfigText(const QString& text) {
+    editor_->setPlainText(text);
+}
+QString LaunchPanel::configText() const {
+    return editor_->toPlainText();
+}
+QString LaunchPanel::validationText() const {
+    return validation_->text();
+}
+QString LaunchPanel::statusText() const {
+    return status_->text();
+}
+bool LaunchPanel::canLaunch() const {
+    return launchButton_->isEnabled();
+}
+
+void LaunchPanel::validate() {
+    auto result = parseWorkloadConfig(editor_->toPlainText().toStdString(), "config");
+    valid_ = result.ok();
+    commandKind_ = valid_ && result.config->kind == WorkloadKind::Command;
+    if (!valid_) {
+        QStringList lines;
+        for (const auto& e : result.errors)
+            lines << QStringLiteral("line %1, column %2: %3: %4")
+                         .arg(e.line)
+                         .arg(e.column)
+                         .arg(QString::fromStdString(e.field), QString::fromStdString(e.message));
+        validation_->setStyleSheet(QStringLiteral("color: #b3261e"));
+        validation_->setText(lines.join('\n'));
+    } else if (!commandKind_) {
+        validation_->setStyleSheet(QStringLiteral("color: #8a5a00"));
+        validation_->setText(tr("Valid. The built-in %1 runner is not part of this build yet; "
+                                "command workloads can be launched.")
+                                 .arg(QString::fromLatin1(toString(result.config->kind))));
+    } else {
+        validation_->setStyleSheet(QStringLiteral("color: #1e7b34"));
+        validation_->setText(tr("Valid: %1").arg(QString::fromStdString(result.config->name)));
+    }
+    launchButton_->setEnabled(valid_ && commandKind_ && !running());
+}
+
+void LaunchPanel::launch() {
+    validate();
+    if (!valid_ || !commandKind_ || running()) return;
+    // The edited text is what runs: it goes to a file the CLI reads and stores.
+    static QTemporaryDir tmp;
+    configFile_ =
+        tmp.filePath(QStringLiteral("workload-%1.toml").arg(QDateTime::currentMSecsSinceEpoch()));
+    QFile f(configFile_);
+    if (!f.open(QIODevice::WriteOnly) || f.write(editor_->toPlainText().toUtf8()) < 0) {
+        status_->setText(tr("Cannot write %1").arg(configFile_));
+        return;
+    }
+    f.close();
+    QStringList args = {QStringLiteral("record"), QStringLiteral("--workload"), configFile_,
+                        QStringLiteral("--progress"), QStringLiteral("json")};
+    if (!storePath_.isEmpty()) args << QStringLiteral("--db") << storePath_;
+    stderrTail_.clear();
+    status_->setText(tr("Running…"));
+    counters_->clear();
+    progress_->setRange(0, 0);  // busy: a run has no known end
+    launchButton_->setEnabled(false);
+    cancelButton_->setEnabled(true);
+    process_.start(cliPath_, args);
+}
+
+void LaunchPanel::cancel() {
+    // The recorder forwards SIGINT to the program (SIGKILL on a second cancel)
+    // and marks the run killed, keeping what it recorded.
+    if (running()) process_.terminate();
+}
+
+void LaunchPanel::readProgress() {
+    stderrTail_ += QString::fromUtf8(process_.readAllStandardError());
+    qsizetype nl;
+    while ((nl = stderrTail_.indexOf('\n')) >= 0) {
+        QString line = stderrTail_.left(nl);
+        stderrTail_.remove(0, nl + 1);
+        if (!line.startsWith(QLatin1String("WSPROGRESS "))) {
+            emit logOutput(line + '\n');
+            if (line.startsWith(QLatin1String("[warpscope] run ")) ||
+                line.startsWith(QLatin1String("warpscope-cli")))
+                status_->setText(line);
+            continue;
+        }
+        auto p = QJsonDocument::fromJson(line.mid(11).toUtf8()).object();
+        counters_->setText(
+            tr("%1 · %2 kernels · %3 copies (%4) · %5 API calls · %6 tokens%7")
+                .arg(QString::fromStdString(formatDuration(p.value("elapsed_ns").toInteger())))
+                .arg(p.value("kernels").toInteger())
+                .arg(p.value("memcpys").toInteger())
+                .arg(QString::fromStdString(formatBytes(p.value("memcpy_bytes").toInteger())))
+                .arg(p.value("api_calls").toInteger())
+                .arg(p.value("tokens").toInteger())
+                .arg(p.value("dropped").toInteger()
+                         ? tr(" · %1 DROPPED").arg(p.value("dropped").toInteger())
+                         : QString()));
+    }
+}
+
+void LaunchPanel::onFinished(int exitCode, QProcess::ExitStatus status) {
+    readProgress();
+    progress_->setRange(0, 1);
+    progress_->setValue(1);
+    cancelButton_->setEnabled(false);
+    launchButton_->setEnabled(valid_ && commandKind_);
+    bool ok = status == QProcess::NormalExit && exitCode == 0;
+    if (status != QProcess::NormalExit)
+        status_->setText(tr("warpscope-cli stopped unexpectedly: %1").arg(process_.errorString()));
+    emit runFinished(ok, status_->text());
+}
+
+}  // namespace ws::ui

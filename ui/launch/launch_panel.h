@@ -1,0 +1,71 @@
+// Launching a workload from the GUI: pick a config (bundled or your own),
+// edit it with validation as you type, start it. The GUI runs
+// `warpscope-cli record` as a child process — it never links CUDA, and a
+// crashing workload cannot take it down — and shows its progress, log and a
+// Cancel that leaves the run marked killed with what was recorded.
+#pragma once
+
+#include <QProcess>
+#include <QWidget>
+
+class QComboBox;
+class QLabel;
+class QPlainTextEdit;
+class QProgressBar;
+class QPushButton;
+
+namespace ws::ui {
+
+class LaunchPanel : public QWidget {
+    Q_OBJECT
+  public:
+    explicit LaunchPanel(QWidget* parent = nullptr);
+
+    void setStorePath(const QString& path) { storePath_ = path; }
+    void setCliPath(const QString& path) { cliPath_ = path; }
+    // Bundled presets and the user's configs (~/.config/warpscope/workloads).
+    void reloadConfigs();
+    void selectConfig(const QString& path);
+    void setConfigText(const QString& text);
+    QString configText() const;
+    QString validationText() const;
+    bool canLaunch() const;
+    QString statusText() const;
+    bool running() const { return process_.state() != QProcess::NotRunning; }
+
+  public slots:
+    void launch();
+    void cancel();
+
+  signals:
+    void logOutput(const QString& text);
+    void runFinished(bool ok, const QString& summary);
+
+  private:
+    void validate();
+    void readProgress();
+    void onFinished(int exitCode, QProcess::ExitStatus status);
+
+    QComboBox* configs_;
+    QPlainTextEdit* editor_;
+    QLabel* validation_;
+    QPushButton* launchButton_;
+    QPushButton* cancelButton_;
+    QProgressBar* progress_;
+    QLabel* counters_;
+    QLabel* status_;
+    QProcess process_;
+    QString storePath_;
+    QString cliPath_;
+    QString configFile_;  // the text being launched, written here first
+    QString stderrTail_;
+    bool valid_ = false;
+    bool commandKind_ = false;
+};
+
+// Where the GUI finds warpscope-cli: beside its own binary.
+QString defaultCliPath();
+// Why launching cannot work on this machine, or empty when it can.
+QString launchUnavailableReason();
+
+}  // namespace ws::ui

@@ -9,6 +9,7 @@
 #include "export_charts.h"
 #include "main_window.h"
 #include "store/store.h"
+#include "timeline/timeline_view.h"
 #include "util/version.h"
 
 int main(int argc, char** argv) {
@@ -33,7 +34,11 @@ int main(int argc, char** argv) {
     QCommandLineOption screenshot(
         QStringLiteral("screenshot"),
         QStringLiteral("Save a PNG of the window once loaded, then quit."), QStringLiteral("PNG"));
-    parser.addOptions({db, select, screenshot});
+    QCommandLineOption find(QStringLiteral("find"),
+                            QStringLiteral("Find this kernel name in the timeline and select "
+                                           "its first instance."),
+                            QStringLiteral("NAME"));
+    parser.addOptions({db, select, screenshot, find});
     parser.process(app);
 
     ws::ui::MainWindow window;
@@ -56,6 +61,13 @@ int main(int argc, char** argv) {
         // The timeline and the charts load in parallel; the charts come last.
         QObject::connect(&window, &ws::ui::MainWindow::chartsShown, &window, grab);
         QObject::connect(&window, &ws::ui::MainWindow::loadFailed, &window, grab);
+    }
+    if (parser.isSet(find)) {
+        QString name = parser.value(find);
+        QObject::connect(&window, &ws::ui::MainWindow::timelineShown, &window, [&window, name] {
+            window.timeline()->setSearch(name);
+            window.timeline()->findNext();
+        });
     }
     window.show();
     window.openStore(QDir::cleanPath(path));

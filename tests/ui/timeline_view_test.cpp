@@ -57,6 +57,16 @@ TEST(TimelineView, SearchHighlightsAndStepsThroughMatches) {
                   static_cast<std::size_t>(second.event)));
     ASSERT_TRUE(view.findNext(true));
     EXPECT_EQ(view.selection().event, first.event);
+    // The fixture's gemv kernels 1001.. were launched by recorded API calls.
+    auto launch = view.launchOfSelection();
+    ASSERT_GE(launch.lane, 0);
+    EXPECT_EQ(view.data()->lanes[static_cast<std::size_t>(launch.lane)].kind, LaneKind::ApiCalls);
+    EXPECT_EQ(view.data()
+                  ->lanes[static_cast<std::size_t>(launch.lane)]
+                  .correlation[static_cast<std::size_t>(launch.event)],
+              view.data()
+                  ->lanes[static_cast<std::size_t>(first.lane)]
+                  .correlation[static_cast<std::size_t>(first.event)]);
     EXPECT_EQ(view.setSearch("no such kernel"), 0u);
     EXPECT_FALSE(view.findNext());
 }

@@ -5,6 +5,7 @@
 #include <map>
 #include <unordered_map>
 
+#include "analysis/kernel_summary.h"
 #include "store/run_queries.h"
 #include "store/store.h"
 
@@ -20,13 +21,41 @@ class Labels {
         if (inserted) out_.push_back(s);
         return it->second;
     }
+    // Kernels are shown by their short demangled name, demangled once per name.
+    std::uint32_t kernel(const std::string& mangled) {
+        auto it = kernels_.find(mangled);
+        if (it != kernels_.end()) return it->second;
+        auto id = (*this)(shortKernelName(demangle(mangled)));
+        kernels_.emplace(mangled, id);
+        return id;
+    }
 
   private:
     std::vector<std::string>& out_;
     std::unordered_map<std::string, std::uint32_t> ids_;
+    std::unordered_map<std::string, std::uint32_t> kernels_;
 };
 
 }  // namespace
+
+std::pair<int, long> launchingCall(const TimelineData& data, int kernelLane, long kernelEvent) {
+    const auto& k = data.lanes[static_cast<std::size_t>(kernelLane)];
+    if (k.correlation.empty()) return {-1, -1};
+    auto e = static_cast<std::size_t>(kernelEvent);
+    std::uint32_t id = k.correlation[e];
+    // Correlation ids are unique in a process; a window around the kernel
+    // keeps the search short.
+    constexpr std::int64_t kWindow = 2'000'000'000;
+    std::int64_t at = k.events.start(e);
+    for (std::size_t l = 0; l < data.lanes.size(); ++l) {
+        const auto& lane = data.lanes[l];
+        if (lane.kind != LaneKind::ApiCalls) continue;
+        std::size_t end = lane.events.firstStartingFrom(at + kWindow, 0);
+        for (std::size_t i = lane.events.firstStartingFrom(at - kWindow, 0); i < end; ++i)
+            if (lane.correlation[i] == id) return {static_cast<int>(l), static_cast<long>(i)};
+    }
+    return {-1, -1};
+}
 
 std::shared_ptr<const TimelineData> loadTimeline(Store& store, RunId run,
                                                  const std::atomic<bool>* cancelled) {
@@ -49,7 +78,8 @@ std::shared_ptr<const TimelineData> loadTimeline(Store& store, RunId run,
         lane.laneId = key.streamId;
         forEachKernel(store, run, {}, key.streamId, [&](const KernelRecord& k) {
             if (k.deviceId != key.deviceId) return;
-            lane.events.add(k.startNs, k.endNs, label(k.name));
+            lane.events.add(k.startNs, k.endNs, label.kernel(k.name));
+            lane.correlation.push_back(k.correlationId);
             extend(k.startNs, k.endNs);
         });
         TimelineLane copies;
@@ -108,6 +138,7 @@ std::shared_ptr<const TimelineData> loadTimeline(Store& store, RunId run,
             lane.title = QStringLiteral("CUDA API");
         }
         lane.events.add(a.startNs, a.endNs, label(a.name));
+        lane.correlation.push_back(a.correlationId);
     });
     for (auto& [thread, lane] : api)
         data->lanes.push_back(std::move(lane));

@@ -26,6 +26,9 @@ struct TimelineLane {
     LaneKind kind = LaneKind::Kernels;
     std::uint32_t laneId = 0;  // stream or thread id
     lod::LaneIndex events;
+    // Kernel and API lanes: the CUPTI correlation id of each event, which
+    // ties a kernel to the call that launched it.
+    std::vector<std::uint32_t> correlation;
 };
 
 struct CounterTrack {
@@ -46,6 +49,10 @@ struct TimelineData {
 };
 
 // Reads everything the timeline shows; `cancelled` is polled between lanes.
+// The API call (lane, event) with the kernel's correlation id, searched among
+// calls within 2 s of the kernel; {-1, -1} when none.
+std::pair<int, long> launchingCall(const TimelineData& data, int kernelLane, long kernelEvent);
+
 std::shared_ptr<const TimelineData> loadTimeline(Store& store, RunId run,
                                                  const std::atomic<bool>* cancelled = nullptr);
 

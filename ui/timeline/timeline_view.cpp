@@ -4,6 +4,7 @@
 #include <QKeyEvent>
 #include <QLocale>
 #include <QPainter>
+#include <QPainterPath>
 #include <QToolTip>
 #include <QWheelEvent>
 
@@ -23,6 +24,7 @@ void TimelineView::setData(std::shared_ptr<const TimelineData> data) {
     data_ = std::move(data);
     highlight_.clear();
     selection_ = {};
+    launch_ = {};
     scrollY_ = 0;
     fitAll();
 }
@@ -121,6 +123,9 @@ int TimelineView::laneAt(int y) const {
 
 void TimelineView::select(int lane, long event) {
     selection_ = {lane, event};
+    auto [callLane, call] =
+        data_ ? launchingCall(*data_, lane, event) : std::pair<int, long>{-1, -1};
+    launch_ = {callLane, call};
     update();
     emit eventSelected(lane, event, describe(lane, event));
 }
@@ -170,6 +175,29 @@ void TimelineView::paintEvent(QPaintEvent*) {
         lastGroup = lane.group;
         p.drawText(QRectF(6, y, kHeaderWidth - 10, kLaneHeight), Qt::AlignVCenter,
                    QFontMetrics(small).elidedText(head, Qt::ElideRight, kHeaderWidth - 12));
+    }
+    // A flow line from the selected kernel's launch call to the kernel.
+    if (launch_.lane >= 0 && selection_.lane >= 0) {
+        auto rowY = [&](int lane) { return lanesTop() + lane * kLaneHeight + kLaneHeight / 2.0; };
+        const auto& callLane = data_->lanes[static_cast<std::size_t>(launch_.lane)].events;
+        const auto& kernelLane = data_->lanes[static_cast<std::size_t>(selection_.lane)].events;
+        auto c = static_cast<std::size_t>(launch_.event),
+             k = static_cast<std::size_t>(selection_.event);
+        QPointF from(left + axis_.toPx(callLane.start(c)), rowY(launch_.lane));
+        QPointF to(left + axis_.toPx(kernelLane.start(k)), rowY(selection_.lane));
+        p.setClipRect(QRectF(left, kRulerHeight + kTokenHeight, w, height()));
+        p.setPen(QPen(QColor(0xd3, 0x2f, 0x2f), 2));
+        p.drawRect(
+            QRectF(from.x(), from.y() - kLaneHeight / 2.0 + 1,
+                   std::max<qreal>(axis_.toPx(callLane.end(c)) - axis_.toPx(callLane.start(c)), 2),
+                   kLaneHeight - 2));
+        QPainterPath flow(from);
+        flow.cubicTo(QPointF(from.x() + 30, from.y()), QPointF(to.x() - 30, to.y()), to);
+        p.drawPath(flow);
+        p.setBrush(QColor(0xd3, 0x2f, 0x2f));
+        p.drawPolygon(QPolygonF({to, to + QPointF(-7, -4), to + QPointF(-7, 4)}));
+        p.setBrush(Qt::NoBrush);
+        p.setClipping(false);
     }
     // Token marks, ruler and header separator stay on top.
     QRectF tokens(left, kRulerHeight, w, kTokenHeight);

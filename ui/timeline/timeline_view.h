@@ -33,6 +33,7 @@ class TimelineView : public QWidget {
     // Selects and centres the next (or previous) search match after the selection.
     bool findNext(bool backwards = false);
     TimelineSelection selection() const { return selection_; }
+    TimelineSelection launchOfSelection() const { return launch_; }
     QString describe(int lane, long event) const;
 
     static constexpr int kHeaderWidth = 190;
@@ -69,6 +70,7 @@ class TimelineView : public QWidget {
     bool dragged_ = false;
     std::vector<bool> highlight_;
     TimelineSelection selection_;
+    TimelineSelection launch_;  // the API call that launched the selected kernel
 };
 
 }  // namespace ws::ui

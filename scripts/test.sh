@@ -2,7 +2,8 @@
 # Installs what is missing, builds, and runs the whole suite through CTest +
 # GoogleTest: the dev preset (CUDA parts included where a toolkit exists), then
 # the asan preset (address + undefined sanitizers, CUDA left out).
-# GPU tests skip cleanly on a machine without a GPU.
+# GPU tests skip cleanly on a machine without a GPU. Last, the Debian package
+# is built, installed and its programs started.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
@@ -14,3 +15,5 @@ for preset in dev asan; do
   echo "== $preset: test"
   ctest --preset "$preset" -j "$jobs"
 done
+echo "== package: build, install and start the .deb"
+scripts/package-check.sh

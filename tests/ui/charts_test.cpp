@@ -6,6 +6,8 @@
 #include "charts/charts_panel.h"
 #include "charts/kernel_chart.h"
 #include "charts/latency_chart.h"
+#include "charts/token_latency_chart.h"
+#include "models/kernel_table_model.h"
 #include "store/store.h"
 #include "support/fixture_store.h"
 #include "support/temp_dir.h"
@@ -33,6 +35,16 @@ TEST(Charts, LatencyAndKernelChartsShowTheRuns) {
     EXPECT_EQ(names.size(), 5);
     EXPECT_TRUE(names.contains("gemm_bf16_wgmma_tma"));
     EXPECT_EQ(panel.kernelChart()->plottableCount(), 6);  // five kernels + "other"
+    EXPECT_EQ(panel.tokenChart()->graphCount(), 1);
+    // Fixture tokens are 0.16 ms apart: 4 gaps per request.
+    auto itl = meanItlByTokenIndex(runs[0].latency);
+    ASSERT_EQ(itl.size(), 4u);
+    EXPECT_NEAR(itl[2], 0.16, 1e-9);
+    auto* table = panel.kernelTable();
+    EXPECT_EQ(table->rowCount(), 5);  // 4 decoder kernels + 1 GEMM
+    QString csv = table->toCsv();
+    EXPECT_TRUE(csv.startsWith("run,time_percent,total_ns,instances"));
+    EXPECT_TRUE(csv.contains("\"gemm_bf16_wgmma_tma<128, 256, 64>\""));
 }
 
 TEST(Charts, ExportWritesValidFilesOfTheRequestedSize) {
@@ -42,16 +54,16 @@ TEST(Charts, ExportWritesValidFilesOfTheRequestedSize) {
     QString out = QString::fromStdString(dir.path().string());
     QString error;
     auto png = panel.exportAll(out, "png", 1000, 600, &error);
-    ASSERT_EQ(png.size(), 2) << error.toStdString();
+    ASSERT_EQ(png.size(), 3) << error.toStdString();
     QImage image(png[0]);
     EXPECT_EQ(image.size(), QSize(1000, 600));
     auto svg = panel.exportAll(out, "svg", 800, 500, &error);
-    ASSERT_EQ(svg.size(), 2) << error.toStdString();
+    ASSERT_EQ(svg.size(), 3) << error.toStdString();
     auto svgText = testing::readFile(svg[1].toStdString());
     EXPECT_NE(svgText.find("<svg"), std::string::npos);
     EXPECT_NE(svgText.find("width=\"800\""), std::string::npos) << svgText.substr(0, 400);
     auto pdf = panel.exportAll(out, "pdf", 800, 500, &error);
-    ASSERT_EQ(pdf.size(), 2) << error.toStdString();
+    ASSERT_EQ(pdf.size(), 3) << error.toStdString();
     EXPECT_EQ(testing::readFile(pdf[0].toStdString()).substr(0, 5), "%PDF-");
     EXPECT_TRUE(panel.exportAll(out, "bmp", 800, 500, &error).isEmpty());
     EXPECT_TRUE(error.contains("unknown format"));

@@ -10,6 +10,8 @@ namespace ws::ui {
 
 class KernelChart;
 class LatencyChart;
+class TokenLatencyChart;
+class KernelTableModel;
 
 class ChartsPanel : public QTabWidget {
     Q_OBJECT
@@ -18,6 +20,8 @@ class ChartsPanel : public QTabWidget {
     void setRuns(const std::vector<RunAnalysis>& runs);
     LatencyChart* latencyChart() const { return latency_; }
     KernelChart* kernelChart() const { return kernels_; }
+    TokenLatencyChart* tokenChart() const { return tokens_; }
+    KernelTableModel* kernelTable() const { return table_; }
     // Writes every chart as DIR/<chart>.<format>; returns the files written.
     QStringList exportAll(const QString& dir, const QString& format, int width, int height,
                           QString* error = nullptr);
@@ -26,6 +30,8 @@ class ChartsPanel : public QTabWidget {
     void exportCurrent();
     LatencyChart* latency_;
     KernelChart* kernels_;
+    TokenLatencyChart* tokens_;
+    KernelTableModel* table_;
 };
 
 }  // namespace ws::ui

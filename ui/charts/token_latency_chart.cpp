@@ -1,0 +1,58 @@
+#include "charts/token_latency_chart.h"
+
+#include "charts/chart_style.h"
+
+namespace ws::ui {
+
+std::vector<double> meanItlByTokenIndex(const LatencyReport& report) {
+    std::vector<double> sum, count;
+    for (const auto& r : report.requests) {
+        if (r.itlMs.size() > sum.size()) {
+            sum.resize(r.itlMs.size());
+            count.resize(r.itlMs.size());
+        }
+        for (std::size_t i = 0; i < r.itlMs.size(); ++i) {
+            sum[i] += r.itlMs[i];
+            count[i] += 1;
+        }
+    }
+    for (std::size_t i = 0; i < sum.size(); ++i)
+        sum[i] /= count[i];
+    return sum;
+}
+
+TokenLatencyChart::TokenLatencyChart(QWidget* parent) : QCustomPlot(parent) {
+    xAxis->setLabel(tr("output token"));
+    yAxis->setLabel(tr("inter-token latency (ms), mean over requests"));
+    legend->setVisible(true);
+    legend->setBrush(QColor(255, 255, 255, 220));
+    styleAxes(this);
+}
+
+void TokenLatencyChart::setRuns(const std::vector<RunAnalysis>& runs) {
+    clearGraphs();
+    double maxY = 0, maxX = 1;
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+        auto itl = meanItlByTokenIndex(runs[i].latency);
+        if (itl.empty()) continue;
+        QVector<double> x, y;
+        for (std::size_t t = 0; t < itl.size(); ++t) {
+            x << static_cast<double>(t + 1);
+            y << itl[t];
+            maxY = std::max(maxY, itl[t]);
+        }
+        maxX = std::max(maxX, static_cast<double>(itl.size()));
+        auto* g = addGraph();
+        g->setData(x, y, true);
+        g->setPen(QPen(runColor(static_cast<int>(i)), 2));
+        g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 4));
+        g->setName(QStringLiteral("#%1 %2")
+                       .arg(runs[i].run.id)
+                       .arg(QString::fromStdString(runs[i].run.label)));
+    }
+    xAxis->setRange(0, maxX + 1);
+    yAxis->setRange(0, maxY > 0 ? maxY * 1.1 : 1);
+    replot();
+}
+
+}  // namespace ws::ui

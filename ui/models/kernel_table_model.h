@@ -1,0 +1,47 @@
+// The kernel summary of the selected runs as a table (nsys stats columns),
+// one row per kernel and run; exported to CSV from the GUI.
+#pragma once
+
+#include <QAbstractTableModel>
+
+#include "models/run_analysis.h"
+
+namespace ws::ui {
+
+class KernelTableModel : public QAbstractTableModel {
+    Q_OBJECT
+  public:
+    enum Column {
+        Run,
+        TimePercent,
+        Total,
+        Instances,
+        Mean,
+        Median,
+        Min,
+        Max,
+        StdDev,
+        Name,
+        ColumnCount
+    };
+    enum Roles { SortRole = Qt::UserRole + 1 };
+
+    explicit KernelTableModel(QObject* parent = nullptr);
+    void setRuns(const std::vector<RunAnalysis>& runs);
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation,
+                        int role = Qt::DisplayRole) const override;
+    // All rows, unformatted numbers (ns), RFC 4180 quoting.
+    QString toCsv() const;
+
+  private:
+    struct Row {
+        RunId run;
+        KernelStat stat;
+    };
+    std::vector<Row> rows_;
+};
+
+}  // namespace ws::ui

@@ -30,6 +30,7 @@
 #include "models/store_loader.h"
 #include "sample_runs.h"
 #include "store/store.h"
+#include "theme.h"
 #include "timeline/timeline_view.h"
 #include "util/version.h"
 

@@ -2,6 +2,7 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDir>
+#include <QSettings>
 #include <QTimer>
 #include <string_view>
 #include <vector>
@@ -9,6 +10,7 @@
 #include "export_charts.h"
 #include "main_window.h"
 #include "store/store.h"
+#include "theme.h"
 #include "timeline/timeline_view.h"
 #include "util/version.h"
 
@@ -34,12 +36,15 @@ int main(int argc, char** argv) {
     QCommandLineOption screenshot(
         QStringLiteral("screenshot"),
         QStringLiteral("Save a PNG of the window once loaded, then quit."), QStringLiteral("PNG"));
+    QCommandLineOption dark(QStringLiteral("dark"), QStringLiteral("Use the dark theme."));
     QCommandLineOption find(QStringLiteral("find"),
                             QStringLiteral("Find this kernel name in the timeline and select "
                                            "its first instance."),
                             QStringLiteral("NAME"));
-    parser.addOptions({db, select, screenshot, find});
+    parser.addOptions({db, select, screenshot, find, dark});
     parser.process(app);
+    ws::ui::applyTheme(parser.isSet(dark) ||
+                       QSettings().value(QStringLiteral("view/dark")).toBool());
 
     ws::ui::MainWindow window;
     QString path =

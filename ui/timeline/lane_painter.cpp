@@ -68,15 +68,16 @@ QString timeLabel(std::int64_t ns, std::int64_t step) {
     return QString::number(ns) + QStringLiteral(" ns");
 }
 
-void paintRuler(QPainter& p, const lod::TimeAxis& axis, std::int64_t zeroNs, const QRectF& rect) {
-    p.fillRect(rect, QColor(0xf3, 0xf4, 0xf6));
+void paintRuler(QPainter& p, const lod::TimeAxis& axis, std::int64_t zeroNs, const QRectF& rect,
+                const QColor& background, const QColor& text) {
+    p.fillRect(rect, background);
     p.setPen(QColor(0x9a, 0xa0, 0xa6));
     p.drawLine(rect.bottomLeft(), rect.bottomRight());
     std::int64_t step = lod::rulerStep(axis.nsPerPx, 90);
     std::int64_t rel0 = axis.originNs - zeroNs;
     std::int64_t first = (rel0 / step) * step;
     if (first < rel0) first += step;
-    p.setPen(QColor(0x44, 0x4b, 0x53));
+    p.setPen(text);
     for (std::int64_t t = first; t < rel0 + static_cast<std::int64_t>(axis.widthPx * axis.nsPerPx);
          t += step) {
         qreal x = rect.left() + axis.toPx(t + zeroNs);

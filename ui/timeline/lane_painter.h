@@ -19,7 +19,8 @@ QColor colorForLabel(std::uint32_t label, LaneKind kind);
 void paintLane(QPainter& p, const std::vector<lod::DrawItem>& items, const TimelineLane& lane,
                const std::vector<std::string>& labels, const QRectF& rect,
                const std::vector<bool>* highlight = nullptr);
-void paintRuler(QPainter& p, const lod::TimeAxis& axis, std::int64_t zeroNs, const QRectF& rect);
+void paintRuler(QPainter& p, const lod::TimeAxis& axis, std::int64_t zeroNs, const QRectF& rect,
+                const QColor& background, const QColor& text);
 void paintCounter(QPainter& p, const CounterTrack& track, const lod::TimeAxis& axis,
                   const QRectF& rect);
 

@@ -132,12 +132,17 @@ void TimelineView::select(int lane, long event) {
 
 void TimelineView::paintEvent(QPaintEvent*) {
     QPainter p(this);
-    p.fillRect(rect(), Qt::white);
+    // Colours follow the palette, so the timeline works in light and dark themes.
+    const QPalette& pal = palette();
+    const QColor base = pal.color(QPalette::Base), text = pal.color(QPalette::Text),
+                 stripe = pal.color(QPalette::AlternateBase), chrome = pal.color(QPalette::Window),
+                 rule = pal.color(QPalette::Mid);
+    p.fillRect(rect(), base);
     QFont small = font();
     small.setPointSizeF(small.pointSizeF() * 0.9);
     p.setFont(small);
     if (!data_) {
-        p.setPen(QColor(0x70, 0x70, 0x70));
+        p.setPen(pal.color(QPalette::PlaceholderText));
         p.drawText(rect(), Qt::AlignCenter, tr("Select a run to see its timeline."));
         return;
     }
@@ -147,7 +152,7 @@ void TimelineView::paintEvent(QPaintEvent*) {
     for (const auto& track : data_->counters) {
         QRectF r(left, y, w, kCounterHeight - 4);
         paintCounter(p, track, axis_, r);
-        p.setPen(QColor(0x44, 0x4b, 0x53));
+        p.setPen(text);
         p.drawText(QRectF(6, y, kHeaderWidth - 10, kCounterHeight - 4), Qt::AlignVCenter,
                    QStringLiteral("%1  max %2").arg(track.title).arg(track.maxValue, 0, 'f', 0));
         y += kCounterHeight;
@@ -158,7 +163,7 @@ void TimelineView::paintEvent(QPaintEvent*) {
         if (y + kLaneHeight < kRulerHeight || y > height()) continue;
         const auto& lane = data_->lanes[i];
         QRectF r(left, y, w, kLaneHeight);
-        if (i % 2) p.fillRect(QRectF(0, y, width(), kLaneHeight), QColor(0xf7, 0xf8, 0xfa));
+        if (i % 2) p.fillRect(QRectF(0, y, width(), kLaneHeight), stripe);
         p.setClipRect(r);
         paintLane(p, lod::buildDrawList(lane.events, axis_), lane, data_->labels, r, &highlight_);
         if (static_cast<int>(i) == selection_.lane && selection_.event >= 0) {
@@ -169,7 +174,7 @@ void TimelineView::paintEvent(QPaintEvent*) {
             p.drawRect(QRectF(x0, y + 1, std::max<qreal>(x1 - x0, 2), kLaneHeight - 2));
         }
         p.setClipping(false);
-        p.setPen(QColor(0x30, 0x36, 0x3d));
+        p.setPen(text);
         QString head =
             lane.group == lastGroup ? lane.title : lane.group + QStringLiteral(" · ") + lane.title;
         lastGroup = lane.group;
@@ -201,8 +206,8 @@ void TimelineView::paintEvent(QPaintEvent*) {
     }
     // Token marks, ruler and header separator stay on top.
     QRectF tokens(left, kRulerHeight, w, kTokenHeight);
-    p.fillRect(QRectF(0, kRulerHeight, width(), kTokenHeight), Qt::white);
-    p.setPen(QColor(0x44, 0x4b, 0x53));
+    p.fillRect(QRectF(0, kRulerHeight, width(), kTokenHeight), base);
+    p.setPen(text);
     p.drawText(QRectF(6, kRulerHeight, kHeaderWidth - 10, kTokenHeight), Qt::AlignVCenter,
                tr("Tokens (%1)").arg(data_->tokenTimes.size()));
     p.setPen(QPen(QColor(0xd3, 0x2f, 0x2f), 1.5));
@@ -211,12 +216,12 @@ void TimelineView::paintEvent(QPaintEvent*) {
         if (x >= left && x <= left + w)
             p.drawLine(QPointF(x, tokens.top() + 2), QPointF(x, tokens.bottom() - 1));
     }
-    paintRuler(p, axis_, data_->beginNs, QRectF(left, 0, w, kRulerHeight));
-    p.fillRect(QRectF(0, 0, kHeaderWidth, kRulerHeight), QColor(0xf3, 0xf4, 0xf6));
-    p.setPen(QColor(0x44, 0x4b, 0x53));
+    paintRuler(p, axis_, data_->beginNs, QRectF(left, 0, w, kRulerHeight), chrome, text);
+    p.fillRect(QRectF(0, 0, kHeaderWidth, kRulerHeight), chrome);
+    p.setPen(text);
     p.drawText(QRectF(6, 0, kHeaderWidth - 10, kRulerHeight), Qt::AlignVCenter,
                tr("%1 events").arg(QLocale().toString(static_cast<qlonglong>(data_->eventCount))));
-    p.setPen(QColor(0xd0, 0xd4, 0xd9));
+    p.setPen(rule);
     p.drawLine(QPointF(kHeaderWidth - 0.5, 0), QPointF(kHeaderWidth - 0.5, height()));
     if (selectFromX_) {
         int a = std::min(*selectFromX_, selectToX_), b = std::max(*selectFromX_, selectToX_);

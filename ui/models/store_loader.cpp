@@ -128,16 +128,17 @@ void StoreLoader::loadTimeline(const QString& path, RunId id) {
 }
 
 void StoreLoader::loadAnalysis(const QString& path, const std::vector<RunId>& ids) {
-    const quint64 job = ++analysisJob_;
+    const quint64 job = ++*analysisJob_;
     started();
     QPointer<StoreLoader> self(this);
-    auto work = [self, path, ids, job, this] {
+    auto latest = analysisJob_;
+    auto work = [self, path, ids, job, latest, this] {
         std::vector<RunAnalysis> runs;
         QString error;
         try {
             Store store(path.toStdString());
             for (auto id : ids) {
-                if (job != analysisJob_) break;  // superseded: stop early
+                if (job != *latest) break;  // superseded: stop early
                 runs.push_back(analyzeRun(store, id));
             }
         } catch (const std::exception& e) {
@@ -148,7 +149,7 @@ void StoreLoader::loadAnalysis(const QString& path, const std::vector<RunId>& id
             [self, path, job, runs = std::move(runs), error, this] {
                 if (!self) return;
                 finished();
-                if (job != analysisJob_) return;
+                if (job != *analysisJob_) return;
                 if (!error.isEmpty())
                     emit failed(path, error);
                 else

@@ -7,6 +7,7 @@
 #include <QString>
 #include <atomic>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -70,7 +71,8 @@ class StoreLoader : public QObject {
     std::atomic<quint64> runsJob_{0};
     std::atomic<quint64> detailsJob_{0};
     std::atomic<quint64> timelineJob_{0};
-    std::atomic<quint64> analysisJob_{0};
+    // Shared with the worker, which checks it between runs and may outlive us.
+    std::shared_ptr<std::atomic<quint64>> analysisJob_ = std::make_shared<std::atomic<quint64>>(0);
     std::atomic<quint64> kernelJob_{0};
     int inFlight_ = 0;
 };

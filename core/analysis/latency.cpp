@@ -70,6 +70,17 @@ LatencyReport computeLatency(const std::vector<RequestRecord>& requests,
         rep.requests.push_back(std::move(r));
     }
     if (rep.requests.empty()) return rep;
+    // Sweep request starts and ends: the peak of requests in flight.
+    std::vector<std::pair<std::int64_t, int>> edges;
+    for (const auto& q : requests) {
+        if (!q.success || !times.count(q.requestId)) continue;
+        edges.emplace_back(q.startNs, +1);
+        edges.emplace_back(std::max(q.endNs, times[q.requestId].back()), -1);
+    }
+    std::sort(edges.begin(), edges.end());  // an end before a start at the same time
+    int inFlight = 0;
+    for (const auto& [t, d] : edges)
+        rep.maxConcurrency = std::max(rep.maxConcurrency, inFlight += d);
     std::int64_t span = durationNs > 0 ? durationNs : last - first;
     rep.durationS = static_cast<double>(span) / 1e9;
     if (rep.durationS > 0) {

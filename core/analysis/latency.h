@@ -43,6 +43,7 @@ struct LatencyReport {
     double totalTokenThroughput = 0;                    // (input + output) tokens / s
     std::optional<double> requestGoodput;               // requests meeting every target / s
     std::optional<double> energyPerOutputTokenJ;
+    int maxConcurrency = 0;  // most requests in flight at once (the effective batch)
 };
 
 // `durationNs` overrides the span of the requests (a benchmark's wall time,

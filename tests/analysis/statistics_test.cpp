@@ -50,6 +50,7 @@ TEST(Latency, TtftTpotItlE2eFromTokens) {
     EXPECT_FALSE(r.requests[1].tpotMs.has_value());
     EXPECT_EQ(r.tpotMs.size(), 1u);
     EXPECT_DOUBLE_EQ(r.durationS, 0.17);
+    EXPECT_EQ(r.maxConcurrency, 2);  // request 1 (20-80 ms) runs inside request 0
     EXPECT_DOUBLE_EQ(r.requestThroughput, 2 / 0.17);
     EXPECT_DOUBLE_EQ(r.outputThroughput, 4 / 0.17);
     EXPECT_DOUBLE_EQ(r.totalTokenThroughput, 34 / 0.17);

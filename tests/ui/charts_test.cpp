@@ -6,6 +6,7 @@
 #include "charts/charts_panel.h"
 #include "charts/kernel_chart.h"
 #include "charts/latency_chart.h"
+#include "charts/throughput_chart.h"
 #include "charts/token_latency_chart.h"
 #include "models/kernel_table_model.h"
 #include "store/store.h"
@@ -36,6 +37,8 @@ TEST(Charts, LatencyAndKernelChartsShowTheRuns) {
     EXPECT_TRUE(names.contains("gemm_bf16_wgmma_tma"));
     EXPECT_EQ(panel.kernelChart()->plottableCount(), 6);  // five kernels + "other"
     EXPECT_EQ(panel.tokenChart()->graphCount(), 1);
+    EXPECT_EQ(panel.throughputChart()->points(), 1);  // the GEMM run has no requests
+    EXPECT_EQ(runs[0].latency.maxConcurrency, 2);
     // Fixture tokens are 0.16 ms apart: 4 gaps per request.
     auto itl = meanItlByTokenIndex(runs[0].latency);
     ASSERT_EQ(itl.size(), 4u);
@@ -54,16 +57,16 @@ TEST(Charts, ExportWritesValidFilesOfTheRequestedSize) {
     QString out = QString::fromStdString(dir.path().string());
     QString error;
     auto png = panel.exportAll(out, "png", 1000, 600, &error);
-    ASSERT_EQ(png.size(), 3) << error.toStdString();
+    ASSERT_EQ(png.size(), 4) << error.toStdString();
     QImage image(png[0]);
     EXPECT_EQ(image.size(), QSize(1000, 600));
     auto svg = panel.exportAll(out, "svg", 800, 500, &error);
-    ASSERT_EQ(svg.size(), 3) << error.toStdString();
+    ASSERT_EQ(svg.size(), 4) << error.toStdString();
     auto svgText = testing::readFile(svg[1].toStdString());
     EXPECT_NE(svgText.find("<svg"), std::string::npos);
     EXPECT_NE(svgText.find("width=\"800\""), std::string::npos) << svgText.substr(0, 400);
     auto pdf = panel.exportAll(out, "pdf", 800, 500, &error);
-    ASSERT_EQ(pdf.size(), 3) << error.toStdString();
+    ASSERT_EQ(pdf.size(), 4) << error.toStdString();
     EXPECT_EQ(testing::readFile(pdf[0].toStdString()).substr(0, 5), "%PDF-");
     EXPECT_TRUE(panel.exportAll(out, "bmp", 800, 500, &error).isEmpty());
     EXPECT_TRUE(error.contains("unknown format"));

@@ -12,6 +12,7 @@
 #include "charts/chart_style.h"
 #include "charts/kernel_chart.h"
 #include "charts/latency_chart.h"
+#include "charts/throughput_chart.h"
 #include "charts/token_latency_chart.h"
 #include "models/kernel_table_model.h"
 
@@ -22,9 +23,11 @@ ChartsPanel::ChartsPanel(QWidget* parent)
       latency_(new LatencyChart(this)),
       kernels_(new KernelChart(this)),
       tokens_(new TokenLatencyChart(this)),
+      throughput_(new ThroughputChart(this)),
       table_(new KernelTableModel(this)) {
     addTab(latency_, tr("Latency"));
     addTab(tokens_, tr("Per-token latency"));
+    addTab(throughput_, tr("Throughput vs batch"));
     addTab(kernels_, tr("Kernel breakdown"));
     auto* proxy = new QSortFilterProxyModel(this);
     proxy->setSourceModel(table_);
@@ -48,6 +51,7 @@ ChartsPanel::ChartsPanel(QWidget* parent)
 void ChartsPanel::setRuns(const std::vector<RunAnalysis>& runs) {
     latency_->setRuns(runs);
     tokens_->setRuns(runs);
+    throughput_->setRuns(runs);
     kernels_->setRuns(runs);
     table_->setRuns(runs);
 }
@@ -56,8 +60,10 @@ QStringList ChartsPanel::exportAll(const QString& dir, const QString& format, in
                                    QString* error) {
     QStringList written;
     QDir().mkpath(dir);
-    const std::pair<QCustomPlot*, const char*> charts[] = {
-        {latency_, "latency"}, {tokens_, "token-latency"}, {kernels_, "kernels"}};
+    const std::pair<QCustomPlot*, const char*> charts[] = {{latency_, "latency"},
+                                                           {tokens_, "token-latency"},
+                                                           {throughput_, "throughput"},
+                                                           {kernels_, "kernels"}};
     for (auto [plot, name] : charts) {
         QString path = QDir(dir).filePath(QStringLiteral("%1.%2").arg(QLatin1String(name), format));
         QString problem = exportPlot(plot, path, width, height);

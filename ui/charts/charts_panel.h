@@ -11,6 +11,7 @@ namespace ws::ui {
 class KernelChart;
 class LatencyChart;
 class TokenLatencyChart;
+class ThroughputChart;
 class KernelTableModel;
 
 class ChartsPanel : public QTabWidget {
@@ -21,6 +22,7 @@ class ChartsPanel : public QTabWidget {
     LatencyChart* latencyChart() const { return latency_; }
     KernelChart* kernelChart() const { return kernels_; }
     TokenLatencyChart* tokenChart() const { return tokens_; }
+    ThroughputChart* throughputChart() const { return throughput_; }
     KernelTableModel* kernelTable() const { return table_; }
     // Writes every chart as DIR/<chart>.<format>; returns the files written.
     QStringList exportAll(const QString& dir, const QString& format, int width, int height,
@@ -31,6 +33,7 @@ class ChartsPanel : public QTabWidget {
     LatencyChart* latency_;
     KernelChart* kernels_;
     TokenLatencyChart* tokens_;
+    ThroughputChart* throughput_;
     KernelTableModel* table_;
 };
 

@@ -7,6 +7,7 @@
 #include "analysis/run_latency.h"
 #include "cli/cli_args.h"
 #include "cli/commands.h"
+#include "cli/open_store.h"
 #include "io/latency_json.h"
 #include "io/vllm_import.h"
 #include "store/run_queries.h"
@@ -62,17 +63,14 @@ LatencyTargets parseGoodput(const std::string& text) {
     return t;
 }
 
-std::string openDb(const Args& args) {
-    return args.valueOr("db", Store::defaultPath());
-}
-
 }  // namespace
 
 int cmdStats(const std::vector<std::string>& argv) {
     auto args = Args::parse(argv, {{"json"}, {"db", "percentiles", "goodput"}, 1, 1});
     auto id = parseRunId(args.positional()[0]);
     auto percentiles = parsePercentiles(args.valueOr("percentiles", "90,99"));
-    Store store(openDb(args));
+    auto opened = openStore(args);
+    Store& store = *opened;
     requireRun(store, id);
     auto targets =
         args.value("goodput") ? parseGoodput(*args.value("goodput")) : contractTargets(store, id);
@@ -133,7 +131,7 @@ int cmdImport(const std::vector<std::string>& argv) {
                                  ": not a format Warpscope imports (expected a vLLM `bench serve "
                                  "--save-result` JSON with ttfts, itls, output_lens and duration); "
                                  "nothing was imported");
-    Store store(openDb(args));
+    Store store(storePath(args));  // importing into a new store creates it
     auto result = importVllmResult(store, path, text, args.valueOr("label", ""));
     std::cout << "imported " << result.format << " as run " << result.run << " (" << result.requests
               << " requests)\n";

@@ -6,6 +6,7 @@
 #include "analysis/compare.h"
 #include "cli/cli_args.h"
 #include "cli/commands.h"
+#include "cli/open_store.h"
 #include "store/run_queries.h"
 #include "store/store.h"
 
@@ -41,7 +42,8 @@ const char* presence(KernelDelta::Presence p) {
 
 int cmdCompare(const std::vector<std::string>& argv) {
     auto args = Args::parse(argv, {{"json"}, {"db", "top"}, 2, 64});
-    Store store(args.valueOr("db", Store::defaultPath()));
+    auto opened = openStore(args);
+    Store& store = *opened;
     auto base = parseRunId(args.positional()[0]);
     requireRun(store, base);
     std::size_t top = args.value("top") ? std::stoul(*args.value("top")) : 15;

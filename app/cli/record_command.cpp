@@ -9,6 +9,7 @@
 
 #include "cli/cli_args.h"
 #include "cli/commands.h"
+#include "cli/open_store.h"
 #include "config/workload_config.h"
 #include "record/recorder.h"
 #include "store/store.h"
@@ -83,7 +84,7 @@ int cmdRecord(const std::vector<std::string>& argv) {
     ArgSpec spec{{"driver-api"}, {"db", "label", "workload", "variant", "progress"}, 0, 0, true};
     auto args = Args::parse(argv, spec);
     RecordRequest req;
-    req.storePath = args.valueOr("db", Store::defaultPath());
+    req.storePath = storePath(args);
     req.label = args.valueOr("label", "");
     req.variant = args.valueOr("variant", "");
     req.argv = args.passThrough();

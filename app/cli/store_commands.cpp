@@ -6,6 +6,7 @@
 
 #include "cli/cli_args.h"
 #include "cli/commands.h"
+#include "cli/open_store.h"
 #include "io/chrome_trace.h"
 #include "io/run_export.h"
 #include "store/run_queries.h"
@@ -16,19 +17,6 @@ namespace ws::cli {
 
 namespace {
 
-std::string dbPath(const Args& args) {
-    return args.valueOr("db", Store::defaultPath());
-}
-
-// A store named with --db must exist; the default one is created on first use.
-// Opening read-write when allowed lets the open mark abandoned runs killed.
-std::unique_ptr<Store> openForReading(const Args& args) {
-    auto path = dbPath(args);
-    if (args.value("db") && !std::ifstream(path))
-        throw StoreError(StoreError::Kind::Io, path + ": no such store");
-    return std::make_unique<Store>(path);
-}
-
 std::string truncate(const std::string& s, std::size_t width) {
     return s.size() <= width ? s : s.substr(0, width - 1) + "~";
 }
@@ -37,7 +25,7 @@ std::string truncate(const std::string& s, std::size_t width) {
 
 int cmdLs(const std::vector<std::string>& argv) {
     auto args = Args::parse(argv, {{"json"}, {"db"}, 0, 0});
-    auto store = openForReading(args);
+    auto store = openStore(args);
     auto runs = listRuns(*store);
     if (args.flag("json")) {
         writeRunListJson(runs, std::cout);
@@ -64,7 +52,7 @@ int cmdLs(const std::vector<std::string>& argv) {
 int cmdShow(const std::vector<std::string>& argv) {
     auto args = Args::parse(argv, {{}, {"db"}, 1, 1});
     auto id = parseRunId(args.positional()[0]);
-    auto store = openForReading(args);
+    auto store = openStore(args);
     auto run = requireRun(*store, id);
     auto agg = runAggregates(*store, id);
     auto row = [](const char* key, const std::string& value) {
@@ -108,7 +96,7 @@ int cmdShow(const std::vector<std::string>& argv) {
 
 int cmdRm(const std::vector<std::string>& argv) {
     auto args = Args::parse(argv, {{}, {"db"}, 1, 64});
-    auto store = openForReading(args);
+    auto store = openStore(args);
     for (const auto& text : args.positional()) {
         auto id = parseRunId(text);
         store->deleteRun(id);
@@ -137,7 +125,7 @@ int cmdExport(const std::vector<std::string>& argv) {
             throw UsageError("--table must be one of: " + names);
         }
     }
-    auto store = openForReading(args);
+    auto store = openStore(args);
     requireRun(*store, id);
     // Written beside the target first, so a failure never leaves half a file.
     std::string partial = *output + ".partial";

@@ -7,6 +7,7 @@
 #include "analysis/kernel_summary.h"
 #include "cli/cli_args.h"
 #include "cli/commands.h"
+#include "cli/open_store.h"
 #include "store/store.h"
 #include "util/format.h"
 
@@ -35,7 +36,8 @@ int cmdSummary(const std::vector<std::string>& argv) {
             throw UsageError("--top must be a positive integer");
         }
     }
-    Store store(args.valueOr("db", Store::defaultPath()));
+    auto opened = openStore(args);
+    Store& store = *opened;
     requireRun(store, id);
     auto s = summarizeRun(store, id);
     if (args.flag("json")) {

@@ -93,6 +93,13 @@ TEST_F(CliTest, RefusesNonSqliteAndForeignFilesWithOneLineReason) {
     EXPECT_EQ(missing.exitCode, 1);
     EXPECT_NE(missing.err.find("no such store"), std::string::npos);
     EXPECT_FALSE(std::filesystem::exists(dir.file("missing.wsdb")));
+    // Analysis commands on a mistyped --db neither create it nor pretend it is empty.
+    for (const char* cmd : {"stats", "summary"}) {
+        auto r2 = cli({cmd, "1", "--db", dir.file("typo.wsdb")});
+        EXPECT_EQ(r2.exitCode, 1) << cmd;
+        EXPECT_NE(r2.err.find("no such store"), std::string::npos) << cmd;
+    }
+    EXPECT_FALSE(std::filesystem::exists(dir.file("typo.wsdb")));
 }
 
 TEST_F(CliTest, ShowPrintsDeviceAndCounts) {

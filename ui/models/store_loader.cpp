@@ -4,8 +4,8 @@
 #include <QMetaObject>
 #include <QPointer>
 #include <QtConcurrent/QtConcurrentRun>
-
 #include <algorithm>
+#include <optional>
 
 #include "store/store.h"
 
@@ -29,148 +29,105 @@ void StoreLoader::finished() {
     if (--inFlight_ == 0) emit busyChanged(false);
 }
 
-void StoreLoader::loadRuns(const QString& path) {
-    const quint64 job = ++runsJob_;
+template <typename Work, typename Deliver>
+void StoreLoader::runJob(const JobCounter& counter, const QString& path, Work work,
+                         Deliver deliver) {
+    const quint64 job = ++*counter;
     started();
     QPointer<StoreLoader> self(this);
-    auto work = [self, path, job, this] {
-        std::vector<RunInfo> runs;
-        std::vector<RunId> recovered;
+    auto task = [self, path, job, latest = counter, work = std::move(work),
+                 deliver = std::move(deliver)] {
+        auto isStale = [&] { return job != latest->load(); };
+        using Result = decltype(work(std::declval<Store&>(), isStale));
+        std::optional<Result> result;
         QString error;
         try {
             // Each job has its own connection: SQLite handles are not shared
             // between threads here.
             Store store(path.toStdString());
-            runs = listRuns(store);
-            recovered = store.recoveredRuns();
+            result = work(store, isStale);
         } catch (const std::exception& e) {
             error = QString::fromStdString(e.what());
         }
         QMetaObject::invokeMethod(
             qApp,
-            [self, path, job, runs = std::move(runs), recovered = std::move(recovered), error,
-             this] {
+            [self, path, job, latest, result = std::move(result), error, deliver] {
                 if (!self) return;
-                finished();
-                if (job != runsJob_) return;  // a newer load superseded this one
+                self->finished();
+                if (job != latest->load()) return;  // a newer job superseded this one
                 if (!error.isEmpty())
-                    emit failed(path, error);
+                    emit self->failed(path, error);
                 else
-                    emit runsLoaded(path, runs, recovered);
+                    deliver(*self, *result);
             },
             Qt::QueuedConnection);
     };
-    (void)QtConcurrent::run(work);
+    (void)QtConcurrent::run(std::move(task));
+}
+
+void StoreLoader::loadRuns(const QString& path) {
+    struct Runs {
+        std::vector<RunInfo> runs;
+        std::vector<RunId> recovered;
+    };
+    runJob(
+        runsJob_, path,
+        [](Store& store, auto&&) {
+            return Runs{listRuns(store), store.recoveredRuns()};
+        },
+        [path](StoreLoader& self, const Runs& r) {
+            emit self.runsLoaded(path, r.runs, r.recovered);
+        });
 }
 
 void StoreLoader::loadDetails(const QString& path, RunId id) {
-    const quint64 job = ++detailsJob_;
-    started();
-    QPointer<StoreLoader> self(this);
-    auto work = [self, path, id, job, this] {
-        RunDetails details;
-        QString error;
-        try {
-            Store store(path.toStdString());
-            details.run = requireRun(store, id);
-            details.device = runDevice(store, id);
-            details.workload = runWorkload(store, id);
-            details.aggregates = runAggregates(store, id);
-            details.properties = runProperties(store, id);
-            details.quality = qualityOf(store, id);
-            details.log = runLog(store, id);
-        } catch (const std::exception& e) {
-            error = QString::fromStdString(e.what());
-        }
-        QMetaObject::invokeMethod(
-            qApp,
-            [self, path, job, details = std::move(details), error, this] {
-                if (!self) return;
-                finished();
-                if (job != detailsJob_) return;
-                if (!error.isEmpty())
-                    emit failed(path, error);
-                else
-                    emit detailsLoaded(details);
-            },
-            Qt::QueuedConnection);
-    };
-    (void)QtConcurrent::run(work);
+    runJob(
+        detailsJob_, path,
+        [id](Store& store, auto&&) {
+            RunDetails d;
+            d.run = requireRun(store, id);
+            d.device = runDevice(store, id);
+            d.workload = runWorkload(store, id);
+            d.aggregates = runAggregates(store, id);
+            d.properties = runProperties(store, id);
+            d.quality = qualityOf(store, id);
+            d.log = runLog(store, id);
+            return d;
+        },
+        [](StoreLoader& self, const RunDetails& d) { emit self.detailsLoaded(d); });
 }
 
 void StoreLoader::loadTimeline(const QString& path, RunId id) {
-    const quint64 job = ++timelineJob_;
-    started();
-    QPointer<StoreLoader> self(this);
-    auto work = [self, path, id, job, this] {
-        std::shared_ptr<const TimelineData> data;
-        QString error;
-        try {
-            Store store(path.toStdString());
-            data = ws::ui::loadTimeline(store, id);
-        } catch (const std::exception& e) {
-            error = QString::fromStdString(e.what());
-        }
-        QMetaObject::invokeMethod(
-            qApp,
-            [self, path, job, data, error, this] {
-                if (!self) return;
-                finished();
-                if (job != timelineJob_) return;
-                if (!error.isEmpty())
-                    emit failed(path, error);
-                else if (data)
-                    emit timelineLoaded(data);
-            },
-            Qt::QueuedConnection);
-    };
-    (void)QtConcurrent::run(work);
+    runJob(
+        timelineJob_, path, [id](Store& store, auto&&) { return ws::ui::loadTimeline(store, id); },
+        [](StoreLoader& self, const std::shared_ptr<const TimelineData>& data) {
+            if (data) emit self.timelineLoaded(data);
+        });
 }
 
 void StoreLoader::loadAnalysis(const QString& path, const std::vector<RunId>& ids) {
-    const quint64 job = ++*analysisJob_;
-    started();
-    QPointer<StoreLoader> self(this);
-    auto latest = analysisJob_;
-    auto work = [self, path, ids, job, latest, this] {
-        std::vector<RunAnalysis> runs;
-        QString error;
-        try {
-            Store store(path.toStdString());
+    runJob(
+        analysisJob_, path,
+        [ids](Store& store, auto&& isStale) {
+            std::vector<RunAnalysis> runs;
             for (auto id : ids) {
-                if (job != *latest) break;  // superseded: stop early
+                if (isStale()) break;  // superseded: stop early
                 runs.push_back(analyzeRun(store, id));
             }
-        } catch (const std::exception& e) {
-            error = QString::fromStdString(e.what());
-        }
-        QMetaObject::invokeMethod(
-            qApp,
-            [self, path, job, runs = std::move(runs), error, this] {
-                if (!self) return;
-                finished();
-                if (job != *analysisJob_) return;
-                if (!error.isEmpty())
-                    emit failed(path, error);
-                else
-                    emit analysisLoaded(runs);
-            },
-            Qt::QueuedConnection);
-    };
-    (void)QtConcurrent::run(work);
+            return runs;
+        },
+        [](StoreLoader& self, const std::vector<RunAnalysis>& runs) {
+            emit self.analysisLoaded(runs);
+        });
 }
 
 void StoreLoader::loadKernel(const QString& path, RunId run, std::uint32_t stream,
                              std::int64_t startNs) {
-    const quint64 job = ++kernelJob_;
-    started();
-    QPointer<StoreLoader> self(this);
-    auto work = [self, path, run, stream, startNs, job, this] {
-        KernelDetails details;
-        details.run = run;
-        QString error;
-        try {
-            Store store(path.toStdString());
+    runJob(
+        kernelJob_, path,
+        [run, stream, startNs](Store& store, auto&&) {
+            KernelDetails details;
+            details.run = run;
             auto found = kernelsIn(store, run, {startNs, startNs + 1}, stream);
             auto it = std::find_if(found.begin(), found.end(),
                                    [&](const KernelRecord& k) { return k.startNs == startNs; });
@@ -190,23 +147,9 @@ void StoreLoader::loadKernel(const QString& path, RunId run, std::uint32_t strea
                                if (a.correlationId == details.kernel.correlationId)
                                    details.launch = a;
                            });
-        } catch (const std::exception& e) {
-            error = QString::fromStdString(e.what());
-        }
-        QMetaObject::invokeMethod(
-            qApp,
-            [self, path, job, details, error, this] {
-                if (!self) return;
-                finished();
-                if (job != kernelJob_) return;
-                if (!error.isEmpty())
-                    emit failed(path, error);
-                else
-                    emit kernelLoaded(details);
-            },
-            Qt::QueuedConnection);
-    };
-    (void)QtConcurrent::run(work);
+            return details;
+        },
+        [](StoreLoader& self, const KernelDetails& k) { emit self.kernelLoaded(k); });
 }
 
 }  // namespace ws::ui

@@ -66,14 +66,24 @@ class StoreLoader : public QObject {
     void busyChanged(bool busy);
 
   private:
+    // The latest job id of one kind. Shared with the workers, which may
+    // outlive this object and check it to stop or drop stale results.
+    using JobCounter = std::shared_ptr<std::atomic<quint64>>;
+    static JobCounter newCounter() { return std::make_shared<std::atomic<quint64>>(0); }
+
+    // Runs work(store, isStale) on a worker thread with its own connection to
+    // the store at `path`, then deliver(result) on the GUI thread unless a
+    // newer job of the same kind started meanwhile; errors emit failed().
+    template <typename Work, typename Deliver>
+    void runJob(const JobCounter& counter, const QString& path, Work work, Deliver deliver);
     void started();
     void finished();
-    std::atomic<quint64> runsJob_{0};
-    std::atomic<quint64> detailsJob_{0};
-    std::atomic<quint64> timelineJob_{0};
-    // Shared with the worker, which checks it between runs and may outlive us.
-    std::shared_ptr<std::atomic<quint64>> analysisJob_ = std::make_shared<std::atomic<quint64>>(0);
-    std::atomic<quint64> kernelJob_{0};
+
+    JobCounter runsJob_ = newCounter();
+    JobCounter detailsJob_ = newCounter();
+    JobCounter timelineJob_ = newCounter();
+    JobCounter analysisJob_ = newCounter();
+    JobCounter kernelJob_ = newCounter();
     int inFlight_ = 0;
 };
 

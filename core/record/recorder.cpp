@@ -18,6 +18,7 @@
 #include <memory>
 
 #include "record/nvml_sampler.h"
+#include "record/run_annotations.h"
 #include "record/token_convention.h"
 #include "record/wire.h"
 #include "store/run_queries.h"
@@ -449,7 +450,15 @@ RecordOutcome Recorder::run() {
     }
     session.flush();
 
-    auto derived = deriveTokens(rangesIn(store, runId));
+    auto ranges = rangesIn(store, runId);
+    auto annotations = parseRunAnnotations(ranges);
+    for (const auto& [key, value] : annotations.properties)
+        store.setProperty(runId, key, value);
+    for (const auto& q : annotations.quality)
+        session.writer.add(q);
+    for (const auto& e : annotations.errors)
+        session.pendingLog += "[warpscope] ignored " + e + "\n";
+    auto derived = deriveTokens(ranges);
     for (const auto& r : derived.requests)
         session.writer.add(r);
     for (const auto& t : derived.tokens)

@@ -1,0 +1,143 @@
+// The tensor-core rung: mma.sync.m16n8k16 (bf16 → fp32) fed by ldmatrix from
+// shared memory, which a 3-stage cp.async pipeline fills while the previous
+// tiles are multiplied. 8 warps as 2 × 4, each owning a 64 × 32 piece of the
+// 128 × 128 block tile. Rows are padded to 40 elements (80 bytes) so the eight
+// 16-byte rows one ldmatrix phase reads fall in distinct banks.
+#include <cstdint>
+
+#include "common/cuda_check.h"
+#include "gemm/gemm.h"
+
+namespace ws::kernels {
+
+namespace {
+
+constexpr int kBM = 128, kBN = 128, kBK = 32, kStages = 3, kLds = kBK + 8;
+constexpr int kSmemBytes = kStages * (kBM + kBN) * kLds * 2;
+
+__device__ __forceinline__ unsigned smemAddress(const void* p) {
+    return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+
+// Copies 16 bytes, or writes zeros when `valid` is false (rows past the matrix edge).
+__device__ __forceinline__ void cpAsync16(void* smem, const void* global, bool valid) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smemAddress(smem)),
+                 "l"(global), "r"(valid ? 16 : 0));
+}
+__device__ __forceinline__ void cpAsyncCommit() { asm volatile("cp.async.commit_group;\n" ::); }
+template <int N>
+__device__ __forceinline__ void cpAsyncWait() {
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
+}
+
+__device__ __forceinline__ void ldmatrixX4(unsigned r[4], const void* p) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(smemAddress(p)));
+}
+
+__device__ __forceinline__ void mma16816(float c[4], const unsigned a[4], const unsigned b[2]) {
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
+        "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
+__global__ void __launch_bounds__(256)
+    gemmMmaKernel(const __nv_bfloat16* __restrict__ a, const __nv_bfloat16* __restrict__ b,
+                  __nv_bfloat16* __restrict__ c, int m, int n, int k) {
+    extern __shared__ __align__(16) unsigned char smem[];
+    auto* as = reinterpret_cast<__nv_bfloat16*>(smem);  // [stage][kBM][kLds]
+    auto* bs = as + kStages * kBM * kLds;                // [stage][kBN][kLds]
+    int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
+    int wm = warp / 4, wn = warp % 4;
+    int m0 = blockIdx.y * kBM, n0 = blockIdx.x * kBN;
+    float acc[4][4][4] = {};
+    int kTiles = k / kBK;
+
+    auto load = [&](int stage, int tile) {
+        int k0 = tile * kBK;
+#pragma unroll
+        for (int i = 0; i < 2; ++i) {
+            int chunk = tid + i * 256, row = chunk / 4, col = (chunk % 4) * 8;
+            int ar = m0 + row, br = n0 + row;
+            cpAsync16(&as[(stage * kBM + row) * kLds + col],
+                      a + std::size_t(ar < m ? ar : 0) * k + k0 + col, ar < m);
+            cpAsync16(&bs[(stage * kBN + row) * kLds + col],
+                      b + std::size_t(br < n ? br : 0) * k + k0 + col, br < n);
+        }
+    };
+
+#pragma unroll
+    for (int s = 0; s < kStages - 1; ++s) {
+        if (s < kTiles) load(s, s);
+        cpAsyncCommit();
+    }
+    for (int tile = 0; tile < kTiles; ++tile) {
+        cpAsyncWait<kStages - 2>();
+        // Everyone's copies of `tile` have landed, and everyone is done with the
+        // stage the next prefetch overwrites (read in the previous iteration).
+        __syncthreads();
+        if (int next = tile + kStages - 1; next < kTiles) load(next % kStages, next);
+        cpAsyncCommit();
+
+        const __nv_bfloat16* at = as + (tile % kStages) * kBM * kLds;
+        const __nv_bfloat16* bt = bs + (tile % kStages) * kBN * kLds;
+#pragma unroll
+        for (int kk = 0; kk < kBK; kk += 16) {
+            unsigned af[4][4], bf[4][2];
+#pragma unroll
+            for (int mi = 0; mi < 4; ++mi)
+                ldmatrixX4(af[mi], at + (wm * 64 + mi * 16 + lane % 16) * kLds + kk + (lane / 16) * 8);
+#pragma unroll
+            for (int nj = 0; nj < 2; ++nj) {
+                unsigned r[4];
+                int row = wn * 32 + nj * 16 + (lane / 16) * 8 + lane % 8;
+                ldmatrixX4(r, bt + row * kLds + kk + ((lane / 8) % 2) * 8);
+                bf[2 * nj][0] = r[0];
+                bf[2 * nj][1] = r[1];
+                bf[2 * nj + 1][0] = r[2];
+                bf[2 * nj + 1][1] = r[3];
+            }
+#pragma unroll
+            for (int mi = 0; mi < 4; ++mi)
+#pragma unroll
+                for (int ni = 0; ni < 4; ++ni)
+                    mma16816(acc[mi][ni], af[mi], bf[ni]);
+        }
+    }
+    cpAsyncWait<0>();
+
+#pragma unroll
+    for (int mi = 0; mi < 4; ++mi)
+#pragma unroll
+        for (int ni = 0; ni < 4; ++ni) {
+            int row = m0 + wm * 64 + mi * 16 + lane / 4;
+            int col = n0 + wn * 32 + ni * 8 + (lane % 4) * 2;
+            if (col >= n) continue;
+            if (row < m)
+                *reinterpret_cast<__nv_bfloat162*>(c + std::size_t(row) * n + col) =
+                    __floats2bfloat162_rn(acc[mi][ni][0], acc[mi][ni][1]);
+            if (row + 8 < m)
+                *reinterpret_cast<__nv_bfloat162*>(c + std::size_t(row + 8) * n + col) =
+                    __floats2bfloat162_rn(acc[mi][ni][2], acc[mi][ni][3]);
+        }
+}
+
+}  // namespace
+
+void gemmMma(const __nv_bfloat16* a, const __nv_bfloat16* b, __nv_bfloat16* c, int m, int n,
+             int k, cudaStream_t s) {
+    static bool configured = [] {
+        WS_CUDA(cudaFuncSetAttribute(gemmMmaKernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     kSmemBytes));
+        return true;
+    }();
+    (void)configured;
+    dim3 grid((n + kBN - 1) / kBN, (m + kBM - 1) / kBM);
+    gemmMmaKernel<<<grid, 256, kSmemBytes, s>>>(a, b, c, m, n, k);
+    WS_CUDA_LAUNCHED();
+}
+
+}  // namespace ws::kernels

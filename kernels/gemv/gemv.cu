@@ -1,0 +1,185 @@
+#include <stdexcept>
+
+#include "common/cuda_check.h"
+#include "common/vector_math.cuh"
+#include "gemv/gemv.h"
+
+namespace ws::kernels {
+
+GemvRung parseGemvRung(const std::string& name) {
+    if (name == "naive") return GemvRung::Naive;
+    if (name == "vectorized") return GemvRung::Vectorized;
+    if (name == "splitk") return GemvRung::SplitK;
+    throw std::invalid_argument("unknown gemv rung '" + name +
+                                "' (naive, vectorized, splitk; int8 and cublas are separate)");
+}
+
+namespace {
+
+__global__ void gemvNaive(const __nv_bfloat16* x, const __nv_bfloat16* w, __nv_bfloat16* y,
+                          int n, int k) {
+    int j = blockIdx.x * blockDim.x + threadIdx.x;
+    int b = blockIdx.y;
+    if (j >= n) return;
+    float acc = 0;
+    for (int p = 0; p < k; ++p)
+        acc += __bfloat162float(x[std::size_t(b) * k + p]) *
+               __bfloat162float(w[std::size_t(j) * k + p]);
+    y[std::size_t(b) * n + j] = __float2bfloat16(acc);
+}
+
+// ROWS output rows per block, WARPS warps splitting K; each thread handles
+// 8-element (16-byte) chunks c = tid, tid + threads, … of every row.
+template <int MAXB, int ROWS, int WARPS>
+__global__ void __launch_bounds__(WARPS * 32)
+    gemvChunked(const __nv_bfloat16* __restrict__ x, const __nv_bfloat16* __restrict__ w,
+                __nv_bfloat16* __restrict__ y, int batch, int n, int k) {
+    constexpr int threads = WARPS * 32;
+    int row0 = blockIdx.x * ROWS;
+    float acc[ROWS][MAXB] = {};
+    int chunks = k / 8;
+    for (int c = threadIdx.x; c < chunks; c += threads) {
+        float wv[ROWS][8];
+#pragma unroll
+        for (int r = 0; r < ROWS; ++r) {
+            int row = min(row0 + r, n - 1);
+            loadBf16x8(w + std::size_t(row) * k + c * 8, wv[r]);
+        }
+#pragma unroll
+        for (int b = 0; b < MAXB; ++b) {
+            if (b >= batch) break;
+            float xv[8];
+            loadBf16x8(x + std::size_t(b) * k + c * 8, xv);
+#pragma unroll
+            for (int r = 0; r < ROWS; ++r)
+                acc[r][b] += dot8(wv[r], xv);
+        }
+    }
+    __shared__ float partial[WARPS][ROWS][MAXB];
+    int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+#pragma unroll
+    for (int r = 0; r < ROWS; ++r)
+#pragma unroll
+        for (int b = 0; b < MAXB; ++b) {
+            float v = warpSum(acc[r][b]);
+            if (lane == 0) partial[warp][r][b] = v;
+        }
+    __syncthreads();
+    for (int i = threadIdx.x; i < ROWS * MAXB; i += threads) {
+        int r = i / MAXB, b = i % MAXB;
+        if (b >= batch || row0 + r >= n) continue;
+        float s = 0;
+#pragma unroll
+        for (int wi = 0; wi < WARPS; ++wi)
+            s += partial[wi][r][b];
+        y[std::size_t(b) * n + row0 + r] = __float2bfloat16(s);
+    }
+}
+
+template <int MAXB>
+__global__ void __launch_bounds__(256)
+    gemvInt8Kernel(const __nv_bfloat16* __restrict__ x, const std::int8_t* __restrict__ w,
+                   const float* __restrict__ scales, __nv_bfloat16* __restrict__ y, int batch,
+                   int n, int k) {
+    constexpr int ROWS = 4, WARPS = 8, threads = 256;
+    int row0 = blockIdx.x * ROWS;
+    float acc[ROWS][MAXB] = {};
+    int chunks = k / 16;
+    for (int c = threadIdx.x; c < chunks; c += threads) {
+        float wv[ROWS][16];
+#pragma unroll
+        for (int r = 0; r < ROWS; ++r) {
+            int row = min(row0 + r, n - 1);
+            loadInt8x16(w + std::size_t(row) * k + c * 16, wv[r]);
+        }
+#pragma unroll
+        for (int b = 0; b < MAXB; ++b) {
+            if (b >= batch) break;
+            float xv[16];
+            loadBf16x8(x + std::size_t(b) * k + c * 16, xv);
+            loadBf16x8(x + std::size_t(b) * k + c * 16 + 8, xv + 8);
+#pragma unroll
+            for (int r = 0; r < ROWS; ++r)
+                acc[r][b] += dot8(wv[r], xv) + dot8(wv[r] + 8, xv + 8);
+        }
+    }
+    __shared__ float partial[WARPS][ROWS][MAXB];
+    int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+#pragma unroll
+    for (int r = 0; r < ROWS; ++r)
+#pragma unroll
+        for (int b = 0; b < MAXB; ++b) {
+            float v = warpSum(acc[r][b]);
+            if (lane == 0) partial[warp][r][b] = v;
+        }
+    __syncthreads();
+    for (int i = threadIdx.x; i < ROWS * MAXB; i += threads) {
+        int r = i / MAXB, b = i % MAXB;
+        if (b >= batch || row0 + r >= n) continue;
+        float s = 0;
+#pragma unroll
+        for (int wi = 0; wi < WARPS; ++wi)
+            s += partial[wi][r][b];
+        y[std::size_t(b) * n + row0 + r] = __float2bfloat16(s * scales[row0 + r]);
+    }
+}
+
+void checkShape(int batch, int n, int k, int kMultiple, const char* what) {
+    if (batch < 1 || batch > kGemvMaxBatch || n < 1 || k < 1 || k % kMultiple != 0)
+        throw std::invalid_argument(std::string(what) + ": needs 1 <= batch <= 16 and k a multiple of " +
+                                    std::to_string(kMultiple) + " (got batch " +
+                                    std::to_string(batch) + ", n " + std::to_string(n) + ", k " +
+                                    std::to_string(k) + ")");
+}
+
+template <int ROWS, int WARPS>
+void launchChunked(const __nv_bfloat16* x, const __nv_bfloat16* w, __nv_bfloat16* y, int batch,
+                   int n, int k, cudaStream_t s) {
+    dim3 grid((n + ROWS - 1) / ROWS), block(WARPS * 32);
+    if (batch <= 1)
+        gemvChunked<1, ROWS, WARPS><<<grid, block, 0, s>>>(x, w, y, batch, n, k);
+    else if (batch <= 2)
+        gemvChunked<2, ROWS, WARPS><<<grid, block, 0, s>>>(x, w, y, batch, n, k);
+    else if (batch <= 4)
+        gemvChunked<4, ROWS, WARPS><<<grid, block, 0, s>>>(x, w, y, batch, n, k);
+    else if (batch <= 8)
+        gemvChunked<8, ROWS, WARPS><<<grid, block, 0, s>>>(x, w, y, batch, n, k);
+    else
+        gemvChunked<16, ROWS, WARPS><<<grid, block, 0, s>>>(x, w, y, batch, n, k);
+}
+
+}  // namespace
+
+void gemvBf16(GemvRung rung, const __nv_bfloat16* x, const __nv_bfloat16* w, __nv_bfloat16* y,
+              int batch, int n, int k, cudaStream_t s) {
+    switch (rung) {
+    case GemvRung::Naive:
+        checkShape(batch, n, k, 1, "gemv naive");
+        gemvNaive<<<dim3((n + 127) / 128, batch), 128, 0, s>>>(x, w, y, n, k);
+        break;
+    case GemvRung::Vectorized:
+        checkShape(batch, n, k, 8, "gemv vectorized");
+        launchChunked<1, 1>(x, w, y, batch, n, k, s);
+        break;
+    case GemvRung::SplitK:
+        checkShape(batch, n, k, 8, "gemv splitk");
+        launchChunked<4, 8>(x, w, y, batch, n, k, s);
+        break;
+    }
+    WS_CUDA_LAUNCHED();
+}
+
+void gemvInt8(const __nv_bfloat16* x, const std::int8_t* w, const float* scales,
+              __nv_bfloat16* y, int batch, int n, int k, cudaStream_t s) {
+    checkShape(batch, n, k, 16, "gemv int8");
+    dim3 grid((n + 3) / 4), block(256);
+    if (batch <= 1)
+        gemvInt8Kernel<1><<<grid, block, 0, s>>>(x, w, scales, y, batch, n, k);
+    else if (batch <= 4)
+        gemvInt8Kernel<4><<<grid, block, 0, s>>>(x, w, scales, y, batch, n, k);
+    else
+        gemvInt8Kernel<16><<<grid, block, 0, s>>>(x, w, scales, y, batch, n, k);
+    WS_CUDA_LAUNCHED();
+}
+
+}  // namespace ws::kernels

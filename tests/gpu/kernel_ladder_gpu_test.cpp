@@ -1,0 +1,79 @@
+// Every rung of every ladder against its CPU reference on the GPU, at shapes
+// that include ragged edges. Skips without a CUDA device.
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include "ladders/ladder.h"
+
+namespace ws::kernels {
+namespace {
+
+bool haveGpu() {
+    int n = 0;
+    return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
+}
+
+struct LadderParam {
+    std::string kernel;
+    Shape shape;
+    std::vector<std::string> skip;  // rungs whose shape rules exclude this shape
+};
+
+class LadderGpuTest : public ::testing::TestWithParam<LadderParam> {};
+
+TEST_P(LadderGpuTest, EveryRungMatchesTheCpuReference) {
+    if (!haveGpu()) GTEST_SKIP() << "no CUDA device";
+    const auto& p = GetParam();
+    cudaStream_t s;
+    ASSERT_EQ(cudaStreamCreate(&s), cudaSuccess);
+    auto ladder = makeLadderCase(p.kernel, p.shape, 2, 42);
+    for (const auto& rung : ladder->rungs()) {
+        if (std::find(p.skip.begin(), p.skip.end(), rung) != p.skip.end()) continue;
+        auto a = ladder->verify(rung, s);
+        EXPECT_TRUE(a.ok(ladder->tolerance(rung)))
+            << p.kernel << "/" << rung << ": max scaled error " << a.maxScaledError << ", "
+            << a.nonFinite << " non-finite of " << a.compared;
+        // The timed path (input copy 1) runs too.
+        EXPECT_NO_THROW(ladder->run(rung, 1, s));
+    }
+    EXPECT_EQ(cudaStreamSynchronize(s), cudaSuccess);
+    cudaStreamDestroy(s);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Ladders, LadderGpuTest,
+    ::testing::Values(
+        LadderParam{"gemm_bf16", {{"m", 256}, {"n", 384}, {"k", 512}}, {}},
+        LadderParam{"gemm_bf16", {{"m", 200}, {"n", 136}, {"k", 96}}, {"regblock"}},
+        LadderParam{"gemv_bf16", {{"batch", 1}, {"n", 1000}, {"k", 2048}}, {}},
+        LadderParam{"gemv_bf16", {{"batch", 5}, {"n", 777}, {"k", 4096}}, {}},
+        LadderParam{"gemv_bf16", {{"batch", 16}, {"n", 512}, {"k", 1024}}, {}},
+        LadderParam{"rmsnorm", {{"rows", 33}, {"cols", 4096}}, {}},
+        LadderParam{"softmax", {{"rows", 17}, {"cols", 50000}}, {}},
+        LadderParam{"silu_mul", {{"rows", 9}, {"cols", 1000}}, {}},
+        LadderParam{"rope", {{"tokens", 300}, {"heads", 6}, {"head_dim", 64}}, {}},
+        LadderParam{"attention_decode",
+                    {{"batch", 3}, {"heads", 14}, {"kv_heads", 2}, {"head_dim", 64}, {"context", 1000}},
+                    {}},
+        LadderParam{"attention_decode",
+                    {{"batch", 2}, {"heads", 32}, {"kv_heads", 8}, {"head_dim", 128}, {"context", 4097}},
+                    {}},
+        LadderParam{"attention_prefill",
+                    {{"batch", 2}, {"heads", 8}, {"kv_heads", 2}, {"head_dim", 128}, {"tokens", 150}},
+                    {}},
+        LadderParam{"attention_prefill",
+                    {{"batch", 1}, {"heads", 14}, {"kv_heads", 2}, {"head_dim", 64}, {"tokens", 64}},
+                    {}},
+        LadderParam{"copy", {{"bytes", 1 << 20}}, {}}));
+
+TEST(LadderGpu, BadShapesAndRungsAreRefusedByName) {
+    if (!haveGpu()) GTEST_SKIP() << "no CUDA device";
+    EXPECT_THROW(makeLadderCase("gemm_bf16", {{"q", 1}}, 1, 1), std::invalid_argument);
+    EXPECT_THROW(makeLadderCase("nope", {}, 1, 1), std::invalid_argument);
+    auto g = makeLadderCase("gemm_bf16", {{"m", 100}, {"n", 100}, {"k", 100}}, 1, 1);
+    EXPECT_THROW(g->run("regblock", 0, nullptr), std::invalid_argument);
+    EXPECT_THROW(g->run("wgmma", 0, nullptr), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace ws::kernels

@@ -25,6 +25,14 @@ void onSignal(int) {
     if (activeRecorder) activeRecorder->cancel();
 }
 
+std::string findBesideSelf(const std::string& name) {
+    std::error_code ec;
+    auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+    if (ec) return {};
+    auto candidate = exe.parent_path() / name;
+    return std::filesystem::exists(candidate, ec) ? candidate.string() : std::string();
+}
+
 // The capture library: $WARPSCOPE_INJECT_LIBRARY, else beside this binary
 // (installed: ../lib/warpscope/, build tree: ../core/capture/).
 std::string findInjectLibrary() {
@@ -103,10 +111,19 @@ int cmdRecord(const std::vector<std::string>& argv) {
         const auto& c = *config.config;
         req.workload = WorkloadInfo{c.name, toString(c.kind), c.text};
         if (req.label.empty()) req.label = c.name;
-        if (req.argv.empty()) {
-            if (!c.command)
-                throw UsageError("workload '" + c.name + "' is of kind " + toString(c.kind) +
-                                 ": give the program after --, or use `warpscope-cli run`");
+        if (req.argv.empty() && !c.command) {
+            // Built-in workloads run in warpscope-workload, under the same collector.
+            auto runner = findBesideSelf("warpscope-workload");
+            if (runner.empty())
+                throw std::runtime_error("workload '" + c.name + "' is of kind " + toString(c.kind) +
+                                         ": it needs warpscope-workload, which this build does not "
+                                         "have (built without CUDA); nothing was run");
+            std::error_code ec;
+            req.argv = {runner, "run", std::filesystem::absolute(*path, ec).string()};
+            if (req.variant.empty() && c.decoder)
+                req.variant = c.decoder->variant + (c.decoder->cudaGraphs ? "+graphs" : "") +
+                              (c.decoder->precision == "bf16" ? "" : " " + c.decoder->precision);
+        } else if (req.argv.empty()) {
             req.argv.push_back(c.command->program);
             req.argv.insert(req.argv.end(), c.command->args.begin(), c.command->args.end());
             for (const auto& [k, v] : c.command->env)

@@ -1,0 +1,261 @@
+#include "decoder/decoder.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "common/cuda_check.h"
+#include "decoder/decoder_kernels.h"
+#include "host/bf16.h"
+
+namespace ws::kernels {
+
+DecoderVariant parseDecoderVariant(const std::string& text) {
+    if (text == "reference") return DecoderVariant::Reference;
+    if (text == "optimized") return DecoderVariant::Optimized;
+    if (text == "cublas") return DecoderVariant::Cublas;
+    throw std::invalid_argument("unknown decoder variant '" + text +
+                                "' (reference, optimized, cublas)");
+}
+
+const char* toString(DecoderVariant v) {
+    switch (v) {
+    case DecoderVariant::Reference: return "reference";
+    case DecoderVariant::Optimized: return "optimized";
+    case DecoderVariant::Cublas: return "cublas";
+    }
+    return "?";
+}
+
+namespace {
+constexpr std::size_t kCublasWorkspace = 32u << 20;
+}
+
+Decoder::Decoder(const DecoderOptions& o, cudaStream_t stream) : opt_(o), stream_(stream) {
+    const auto& m = opt_.shape;
+    if (opt_.batch < 1 || opt_.batch > kGemvMaxBatch)
+        throw std::invalid_argument("decoder: batch must be 1–16 (got " + std::to_string(opt_.batch) + ")");
+    if (opt_.maxPrefillTokens < 1 || opt_.capacity < opt_.maxPrefillTokens)
+        throw std::invalid_argument("decoder: capacity must hold the prompt");
+    bool ref = opt_.variant == DecoderVariant::Reference;
+    gemmRung_ = ref ? GemmRung::Naive
+                    : (opt_.variant == DecoderVariant::Cublas ? GemmRung::Cublas : GemmRung::Mma);
+    gemvRung_ = ref ? GemvRung::Naive : GemvRung::SplitK;
+    prefillRung_ = ref ? PrefillAttentionRung::Naive : PrefillAttentionRung::Flash;
+    decodeRung_ = ref ? DecodeAttentionRung::Naive : DecodeAttentionRung::SplitKv;
+    elementwiseRung_ = ref ? ElementwiseRung::Naive : ElementwiseRung::Fused;
+
+    WS_CUBLAS(cublasCreate(&cublas_));
+    WS_CUBLAS(cublasSetStream(cublas_, stream_));
+    cublasWorkspace_ = DeviceBuffer<unsigned char>(kCublasWorkspace);
+    // A fixed workspace: cuBLAS must not allocate while a decode graph is captured.
+    WS_CUBLAS(cublasSetWorkspace(cublas_, cublasWorkspace_.get(), kCublasWorkspace));
+
+    weights_ = opt_.weightsPath.empty()
+                   ? makeRandomWeights(m, opt_.seed, opt_.precision, stream_)
+                   : loadSafetensorsWeights(opt_.weightsPath, m, opt_.precision, stream_);
+
+    maxRows_ = std::max(opt_.batch * opt_.maxPrefillTokens, opt_.batch);
+    std::size_t rows = maxRows_;
+    x_ = DeviceBuffer<__nv_bfloat16>(rows * m.hidden);
+    h_ = DeviceBuffer<__nv_bfloat16>(rows * m.hidden);
+    o_ = DeviceBuffer<__nv_bfloat16>(rows * m.hidden);
+    qkv_ = DeviceBuffer<__nv_bfloat16>(rows * m.qkvWidth());
+    attn_ = DeviceBuffer<__nv_bfloat16>(rows * m.heads * m.headDim);
+    gateUp_ = DeviceBuffer<__nv_bfloat16>(rows * 2 * m.intermediate);
+    act_ = DeviceBuffer<__nv_bfloat16>(rows * m.intermediate);
+    int logitRows = std::max(opt_.batch, std::min(maxRows_, std::max(opt_.logitSlots, 1)));
+    last_ = DeviceBuffer<__nv_bfloat16>(std::size_t(logitRows) * m.hidden);
+    logits_ = DeviceBuffer<__nv_bfloat16>(std::size_t(logitRows) * m.vocab);
+    if (opt_.precision == WeightPrecision::Int8WeightOnly) {
+        std::size_t biggest = std::max({std::size_t(m.qkvWidth()) * m.hidden,
+                                        std::size_t(2) * m.intermediate * m.hidden,
+                                        std::size_t(m.hidden) * m.intermediate});
+        dequant_ = DeviceBuffer<__nv_bfloat16>(biggest);
+    }
+    std::size_t cache = std::size_t(opt_.batch) * m.kvHeads * opt_.capacity * m.headDim;
+    for (int l = 0; l < m.layers; ++l) {
+        kCache_.emplace_back(cache);
+        vCache_.emplace_back(cache);
+    }
+    attnWorkspace_ = DeviceBuffer<float>(decodeWorkspaceFloats(
+        AttentionShape{opt_.batch, m.heads, m.kvHeads, m.headDim, opt_.capacity}));
+    ids_ = DeviceBuffer<int>(rows);
+    tokens_ = DeviceBuffer<int>(opt_.batch);
+    generated_ = DeviceBuffer<int>(std::size_t(opt_.capacity) * opt_.batch);
+    counters_ = DeviceBuffer<int>(3);
+    if (opt_.logitSlots > 0)
+        slots_ = DeviceBuffer<__nv_bfloat16>(std::size_t(opt_.logitSlots) * m.vocab);
+    setCounters(0, 0, 0);
+    WS_CUDA(cudaStreamSynchronize(stream_));
+}
+
+Decoder::~Decoder() {
+    if (graphExec_) cudaGraphExecDestroy(graphExec_);
+    if (graph_) cudaGraphDestroy(graph_);
+    if (cublas_) cublasDestroy(cublas_);
+}
+
+std::int64_t Decoder::kvCacheBytes() const {
+    return opt_.shape.kvCacheBytes(opt_.capacity, opt_.batch);
+}
+
+void Decoder::setCounters(int step, int position, int context) {
+    int host[3] = {step, position, context};
+    WS_CUDA(cudaMemcpyAsync(counters_.get(), host, sizeof host, cudaMemcpyHostToDevice, stream_));
+    WS_CUDA(cudaStreamSynchronize(stream_));  // `host` goes out of scope
+}
+
+void Decoder::linear(const LinearWeight& w, const __nv_bfloat16* x, __nv_bfloat16* y, int rows) {
+    bool gemv = rows <= kGemvMaxBatch;
+    if (w.quantized()) {
+        if (gemv && opt_.variant != DecoderVariant::Reference) {
+            gemvInt8(x, w.q.get(), w.scales.get(), y, rows, w.out, w.in, stream_);
+            return;
+        }
+        dequantizeRows(w.q.get(), w.scales.get(), dequant_.get(), w.out, w.in, stream_);
+        const __nv_bfloat16* wd = dequant_.get();
+        if (gemv)
+            gemvBf16(gemvRung_, x, wd, y, rows, w.out, w.in, stream_);
+        else
+            gemmBf16(gemmRung_, x, wd, y, rows, w.out, w.in, stream_, cublas_);
+        return;
+    }
+    if (gemv && opt_.variant != DecoderVariant::Cublas)
+        gemvBf16(gemvRung_, x, w.w.get(), y, rows, w.out, w.in, stream_);
+    else
+        gemmBf16(gemv ? GemmRung::Cublas : gemmRung_, x, w.w.get(), y, rows, w.out, w.in, stream_,
+                 cublas_);
+}
+
+void Decoder::lmHead(const __nv_bfloat16* x, __nv_bfloat16* y, int rows) {
+    const auto& m = opt_.shape;
+    const __nv_bfloat16* w = weights_.lmHeadWeights();
+    if (rows <= kGemvMaxBatch && opt_.variant != DecoderVariant::Cublas)
+        gemvBf16(gemvRung_, x, w, y, rows, m.vocab, m.hidden, stream_);
+    else
+        gemmBf16(opt_.variant == DecoderVariant::Cublas ? GemmRung::Cublas : gemmRung_, x, w, y,
+                 rows, m.vocab, m.hidden, stream_, cublas_);
+}
+
+// Runs the layers on `rows` token rows (ids_ for prefill, tokens_ for decode)
+// and leaves the final-normed hidden states in h_.
+void Decoder::forward(int rows, int tokensPerRequest, bool decode) {
+    const auto& m = opt_.shape;
+    int requests = rows / tokensPerRequest;
+    const int* position = counters_.get() + 1;  // 0 during prefill, set by setCounters
+    embed(weights_.embedding.get(), decode ? tokens_.get() : ids_.get(), x_.get(), rows, m.hidden,
+          stream_);
+    AttentionShape shape{requests, m.heads, m.kvHeads, m.headDim, opt_.capacity};
+    for (int l = 0; l < m.layers; ++l) {
+        auto& lw = weights_.layers[l];
+        if (l == 0)
+            rmsnorm(elementwiseRung_, x_.get(), nullptr, lw.attnNorm.get(), h_.get(), rows,
+                    m.hidden, opt_.rmsEps, stream_);
+        else
+            rmsnorm(elementwiseRung_, o_.get(), x_.get(), lw.attnNorm.get(), h_.get(), rows,
+                    m.hidden, opt_.rmsEps, stream_);
+        linear(lw.qkv, h_.get(), qkv_.get(), rows);
+        rope(elementwiseRung_, qkv_.get(), rows, m.qkvWidth(), m.heads + m.kvHeads, m.headDim,
+             tokensPerRequest, position, opt_.ropeTheta, stream_);
+        appendKv(qkv_.get(), rows, m.qkvWidth(), shape, tokensPerRequest, position,
+                 kCache_[l].get(), vCache_[l].get(), stream_);
+        if (decode)
+            decodeAttention(decodeRung_, qkv_.get(), m.qkvWidth(), kCache_[l].get(),
+                            vCache_[l].get(), attn_.get(), shape, counters_.get() + 2,
+                            attnWorkspace_.get(), stream_);
+        else
+            prefillAttention(prefillRung_, qkv_.get(), m.qkvWidth(), kCache_[l].get(),
+                             vCache_[l].get(), attn_.get(), shape, tokensPerRequest, 0, stream_);
+        linear(lw.o, attn_.get(), o_.get(), rows);
+        rmsnorm(elementwiseRung_, o_.get(), x_.get(), lw.mlpNorm.get(), h_.get(), rows, m.hidden,
+                opt_.rmsEps, stream_);
+        linear(lw.gateUp, h_.get(), gateUp_.get(), rows);
+        siluMul(elementwiseRung_, gateUp_.get(), act_.get(), rows, m.intermediate, stream_);
+        linear(lw.down, act_.get(), o_.get(), rows);
+    }
+    rmsnorm(elementwiseRung_, o_.get(), x_.get(), weights_.finalNorm.get(), h_.get(), rows,
+            m.hidden, opt_.rmsEps, stream_);
+}
+
+void Decoder::prefill(const std::vector<int>& prompts, int tokensPerRequest) {
+    int rows = int(prompts.size());
+    if (tokensPerRequest < 1 || rows != opt_.batch * tokensPerRequest || rows > maxRows_)
+        throw std::invalid_argument("decoder prefill: expected batch × prompt token ids");
+    WS_CUDA(cudaMemcpyAsync(ids_.get(), prompts.data(), prompts.size() * sizeof(int),
+                            cudaMemcpyHostToDevice, stream_));
+    setCounters(0, 0, 0);  // prefill positions start at 0
+    forward(rows, tokensPerRequest, false);
+    gatherLastRows(h_.get(), last_.get(), opt_.batch, tokensPerRequest, opt_.shape.hidden, stream_);
+    lmHead(last_.get(), logits_.get(), opt_.batch);
+    SampleState st{tokens_.get(), generated_.get(), nullptr, nullptr, nullptr, slots_.get(),
+                   opt_.logitSlots};
+    sampleGreedy(logits_.get(), opt_.batch, opt_.shape.vocab, st, stream_);
+    // Decode continues at step 1, writing position tokensPerRequest.
+    setCounters(1, tokensPerRequest, tokensPerRequest + 1);
+}
+
+void Decoder::decodeStep() {
+    if (graphExec_) {
+        WS_CUDA(cudaGraphLaunch(graphExec_, stream_));
+        return;
+    }
+    forward(opt_.batch, 1, true);
+    lmHead(h_.get(), logits_.get(), opt_.batch);
+    int* c = counters_.get();
+    SampleState st{tokens_.get(), generated_.get(), c, c + 1, c + 2, slots_.get(), opt_.logitSlots};
+    sampleGreedy(logits_.get(), opt_.batch, opt_.shape.vocab, st, stream_);
+}
+
+void Decoder::captureDecodeGraph() {
+    if (graphExec_) return;
+    WS_CUDA(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
+    try {
+        decodeStep();
+    } catch (...) {
+        cudaGraph_t broken = nullptr;
+        cudaStreamEndCapture(stream_, &broken);
+        if (broken) cudaGraphDestroy(broken);
+        throw;
+    }
+    WS_CUDA(cudaStreamEndCapture(stream_, &graph_));
+    WS_CUDA(cudaGraphInstantiate(&graphExec_, graph_, 0));
+}
+
+std::vector<float> Decoder::promptLogits(const std::vector<int>& tokens, int lastN) {
+    int rows = int(tokens.size());
+    if (opt_.batch != 1 || rows > maxRows_ || lastN < 1 || lastN > rows ||
+        lastN > int(last_.size() / opt_.shape.hidden))
+        throw std::invalid_argument("decoder promptLogits: batch 1, prompt within capacity");
+    const auto& m = opt_.shape;
+    WS_CUDA(cudaMemcpyAsync(ids_.get(), tokens.data(), tokens.size() * sizeof(int),
+                            cudaMemcpyHostToDevice, stream_));
+    setCounters(0, 0, 0);
+    forward(rows, rows, false);
+    WS_CUDA(cudaMemcpyAsync(last_.get(), h_.get() + std::size_t(rows - lastN) * m.hidden,
+                            std::size_t(lastN) * m.hidden * sizeof(__nv_bfloat16),
+                            cudaMemcpyDeviceToDevice, stream_));
+    lmHead(last_.get(), logits_.get(), lastN);
+    WS_CUDA(cudaStreamSynchronize(stream_));
+    auto raw = logits_.toHost<bf16_bits>();
+    std::vector<float> out(std::size_t(lastN) * m.vocab);
+    for (std::size_t i = 0; i < out.size(); ++i)
+        out[i] = bf16ToFloat(raw[i]);
+    return out;
+}
+
+std::vector<int> Decoder::generated(int steps) const {
+    std::vector<int> out(std::size_t(steps) * opt_.batch);
+    WS_CUDA(cudaMemcpy(out.data(), generated_.get(), out.size() * sizeof(int),
+                       cudaMemcpyDeviceToHost));
+    return out;
+}
+
+std::vector<float> Decoder::logitSlots() const {
+    auto raw = slots_.toHost<bf16_bits>();
+    std::vector<float> out(raw.size());
+    for (std::size_t i = 0; i < raw.size(); ++i)
+        out[i] = bf16ToFloat(raw[i]);
+    return out;
+}
+
+}  // namespace ws::kernels

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Runs on the GPU machine: the kernel and decoder GPU tests, then the decoder
+# end-to-end targets (untraced, side by side in one session), then the sample
+# comparison set recorded through warpscope-cli record into OUT/samples.wsdb.
+# Usage: decoder-check.sh BUILD_DIR OUT_DIR
+set -uo pipefail
+src=$(cd "$(dirname "$0")/../.." && pwd)
+build=$(cd "$1" && pwd); out=$2; mkdir -p "$out"
+export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+cli=$build/app/warpscope-cli; runner=$build/app/warpscope-workload
+presets=$src/resources/workloads; tmp=$(mktemp -d)
+fail=0
+echo "== $(date -u +%FT%TZ) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader)"
+
+# variant CONFIG NAME key=value…: a copy of a preset with fields replaced.
+variant() {
+  local from=$1 name=$2; shift 2
+  local f=$tmp/$name.toml
+  sed -e "s/^name = .*/name = \"$name\"/" "$presets/$from" > "$f"
+  for kv in "$@"; do
+    local k=${kv%%=*} v=${kv#*=}
+    sed -i -e "s/^$k = .*/$k = $v/" "$f"
+  done
+  echo "$f"
+}
+
+echo "== GPU tests"
+for t in kernel_ladder_gpu_tests decoder_gpu_tests; do
+  "$build/tests/gpu/$t" --gtest_brief=1 2>&1 | tail -4 || fail=1
+done
+
+echo "== end-to-end targets, untraced"
+l1=llama-3.2-1b-bf16.toml; l8=llama-3.1-8b-bf16.toml
+for cfg in \
+  "$(variant $l1 e2e-1b-optimized-graphs variant='"optimized"' cuda_graphs=true)" \
+  "$(variant $l1 e2e-1b-cublas-graphs variant='"cublas"' cuda_graphs=true)" \
+  "$(variant $l8 e2e-8b-optimized-graphs variant='"optimized"' cuda_graphs=true)" \
+  "$(variant $l8 e2e-8b-cublas-graphs variant='"cublas"' cuda_graphs=true)" \
+  "$(variant $l8 e2e-8b-prefill2k-optimized variant='"optimized"' prompt_tokens=2048 output_tokens=4)" \
+  "$(variant $l8 e2e-8b-prefill2k-cublas variant='"cublas"' prompt_tokens=2048 output_tokens=4)"; do
+  echo "-- $(basename "$cfg" .toml)"
+  "$runner" run "$cfg" 2>&1 | grep -v '^$' || fail=1
+done
+
+echo "== sample comparison set (Llama-3.2-1B shape), recorded"
+db=$out/samples.wsdb; rm -f "$db"*
+for spec in \
+  "1b-reference variant=\"reference\" cuda_graphs=false" \
+  "1b-optimized variant=\"optimized\" cuda_graphs=false" \
+  "1b-optimized-graphs variant=\"optimized\" cuda_graphs=true" \
+  "1b-cublas-graphs variant=\"cublas\" cuda_graphs=true" \
+  "1b-int8-graphs variant=\"optimized\" cuda_graphs=true precision=\"int8-weight-only\"" \
+  "1b-batch8-cublas-graphs variant=\"cublas\" cuda_graphs=true batch=8"; do
+  set -- $spec; name=$1; shift
+  cfg=$(variant $l1 "llama-3.2-1b-$name" "$@")
+  "$cli" record --db "$db" --progress none --workload "$cfg" > "$out/$name.log" 2>&1 || { fail=1; tail -5 "$out/$name.log"; }
+  grep -E "TTFT|TPOT|quality|run [0-9]+" "$out/$name.log"
+done
+"$cli" ls --db "$db"
+for id in $("$cli" ls --db "$db" --json | python3 -c 'import json,sys; print(" ".join(str(r["id"]) for r in json.load(sys.stdin)))'); do
+  "$cli" stats "$id" --db "$db" | head -12
+done
+"$cli" compare 2 3 4 5 6 --db "$db" | head -40
+exit $fail

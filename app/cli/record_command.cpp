@@ -115,7 +115,8 @@ int cmdRecord(const std::vector<std::string>& argv) {
             // Built-in workloads run in warpscope-workload, under the same collector.
             auto runner = findBesideSelf("warpscope-workload");
             if (runner.empty())
-                throw std::runtime_error("workload '" + c.name + "' is of kind " + toString(c.kind) +
+                throw std::runtime_error("workload '" + c.name + "' is of kind " +
+                                         toString(c.kind) +
                                          ": it needs warpscope-workload, which this build does not "
                                          "have (built without CUDA); nothing was run");
             std::error_code ec;

@@ -51,8 +51,10 @@ int benchCommand(bool quick) {
     cublasDestroy(handle);
     WS_CUDA(cudaStreamDestroy(s));
     double bw = copy.best();
-    std::printf("ceilings: copy %.1f GB/s (cudaMemcpy %.1f, copy kernel %.1f), cuBLAS bf16 %.1f TFLOP/s\n\n",
-                bw, copy.memcpyGBs, copy.kernelGBs, tflops);
+    std::printf(
+        "ceilings: copy %.1f GB/s (cudaMemcpy %.1f, copy kernel %.1f), cuBLAS bf16 %.1f "
+        "TFLOP/s\n\n",
+        bw, copy.memcpyGBs, copy.kernelGBs, tflops);
     markProperty("ceiling.copy_gbs", bw);
     markProperty("ceiling.bf16_tflops", tflops);
 
@@ -94,19 +96,21 @@ int benchCommand(bool quick) {
     bool first = true;
     for (const auto& shape : gemms) {
         // The slow rungs once, on 4096³; the shapes only compare mma with cuBLAS.
-        std::vector<std::string> rungs = first && !quick
-                                             ? std::vector<std::string>{"naive", "tiled", "regblock", "mma", "cublas"}
-                                             : std::vector<std::string>{"regblock", "mma", "cublas"};
+        std::vector<std::string> rungs =
+            first && !quick
+                ? std::vector<std::string>{"naive", "tiled", "regblock", "mma", "cublas"}
+                : std::vector<std::string>{"regblock", "mma", "cublas"};
         first = false;
         auto r = ladder("gemm_bf16", shape, rungs);
         targets.push_back({label("gemm", shape) + " mma/cublas",
                            r.find("cublas")->medianMs / r.find("mma")->medianMs, 0.80});
     }
-    for (Shape shape : {Shape{{"batch", 8}, {"context", 4096}}, Shape{{"batch", 1}, {"context", 32768}},
-                        Shape{{"batch", 16}, {"context", 8192}}}) {
+    for (Shape shape :
+         {Shape{{"batch", 8}, {"context", 4096}}, Shape{{"batch", 1}, {"context", 32768}},
+          Shape{{"batch", 16}, {"context", 8192}}}) {
         auto r = ladder("attention_decode", shape, {"naive", "splitkv"});
-        targets.push_back({label("decode attn", shape) + " splitkv/copy",
-                           r.find("splitkv")->gbs() / bw, 0.85});
+        targets.push_back(
+            {label("decode attn", shape) + " splitkv/copy", r.find("splitkv")->gbs() / bw, 0.85});
     }
     {
         auto r = ladder("attention_prefill", Shape{{"tokens", 2048}}, {"naive", "flash"});
@@ -120,7 +124,8 @@ int benchCommand(bool quick) {
           {"rope", {{"tokens", 8192}, {"heads", 48}, {"head_dim", 128}}}}) {
         auto r = ladder(kernel, shape, {"naive", "fused"});
         if (kernel == "rmsnorm" || kernel == "softmax")
-            targets.push_back({label(kernel, shape) + " fused/copy", r.find("fused")->gbs() / bw, 0.85});
+            targets.push_back(
+                {label(kernel, shape) + " fused/copy", r.find("fused")->gbs() / bw, 0.85});
     }
     printTargets(targets);
     return 0;

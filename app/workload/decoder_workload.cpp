@@ -60,11 +60,13 @@ int runDecoderWorkload(const WorkloadConfig& config) {
     opt.weightsPath = d.weights;
     opt.ropeTheta = float(d.ropeTheta);
     opt.rmsEps = float(d.rmsNormEps);
-    bool quality = opt.variant != DecoderVariant::Reference || opt.precision != WeightPrecision::Bf16;
+    bool quality =
+        opt.variant != DecoderVariant::Reference || opt.precision != WeightPrecision::Bf16;
     int qualitySteps = std::min(16, c.outputTokens);
     opt.logitSlots = quality ? qualitySteps : 0;
     if (c.outputTokens < 1 || c.promptTokens < 1)
-        throw std::invalid_argument(config.sourcePath + ": contract needs prompt_tokens and output_tokens >= 1");
+        throw std::invalid_argument(config.sourcePath +
+                                    ": contract needs prompt_tokens and output_tokens >= 1");
 
     cudaStream_t stream;
     WS_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
@@ -103,7 +105,8 @@ int runDecoderWorkload(const WorkloadConfig& config) {
     };
     for (int b = 0; b < opt.batch; ++b)
         requests[b] = nvtxRangeStartA(
-            ("ws.request:" + std::to_string(b) + ":prompt=" + std::to_string(c.promptTokens)).c_str());
+            ("ws.request:" + std::to_string(b) + ":prompt=" + std::to_string(c.promptTokens))
+                .c_str());
     auto start = Clock::now();
     {
         NvtxRange range("prefill");
@@ -136,12 +139,14 @@ int runDecoderWorkload(const WorkloadConfig& config) {
     double meanContext = c.promptTokens + c.outputTokens / 2.0;
     double floorMs = m.decodeStepBytes(opt.precision, std::int64_t(meanContext), opt.batch) /
                      (copyGBs * 1e9) * 1e3;
-    double prefillFlops = 2.0 * double(m.layers * m.layerMatrixElements()) * c.promptTokens * opt.batch;
+    double prefillFlops =
+        2.0 * double(m.layers * m.layerMatrixElements()) * c.promptTokens * opt.batch;
     std::printf("TTFT %.3f ms (prefill %.1f%% of cuBLAS bf16 peak %.0f TFLOP/s)\n", ttftMs,
                 100 * prefillFlops / (ttftMs * 1e-3) / (tflops * 1e12), tflops);
     if (!steps.empty())
-        std::printf("TPOT %.4f ms mean over %zu steps; floor %.4f ms at %.0f GB/s copy: floor/TPOT %.3f\n",
-                    tpotMs, steps.size(), floorMs, copyGBs, floorMs / tpotMs);
+        std::printf(
+            "TPOT %.4f ms mean over %zu steps; floor %.4f ms at %.0f GB/s copy: floor/TPOT %.3f\n",
+            tpotMs, steps.size(), floorMs, copyGBs, floorMs / tpotMs);
     std::printf("memory: weights %.2f GiB, KV cache %.3f GiB, device memory used %.2f GiB\n",
                 m.weightBytes(opt.precision) / 1073741824.0, decoder->kvCacheBytes() / 1073741824.0,
                 peak / 1073741824.0);
@@ -154,7 +159,8 @@ int runDecoderWorkload(const WorkloadConfig& config) {
     markProperty("decoder.precision", d.precision);
     markProperty("decoder.cuda_graphs", d.cudaGraphs ? "yes" : "no");
     markProperty("decoder.prefill_flops", prefillFlops);
-    markProperty("decoder.decode_step_bytes", m.decodeStepBytes(opt.precision, std::int64_t(meanContext), opt.batch));
+    markProperty("decoder.decode_step_bytes",
+                 m.decodeStepBytes(opt.precision, std::int64_t(meanContext), opt.batch));
     markProperty("decoder.tpot_floor_ms", floorMs);
     if (c.memoryBudgetGiB && peak > *c.memoryBudgetGiB * 1073741824.0)
         std::printf("memory budget %.2f GiB EXCEEDED by the %.2f GiB in use\n", *c.memoryBudgetGiB,
@@ -170,12 +176,14 @@ int runDecoderWorkload(const WorkloadConfig& config) {
         decoder.reset();  // free the candidate before the reference is built
         NvtxRange range("quality check (reference variant)");
         std::vector<int> prompt0(prompts.begin(), prompts.begin() + c.promptTokens);
-        auto q = checkQuality(opt, prompt0, request0, slots, qualitySteps, d.qualityTolerance, stream);
+        auto q =
+            checkQuality(opt, prompt0, request0, slots, qualitySteps, d.qualityTolerance, stream);
         nvtxMarkA(qualityMark(q).c_str());
-        std::printf("quality vs %s: token agreement %.3f, max logit error %.4f (in logit std units; "
-                    "tolerance %.4f): %s\n",
-                    q.referenceVariant.c_str(), q.tokenAgreement, q.maxLogitError, q.tolerance,
-                    q.passed ? "passed" : "FAILED");
+        std::printf(
+            "quality vs %s: token agreement %.3f, max logit error %.4f (in logit std units; "
+            "tolerance %.4f): %s\n",
+            q.referenceVariant.c_str(), q.tokenAgreement, q.maxLogitError, q.tolerance,
+            q.passed ? "passed" : "FAILED");
     }
     decoder.reset();
     WS_CUDA(cudaStreamDestroy(stream));

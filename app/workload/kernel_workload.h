@@ -33,8 +33,7 @@ struct LadderResult {
 // Runs `rungs` (all when empty) of `kernel`; throws on a CUDA error or an
 // unknown kernel, rung or shape key.
 LadderResult runLadder(const std::string& kernel, const kernels::Shape& shape,
-                       std::vector<std::string> rungs, int warmup, int iterations,
-                       bool annotate);
+                       std::vector<std::string> rungs, int warmup, int iterations, bool annotate);
 
 // `warpscope-workload run` for a kernel config; prints the table. Returns
 // the exit code (1 when a rung fails verification).

@@ -39,9 +39,12 @@ int run(const std::string& path) {
     }
     const auto& config = *loaded.config;
     switch (config.kind) {
-    case ws::WorkloadKind::Kernel: return ws::workload::runKernelWorkload(config);
-    case ws::WorkloadKind::Decoder: return ws::workload::runDecoderWorkload(config);
-    case ws::WorkloadKind::Command: break;
+        case ws::WorkloadKind::Kernel:
+            return ws::workload::runKernelWorkload(config);
+        case ws::WorkloadKind::Decoder:
+            return ws::workload::runDecoderWorkload(config);
+        case ws::WorkloadKind::Command:
+            break;
     }
     std::cerr << path << ": kind = \"command\" runs a program of yours: use warpscope-cli record\n";
     return 2;

@@ -21,7 +21,8 @@ int safetensorsDtypeSize(const std::string& dtype) {
     if (dtype == "BF16" || dtype == "F16" || dtype == "I16" || dtype == "U16") return 2;
     if (dtype == "F32" || dtype == "I32" || dtype == "U32") return 4;
     if (dtype == "F64" || dtype == "I64" || dtype == "U64") return 8;
-    if (dtype == "I8" || dtype == "U8" || dtype == "BOOL" || dtype == "F8_E4M3" || dtype == "F8_E5M2")
+    if (dtype == "I8" || dtype == "U8" || dtype == "BOOL" || dtype == "F8_E4M3" ||
+        dtype == "F8_E5M2")
         return 1;
     return 0;
 }
@@ -95,8 +96,7 @@ const SafetensorsTensor* SafetensorsFile::find(const std::string& name) const {
     return nullptr;
 }
 
-const SafetensorsTensor& SafetensorsFile::require(const std::string& name,
-                                                  const std::string& dtype,
+const SafetensorsTensor& SafetensorsFile::require(const std::string& name, const std::string& dtype,
                                                   const std::vector<std::int64_t>& shape) const {
     const auto* t = find(name);
     if (!t) throw SafetensorsError(path_ + ": missing tensor '" + name + "'");

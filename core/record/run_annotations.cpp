@@ -50,9 +50,9 @@ std::optional<QualityRecord> parseQuality(const std::string& body, std::string& 
         double* out;
     };
     double passed = 0;
-    for (auto [key, out] : {Numeric{"agreement", &q.tokenAgreement},
-                            Numeric{"max_logit_error", &q.maxLogitError},
-                            Numeric{"tolerance", &q.tolerance}, Numeric{"passed", &passed}}) {
+    for (auto [key, out] :
+         {Numeric{"agreement", &q.tokenAgreement}, Numeric{"max_logit_error", &q.maxLogitError},
+          Numeric{"tolerance", &q.tolerance}, Numeric{"passed", &passed}}) {
         auto v = number(fields[key]);
         if (!v) {
             error = std::string("field '") + key + "' is missing or not a number";
@@ -74,7 +74,8 @@ RunAnnotations parseRunAnnotations(const std::vector<RangeRecord>& ranges) {
             std::string body = r.name.substr(kProperty.size());
             auto eq = body.find('=');
             if (eq == std::string::npos || eq == 0) {
-                out.errors.push_back("NVTX mark '" + r.name + "': expected ws.property:<key>=<value>");
+                out.errors.push_back("NVTX mark '" + r.name +
+                                     "': expected ws.property:<key>=<value>");
                 continue;
             }
             std::string key = body.substr(0, eq), value = body.substr(eq + 1);

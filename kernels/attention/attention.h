@@ -36,16 +36,16 @@ void appendKv(const __nv_bfloat16* qkv, int tokens, int qStride, const Attention
 
 // `queries` tokens per request at positions firstPosition … ; out[token × heads·head_dim].
 void prefillAttention(PrefillAttentionRung rung, const __nv_bfloat16* qkv, int qStride,
-                      const __nv_bfloat16* kCache, const __nv_bfloat16* vCache,
-                      __nv_bfloat16* out, const AttentionShape& shape, int queries,
-                      int firstPosition, cudaStream_t stream);
+                      const __nv_bfloat16* kCache, const __nv_bfloat16* vCache, __nv_bfloat16* out,
+                      const AttentionShape& shape, int queries, int firstPosition,
+                      cudaStream_t stream);
 
 // Floats of scratch decodeAttention needs for a shape.
 std::size_t decodeWorkspaceFloats(const AttentionShape& shape);
 // One query per request against *contextLength cached keys (read on the device).
 void decodeAttention(DecodeAttentionRung rung, const __nv_bfloat16* qkv, int qStride,
-                     const __nv_bfloat16* kCache, const __nv_bfloat16* vCache,
-                     __nv_bfloat16* out, const AttentionShape& shape, const int* contextLength,
-                     float* workspace, cudaStream_t stream);
+                     const __nv_bfloat16* kCache, const __nv_bfloat16* vCache, __nv_bfloat16* out,
+                     const AttentionShape& shape, const int* contextLength, float* workspace,
+                     cudaStream_t stream);
 
 }  // namespace ws::kernels

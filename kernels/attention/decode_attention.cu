@@ -13,12 +13,14 @@ constexpr int kSplitKeys = 128;  // 4 warps × 32 keys per block
 constexpr int kMaxGroup = 8;     // q heads per kv head served by one block
 constexpr int kMaxNaiveSmem = 200 * 1024;
 
-int splitsFor(int capacity) { return (capacity + kSplitKeys - 1) / kSplitKeys; }
+int splitsFor(int capacity) {
+    return (capacity + kSplitKeys - 1) / kSplitKeys;
+}
 
 template <int HD>
 __global__ void decodeNaive(const __nv_bfloat16* qkv, int qStride, const __nv_bfloat16* kCache,
-                            const __nv_bfloat16* vCache, __nv_bfloat16* out, int heads,
-                            int kvHeads, int capacity, const int* contextLength, float scaleLog2) {
+                            const __nv_bfloat16* vCache, __nv_bfloat16* out, int heads, int kvHeads,
+                            int capacity, const int* contextLength, float scaleLog2) {
     extern __shared__ float scores[];
     int h = blockIdx.x, b = blockIdx.y, kvh = h / (heads / kvHeads);
     int ctx = *contextLength;
@@ -112,7 +114,8 @@ __global__ void __launch_bounds__(128)
     __syncwarp();
     int keys = min(32, ctx - (key0 + warp * 32));
     for (int j = 0; j < keys; ++j) {
-        const __nv_bfloat16* vrow = vCache + base + std::size_t(key0 + warp * 32 + j) * HD + lane * DPL;
+        const __nv_bfloat16* vrow =
+            vCache + base + std::size_t(key0 + warp * 32 + j) * HD + lane * DPL;
         float vf[DPL];
 #pragma unroll
         for (int d = 0; d < DPL; d += 2) {
@@ -191,10 +194,11 @@ void launchDecode(DecodeAttentionRung rung, const __nv_bfloat16* qkv, int qStrid
         int smem = sh.capacity * int(sizeof(float));
         if (smem > kMaxNaiveSmem)
             throw std::invalid_argument("decode attention naive: context capacity " +
-                                        std::to_string(sh.capacity) + " needs too much shared memory");
+                                        std::to_string(sh.capacity) +
+                                        " needs too much shared memory");
         static bool configured = [] {
-            WS_CUDA(cudaFuncSetAttribute(decodeNaive<HD>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         kMaxNaiveSmem));
+            WS_CUDA(cudaFuncSetAttribute(
+                decodeNaive<HD>, cudaFuncAttributeMaxDynamicSharedMemorySize, kMaxNaiveSmem));
             return true;
         }();
         (void)configured;
@@ -223,15 +227,17 @@ std::size_t decodeWorkspaceFloats(const AttentionShape& sh) {
 }
 
 void decodeAttention(DecodeAttentionRung rung, const __nv_bfloat16* qkv, int qStride,
-                     const __nv_bfloat16* kCache, const __nv_bfloat16* vCache,
-                     __nv_bfloat16* out, const AttentionShape& shape, const int* contextLength,
-                     float* workspace, cudaStream_t s) {
+                     const __nv_bfloat16* kCache, const __nv_bfloat16* vCache, __nv_bfloat16* out,
+                     const AttentionShape& shape, const int* contextLength, float* workspace,
+                     cudaStream_t s) {
     if (shape.heads % shape.kvHeads != 0 || shape.capacity < 1)
         throw std::invalid_argument("decode attention: bad shape");
     if (shape.headDim == 64)
-        launchDecode<64>(rung, qkv, qStride, kCache, vCache, out, shape, contextLength, workspace, s);
+        launchDecode<64>(rung, qkv, qStride, kCache, vCache, out, shape, contextLength, workspace,
+                         s);
     else if (shape.headDim == 128)
-        launchDecode<128>(rung, qkv, qStride, kCache, vCache, out, shape, contextLength, workspace, s);
+        launchDecode<128>(rung, qkv, qStride, kCache, vCache, out, shape, contextLength, workspace,
+                          s);
     else
         throw std::invalid_argument("decode attention: head_dim " + std::to_string(shape.headDim) +
                                     " (supported: 64, 128)");

@@ -73,8 +73,10 @@ __global__ void __launch_bounds__(256)
             int j = c / (HD / 8), d = (c % (HD / 8)) * 8, key = t0 + j;
             uint4 kv = {0, 0, 0, 0}, vv = {0, 0, 0, 0};
             if (key <= lastPos) {
-                kv = __ldg(reinterpret_cast<const uint4*>(kCache + base + std::size_t(key) * HD + d));
-                vv = __ldg(reinterpret_cast<const uint4*>(vCache + base + std::size_t(key) * HD + d));
+                kv = __ldg(
+                    reinterpret_cast<const uint4*>(kCache + base + std::size_t(key) * HD + d));
+                vv = __ldg(
+                    reinterpret_cast<const uint4*>(vCache + base + std::size_t(key) * HD + d));
             }
             *reinterpret_cast<uint4*>(&ks[j][d]) = kv;
             *reinterpret_cast<uint4*>(&vs[j][d]) = vv;
@@ -139,8 +141,8 @@ void launchPrefill(PrefillAttentionRung rung, const __nv_bfloat16* qkv, int qStr
     float scaleLog2 = kLog2e / sqrtf(float(HD));
     if (rung == PrefillAttentionRung::Naive) {
         dim3 grid((queries + 63) / 64, sh.heads, sh.batch);
-        prefillNaive<HD><<<grid, 64, 0, s>>>(qkv, qStride, k, v, out, queries, sh.heads,
-                                             sh.kvHeads, sh.capacity, firstPosition, scaleLog2);
+        prefillNaive<HD><<<grid, 64, 0, s>>>(qkv, qStride, k, v, out, queries, sh.heads, sh.kvHeads,
+                                             sh.capacity, firstPosition, scaleLog2);
     } else {
         dim3 grid((queries + kQueryTile - 1) / kQueryTile, sh.heads, sh.batch);
         prefillFlash<HD><<<grid, 256, 0, s>>>(qkv, qStride, k, v, out, queries, sh.heads,
@@ -152,16 +154,16 @@ void launchPrefill(PrefillAttentionRung rung, const __nv_bfloat16* qkv, int qStr
 }  // namespace
 
 void prefillAttention(PrefillAttentionRung rung, const __nv_bfloat16* qkv, int qStride,
-                      const __nv_bfloat16* kCache, const __nv_bfloat16* vCache,
-                      __nv_bfloat16* out, const AttentionShape& shape, int queries,
-                      int firstPosition, cudaStream_t s) {
-    if (shape.heads % shape.kvHeads != 0 || queries < 1 ||
-        firstPosition + queries > shape.capacity)
+                      const __nv_bfloat16* kCache, const __nv_bfloat16* vCache, __nv_bfloat16* out,
+                      const AttentionShape& shape, int queries, int firstPosition, cudaStream_t s) {
+    if (shape.heads % shape.kvHeads != 0 || queries < 1 || firstPosition + queries > shape.capacity)
         throw std::invalid_argument("prefill attention: bad shape or positions beyond the cache");
     if (shape.headDim == 64)
-        launchPrefill<64>(rung, qkv, qStride, kCache, vCache, out, shape, queries, firstPosition, s);
+        launchPrefill<64>(rung, qkv, qStride, kCache, vCache, out, shape, queries, firstPosition,
+                          s);
     else if (shape.headDim == 128)
-        launchPrefill<128>(rung, qkv, qStride, kCache, vCache, out, shape, queries, firstPosition, s);
+        launchPrefill<128>(rung, qkv, qStride, kCache, vCache, out, shape, queries, firstPosition,
+                           s);
     else
         throw std::invalid_argument("prefill attention: head_dim " + std::to_string(shape.headDim) +
                                     " (supported: 64, 128)");

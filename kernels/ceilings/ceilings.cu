@@ -41,10 +41,12 @@ CopyBandwidth measureCopyBandwidth(std::size_t bytes, int iterations, cudaStream
     auto gbs = [&](double ms) { return moved / (ms * 1e-3) / 1e9; };
     CopyBandwidth bw;
     bw.memcpyGBs = gbs(median(timeLaunches(
-        [&](int) { WS_CUDA(cudaMemcpyAsync(b.get(), a.get(), bytes, cudaMemcpyDeviceToDevice, s)); },
+        [&](int) {
+            WS_CUDA(cudaMemcpyAsync(b.get(), a.get(), bytes, cudaMemcpyDeviceToDevice, s));
+        },
         3, iterations, s)));
-    bw.kernelGBs = gbs(median(timeLaunches([&](int) { copyKernel(a.get(), b.get(), bytes, s); }, 3,
-                                           iterations, s)));
+    bw.kernelGBs = gbs(median(
+        timeLaunches([&](int) { copyKernel(a.get(), b.get(), bytes, s); }, 3, iterations, s)));
     return bw;
 }
 

@@ -38,8 +38,7 @@ void launchFill(std::size_t n, cudaStream_t s, F f) {
 
 }  // namespace
 
-void fillUniform(__nv_bfloat16* p, std::size_t n, std::uint64_t seed, float scale,
-                 cudaStream_t s) {
+void fillUniform(__nv_bfloat16* p, std::size_t n, std::uint64_t seed, float scale, cudaStream_t s) {
     launchFill(n, s, [=] __device__(std::size_t i) {
         p[i] = __float2bfloat16((unitAt(seed, i) * 2.0f - 1.0f) * scale);
     });
@@ -53,8 +52,7 @@ void fillUniformInt8(std::int8_t* p, std::size_t n, std::uint64_t seed, cudaStre
 
 void fillUniformFloat(float* p, std::size_t n, std::uint64_t seed, float lo, float hi,
                       cudaStream_t s) {
-    launchFill(n, s,
-               [=] __device__(std::size_t i) { p[i] = lo + (hi - lo) * unitAt(seed, i); });
+    launchFill(n, s, [=] __device__(std::size_t i) { p[i] = lo + (hi - lo) * unitAt(seed, i); });
 }
 
 void fillConstant(__nv_bfloat16* p, std::size_t n, float value, cudaStream_t s) {

@@ -19,9 +19,12 @@ DecoderVariant parseDecoderVariant(const std::string& text) {
 
 const char* toString(DecoderVariant v) {
     switch (v) {
-    case DecoderVariant::Reference: return "reference";
-    case DecoderVariant::Optimized: return "optimized";
-    case DecoderVariant::Cublas: return "cublas";
+        case DecoderVariant::Reference:
+            return "reference";
+        case DecoderVariant::Optimized:
+            return "optimized";
+        case DecoderVariant::Cublas:
+            return "cublas";
     }
     return "?";
 }
@@ -33,7 +36,8 @@ constexpr std::size_t kCublasWorkspace = 32u << 20;
 Decoder::Decoder(const DecoderOptions& o, cudaStream_t stream) : opt_(o), stream_(stream) {
     const auto& m = opt_.shape;
     if (opt_.batch < 1 || opt_.batch > kGemvMaxBatch)
-        throw std::invalid_argument("decoder: batch must be 1–16 (got " + std::to_string(opt_.batch) + ")");
+        throw std::invalid_argument("decoder: batch must be 1–16 (got " +
+                                    std::to_string(opt_.batch) + ")");
     if (opt_.maxPrefillTokens < 1 || opt_.capacity < opt_.maxPrefillTokens)
         throw std::invalid_argument("decoder: capacity must hold the prompt");
     bool ref = opt_.variant == DecoderVariant::Reference;
@@ -187,8 +191,8 @@ void Decoder::prefill(const std::vector<int>& prompts, int tokensPerRequest) {
     forward(rows, tokensPerRequest, false);
     gatherLastRows(h_.get(), last_.get(), opt_.batch, tokensPerRequest, opt_.shape.hidden, stream_);
     lmHead(last_.get(), logits_.get(), opt_.batch);
-    SampleState st{tokens_.get(), generated_.get(), nullptr, nullptr, nullptr, slots_.get(),
-                   opt_.logitSlots};
+    SampleState st{tokens_.get(), generated_.get(), nullptr,        nullptr,
+                   nullptr,       slots_.get(),     opt_.logitSlots};
     sampleGreedy(logits_.get(), opt_.batch, opt_.shape.vocab, st, stream_);
     // Decode continues at step 1, writing position tokensPerRequest.
     setCounters(1, tokensPerRequest, tokensPerRequest + 1);
@@ -245,8 +249,8 @@ std::vector<float> Decoder::promptLogits(const std::vector<int>& tokens, int las
 
 std::vector<int> Decoder::generated(int steps) const {
     std::vector<int> out(std::size_t(steps) * opt_.batch);
-    WS_CUDA(cudaMemcpy(out.data(), generated_.get(), out.size() * sizeof(int),
-                       cudaMemcpyDeviceToHost));
+    WS_CUDA(
+        cudaMemcpy(out.data(), generated_.get(), out.size() * sizeof(int), cudaMemcpyDeviceToHost));
     return out;
 }
 

@@ -34,7 +34,7 @@ struct DecoderOptions {
     int capacity = 0;          // KV-cache positions per request (prompt + output)
     int maxPrefillTokens = 0;  // prompt length per request
     std::uint64_t seed = 0;
-    std::string weightsPath;   // empty: deterministic random weights
+    std::string weightsPath;  // empty: deterministic random weights
     float ropeTheta = 10000.0f;
     float rmsEps = 1e-5f;
     int logitSlots = 0;  // decode steps whose request-0 logits are kept (quality check)

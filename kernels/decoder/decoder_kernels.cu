@@ -8,7 +8,8 @@ namespace {
 
 __global__ void embedKernel(const __nv_bfloat16* table, const int* ids, __nv_bfloat16* x,
                             int hidden) {
-    const uint4* src = reinterpret_cast<const uint4*>(table + std::size_t(ids[blockIdx.x]) * hidden);
+    const uint4* src =
+        reinterpret_cast<const uint4*>(table + std::size_t(ids[blockIdx.x]) * hidden);
     uint4* dst = reinterpret_cast<uint4*>(x + std::size_t(blockIdx.x) * hidden);
     for (int c = threadIdx.x; c < hidden / 8; c += blockDim.x)
         dst[c] = src[c];
@@ -104,8 +105,8 @@ void embed(const __nv_bfloat16* table, const int* ids, __nv_bfloat16* x, int row
     WS_CUDA_LAUNCHED();
 }
 
-void gatherLastRows(const __nv_bfloat16* in, __nv_bfloat16* out, int requests,
-                    int tokensPerRequest, int hidden, cudaStream_t s) {
+void gatherLastRows(const __nv_bfloat16* in, __nv_bfloat16* out, int requests, int tokensPerRequest,
+                    int hidden, cudaStream_t s) {
     gatherKernel<<<requests, 128, 0, s>>>(in, out, tokensPerRequest, hidden);
     WS_CUDA_LAUNCHED();
 }
@@ -126,8 +127,8 @@ void quantizeRows(const __nv_bfloat16* w, std::int8_t* q, float* scales, int row
     WS_CUDA_LAUNCHED();
 }
 
-void dequantizeRows(const std::int8_t* q, const float* scales, __nv_bfloat16* w, int rows,
-                    int cols, cudaStream_t s) {
+void dequantizeRows(const std::int8_t* q, const float* scales, __nv_bfloat16* w, int rows, int cols,
+                    cudaStream_t s) {
     dequantizeKernel<<<rows, 256, 0, s>>>(q, scales, w, cols);
     WS_CUDA_LAUNCHED();
 }

@@ -14,8 +14,8 @@ namespace ws::kernels {
 void embed(const __nv_bfloat16* table, const int* ids, __nv_bfloat16* x, int rows, int hidden,
            cudaStream_t s);
 // out[i] = in[(i + 1) * stride - 1]: the last token row of each request.
-void gatherLastRows(const __nv_bfloat16* in, __nv_bfloat16* out, int requests,
-                    int tokensPerRequest, int hidden, cudaStream_t s);
+void gatherLastRows(const __nv_bfloat16* in, __nv_bfloat16* out, int requests, int tokensPerRequest,
+                    int hidden, cudaStream_t s);
 
 // Greedy sampling of logits[batch × vocab]: tokens[b] = argmax (lowest index on
 // ties); also generated[*step × batch + b] and, while *step < slots, a copy of
@@ -36,7 +36,7 @@ void sampleGreedy(const __nv_bfloat16* logits, int batch, int vocab, const Sampl
 // Per-row symmetric int8: scale = max|w| / 127, q = round(w / scale).
 void quantizeRows(const __nv_bfloat16* w, std::int8_t* q, float* scales, int rows, int cols,
                   cudaStream_t s);
-void dequantizeRows(const std::int8_t* q, const float* scales, __nv_bfloat16* w, int rows,
-                    int cols, cudaStream_t s);
+void dequantizeRows(const std::int8_t* q, const float* scales, __nv_bfloat16* w, int rows, int cols,
+                    cudaStream_t s);
 
 }  // namespace ws::kernels

@@ -7,8 +7,8 @@ namespace ws::kernels {
 
 QualityRecord checkQuality(const DecoderOptions& candidate, const std::vector<int>& prompt,
                            const std::vector<int>& generatedTokens,
-                           const std::vector<float>& candidateLogits, int steps,
-                           double tolerance, cudaStream_t stream) {
+                           const std::vector<float>& candidateLogits, int steps, double tolerance,
+                           cudaStream_t stream) {
     DecoderOptions refOpt = candidate;
     refOpt.variant = DecoderVariant::Reference;
     refOpt.precision = WeightPrecision::Bf16;
@@ -47,6 +47,5 @@ QualityRecord checkQuality(const DecoderOptions& candidate, const std::vector<in
     q.passed = std::isfinite(q.maxLogitError) && q.maxLogitError <= tolerance;
     return q;
 }
-
 
 }  // namespace ws::kernels

@@ -16,7 +16,7 @@ namespace ws::kernels {
 // vocabulary, in units of the reference logits' standard deviation.
 QualityRecord checkQuality(const DecoderOptions& candidate, const std::vector<int>& prompt,
                            const std::vector<int>& generatedTokens,
-                           const std::vector<float>& candidateLogits, int steps,
-                           double tolerance, cudaStream_t stream);
+                           const std::vector<float>& candidateLogits, int steps, double tolerance,
+                           cudaStream_t stream);
 
 }  // namespace ws::kernels

@@ -71,7 +71,8 @@ DecoderWeights makeRandomWeights(const ModelShape& m, std::uint64_t seed, Weight
     // logits have a spread of ~10, which keeps greedy decoding decisive.
     fillUniform(w.embedding.get(), w.embedding.size(), ++tensor, 0.5f, s);
     if (w.lmHead.w.size())
-        fillUniform(w.lmHead.w.get(), w.lmHead.w.size(), ++tensor, std::sqrt(3.0f / m.hidden) * 8, s);
+        fillUniform(w.lmHead.w.get(), w.lmHead.w.size(), ++tensor, std::sqrt(3.0f / m.hidden) * 8,
+                    s);
     for (auto& l : w.layers)
         for (auto* lin : {&l.qkv, &l.o, &l.gateUp, &l.down})
             fillUniform(lin->w.get(), lin->w.size(), ++tensor, std::sqrt(3.0f / lin->in), s);
@@ -92,15 +93,20 @@ DecoderWeights loadSafetensorsWeights(const std::string& path, const ModelShape&
     auto layerName = [](int l, const char* rest) {
         return "model.layers." + std::to_string(l) + "." + rest;
     };
-    std::vector<Part> parts = {{"model.embed_tokens.weight", {m.vocab, h}}, {"model.norm.weight", {h}}};
+    std::vector<Part> parts = {{"model.embed_tokens.weight", {m.vocab, h}},
+                               {"model.norm.weight", {h}}};
     if (!m.tiedEmbeddings) parts.push_back({"lm_head.weight", {m.vocab, h}});
     for (int l = 0; l < m.layers; ++l) {
         parts.push_back({layerName(l, "input_layernorm.weight"), {h}});
         parts.push_back({layerName(l, "post_attention_layernorm.weight"), {h}});
-        parts.push_back({layerName(l, "self_attn.q_proj.weight"), {std::int64_t(m.heads) * m.headDim, h}});
-        parts.push_back({layerName(l, "self_attn.k_proj.weight"), {std::int64_t(m.kvHeads) * m.headDim, h}});
-        parts.push_back({layerName(l, "self_attn.v_proj.weight"), {std::int64_t(m.kvHeads) * m.headDim, h}});
-        parts.push_back({layerName(l, "self_attn.o_proj.weight"), {h, std::int64_t(m.heads) * m.headDim}});
+        parts.push_back(
+            {layerName(l, "self_attn.q_proj.weight"), {std::int64_t(m.heads) * m.headDim, h}});
+        parts.push_back(
+            {layerName(l, "self_attn.k_proj.weight"), {std::int64_t(m.kvHeads) * m.headDim, h}});
+        parts.push_back(
+            {layerName(l, "self_attn.v_proj.weight"), {std::int64_t(m.kvHeads) * m.headDim, h}});
+        parts.push_back(
+            {layerName(l, "self_attn.o_proj.weight"), {h, std::int64_t(m.heads) * m.headDim}});
         parts.push_back({layerName(l, "mlp.gate_proj.weight"), {m.intermediate, h}});
         parts.push_back({layerName(l, "mlp.up_proj.weight"), {m.intermediate, h}});
         parts.push_back({layerName(l, "mlp.down_proj.weight"), {h, m.intermediate}});
@@ -129,10 +135,12 @@ DecoderWeights loadSafetensorsWeights(const std::string& path, const ModelShape&
         auto& lw = w.layers[l];
         load(lw.attnNorm.get(), {layerName(l, "input_layernorm.weight")});
         load(lw.mlpNorm.get(), {layerName(l, "post_attention_layernorm.weight")});
-        load(lw.qkv.w.get(), {layerName(l, "self_attn.q_proj.weight"), layerName(l, "self_attn.k_proj.weight"),
-                              layerName(l, "self_attn.v_proj.weight")});
+        load(lw.qkv.w.get(),
+             {layerName(l, "self_attn.q_proj.weight"), layerName(l, "self_attn.k_proj.weight"),
+              layerName(l, "self_attn.v_proj.weight")});
         load(lw.o.w.get(), {layerName(l, "self_attn.o_proj.weight")});
-        load(lw.gateUp.w.get(), {layerName(l, "mlp.gate_proj.weight"), layerName(l, "mlp.up_proj.weight")});
+        load(lw.gateUp.w.get(),
+             {layerName(l, "mlp.gate_proj.weight"), layerName(l, "mlp.up_proj.weight")});
         load(lw.down.w.get(), {layerName(l, "mlp.down_proj.weight")});
     }
     quantizeAll(w, p, s);

@@ -93,7 +93,8 @@ void rmsnorm(ElementwiseRung rung, const __nv_bfloat16* x, __nv_bfloat16* residu
         rmsnormNaive<<<rows, 256, 0, s>>>(in, weight, y, cols, eps);
     } else {
         if (cols % 8 != 0 || cols > kMaxChunksPerThread * 8 * 256)
-            throw std::invalid_argument("rmsnorm fused: cols must be a multiple of 8, at most 16384");
+            throw std::invalid_argument(
+                "rmsnorm fused: cols must be a multiple of 8, at most 16384");
         if (residual)
             rmsnormFused<true><<<rows, 256, 0, s>>>(x, residual, weight, y, cols, eps);
         else

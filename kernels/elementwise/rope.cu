@@ -67,7 +67,8 @@ void rope(ElementwiseRung rung, __nv_bfloat16* qkv, int tokens, int rowStride, i
         ropeNaive<<<unsigned((n + 255) / 256), 256, 0, s>>>(
             qkv, tokens, rowStride, rotatedHeads, headDim, tokensPerSequence, positionBase, theta);
     } else {
-        if (headDim % 16 != 0) throw std::invalid_argument("rope fused: head_dim must be a multiple of 16");
+        if (headDim % 16 != 0)
+            throw std::invalid_argument("rope fused: head_dim must be a multiple of 16");
         std::size_t n = std::size_t(tokens) * rotatedHeads * (headDim / 16);
         ropeVectorized<<<unsigned((n + 255) / 256), 256, 0, s>>>(
             qkv, tokens, rowStride, rotatedHeads, headDim, tokensPerSequence, positionBase,

@@ -8,10 +8,11 @@ namespace ws::kernels {
 
 namespace {
 
-__device__ __forceinline__ float silu(float g) { return g / (1.0f + __expf(-g)); }
+__device__ __forceinline__ float silu(float g) {
+    return g / (1.0f + __expf(-g));
+}
 
-__global__ void siluMulNaive(const __nv_bfloat16* gateUp, __nv_bfloat16* out, int rows,
-                             int cols) {
+__global__ void siluMulNaive(const __nv_bfloat16* gateUp, __nv_bfloat16* out, int rows, int cols) {
     std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
     if (i >= std::size_t(rows) * cols) return;
     std::size_t r = i / cols, c = i % cols;
@@ -44,7 +45,8 @@ void siluMul(ElementwiseRung rung, const __nv_bfloat16* gateUp, __nv_bfloat16* o
     if (rung == ElementwiseRung::Naive) {
         siluMulNaive<<<unsigned((n + 255) / 256), 256, 0, s>>>(gateUp, out, rows, cols);
     } else {
-        if (cols % 8 != 0) throw std::invalid_argument("silu_mul fused: cols must be a multiple of 8");
+        if (cols % 8 != 0)
+            throw std::invalid_argument("silu_mul fused: cols must be a multiple of 8");
         siluMulVectorized<<<unsigned((n / 8 + 255) / 256), 256, 0, s>>>(gateUp, out, rows, cols);
     }
     WS_CUDA_LAUNCHED();

@@ -84,7 +84,8 @@ void softmax(ElementwiseRung rung, const __nv_bfloat16* x, __nv_bfloat16* y, int
     if (rung == ElementwiseRung::Naive) {
         softmaxNaive<<<rows, 256, 0, s>>>(x, y, cols);
     } else {
-        if (cols % 8 != 0) throw std::invalid_argument("softmax online: cols must be a multiple of 8");
+        if (cols % 8 != 0)
+            throw std::invalid_argument("softmax online: cols must be a multiple of 8");
         softmaxOnline<<<rows, 512, 0, s>>>(x, y, cols);
     }
     WS_CUDA_LAUNCHED();

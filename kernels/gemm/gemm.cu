@@ -17,11 +17,16 @@ GemmRung parseGemmRung(const std::string& name) {
 
 const char* toString(GemmRung rung) {
     switch (rung) {
-    case GemmRung::Naive: return "naive";
-    case GemmRung::Tiled: return "tiled";
-    case GemmRung::RegBlock: return "regblock";
-    case GemmRung::Mma: return "mma";
-    case GemmRung::Cublas: return "cublas";
+        case GemmRung::Naive:
+            return "naive";
+        case GemmRung::Tiled:
+            return "tiled";
+        case GemmRung::RegBlock:
+            return "regblock";
+        case GemmRung::Mma:
+            return "mma";
+        case GemmRung::Cublas:
+            return "cublas";
     }
     return "?";
 }
@@ -30,20 +35,22 @@ std::string gemmShapeProblem(GemmRung rung, int m, int n, int k) {
     if (m < 1 || n < 1 || k < 1) return "m, n and k must be positive";
     auto need = [&](bool ok, const std::string& rule) { return ok ? std::string() : rule; };
     switch (rung) {
-    case GemmRung::RegBlock:
-        return need(m % 64 == 0 && n % 64 == 0 && k % 16 == 0,
-                    "regblock needs m and n multiples of 64 and k a multiple of 16");
-    case GemmRung::Mma:
-        return need(n % 8 == 0 && k % 32 == 0, "mma needs n a multiple of 8 and k of 32");
-    case GemmRung::Cublas: return need(k % 8 == 0 && n % 8 == 0, "cublas path needs n, k multiples of 8");
-    default: return {};
+        case GemmRung::RegBlock:
+            return need(m % 64 == 0 && n % 64 == 0 && k % 16 == 0,
+                        "regblock needs m and n multiples of 64 and k a multiple of 16");
+        case GemmRung::Mma:
+            return need(n % 8 == 0 && k % 32 == 0, "mma needs n a multiple of 8 and k of 32");
+        case GemmRung::Cublas:
+            return need(k % 8 == 0 && n % 8 == 0, "cublas path needs n, k multiples of 8");
+        default:
+            return {};
     }
 }
 
 namespace {
 
-__global__ void gemmNaive(const __nv_bfloat16* a, const __nv_bfloat16* b, __nv_bfloat16* c,
-                          int m, int n, int k) {
+__global__ void gemmNaive(const __nv_bfloat16* a, const __nv_bfloat16* b, __nv_bfloat16* c, int m,
+                          int n, int k) {
     int col = blockIdx.x * blockDim.x + threadIdx.x;
     int row = blockIdx.y * blockDim.y + threadIdx.y;
     if (row >= m || col >= n) return;
@@ -91,8 +98,8 @@ __global__ void __launch_bounds__(256)
     float acc[4][4] = {};
     // Threads 0–127 load A (64 rows × 2 chunks of 8), 128–255 load B.
     int loadRow = (t % 128) / 2, loadChunk = t % 2;
-    const __nv_bfloat16* src = t < 128 ? a + std::size_t(m0 + loadRow) * k
-                                       : b + std::size_t(n0 + loadRow) * k;
+    const __nv_bfloat16* src =
+        t < 128 ? a + std::size_t(m0 + loadRow) * k : b + std::size_t(n0 + loadRow) * k;
     float(*dst)[kRbTile] = t < 128 ? as : bs;
     for (int k0 = 0; k0 < k; k0 += kRbK) {
         uint4 raw = __ldg(reinterpret_cast<const uint4*>(src + k0 + loadChunk * 8));
@@ -131,8 +138,8 @@ void gemmCublas(cublasHandle_t handle, const __nv_bfloat16* a, const __nv_bfloat
     float alpha = 1, beta = 0;
     // Row-major C[m×n] is column-major Cᵀ[n×m] = B[n×k] · Aᵀ: B is k×n column-major
     // (transposed), A is k×m column-major.
-    WS_CUBLAS(cublasGemmEx(handle, CUBLAS_OP_T, CUBLAS_OP_N, n, m, k, &alpha, b, CUDA_R_16BF, k,
-                           a, CUDA_R_16BF, k, &beta, c, CUDA_R_16BF, n, CUBLAS_COMPUTE_32F,
+    WS_CUBLAS(cublasGemmEx(handle, CUBLAS_OP_T, CUBLAS_OP_N, n, m, k, &alpha, b, CUDA_R_16BF, k, a,
+                           CUDA_R_16BF, k, &beta, c, CUDA_R_16BF, n, CUBLAS_COMPUTE_32F,
                            CUBLAS_GEMM_DEFAULT));
 }
 
@@ -145,18 +152,22 @@ void gemmBf16(GemmRung rung, const __nv_bfloat16* a, const __nv_bfloat16* b, __n
                                     std::to_string(m) + "x" + std::to_string(n) + "x" +
                                     std::to_string(k) + ": " + problem);
     switch (rung) {
-    case GemmRung::Naive:
-        gemmNaive<<<dim3((n + 15) / 16, (m + 15) / 16), dim3(16, 16), 0, s>>>(a, b, c, m, n, k);
-        break;
-    case GemmRung::Tiled:
-        gemmTiled<<<dim3((n + kTile - 1) / kTile, (m + kTile - 1) / kTile), dim3(kTile, kTile), 0,
-                    s>>>(a, b, c, m, n, k);
-        break;
-    case GemmRung::RegBlock:
-        gemmRegBlock<<<dim3(n / kRbTile, m / kRbTile), 256, 0, s>>>(a, b, c, m, n, k);
-        break;
-    case GemmRung::Mma: gemmMma(a, b, c, m, n, k, s); return;
-    case GemmRung::Cublas: gemmCublas(cublas, a, b, c, m, n, k); return;
+        case GemmRung::Naive:
+            gemmNaive<<<dim3((n + 15) / 16, (m + 15) / 16), dim3(16, 16), 0, s>>>(a, b, c, m, n, k);
+            break;
+        case GemmRung::Tiled:
+            gemmTiled<<<dim3((n + kTile - 1) / kTile, (m + kTile - 1) / kTile), dim3(kTile, kTile),
+                        0, s>>>(a, b, c, m, n, k);
+            break;
+        case GemmRung::RegBlock:
+            gemmRegBlock<<<dim3(n / kRbTile, m / kRbTile), 256, 0, s>>>(a, b, c, m, n, k);
+            break;
+        case GemmRung::Mma:
+            gemmMma(a, b, c, m, n, k, s);
+            return;
+        case GemmRung::Cublas:
+            gemmCublas(cublas, a, b, c, m, n, k);
+            return;
     }
     WS_CUDA_LAUNCHED();
 }

@@ -27,7 +27,7 @@ void gemmBf16(GemmRung rung, const __nv_bfloat16* a, const __nv_bfloat16* b, __n
               int m, int n, int k, cudaStream_t stream, cublasHandle_t cublas = nullptr);
 
 // The tensor-core rung on its own (gemm_mma.cu).
-void gemmMma(const __nv_bfloat16* a, const __nv_bfloat16* b, __nv_bfloat16* c, int m, int n,
-             int k, cudaStream_t stream);
+void gemmMma(const __nv_bfloat16* a, const __nv_bfloat16* b, __nv_bfloat16* c, int m, int n, int k,
+             cudaStream_t stream);
 
 }  // namespace ws::kernels

@@ -24,7 +24,9 @@ __device__ __forceinline__ void cpAsync16(void* smem, const void* global, bool v
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smemAddress(smem)),
                  "l"(global), "r"(valid ? 16 : 0));
 }
-__device__ __forceinline__ void cpAsyncCommit() { asm volatile("cp.async.commit_group;\n" ::); }
+__device__ __forceinline__ void cpAsyncCommit() {
+    asm volatile("cp.async.commit_group;\n" ::);
+}
 template <int N>
 __device__ __forceinline__ void cpAsyncWait() {
     asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
@@ -49,7 +51,7 @@ __global__ void __launch_bounds__(256)
                   __nv_bfloat16* __restrict__ c, int m, int n, int k) {
     extern __shared__ __align__(16) unsigned char smem[];
     auto* as = reinterpret_cast<__nv_bfloat16*>(smem);  // [stage][kBM][kLds]
-    auto* bs = as + kStages * kBM * kLds;                // [stage][kBN][kLds]
+    auto* bs = as + kStages * kBM * kLds;               // [stage][kBN][kLds]
     int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
     int wm = warp / 4, wn = warp % 4;
     int m0 = blockIdx.y * kBM, n0 = blockIdx.x * kBN;
@@ -89,7 +91,8 @@ __global__ void __launch_bounds__(256)
             unsigned af[4][4], bf[4][2];
 #pragma unroll
             for (int mi = 0; mi < 4; ++mi)
-                ldmatrixX4(af[mi], at + (wm * 64 + mi * 16 + lane % 16) * kLds + kk + (lane / 16) * 8);
+                ldmatrixX4(af[mi],
+                           at + (wm * 64 + mi * 16 + lane % 16) * kLds + kk + (lane / 16) * 8);
 #pragma unroll
             for (int nj = 0; nj < 2; ++nj) {
                 unsigned r[4];
@@ -127,8 +130,8 @@ __global__ void __launch_bounds__(256)
 
 }  // namespace
 
-void gemmMma(const __nv_bfloat16* a, const __nv_bfloat16* b, __nv_bfloat16* c, int m, int n,
-             int k, cudaStream_t s) {
+void gemmMma(const __nv_bfloat16* a, const __nv_bfloat16* b, __nv_bfloat16* c, int m, int n, int k,
+             cudaStream_t s) {
     static bool configured = [] {
         WS_CUDA(cudaFuncSetAttribute(gemmMmaKernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                      kSmemBytes));

@@ -16,8 +16,8 @@ GemvRung parseGemvRung(const std::string& name) {
 
 namespace {
 
-__global__ void gemvNaive(const __nv_bfloat16* x, const __nv_bfloat16* w, __nv_bfloat16* y,
-                          int n, int k) {
+__global__ void gemvNaive(const __nv_bfloat16* x, const __nv_bfloat16* w, __nv_bfloat16* y, int n,
+                          int k) {
     int j = blockIdx.x * blockDim.x + threadIdx.x;
     int b = blockIdx.y;
     if (j >= n) return;
@@ -126,10 +126,10 @@ __global__ void __launch_bounds__(256)
 
 void checkShape(int batch, int n, int k, int kMultiple, const char* what) {
     if (batch < 1 || batch > kGemvMaxBatch || n < 1 || k < 1 || k % kMultiple != 0)
-        throw std::invalid_argument(std::string(what) + ": needs 1 <= batch <= 16 and k a multiple of " +
-                                    std::to_string(kMultiple) + " (got batch " +
-                                    std::to_string(batch) + ", n " + std::to_string(n) + ", k " +
-                                    std::to_string(k) + ")");
+        throw std::invalid_argument(
+            std::string(what) + ": needs 1 <= batch <= 16 and k a multiple of " +
+            std::to_string(kMultiple) + " (got batch " + std::to_string(batch) + ", n " +
+            std::to_string(n) + ", k " + std::to_string(k) + ")");
 }
 
 template <int ROWS, int WARPS>
@@ -153,24 +153,24 @@ void launchChunked(const __nv_bfloat16* x, const __nv_bfloat16* w, __nv_bfloat16
 void gemvBf16(GemvRung rung, const __nv_bfloat16* x, const __nv_bfloat16* w, __nv_bfloat16* y,
               int batch, int n, int k, cudaStream_t s) {
     switch (rung) {
-    case GemvRung::Naive:
-        checkShape(batch, n, k, 1, "gemv naive");
-        gemvNaive<<<dim3((n + 127) / 128, batch), 128, 0, s>>>(x, w, y, n, k);
-        break;
-    case GemvRung::Vectorized:
-        checkShape(batch, n, k, 8, "gemv vectorized");
-        launchChunked<1, 1>(x, w, y, batch, n, k, s);
-        break;
-    case GemvRung::SplitK:
-        checkShape(batch, n, k, 8, "gemv splitk");
-        launchChunked<4, 8>(x, w, y, batch, n, k, s);
-        break;
+        case GemvRung::Naive:
+            checkShape(batch, n, k, 1, "gemv naive");
+            gemvNaive<<<dim3((n + 127) / 128, batch), 128, 0, s>>>(x, w, y, n, k);
+            break;
+        case GemvRung::Vectorized:
+            checkShape(batch, n, k, 8, "gemv vectorized");
+            launchChunked<1, 1>(x, w, y, batch, n, k, s);
+            break;
+        case GemvRung::SplitK:
+            checkShape(batch, n, k, 8, "gemv splitk");
+            launchChunked<4, 8>(x, w, y, batch, n, k, s);
+            break;
     }
     WS_CUDA_LAUNCHED();
 }
 
-void gemvInt8(const __nv_bfloat16* x, const std::int8_t* w, const float* scales,
-              __nv_bfloat16* y, int batch, int n, int k, cudaStream_t s) {
+void gemvInt8(const __nv_bfloat16* x, const std::int8_t* w, const float* scales, __nv_bfloat16* y,
+              int batch, int n, int k, cudaStream_t s) {
     checkShape(batch, n, k, 16, "gemv int8");
     dim3 grid((n + 3) / 4), block(256);
     if (batch <= 1)

@@ -22,7 +22,7 @@ constexpr int kGemvMaxBatch = 16;
 
 void gemvBf16(GemvRung rung, const __nv_bfloat16* x, const __nv_bfloat16* w, __nv_bfloat16* y,
               int batch, int n, int k, cudaStream_t stream);
-void gemvInt8(const __nv_bfloat16* x, const std::int8_t* w, const float* scales,
-              __nv_bfloat16* y, int batch, int n, int k, cudaStream_t stream);
+void gemvInt8(const __nv_bfloat16* x, const std::int8_t* w, const float* scales, __nv_bfloat16* y,
+              int batch, int n, int k, cudaStream_t stream);
 
 }  // namespace ws::kernels

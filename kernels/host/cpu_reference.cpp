@@ -110,8 +110,8 @@ std::vector<float> siluMul(const Bf16Vec& gateUp, int rows, int cols) {
     return y;
 }
 
-std::vector<float> rope(const Bf16Vec& x, const std::vector<int>& positions, int heads,
-                        int headDim, double theta) {
+std::vector<float> rope(const Bf16Vec& x, const std::vector<int>& positions, int heads, int headDim,
+                        double theta) {
     std::size_t tokens = positions.size();
     expectSize("x", x.size(), tokens * heads * headDim);
     std::vector<float> y(x.size());
@@ -170,7 +170,8 @@ std::vector<float> attention(const Bf16Vec& q, const Bf16Vec& kCache, const Bf16
                 for (int d = 0; d < headDim; ++d) {
                     double acc = 0;
                     for (int j = 0; j < keys; ++j)
-                        acc += scores[j] * bf16ToFloat(vCache[kvBase + std::size_t(j) * headDim + d]);
+                        acc +=
+                            scores[j] * bf16ToFloat(vCache[kvBase + std::size_t(j) * headDim + d]);
                     o[d] = float(acc / sum);
                 }
             }

@@ -24,8 +24,8 @@ std::vector<float> softmax(const Bf16Vec& x, int rows, int cols);
 std::vector<float> siluMul(const Bf16Vec& gateUp, int rows, int cols);
 // Rotate-half RoPE (Llama / Hugging Face layout) of x[tokens × heads × headDim],
 // token t at position positions[t].
-std::vector<float> rope(const Bf16Vec& x, const std::vector<int>& positions, int heads,
-                        int headDim, double theta);
+std::vector<float> rope(const Bf16Vec& x, const std::vector<int>& positions, int heads, int headDim,
+                        double theta);
 // Causal GQA attention. q[batch × queries × heads × headDim]; the caches are
 // [batch × kvHeads × capacity × headDim]; query i of a batch row sits at
 // position firstPosition + i and attends keys 0 … its position.

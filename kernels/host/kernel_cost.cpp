@@ -53,6 +53,8 @@ KernelCost prefillAttentionCost(std::int64_t batch, std::int64_t heads, std::int
     return {flops, 2 * q + kv};  // q read, output written
 }
 
-KernelCost copyCost(std::int64_t bytes) { return {0, 2.0 * bytes}; }
+KernelCost copyCost(std::int64_t bytes) {
+    return {0, 2.0 * bytes};
+}
 
 }  // namespace ws::kernels

@@ -17,7 +17,8 @@ AttentionShape attentionShape(const Shape& s, const char* lengthKey) {
     a.headDim = int(shapeValue(s, "head_dim"));
     a.capacity = int(shapeValue(s, lengthKey));
     if (a.batch < 1 || a.heads < 1 || a.kvHeads < 1 || a.capacity < 1 || a.heads % a.kvHeads)
-        throw std::invalid_argument("attention shape: positive sizes, heads a multiple of kv_heads");
+        throw std::invalid_argument(
+            "attention shape: positive sizes, heads a multiple of kv_heads");
     return a;
 }
 
@@ -49,9 +50,12 @@ std::vector<float> outRows(const std::vector<float>& out, const AttentionShape& 
 class AttentionCaseBase : public LadderCase {
   protected:
     AttentionCaseBase(AttentionShape a, int tokens, int copies, std::uint64_t seed)
-        : a_(a), tokens_(tokens), seed_(seed),
+        : a_(a),
+          tokens_(tokens),
+          seed_(seed),
           qkv_(copies, std::size_t(a.batch) * tokens * stride(), seed, 1.0f),
-          k_(copies, cacheSize(), seed + 1, 1.0f), v_(copies, cacheSize(), seed + 2, 1.0f),
+          k_(copies, cacheSize(), seed + 1, 1.0f),
+          v_(copies, cacheSize(), seed + 2, 1.0f),
           out_(std::size_t(a.batch) * tokens * a.heads * a.headDim) {}
     int stride() const { return (a_.heads + 2 * a_.kvHeads) * a_.headDim; }
     std::size_t cacheSize() const {
@@ -59,11 +63,10 @@ class AttentionCaseBase : public LadderCase {
     }
     ref::Agreement compareQueries(int first, int count) {
         auto qkv = hostUniform(seed_, qkv_.buffers[0].size(), 1.0f);
-        auto expected = ref::attention(qRows(qkv, a_, tokens_, first, count),
-                                       hostUniform(seed_ + 1, cacheSize(), 1.0f),
-                                       hostUniform(seed_ + 2, cacheSize(), 1.0f), a_.batch, count,
-                                       a_.heads, a_.kvHeads, a_.headDim, a_.capacity,
-                                       tokens_ == 1 ? a_.capacity - 1 : first);
+        auto expected = ref::attention(
+            qRows(qkv, a_, tokens_, first, count), hostUniform(seed_ + 1, cacheSize(), 1.0f),
+            hostUniform(seed_ + 2, cacheSize(), 1.0f), a_.batch, count, a_.heads, a_.kvHeads,
+            a_.headDim, a_.capacity, tokens_ == 1 ? a_.capacity - 1 : first);
         return ref::compare(outRows(deviceToFloat(out_), a_, tokens_, first, count), expected);
     }
     AttentionShape a_;
@@ -76,7 +79,8 @@ class AttentionCaseBase : public LadderCase {
 class DecodeAttentionCase : public AttentionCaseBase {
   public:
     DecodeAttentionCase(const Shape& s, int copies, std::uint64_t seed)
-        : AttentionCaseBase(attentionShape(s, "context"), 1, copies, seed), context_(1),
+        : AttentionCaseBase(attentionShape(s, "context"), 1, copies, seed),
+          context_(1),
           workspace_(decodeWorkspaceFloats(a_)) {
         int ctx = a_.capacity;
         WS_CUDA(cudaMemcpy(context_.get(), &ctx, sizeof ctx, cudaMemcpyHostToDevice));

@@ -13,9 +13,13 @@ const std::vector<std::string> kRungs = {"naive", "fused"};
 class RmsnormCase : public LadderCase {
   public:
     RmsnormCase(const Shape& s, int copies, std::uint64_t seed)
-        : rows_(int(shapeValue(s, "rows"))), cols_(int(shapeValue(s, "cols"))), seed_(seed),
-          x_(copies, size(), seed, 1.0f), residual_(copies, size(), seed + 1, 1.0f),
-          weight_(1, cols_, seed + 2, 1.0f), y_(size()) {}
+        : rows_(int(shapeValue(s, "rows"))),
+          cols_(int(shapeValue(s, "cols"))),
+          seed_(seed),
+          x_(copies, size(), seed, 1.0f),
+          residual_(copies, size(), seed + 1, 1.0f),
+          weight_(1, cols_, seed + 2, 1.0f),
+          y_(size()) {}
     std::string name() const override { return "rmsnorm"; }
     std::vector<std::string> rungs() const override { return kRungs; }
     KernelCost cost(const std::string&) const override { return rmsnormCost(rows_, cols_, true); }
@@ -45,8 +49,11 @@ class RmsnormCase : public LadderCase {
 class SoftmaxCase : public LadderCase {
   public:
     SoftmaxCase(const Shape& s, int copies, std::uint64_t seed)
-        : rows_(int(shapeValue(s, "rows"))), cols_(int(shapeValue(s, "cols"))), seed_(seed),
-          x_(copies, std::size_t(rows_) * cols_, seed, 8.0f), y_(std::size_t(rows_) * cols_) {}
+        : rows_(int(shapeValue(s, "rows"))),
+          cols_(int(shapeValue(s, "cols"))),
+          seed_(seed),
+          x_(copies, std::size_t(rows_) * cols_, seed, 8.0f),
+          y_(std::size_t(rows_) * cols_) {}
     std::string name() const override { return "softmax"; }
     std::vector<std::string> rungs() const override { return kRungs; }
     KernelCost cost(const std::string&) const override { return softmaxCost(rows_, cols_); }
@@ -71,8 +78,11 @@ class SoftmaxCase : public LadderCase {
 class SiluMulCase : public LadderCase {
   public:
     SiluMulCase(const Shape& s, int copies, std::uint64_t seed)
-        : rows_(int(shapeValue(s, "rows"))), cols_(int(shapeValue(s, "cols"))), seed_(seed),
-          in_(copies, std::size_t(rows_) * cols_ * 2, seed, 4.0f), out_(std::size_t(rows_) * cols_) {}
+        : rows_(int(shapeValue(s, "rows"))),
+          cols_(int(shapeValue(s, "cols"))),
+          seed_(seed),
+          in_(copies, std::size_t(rows_) * cols_ * 2, seed, 4.0f),
+          out_(std::size_t(rows_) * cols_) {}
     std::string name() const override { return "silu_mul"; }
     std::vector<std::string> rungs() const override { return kRungs; }
     KernelCost cost(const std::string&) const override { return siluMulCost(rows_, cols_); }
@@ -98,14 +108,19 @@ class SiluMulCase : public LadderCase {
 class RopeCase : public LadderCase {
   public:
     RopeCase(const Shape& s, int copies, std::uint64_t seed)
-        : tokens_(int(shapeValue(s, "tokens"))), heads_(int(shapeValue(s, "heads"))),
-          headDim_(int(shapeValue(s, "head_dim"))), seed_(seed),
-          x_(copies, std::size_t(tokens_) * heads_ * headDim_, seed, 1.0f), zero_(1) {
+        : tokens_(int(shapeValue(s, "tokens"))),
+          heads_(int(shapeValue(s, "heads"))),
+          headDim_(int(shapeValue(s, "head_dim"))),
+          seed_(seed),
+          x_(copies, std::size_t(tokens_) * heads_ * headDim_, seed, 1.0f),
+          zero_(1) {
         WS_CUDA(cudaMemset(zero_.get(), 0, sizeof(int)));
     }
     std::string name() const override { return "rope"; }
     std::vector<std::string> rungs() const override { return kRungs; }
-    KernelCost cost(const std::string&) const override { return ropeCost(tokens_, heads_, headDim_); }
+    KernelCost cost(const std::string&) const override {
+        return ropeCost(tokens_, heads_, headDim_);
+    }
     void run(const std::string& rung, int copy, cudaStream_t s) override {
         rope(parseElementwiseRung(rung), x_.at(copy), tokens_, heads_ * headDim_, heads_, headDim_,
              tokens_, zero_.get(), 500000.0f, s);
@@ -118,8 +133,9 @@ class RopeCase : public LadderCase {
         std::vector<int> positions(tokens_);
         for (int t = 0; t < tokens_; ++t)
             positions[t] = t;
-        return ref::compare(deviceToFloat(x_.buffers[0]),
-                            ref::rope(hostUniform(seed_, n, 1.0f), positions, heads_, headDim_, 500000.0));
+        return ref::compare(
+            deviceToFloat(x_.buffers[0]),
+            ref::rope(hostUniform(seed_, n, 1.0f), positions, heads_, headDim_, 500000.0));
     }
 
   private:

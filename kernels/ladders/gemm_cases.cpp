@@ -32,8 +32,10 @@ ref::Agreement compareRows(const std::vector<float>& c, const ref::Bf16Vec& a,
     ref::Bf16Vec aRows;
     std::vector<float> gpuRows;
     for (int r : rows) {
-        aRows.insert(aRows.end(), a.begin() + std::size_t(r) * k, a.begin() + std::size_t(r + 1) * k);
-        gpuRows.insert(gpuRows.end(), c.begin() + std::size_t(r) * n, c.begin() + std::size_t(r + 1) * n);
+        aRows.insert(aRows.end(), a.begin() + std::size_t(r) * k,
+                     a.begin() + std::size_t(r + 1) * k);
+        gpuRows.insert(gpuRows.end(), c.begin() + std::size_t(r) * n,
+                       c.begin() + std::size_t(r + 1) * n);
     }
     return ref::compare(gpuRows, ref::gemm(aRows, b, int(rows.size()), n, k));
 }
@@ -41,9 +43,13 @@ ref::Agreement compareRows(const std::vector<float>& c, const ref::Bf16Vec& a,
 class GemmCase : public LadderCase {
   public:
     GemmCase(const Shape& s, int copies, std::uint64_t seed)
-        : m_(int(shapeValue(s, "m"))), n_(int(shapeValue(s, "n"))), k_(int(shapeValue(s, "k"))),
-          seed_(seed), a_(copies, std::size_t(m_) * k_, seed, 1.0f),
-          b_(copies, std::size_t(n_) * k_, seed + 1, 1.0f), c_(std::size_t(m_) * n_) {}
+        : m_(int(shapeValue(s, "m"))),
+          n_(int(shapeValue(s, "n"))),
+          k_(int(shapeValue(s, "k"))),
+          seed_(seed),
+          a_(copies, std::size_t(m_) * k_, seed, 1.0f),
+          b_(copies, std::size_t(n_) * k_, seed + 1, 1.0f),
+          c_(std::size_t(m_) * n_) {}
     std::string name() const override { return "gemm_bf16"; }
     std::vector<std::string> rungs() const override {
         return {"naive", "tiled", "regblock", "mma", "cublas"};
@@ -74,10 +80,13 @@ class GemmCase : public LadderCase {
 class GemvCase : public LadderCase {
   public:
     GemvCase(const Shape& s, int copies, std::uint64_t seed)
-        : batch_(int(shapeValue(s, "batch"))), n_(int(shapeValue(s, "n"))),
-          k_(int(shapeValue(s, "k"))), seed_(seed),
+        : batch_(int(shapeValue(s, "batch"))),
+          n_(int(shapeValue(s, "n"))),
+          k_(int(shapeValue(s, "k"))),
+          seed_(seed),
           x_(copies, std::size_t(batch_) * k_, seed, 1.0f),
-          w_(copies, std::size_t(n_) * k_, seed + 1, 1.0f), y_(std::size_t(batch_) * n_) {
+          w_(copies, std::size_t(n_) * k_, seed + 1, 1.0f),
+          y_(std::size_t(batch_) * n_) {
         for (int c = 0; c < copies; ++c) {
             wq_.emplace_back(std::size_t(n_) * k_);
             fillUniformInt8(wq_.back().get(), wq_.back().size(), seed + 2 + 1000003ull * c);
@@ -95,8 +104,8 @@ class GemvCase : public LadderCase {
     }
     void run(const std::string& rung, int copy, cudaStream_t s) override {
         if (rung == "int8")
-            gemvInt8(x_.at(copy), wq_[copy % wq_.size()].get(), scales_.get(), y_.get(), batch_,
-                     n_, k_, s);
+            gemvInt8(x_.at(copy), wq_[copy % wq_.size()].get(), scales_.get(), y_.get(), batch_, n_,
+                     k_, s);
         else if (rung == "cublas")
             gemmBf16(GemmRung::Cublas, x_.at(copy), w_.at(copy), y_.get(), batch_, n_, k_, s,
                      cublas_.on(s));

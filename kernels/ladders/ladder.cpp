@@ -16,8 +16,10 @@ namespace {
 class CopyCase : public LadderCase {
   public:
     CopyCase(const Shape& s, int copies)
-        : bytes_(std::size_t(s.at("bytes")) / 16 * 16), src_(std::size_t(copies) * bytes_),
-          dst_(bytes_), copies_(copies) {
+        : bytes_(std::size_t(s.at("bytes")) / 16 * 16),
+          src_(std::size_t(copies) * bytes_),
+          dst_(bytes_),
+          copies_(copies) {
         WS_CUDA(cudaMemset(src_.get(), 7, src_.bytes()));
     }
     std::string name() const override { return "copy"; }
@@ -69,7 +71,8 @@ const std::vector<Entry>& entries() {
         {"attention_prefill",
          {{"batch", 1}, {"heads", 32}, {"kv_heads", 8}, {"head_dim", 128}, {"tokens", 2048}},
          makePrefillAttentionCase},
-        {"copy", {{"bytes", 1ll << 30}},
+        {"copy",
+         {{"bytes", 1ll << 30}},
          [](const Shape& s, int c, std::uint64_t) -> std::unique_ptr<LadderCase> {
              return std::make_unique<CopyCase>(s, c);
          }},
@@ -102,7 +105,8 @@ std::unique_ptr<LadderCase> makeLadderCase(const std::string& kernel, const Shap
                 std::string keys;
                 for (const auto& [k, v] : e.defaults)
                     keys += (keys.empty() ? "" : ", ") + k;
-                throw std::invalid_argument(kernel + ": unknown shape key '" + key + "' (" + keys + ")");
+                throw std::invalid_argument(kernel + ": unknown shape key '" + key + "' (" + keys +
+                                            ")");
             }
             full[key] = value;
         }

@@ -14,7 +14,8 @@ std::unique_ptr<LadderCase> makeSoftmaxCase(const Shape& s, int copies, std::uin
 std::unique_ptr<LadderCase> makeSiluMulCase(const Shape& s, int copies, std::uint64_t seed);
 std::unique_ptr<LadderCase> makeRopeCase(const Shape& s, int copies, std::uint64_t seed);
 std::unique_ptr<LadderCase> makeDecodeAttentionCase(const Shape& s, int copies, std::uint64_t seed);
-std::unique_ptr<LadderCase> makePrefillAttentionCase(const Shape& s, int copies, std::uint64_t seed);
+std::unique_ptr<LadderCase> makePrefillAttentionCase(const Shape& s, int copies,
+                                                     std::uint64_t seed);
 std::unique_ptr<LadderCase> makeCopyCase(const Shape& s, int copies, std::uint64_t seed);
 
 }  // namespace ws::kernels

@@ -13,7 +13,7 @@ namespace {
 
 // Writes a .safetensors file; `cut` bytes are dropped from the end.
 std::string writeTensors(const std::string& path, const nlohmann::json& header,
-                      const std::string& data, std::size_t cut = 0) {
+                         const std::string& data, std::size_t cut = 0) {
     std::string h = header.dump();
     std::string bytes(8, '\0');
     std::uint64_t n = h.size();
@@ -62,28 +62,38 @@ TEST(Safetensors, NamesTheFileTensorAndProblem) {
     };
     EXPECT_EQ(message([&] { f.require("missing", "BF16", {1}); }),
               path + ": missing tensor 'missing'");
-    EXPECT_EQ(message([&] { f.require("a", "F16", {2, 3}); }),
+    EXPECT_EQ(message([&] {
+                  f.require("a", "F16", {2, 3});
+              }),
               path + ": tensor 'a' is BF16, expected F16");
-    EXPECT_EQ(message([&] { f.require("a", "BF16", {3, 2}); }),
+    EXPECT_EQ(message([&] {
+                  f.require("a", "BF16", {3, 2});
+              }),
               path + ": tensor 'a' has shape [2, 3], expected [3, 2]");
 
     auto truncated = writeTensors(dir.file("t.safetensors"), twoTensors(), data, 3);
-    EXPECT_NE(message([&] { SafetensorsFile t(truncated); }).find("tensor 'b': data_offsets [12, 16] lie outside"),
+    EXPECT_NE(message([&] {
+                  SafetensorsFile t(truncated);
+              }).find("tensor 'b': data_offsets [12, 16] lie outside"),
               std::string::npos);
     auto header = twoTensors();
     header["a"]["shape"] = {4, 3};
     auto badShape = writeTensors(dir.file("s.safetensors"), header, data);
-    EXPECT_NE(message([&] { SafetensorsFile t(badShape); }).find("shape [4, 3] of BF16 needs 24 bytes"),
-              std::string::npos);
+    EXPECT_NE(
+        message([&] { SafetensorsFile t(badShape); }).find("shape [4, 3] of BF16 needs 24 bytes"),
+        std::string::npos);
     std::ofstream(dir.file("short.safetensors")) << "abc";
     EXPECT_NE(message([&] { SafetensorsFile t(dir.file("short.safetensors")); }).find("truncated"),
               std::string::npos);
     std::ofstream(dir.file("long.safetensors"), std::ios::binary)
         << std::string("\xff\xff\x00\x00\x00\x00\x00\x00{}", 10);
-    EXPECT_NE(message([&] { SafetensorsFile t(dir.file("long.safetensors")); }).find("header says 65535 bytes"),
+    EXPECT_NE(message([&] {
+                  SafetensorsFile t(dir.file("long.safetensors"));
+              }).find("header says 65535 bytes"),
               std::string::npos);
-    EXPECT_NE(message([&] { SafetensorsFile t(dir.file("absent.safetensors")); }).find("cannot open"),
-              std::string::npos);
+    EXPECT_NE(
+        message([&] { SafetensorsFile t(dir.file("absent.safetensors")); }).find("cannot open"),
+        std::string::npos);
 }
 
 }  // namespace

@@ -125,7 +125,8 @@ void writeSafetensors(const std::string& path, const DecoderOptions& o, bool dro
     std::string data;
     auto add = [&](const std::string& name, std::vector<std::int64_t> shape,
                    const std::vector<bf16_bits>& v) {
-        header[name] = {{"dtype", "BF16"}, {"shape", shape},
+        header[name] = {{"dtype", "BF16"},
+                        {"shape", shape},
                         {"data_offsets", {data.size(), data.size() + v.size() * 2}}};
         data.append(reinterpret_cast<const char*>(v.data()), v.size() * 2);
     };
@@ -140,9 +141,11 @@ void writeSafetensors(const std::string& path, const DecoderOptions& o, bool dro
     };
     std::vector<bf16_bits> ones(m.hidden, floatToBf16(1.0f));
     std::uint64_t t = o.seed * 1000003ull;
-    std::int64_t h = m.hidden, qw = std::int64_t(m.heads) * m.headDim, kw = std::int64_t(m.kvHeads) * m.headDim;
+    std::int64_t h = m.hidden, qw = std::int64_t(m.heads) * m.headDim,
+                 kw = std::int64_t(m.kvHeads) * m.headDim;
     add("model.embed_tokens.weight", {m.vocab, h}, uniform(++t, std::size_t(m.vocab) * h, 0.5f));
-    add("lm_head.weight", {m.vocab, h}, uniform(++t, std::size_t(m.vocab) * h, std::sqrt(3.0f / h) * 8));
+    add("lm_head.weight", {m.vocab, h},
+        uniform(++t, std::size_t(m.vocab) * h, std::sqrt(3.0f / h) * 8));
     add("model.norm.weight", {h}, ones);
     for (int l = 0; l < m.layers; ++l) {
         std::string p = "model.layers." + std::to_string(l) + ".";
@@ -151,7 +154,8 @@ void writeSafetensors(const std::string& path, const DecoderOptions& o, bool dro
         add(p + "self_attn.k_proj.weight", {kw, h}, slice(qkv, qw * h, kw * h));
         if (!(dropOne && l == 1))
             add(p + "self_attn.v_proj.weight", {kw, h}, slice(qkv, (qw + kw) * h, kw * h));
-        add(p + "self_attn.o_proj.weight", {h, qw}, uniform(++t, std::size_t(h) * qw, std::sqrt(3.0f / qw)));
+        add(p + "self_attn.o_proj.weight", {h, qw},
+            uniform(++t, std::size_t(h) * qw, std::sqrt(3.0f / qw)));
         std::size_t gu = std::size_t(m.intermediate) * h;
         auto gateUp = uniform(++t, 2 * gu, std::sqrt(3.0f / h));
         add(p + "mlp.gate_proj.weight", {m.intermediate, h}, slice(gateUp, 0, gu));
@@ -183,8 +187,9 @@ TEST(DecoderGpu, SafetensorsWeightsLoadAndBadFilesAreRefusedByName) {
         Decoder d(o, nullptr);
         FAIL() << "a file without layer 1's v_proj loaded";
     } catch (const SafetensorsError& e) {
-        EXPECT_NE(std::string(e.what()).find("missing tensor 'model.layers.1.self_attn.v_proj.weight'"),
-                  std::string::npos)
+        EXPECT_NE(
+            std::string(e.what()).find("missing tensor 'model.layers.1.self_attn.v_proj.weight'"),
+            std::string::npos)
             << e.what();
     }
 }

@@ -52,18 +52,22 @@ INSTANTIATE_TEST_SUITE_P(
         LadderParam{"softmax", {{"rows", 17}, {"cols", 50000}}, {}},
         LadderParam{"silu_mul", {{"rows", 9}, {"cols", 1000}}, {}},
         LadderParam{"rope", {{"tokens", 300}, {"heads", 6}, {"head_dim", 64}}, {}},
-        LadderParam{"attention_decode",
-                    {{"batch", 3}, {"heads", 14}, {"kv_heads", 2}, {"head_dim", 64}, {"context", 1000}},
-                    {}},
-        LadderParam{"attention_decode",
-                    {{"batch", 2}, {"heads", 32}, {"kv_heads", 8}, {"head_dim", 128}, {"context", 4097}},
-                    {}},
-        LadderParam{"attention_prefill",
-                    {{"batch", 2}, {"heads", 8}, {"kv_heads", 2}, {"head_dim", 128}, {"tokens", 150}},
-                    {}},
-        LadderParam{"attention_prefill",
-                    {{"batch", 1}, {"heads", 14}, {"kv_heads", 2}, {"head_dim", 64}, {"tokens", 64}},
-                    {}},
+        LadderParam{
+            "attention_decode",
+            {{"batch", 3}, {"heads", 14}, {"kv_heads", 2}, {"head_dim", 64}, {"context", 1000}},
+            {}},
+        LadderParam{
+            "attention_decode",
+            {{"batch", 2}, {"heads", 32}, {"kv_heads", 8}, {"head_dim", 128}, {"context", 4097}},
+            {}},
+        LadderParam{
+            "attention_prefill",
+            {{"batch", 2}, {"heads", 8}, {"kv_heads", 2}, {"head_dim", 128}, {"tokens", 150}},
+            {}},
+        LadderParam{
+            "attention_prefill",
+            {{"batch", 1}, {"heads", 14}, {"kv_heads", 2}, {"head_dim", 64}, {"tokens", 64}},
+            {}},
         LadderParam{"copy", {{"bytes", 1 << 20}}, {}}));
 
 TEST(LadderGpu, BadShapesAndRungsAreRefusedByName) {

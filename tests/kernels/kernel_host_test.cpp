@@ -78,7 +78,8 @@ TEST(ModelShape, KvCacheAndDecodeBytes) {
     auto tied = ModelShape::from(preset("llama-3.2-1b-bf16.toml"));
     EXPECT_EQ(tied.decodeWeightBytes(WeightPrecision::Bf16),
               tied.weightBytes(WeightPrecision::Bf16) + tied.hidden * 2);
-    EXPECT_LT(m.weightBytes(WeightPrecision::Int8WeightOnly), m.weightBytes(WeightPrecision::Bf16) * 0.6);
+    EXPECT_LT(m.weightBytes(WeightPrecision::Int8WeightOnly),
+              m.weightBytes(WeightPrecision::Bf16) * 0.6);
     EXPECT_THROW(parsePrecision("fp4"), std::invalid_argument);
 }
 
@@ -131,7 +132,8 @@ TEST(Reference, AttentionWithOneKeyReturnsItsValueAndIsCausal) {
     auto out = ref::attention(q, k, v, 1, 2, 2, 1, 2, 2, 0);
     EXPECT_FLOAT_EQ(out[0], 3);  // query 0 sees only key 0
     EXPECT_FLOAT_EQ(out[1], 4);
-    double w = std::exp(1 / std::sqrt(2.0)) / (std::exp(1 / std::sqrt(2.0)) + 1);  // query 1, head 0
+    double w =
+        std::exp(1 / std::sqrt(2.0)) / (std::exp(1 / std::sqrt(2.0)) + 1);  // query 1, head 0
     EXPECT_NEAR(out[4], w * 3 + (1 - w) * 5, 1e-5);
     EXPECT_THROW(ref::attention(q, k, v, 1, 2, 2, 1, 2, 2, 1), std::invalid_argument);
 }

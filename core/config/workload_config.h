@@ -43,7 +43,7 @@ struct DecoderParams {
     bool cudaGraphs = false;
     std::string weights;  // safetensors path; empty = deterministic random weights
     std::int64_t seed = 0;
-    double qualityTolerance = 0.02;  // max logit error accepted against the reference variant
+    double qualityTolerance = 0.25;  // max logit error (in logit std units) against the reference
 };
 
 struct KernelParams {

@@ -3,7 +3,8 @@
 // fused qkv buffer: token rows of `qStride` elements, q heads first.
 //   prefill  naive: a thread per (query, head), online softmax key by key;
 //            flash: 64 queries per block, 4 threads per query, K/V tiles of 64
-//            keys in shared memory, one softmax rescale per tile
+//            keys in shared memory, one softmax rescale per tile;
+//            flash_mma: the same on tensor cores (mma.sync), 16 queries per warp
 //   decode   naive: a block per (request, head), all scores in shared memory;
 //            splitkv: flash-decoding: the context split into 128-key pieces,
 //            each block serving every q head of one kv head (K/V read once per
@@ -19,7 +20,7 @@
 
 namespace ws::kernels {
 
-enum class PrefillAttentionRung { Naive, Flash };
+enum class PrefillAttentionRung { Naive, Flash, FlashMma };
 enum class DecodeAttentionRung { Naive, SplitKv };
 PrefillAttentionRung parsePrefillAttentionRung(const std::string& name);
 DecodeAttentionRung parseDecodeAttentionRung(const std::string& name);
@@ -39,6 +40,12 @@ void prefillAttention(PrefillAttentionRung rung, const __nv_bfloat16* qkv, int q
                       const __nv_bfloat16* kCache, const __nv_bfloat16* vCache, __nv_bfloat16* out,
                       const AttentionShape& shape, int queries, int firstPosition,
                       cudaStream_t stream);
+
+// The tensor-core rung on its own (prefill_attention_mma.cu).
+void prefillAttentionMma(const __nv_bfloat16* qkv, int qStride, const __nv_bfloat16* kCache,
+                         const __nv_bfloat16* vCache, __nv_bfloat16* out,
+                         const AttentionShape& shape, int queries, int firstPosition,
+                         cudaStream_t stream);
 
 // Floats of scratch decodeAttention needs for a shape.
 std::size_t decodeWorkspaceFloats(const AttentionShape& shape);

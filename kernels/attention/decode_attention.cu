@@ -112,24 +112,34 @@ __global__ void __launch_bounds__(128)
             acc[g][d] = 0;
     }
     __syncwarp();
+    // Eight V rows in flight per lane before any is used: a loop that waits
+    // for each row in turn is latency-bound (it cost 20+ µs per call).
     int keys = min(32, ctx - (key0 + warp * 32));
-    for (int j = 0; j < keys; ++j) {
-        const __nv_bfloat16* vrow =
-            vCache + base + std::size_t(key0 + warp * 32 + j) * HD + lane * DPL;
-        float vf[DPL];
+    for (int j0 = 0; j0 < keys; j0 += 8) {
+        float vf[8][DPL];
 #pragma unroll
-        for (int d = 0; d < DPL; d += 2) {
-            float2 f = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(vrow + d));
-            vf[d] = f.x;
-            vf[d + 1] = f.y;
+        for (int u = 0; u < 8; ++u) {
+            int j = min(j0 + u, keys - 1);
+            const __nv_bfloat16* vrow =
+                vCache + base + std::size_t(key0 + warp * 32 + j) * HD + lane * DPL;
+#pragma unroll
+            for (int d = 0; d < DPL; d += 2) {
+                float2 f = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(vrow + d));
+                vf[u][d] = f.x;
+                vf[u][d + 1] = f.y;
+            }
         }
 #pragma unroll
-        for (int g = 0; g < kMaxGroup; ++g) {
-            if (g >= group) break;
-            float p = ps[warp][g][j];
+        for (int u = 0; u < 8; ++u) {
+            if (j0 + u >= keys) break;
 #pragma unroll
-            for (int d = 0; d < DPL; ++d)
-                acc[g][d] = fmaf(p, vf[d], acc[g][d]);
+            for (int g = 0; g < kMaxGroup; ++g) {
+                if (g >= group) break;
+                float p = ps[warp][g][j0 + u];
+#pragma unroll
+                for (int d = 0; d < DPL; ++d)
+                    acc[g][d] = fmaf(p, vf[u][d], acc[g][d]);
+            }
         }
     }
 #pragma unroll

@@ -158,6 +158,10 @@ void prefillAttention(PrefillAttentionRung rung, const __nv_bfloat16* qkv, int q
                       const AttentionShape& shape, int queries, int firstPosition, cudaStream_t s) {
     if (shape.heads % shape.kvHeads != 0 || queries < 1 || firstPosition + queries > shape.capacity)
         throw std::invalid_argument("prefill attention: bad shape or positions beyond the cache");
+    if (rung == PrefillAttentionRung::FlashMma) {
+        prefillAttentionMma(qkv, qStride, kCache, vCache, out, shape, queries, firstPosition, s);
+        return;
+    }
     if (shape.headDim == 64)
         launchPrefill<64>(rung, qkv, qStride, kCache, vCache, out, shape, queries, firstPosition,
                           s);

@@ -44,7 +44,7 @@ Decoder::Decoder(const DecoderOptions& o, cudaStream_t stream) : opt_(o), stream
     gemmRung_ = ref ? GemmRung::Naive
                     : (opt_.variant == DecoderVariant::Cublas ? GemmRung::Cublas : GemmRung::Mma);
     gemvRung_ = ref ? GemvRung::Naive : GemvRung::SplitK;
-    prefillRung_ = ref ? PrefillAttentionRung::Naive : PrefillAttentionRung::Flash;
+    prefillRung_ = ref ? PrefillAttentionRung::Naive : PrefillAttentionRung::FlashMma;
     decodeRung_ = ref ? DecodeAttentionRung::Naive : DecodeAttentionRung::SplitKv;
     elementwiseRung_ = ref ? ElementwiseRung::Naive : ElementwiseRung::Fused;
 
@@ -87,6 +87,8 @@ Decoder::Decoder(const DecoderOptions& o, cudaStream_t stream) : opt_(o), stream
     tokens_ = DeviceBuffer<int>(opt_.batch);
     generated_ = DeviceBuffer<int>(std::size_t(opt_.capacity) * opt_.batch);
     counters_ = DeviceBuffer<int>(3);
+    argmaxValues_ = DeviceBuffer<float>(std::size_t(kGemvMaxBatch) * kArgmaxBlocks);
+    argmaxIndices_ = DeviceBuffer<int>(std::size_t(kGemvMaxBatch) * kArgmaxBlocks);
     if (opt_.logitSlots > 0)
         slots_ = DeviceBuffer<__nv_bfloat16>(std::size_t(opt_.logitSlots) * m.vocab);
     setCounters(0, 0, 0);
@@ -191,8 +193,8 @@ void Decoder::prefill(const std::vector<int>& prompts, int tokensPerRequest) {
     forward(rows, tokensPerRequest, false);
     gatherLastRows(h_.get(), last_.get(), opt_.batch, tokensPerRequest, opt_.shape.hidden, stream_);
     lmHead(last_.get(), logits_.get(), opt_.batch);
-    SampleState st{tokens_.get(), generated_.get(), nullptr,        nullptr,
-                   nullptr,       slots_.get(),     opt_.logitSlots};
+    SampleState st{tokens_.get(), generated_.get(), nullptr, nullptr, nullptr, slots_.get(),
+                   opt_.logitSlots, argmaxValues_.get(), argmaxIndices_.get()};
     sampleGreedy(logits_.get(), opt_.batch, opt_.shape.vocab, st, stream_);
     // Decode continues at step 1, writing position tokensPerRequest.
     setCounters(1, tokensPerRequest, tokensPerRequest + 1);
@@ -206,7 +208,9 @@ void Decoder::decodeStep() {
     forward(opt_.batch, 1, true);
     lmHead(h_.get(), logits_.get(), opt_.batch);
     int* c = counters_.get();
-    SampleState st{tokens_.get(), generated_.get(), c, c + 1, c + 2, slots_.get(), opt_.logitSlots};
+    SampleState st{tokens_.get(), generated_.get(), c,
+                   c + 1,         c + 2,            slots_.get(),
+                   opt_.logitSlots, argmaxValues_.get(), argmaxIndices_.get()};
     sampleGreedy(logits_.get(), opt_.batch, opt_.shape.vocab, st, stream_);
 }
 

@@ -1,7 +1,8 @@
 // A Llama-architecture decoder (RMSNorm, GQA attention with RoPE, SwiGLU MLP,
 // KV cache) built from the kernel ladders. The variant picks the rungs:
 //   reference  naive GEMM/GEMV/attention/elementwise kernels
-//   optimized  mma GEMM, split-K GEMV, flash prefill, split-KV decode, fused kernels
+//   optimized  mma GEMM, split-K GEMV, tensor-core flash prefill, split-KV decode,
+//              fused kernels
 //   cublas     cuBLAS for every matrix product, the rest as optimized
 // Greedy decoding; positions live on the device, so one captured CUDA graph
 // replays every decode step.
@@ -88,6 +89,8 @@ class Decoder {
     DeviceBuffer<unsigned char> cublasWorkspace_;
     DeviceBuffer<int> ids_, tokens_, generated_, counters_;  // counters: step, position, context
     DeviceBuffer<__nv_bfloat16> slots_;
+    DeviceBuffer<float> argmaxValues_;
+    DeviceBuffer<int> argmaxIndices_;
     int maxRows_ = 0;
     cudaGraph_t graph_ = nullptr;
     cudaGraphExec_t graphExec_ = nullptr;

@@ -24,28 +24,32 @@ __global__ void gatherKernel(const __nv_bfloat16* in, __nv_bfloat16* out, int to
         dst[c] = src[c];
 }
 
-__global__ void argmaxKernel(const __nv_bfloat16* logits, int batch, int vocab, SampleState st) {
-    int b = blockIdx.x;
+// Greedy sampling in two stages: kArgmaxBlocks blocks per request each find
+// the best of their slice of the vocabulary (one block alone is latency-bound:
+// 50 µs for 128k logits), then one warp per request picks among them.
+__device__ __forceinline__ void keepBetter(float& best, int& index, float v, int i) {
+    if (v > best || (v == best && i < index)) {
+        best = v;
+        index = i;
+    }
+}
+
+__global__ void __launch_bounds__(256)
+    argmaxPartial(const __nv_bfloat16* logits, int vocab, SampleState st) {
+    int b = blockIdx.y;
     const __nv_bfloat16* row = logits + std::size_t(b) * vocab;
+    int per = (vocab + gridDim.x - 1) / gridDim.x;
+    int from = blockIdx.x * per, to = min(vocab, from + per);
     float best = -INFINITY;
-    int index = 0;
-    for (int i = threadIdx.x; i < vocab; i += blockDim.x) {
-        float v = __bfloat162float(row[i]);
-        if (v > best) {
-            best = v;
-            index = i;
-        }
-    }
-    __shared__ float values[32];
-    __shared__ int indices[32];
-    for (int o = 16; o > 0; o >>= 1) {
-        float ov = __shfl_xor_sync(0xffffffffu, best, o);
-        int oi = __shfl_xor_sync(0xffffffffu, index, o);
-        if (ov > best || (ov == best && oi < index)) {
-            best = ov;
-            index = oi;
-        }
-    }
+    int index = vocab;
+#pragma unroll 4
+    for (int i = from + threadIdx.x; i < to; i += blockDim.x)
+        keepBetter(best, index, __bfloat162float(row[i]), i);
+    for (int o = 16; o > 0; o >>= 1)
+        keepBetter(best, index, __shfl_xor_sync(0xffffffffu, best, o),
+                   __shfl_xor_sync(0xffffffffu, index, o));
+    __shared__ float values[8];
+    __shared__ int indices[8];
     int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     if (lane == 0) {
         values[warp] = best;
@@ -54,19 +58,29 @@ __global__ void argmaxKernel(const __nv_bfloat16* logits, int batch, int vocab, 
     __syncthreads();
     if (threadIdx.x == 0) {
         for (int w = 1; w < int(blockDim.x / 32); ++w)
-            if (values[w] > best || (values[w] == best && indices[w] < index)) {
-                best = values[w];
-                index = indices[w];
-            }
-        int step = st.step ? *st.step : 0;
-        st.tokens[b] = index;
-        if (st.generated) st.generated[std::size_t(step) * batch + b] = index;
+            keepBetter(best, index, values[w], indices[w]);
+        st.partialValues[b * gridDim.x + blockIdx.x] = best;
+        st.partialIndices[b * gridDim.x + blockIdx.x] = index;
     }
     if (b == 0 && st.logitSlots) {
         int step = st.step ? *st.step : 0;
         if (step < st.slots)
-            for (int i = threadIdx.x; i < vocab; i += blockDim.x)
+            for (int i = from + threadIdx.x; i < to; i += blockDim.x)
                 st.logitSlots[std::size_t(step) * vocab + i] = row[i];
+    }
+}
+
+__global__ void argmaxFinal(int batch, SampleState st) {
+    int b = blockIdx.x, lane = threadIdx.x;
+    float best = st.partialValues[b * kArgmaxBlocks + lane];
+    int index = st.partialIndices[b * kArgmaxBlocks + lane];
+    for (int o = 16; o > 0; o >>= 1)
+        keepBetter(best, index, __shfl_xor_sync(0xffffffffu, best, o),
+                   __shfl_xor_sync(0xffffffffu, index, o));
+    if (lane == 0) {
+        int step = st.step ? *st.step : 0;
+        st.tokens[b] = index;
+        if (st.generated) st.generated[std::size_t(step) * batch + b] = index;
     }
 }
 
@@ -113,7 +127,10 @@ void gatherLastRows(const __nv_bfloat16* in, __nv_bfloat16* out, int requests, i
 
 void sampleGreedy(const __nv_bfloat16* logits, int batch, int vocab, const SampleState& st,
                   cudaStream_t s) {
-    argmaxKernel<<<batch, 1024, 0, s>>>(logits, batch, vocab, st);
+    static_assert(kArgmaxBlocks == 32, "argmaxFinal reduces one partial per lane");
+    argmaxPartial<<<dim3(kArgmaxBlocks, batch), 256, 0, s>>>(logits, vocab, st);
+    WS_CUDA_LAUNCHED();
+    argmaxFinal<<<batch, 32, 0, s>>>(batch, st);
     WS_CUDA_LAUNCHED();
     if (st.step || st.position || st.context) {
         advanceCounters<<<1, 1, 0, s>>>(st);

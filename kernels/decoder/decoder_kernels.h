@@ -29,7 +29,10 @@ struct SampleState {
     int* context = nullptr;
     __nv_bfloat16* logitSlots = nullptr;
     int slots = 0;
+    float* partialValues = nullptr;  // kArgmaxWorkspace entries per request
+    int* partialIndices = nullptr;
 };
+constexpr int kArgmaxBlocks = 32;
 void sampleGreedy(const __nv_bfloat16* logits, int batch, int vocab, const SampleState& st,
                   cudaStream_t s);
 

@@ -40,8 +40,6 @@ std::string gemmShapeProblem(GemmRung rung, int m, int n, int k) {
                         "regblock needs m and n multiples of 64 and k a multiple of 16");
         case GemmRung::Mma:
             return need(n % 8 == 0 && k % 32 == 0, "mma needs n a multiple of 8 and k of 32");
-        case GemmRung::Cublas:
-            return need(k % 8 == 0 && n % 8 == 0, "cublas path needs n, k multiples of 8");
         default:
             return {};
     }

@@ -112,7 +112,7 @@ class PrefillAttentionCase : public AttentionCaseBase {
         : AttentionCaseBase(attentionShape(s, "tokens"), int(shapeValue(s, "tokens")), copies,
                             seed) {}
     std::string name() const override { return "attention_prefill"; }
-    std::vector<std::string> rungs() const override { return {"naive", "flash"}; }
+    std::vector<std::string> rungs() const override { return {"naive", "flash", "flash_mma"}; }
     KernelCost cost(const std::string&) const override {
         return prefillAttentionCost(a_.batch, a_.heads, a_.kvHeads, a_.headDim, tokens_);
     }

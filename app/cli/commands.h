@@ -27,5 +27,6 @@ int cmdImport(const std::vector<std::string>& args);
 int cmdOccupancy(const std::vector<std::string>& args);
 int cmdCompare(const std::vector<std::string>& args);
 int cmdSummary(const std::vector<std::string>& args);
+int cmdRoofline(const std::vector<std::string>& args);
 
 }  // namespace ws::cli

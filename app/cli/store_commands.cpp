@@ -1,5 +1,6 @@
 // ls, show, rm, export: commands that read or edit a store.
 #include <fstream>
+#include <algorithm>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
@@ -89,8 +90,20 @@ int cmdShow(const std::vector<std::string>& argv) {
     if (run.droppedRecords > 0)
         row("DROPPED", std::to_string(run.droppedRecords) +
                            " records were dropped by CUPTI: the timeline is incomplete");
-    for (const auto& [key, value] : runProperties(*store, id))
-        row(key.c_str(), value);
+    for (const auto& q : qualityOf(*store, id)) {
+        std::ostringstream text;
+        text << (q.passed ? "passed" : "FAILED") << ": token agreement " << q.tokenAgreement
+             << ", max logit error " << q.maxLogitError << " (tolerance " << q.tolerance
+             << ") against " << q.referenceVariant << "; " << q.check;
+        row("quality", text.str());
+    }
+    auto properties = runProperties(*store, id);
+    if (!properties.empty()) std::cout << "properties\n";
+    std::size_t width = 0;
+    for (const auto& p : properties)
+        width = std::max(width, p.first.size());
+    for (const auto& [key, value] : properties)
+        std::cout << "  " << std::left << std::setw(int(width) + 2) << key << value << '\n';
     return 0;
 }
 

@@ -1,0 +1,179 @@
+#include "analysis/roofline.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <regex>
+
+#include "store/run_queries.h"
+#include "store/store.h"
+
+namespace ws {
+
+extern const char* const kDeviceSpecsJson;
+
+std::vector<DeviceSpec> parseDeviceSpecs(const std::string& text) {
+    auto j = nlohmann::json::parse(text);
+    std::vector<DeviceSpec> out;
+    int index = 0;
+    for (const auto& e : j.at("devices")) {
+        DeviceSpec d;
+        try {
+            d.name = e.at("name").get<std::string>();
+            d.match = e.at("match").get<std::vector<std::string>>();
+            d.dramGBs = e.at("dram_gbs").get<double>();
+            d.fp32Tflops = e.at("fp32_tflops").get<double>();
+            d.bf16TensorTflops = e.at("bf16_tensor_tflops").get<double>();
+            d.source = e.at("source").get<std::string>();
+        } catch (const nlohmann::json::exception& err) {
+            throw std::runtime_error("device spec table, entry " + std::to_string(index) + " (" +
+                                     d.name + "): " + err.what());
+        }
+        if (d.dramGBs <= 0 || d.bf16TensorTflops <= 0 || d.match.empty())
+            throw std::runtime_error("device spec table, entry " + d.name +
+                                     ": bandwidth, tensor peak and match must be set");
+        out.push_back(std::move(d));
+        ++index;
+    }
+    return out;
+}
+
+const std::vector<DeviceSpec>& deviceSpecs() {
+    static const std::vector<DeviceSpec> specs = parseDeviceSpecs(kDeviceSpecsJson);
+    return specs;
+}
+
+const DeviceSpec* findDeviceSpec(const std::string& deviceName) {
+    for (const auto& d : deviceSpecs())
+        for (const auto& m : d.match)
+            if (deviceName.find(m) != std::string::npos) return &d;
+    return nullptr;
+}
+
+double RooflineCeilings::attainableTflops(double intensity) const {
+    return std::min(tensorTflops, dramGBs * intensity * 1e-3);
+}
+
+namespace {
+
+std::optional<double> numberProperty(const std::map<std::string, std::string>& props,
+                                     const std::string& key) {
+    auto it = props.find(key);
+    if (it == props.end()) return std::nullopt;
+    char* end = nullptr;
+    double v = std::strtod(it->second.c_str(), &end);
+    if (end == it->second.c_str() || v <= 0) return std::nullopt;
+    return v;
+}
+
+struct Accumulator {
+    std::string origin;
+    double flops = 0, bytes = 0, totalNs = 0;
+    std::int64_t instances = 0;
+};
+
+}  // namespace
+
+Roofline computeRoofline(Store& store, RunId id) {
+    Roofline r;
+    auto device = runDevice(store, id);
+    r.device = device ? device->name : "";
+    auto props = runProperties(store, id);
+    const DeviceSpec* spec = device ? findDeviceSpec(device->name) : nullptr;
+    if (auto bw = numberProperty(props, "ceiling.copy_gbs")) {
+        r.ceilings.dramGBs = *bw;
+        r.ceilings.dramSource = "measured device-to-device copy in this run";
+    } else if (spec) {
+        r.ceilings.dramGBs = spec->dramGBs;
+        r.ceilings.dramSource = spec->name + " datasheet";
+    }
+    if (auto tf = numberProperty(props, "ceiling.bf16_tflops")) {
+        r.ceilings.tensorTflops = *tf;
+        r.ceilings.tensorSource = "measured cuBLAS bf16 GEMM in this run";
+    } else if (spec) {
+        r.ceilings.tensorTflops = spec->bf16TensorTflops;
+        r.ceilings.tensorSource = spec->name + " datasheet";
+    }
+    if (spec) {
+        r.ceilings.fp32Tflops = spec->fp32Tflops;
+        r.ceilings.fp32Source = spec->name + " datasheet";
+    }
+    if (!r.ceilings.known())
+        r.notes.push_back(device ? "no ceilings: '" + device->name +
+                                       "' is not in the device table and the run measured none"
+                                 : "no ceilings: the run has no device");
+
+    std::map<std::string, Accumulator> points;
+    // Kernel ladders: "<kernel>/<rung> flops=F bytes=B" around the timed launches.
+    static const std::regex declared(R"(^(\S+/\S+) flops=([0-9.eE+-]+) bytes=([0-9.eE+-]+)$)");
+    auto ranges = rangesIn(store, id);
+    std::vector<double> steps;
+    std::optional<RangeRecord> prefill;
+    for (const auto& range : ranges) {
+        std::smatch m;
+        if (std::regex_match(range.name, m, declared)) {
+            auto& p = points[m[1].str()];
+            p.origin = "declared";
+            p.flops = std::strtod(m[2].str().c_str(), nullptr);
+            p.bytes = std::strtod(m[3].str().c_str(), nullptr);
+            forEachKernel(store, id, TimeWindow{range.startNs, range.endNs}, std::nullopt,
+                          [&](const KernelRecord& k) {
+                              if (k.startNs < range.startNs || k.endNs > range.endNs) return;
+                              p.totalNs += double(k.endNs - k.startNs);
+                              ++p.instances;
+                          });
+        } else if (range.name == "prefill") {
+            prefill = range;
+        } else if (range.name.rfind("decode step ", 0) == 0) {
+            steps.push_back(double(range.endNs - range.startNs));
+        }
+    }
+    // The decoder: its phases as points from the model's FLOPs and bytes.
+    auto prefillFlops = numberProperty(props, "decoder.prefill_flops");
+    auto weightBytes = numberProperty(props, "model.weight_bytes");
+    if (prefill && prefillFlops && weightBytes) {
+        auto& p = points["prefill"];
+        p.origin = "model";
+        p.flops = *prefillFlops;
+        p.bytes = *weightBytes;
+        p.totalNs = double(prefill->endNs - prefill->startNs);
+        p.instances = 1;
+    }
+    auto stepFlops = numberProperty(props, "decoder.decode_step_flops");
+    auto stepBytes = numberProperty(props, "decoder.decode_step_bytes");
+    if (!steps.empty() && stepFlops && stepBytes) {
+        auto& p = points["decode step"];
+        p.origin = "model";
+        p.flops = *stepFlops;
+        p.bytes = *stepBytes;
+        for (double s : steps)
+            p.totalNs += s;
+        p.instances = std::int64_t(steps.size());
+    }
+    double total = 0;
+    for (const auto& [name, a] : points)
+        if (a.instances > 0) total += a.totalNs;
+    for (const auto& [name, a] : points) {
+        if (a.instances == 0 || a.totalNs <= 0) continue;
+        RooflinePoint p;
+        p.name = name;
+        p.origin = a.origin;
+        p.flops = a.flops;
+        p.bytes = a.bytes;
+        p.instances = a.instances;
+        p.meanNs = a.totalNs / double(a.instances);
+        p.timeShare = total > 0 ? a.totalNs / total : 0;
+        r.points.push_back(p);
+    }
+    std::sort(r.points.begin(), r.points.end(), [](const auto& a, const auto& b) {
+        return a.meanNs * double(a.instances) > b.meanNs * double(b.instances);
+    });
+    if (r.points.empty())
+        r.notes.push_back(
+            "no points: no hardware counters, no kernel ranges declaring FLOPs and bytes, no "
+            "decoder phases in this run");
+    return r;
+}
+
+}  // namespace ws

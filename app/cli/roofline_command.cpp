@@ -24,7 +24,7 @@ int cmdRoofline(const std::vector<std::string>& argv) {
     if (args.flag("json")) {
         nlohmann::ordered_json j;
         j["device"] = r.device;
-        j["ceilings"] = {{"dram_gbs", c.dramGBs},         {"dram_source", c.dramSource},
+        j["ceilings"] = {{"dram_gbs", c.dramGBs},           {"dram_source", c.dramSource},
                          {"tensor_tflops", c.tensorTflops}, {"tensor_source", c.tensorSource},
                          {"fp32_tflops", c.fp32Tflops},     {"fp32_source", c.fp32Source},
                          {"ridge_flop_per_byte", c.ridge()}};
@@ -49,8 +49,9 @@ int cmdRoofline(const std::vector<std::string>& argv) {
     }
     std::printf("device %s\n", r.device.empty() ? "(none)" : r.device.c_str());
     if (c.known())
-        std::printf("ceilings: DRAM %.0f GB/s (%s), bf16 tensor %.1f TFLOP/s (%s); ridge %.1f FLOP/B\n",
-                    c.dramGBs, c.dramSource.c_str(), c.tensorTflops, c.tensorSource.c_str(), c.ridge());
+        std::printf(
+            "ceilings: DRAM %.0f GB/s (%s), bf16 tensor %.1f TFLOP/s (%s); ridge %.1f FLOP/B\n",
+            c.dramGBs, c.dramSource.c_str(), c.tensorTflops, c.tensorSource.c_str(), c.ridge());
     if (!r.points.empty())
         std::printf("\n%-28s %-8s %10s %9s %9s %10s %7s %6s\n", "point", "origin", "FLOP/B",
                     "TFLOP/s", "GB/s", "mean", "roof%", "time%");

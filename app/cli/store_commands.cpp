@@ -1,6 +1,6 @@
 // ls, show, rm, export: commands that read or edit a store.
-#include <fstream>
 #include <algorithm>
+#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <sstream>

@@ -113,7 +113,8 @@ int benchCommand(bool quick) {
             {label("decode attn", shape) + " splitkv/copy", r.find("splitkv")->gbs() / bw, 0.85});
     }
     {
-        auto r = ladder("attention_prefill", Shape{{"tokens", 2048}}, {"naive", "flash", "flash_mma"});
+        auto r =
+            ladder("attention_prefill", Shape{{"tokens", 2048}}, {"naive", "flash", "flash_mma"});
         (void)r;  // no target: prefill attention is compute-bound (see the prefill target)
     }
     for (auto [kernel, shape] :

@@ -161,8 +161,9 @@ int runDecoderWorkload(const WorkloadConfig& config) {
     markProperty("decoder.prefill_flops", prefillFlops);
     markProperty("decoder.decode_step_bytes",
                  m.decodeStepBytes(opt.precision, std::int64_t(meanContext), opt.batch));
-    markProperty("decoder.decode_step_flops",
-                 m.matmulFlops(opt.batch) + 4.0 * m.layers * m.heads * m.headDim * meanContext * opt.batch);
+    markProperty(
+        "decoder.decode_step_flops",
+        m.matmulFlops(opt.batch) + 4.0 * m.layers * m.heads * m.headDim * meanContext * opt.batch);
     markProperty("decoder.tpot_floor_ms", floorMs);
     if (c.memoryBudgetGiB && peak > *c.memoryBudgetGiB * 1073741824.0)
         std::printf("memory budget %.2f GiB EXCEEDED by the %.2f GiB in use\n", *c.memoryBudgetGiB,

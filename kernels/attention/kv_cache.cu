@@ -9,7 +9,8 @@ PrefillAttentionRung parsePrefillAttentionRung(const std::string& name) {
     if (name == "naive") return PrefillAttentionRung::Naive;
     if (name == "flash") return PrefillAttentionRung::Flash;
     if (name == "flash_mma") return PrefillAttentionRung::FlashMma;
-    throw std::invalid_argument("unknown prefill attention rung '" + name + "' (naive, flash, flash_mma)");
+    throw std::invalid_argument("unknown prefill attention rung '" + name +
+                                "' (naive, flash, flash_mma)");
 }
 
 DecodeAttentionRung parseDecodeAttentionRung(const std::string& name) {

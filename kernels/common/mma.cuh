@@ -15,7 +15,9 @@ __device__ __forceinline__ void cpAsync16(void* smem, const void* global, bool v
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smemAddress(smem)),
                  "l"(global), "r"(valid ? 16 : 0));
 }
-__device__ __forceinline__ void cpAsyncCommit() { asm volatile("cp.async.commit_group;\n" ::); }
+__device__ __forceinline__ void cpAsyncCommit() {
+    asm volatile("cp.async.commit_group;\n" ::);
+}
 template <int N>
 __device__ __forceinline__ void cpAsyncWait() {
     asm volatile("cp.async.wait_group %0;\n" ::"n"(N));

@@ -193,8 +193,15 @@ void Decoder::prefill(const std::vector<int>& prompts, int tokensPerRequest) {
     forward(rows, tokensPerRequest, false);
     gatherLastRows(h_.get(), last_.get(), opt_.batch, tokensPerRequest, opt_.shape.hidden, stream_);
     lmHead(last_.get(), logits_.get(), opt_.batch);
-    SampleState st{tokens_.get(), generated_.get(), nullptr, nullptr, nullptr, slots_.get(),
-                   opt_.logitSlots, argmaxValues_.get(), argmaxIndices_.get()};
+    SampleState st{tokens_.get(),
+                   generated_.get(),
+                   nullptr,
+                   nullptr,
+                   nullptr,
+                   slots_.get(),
+                   opt_.logitSlots,
+                   argmaxValues_.get(),
+                   argmaxIndices_.get()};
     sampleGreedy(logits_.get(), opt_.batch, opt_.shape.vocab, st, stream_);
     // Decode continues at step 1, writing position tokensPerRequest.
     setCounters(1, tokensPerRequest, tokensPerRequest + 1);
@@ -208,9 +215,9 @@ void Decoder::decodeStep() {
     forward(opt_.batch, 1, true);
     lmHead(h_.get(), logits_.get(), opt_.batch);
     int* c = counters_.get();
-    SampleState st{tokens_.get(), generated_.get(), c,
-                   c + 1,         c + 2,            slots_.get(),
-                   opt_.logitSlots, argmaxValues_.get(), argmaxIndices_.get()};
+    SampleState st{
+        tokens_.get(),       generated_.get(),    c, c + 1, c + 2, slots_.get(), opt_.logitSlots,
+        argmaxValues_.get(), argmaxIndices_.get()};
     sampleGreedy(logits_.get(), opt_.batch, opt_.shape.vocab, st, stream_);
 }
 

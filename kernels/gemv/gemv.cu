@@ -31,8 +31,10 @@ __global__ void gemvNaive(const __nv_bfloat16* x, const __nv_bfloat16* w, __nv_b
 // ROWS output rows per block, WARPS warps splitting K; each thread handles
 // 8-element (16-byte) chunks c = tid, tid + threads, … of every row.
 template <int MAXB, int ROWS, int WARPS>
-__device__ __forceinline__ void gemvChunked(const __nv_bfloat16* __restrict__ x, const __nv_bfloat16* __restrict__ w,
-                __nv_bfloat16* __restrict__ y, int batch, int n, int k) {
+__device__ __forceinline__ void gemvChunked(const __nv_bfloat16* __restrict__ x,
+                                            const __nv_bfloat16* __restrict__ w,
+                                            __nv_bfloat16* __restrict__ y, int batch, int n,
+                                            int k) {
     constexpr int threads = WARPS * 32;
     int row0 = blockIdx.x * ROWS;
     float acc[ROWS][MAXB] = {};
@@ -147,18 +149,18 @@ void checkShape(int batch, int n, int k, int kMultiple, const char* what) {
 }
 
 // Picks the smallest compiled batch size that holds `batch`.
-#define WS_GEMV_DISPATCH(KERNEL, grid, block, ...)                   \
-    do {                                                             \
-        if (batch <= 1)                                              \
-            KERNEL<1><<<grid, block, 0, s>>>(__VA_ARGS__);           \
-        else if (batch <= 2)                                         \
-            KERNEL<2><<<grid, block, 0, s>>>(__VA_ARGS__);           \
-        else if (batch <= 4)                                         \
-            KERNEL<4><<<grid, block, 0, s>>>(__VA_ARGS__);           \
-        else if (batch <= 8)                                         \
-            KERNEL<8><<<grid, block, 0, s>>>(__VA_ARGS__);           \
-        else                                                         \
-            KERNEL<16><<<grid, block, 0, s>>>(__VA_ARGS__);          \
+#define WS_GEMV_DISPATCH(KERNEL, grid, block, ...)          \
+    do {                                                    \
+        if (batch <= 1)                                     \
+            KERNEL<1><<<grid, block, 0, s>>>(__VA_ARGS__);  \
+        else if (batch <= 2)                                \
+            KERNEL<2><<<grid, block, 0, s>>>(__VA_ARGS__);  \
+        else if (batch <= 4)                                \
+            KERNEL<4><<<grid, block, 0, s>>>(__VA_ARGS__);  \
+        else if (batch <= 8)                                \
+            KERNEL<8><<<grid, block, 0, s>>>(__VA_ARGS__);  \
+        else                                                \
+            KERNEL<16><<<grid, block, 0, s>>>(__VA_ARGS__); \
     } while (0)
 
 }  // namespace

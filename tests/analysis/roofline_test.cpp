@@ -26,7 +26,7 @@ TEST(RooflineCeilings, RidgeAndAttainable) {
     c.dramGBs = 4000;
     c.tensorTflops = 800;
     EXPECT_DOUBLE_EQ(c.ridge(), 200);
-    EXPECT_DOUBLE_EQ(c.attainableTflops(1), 4);    // memory-bound: 4 TB/s × 1 FLOP/B
+    EXPECT_DOUBLE_EQ(c.attainableTflops(1), 4);  // memory-bound: 4 TB/s × 1 FLOP/B
     EXPECT_DOUBLE_EQ(c.attainableTflops(1000), 800);
 }
 
@@ -45,10 +45,12 @@ TEST(Roofline, DeclaredPointsMeasuredCeilingsAndNotes) {
             k.name = "k";
             w.add(k);
         };
-        w.add(RangeRecord{0, 1000, 1, 1, "gemm_bf16/naive flops=2e9 bytes=1e8", "", RangeKind::PushPop, 0, 0});
+        w.add(RangeRecord{0, 1000, 1, 1, "gemm_bf16/naive flops=2e9 bytes=1e8", "",
+                          RangeKind::PushPop, 0, 0});
         kernel(10, 400);
         kernel(500, 400);
-        w.add(RangeRecord{2000, 2300, 1, 1, "gemm_bf16/mma flops=2e9 bytes=1e8", "", RangeKind::PushPop, 0, 0});
+        w.add(RangeRecord{2000, 2300, 1, 1, "gemm_bf16/mma flops=2e9 bytes=1e8", "",
+                          RangeKind::PushPop, 0, 0});
         kernel(2010, 100);
         kernel(2150, 100);
         kernel(2400, 100);  // after the range: not this rung's
@@ -63,7 +65,7 @@ TEST(Roofline, DeclaredPointsMeasuredCeilingsAndNotes) {
     EXPECT_EQ(r.points[0].instances, 2);
     EXPECT_DOUBLE_EQ(r.points[0].meanNs, 400);
     EXPECT_DOUBLE_EQ(r.points[0].intensity(), 20);
-    EXPECT_DOUBLE_EQ(r.points[0].tflops(), 2e9 / 400 * 1e-3);  // 5 TFLOP/s
+    EXPECT_DOUBLE_EQ(r.points[0].tflops(), 5000);  // 2 GFLOP in 400 ns
     EXPECT_DOUBLE_EQ(r.points[1].meanNs, 100);
     EXPECT_DOUBLE_EQ(r.points[0].timeShare, 0.8);
 
@@ -82,8 +84,10 @@ TEST(Roofline, DecoderPhasesFromTheModelAndEmptyRunsSayWhy) {
     {
         StoreWriter w(store, run);
         w.add(RangeRecord{0, 10'000'000, 1, 1, "prefill", "", RangeKind::PushPop, 0, 0});
-        w.add(RangeRecord{20'000'000, 21'000'000, 1, 1, "decode step 1", "", RangeKind::PushPop, 0, 1});
-        w.add(RangeRecord{21'000'000, 23'000'000, 1, 1, "decode step 2", "", RangeKind::PushPop, 0, 1});
+        w.add(RangeRecord{20'000'000, 21'000'000, 1, 1, "decode step 1", "", RangeKind::PushPop, 0,
+                          1});
+        w.add(RangeRecord{21'000'000, 23'000'000, 1, 1, "decode step 2", "", RangeKind::PushPop, 0,
+                          1});
     }
     store.setProperty(run, "decoder.prefill_flops", "1e12");
     store.setProperty(run, "model.weight_bytes", "2e9");

@@ -6,6 +6,7 @@
 #include "charts/charts_panel.h"
 #include "charts/kernel_chart.h"
 #include "charts/latency_chart.h"
+#include "charts/roofline_chart.h"
 #include "charts/throughput_chart.h"
 #include "charts/token_latency_chart.h"
 #include "models/kernel_table_model.h"
@@ -50,6 +51,29 @@ TEST(Charts, LatencyAndKernelChartsShowTheRuns) {
     EXPECT_TRUE(csv.contains("\"gemm_bf16_wgmma_tma<128, 256, 64>\""));
 }
 
+TEST(Charts, RooflineDrawsCeilingsAndNamesPointsOnHover) {
+    RunAnalysis a;
+    a.run.id = 7;
+    a.run.label = "gemm ladder";
+    a.roofline.ceilings.dramGBs = 4000;
+    a.roofline.ceilings.tensorTflops = 800;
+    a.roofline.ceilings.fp32Tflops = 67;
+    RooflinePoint slow{"gemm_bf16/naive", "declared", 2e9, 1e8, 400e3, 2, 0.8};
+    RooflinePoint fast{"gemm_bf16/mma", "declared", 2e9, 1e8, 100e3, 2, 0.2};
+    a.roofline.points = {slow, fast};
+    RooflineChart chart;
+    chart.resize(900, 600);
+    chart.setViewport(QRect(0, 0, 900, 600));  // a hidden widget gets no resize event
+    chart.setRuns({a});
+    EXPECT_EQ(chart.points(), 2);
+    EXPECT_EQ(chart.graphCount(), 4);  // roof, FP32 roof, two points
+    QPointF at(chart.xAxis->coordToPixel(20), chart.yAxis->coordToPixel(20));  // mma: 20 TFLOP/s
+    QString text = chart.describeAt(at);
+    EXPECT_TRUE(text.contains("gemm_bf16/mma")) << text.toStdString();
+    EXPECT_TRUE(text.contains("25% of the roof")) << text.toStdString();  // 20 of 80 at 20 FLOP/B
+    EXPECT_TRUE(chart.describeAt(QPointF(1, 1)).isEmpty());
+}
+
 TEST(Charts, ExportWritesValidFilesOfTheRequestedSize) {
     ChartsPanel panel;
     panel.setRuns(fixtureAnalyses());
@@ -57,16 +81,16 @@ TEST(Charts, ExportWritesValidFilesOfTheRequestedSize) {
     QString out = QString::fromStdString(dir.path().string());
     QString error;
     auto png = panel.exportAll(out, "png", 1000, 600, &error);
-    ASSERT_EQ(png.size(), 4) << error.toStdString();
+    ASSERT_EQ(png.size(), 5) << error.toStdString();
     QImage image(png[0]);
     EXPECT_EQ(image.size(), QSize(1000, 600));
     auto svg = panel.exportAll(out, "svg", 800, 500, &error);
-    ASSERT_EQ(svg.size(), 4) << error.toStdString();
+    ASSERT_EQ(svg.size(), 5) << error.toStdString();
     auto svgText = testing::readFile(svg[1].toStdString());
     EXPECT_NE(svgText.find("<svg"), std::string::npos);
     EXPECT_NE(svgText.find("width=\"800\""), std::string::npos) << svgText.substr(0, 400);
     auto pdf = panel.exportAll(out, "pdf", 800, 500, &error);
-    ASSERT_EQ(pdf.size(), 4) << error.toStdString();
+    ASSERT_EQ(pdf.size(), 5) << error.toStdString();
     EXPECT_EQ(testing::readFile(pdf[0].toStdString()).substr(0, 5), "%PDF-");
     EXPECT_TRUE(panel.exportAll(out, "bmp", 800, 500, &error).isEmpty());
     EXPECT_TRUE(error.contains("unknown format"));

@@ -12,6 +12,7 @@
 #include "charts/chart_style.h"
 #include "charts/kernel_chart.h"
 #include "charts/latency_chart.h"
+#include "charts/roofline_chart.h"
 #include "charts/throughput_chart.h"
 #include "charts/token_latency_chart.h"
 #include "models/kernel_table_model.h"
@@ -24,10 +25,12 @@ ChartsPanel::ChartsPanel(QWidget* parent)
       kernels_(new KernelChart(this)),
       tokens_(new TokenLatencyChart(this)),
       throughput_(new ThroughputChart(this)),
+      roofline_(new RooflineChart(this)),
       table_(new KernelTableModel(this)) {
     addTab(latency_, tr("Latency"));
     addTab(tokens_, tr("Per-token latency"));
     addTab(throughput_, tr("Throughput vs batch"));
+    addTab(roofline_, tr("Roofline"));
     addTab(kernels_, tr("Kernel breakdown"));
     auto* proxy = new QSortFilterProxyModel(this);
     proxy->setSourceModel(table_);
@@ -52,6 +55,7 @@ void ChartsPanel::setRuns(const std::vector<RunAnalysis>& runs) {
     latency_->setRuns(runs);
     tokens_->setRuns(runs);
     throughput_->setRuns(runs);
+    roofline_->setRuns(runs);
     kernels_->setRuns(runs);
     table_->setRuns(runs);
 }
@@ -63,6 +67,7 @@ QStringList ChartsPanel::exportAll(const QString& dir, const QString& format, in
     const std::pair<QCustomPlot*, const char*> charts[] = {{latency_, "latency"},
                                                            {tokens_, "token-latency"},
                                                            {throughput_, "throughput"},
+                                                           {roofline_, "roofline"},
                                                            {kernels_, "kernels"}};
     for (auto [plot, name] : charts) {
         QString path = QDir(dir).filePath(QStringLiteral("%1.%2").arg(QLatin1String(name), format));

@@ -12,6 +12,7 @@ class KernelChart;
 class LatencyChart;
 class TokenLatencyChart;
 class ThroughputChart;
+class RooflineChart;
 class KernelTableModel;
 
 class ChartsPanel : public QTabWidget {
@@ -23,6 +24,7 @@ class ChartsPanel : public QTabWidget {
     KernelChart* kernelChart() const { return kernels_; }
     TokenLatencyChart* tokenChart() const { return tokens_; }
     ThroughputChart* throughputChart() const { return throughput_; }
+    RooflineChart* rooflineChart() const { return roofline_; }
     KernelTableModel* kernelTable() const { return table_; }
     // Writes every chart as DIR/<chart>.<format>; returns the files written.
     QStringList exportAll(const QString& dir, const QString& format, int width, int height,
@@ -34,6 +36,7 @@ class ChartsPanel : public QTabWidget {
     KernelChart* kernels_;
     TokenLatencyChart* tokens_;
     ThroughputChart* throughput_;
+    RooflineChart* roofline_;
     KernelTableModel* table_;
 };
 

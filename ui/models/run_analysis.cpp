@@ -11,6 +11,7 @@ RunAnalysis analyzeRun(Store& store, RunId id) {
     a.run = requireRun(store, id);
     a.latency = runLatency(store, id, contractTargets(store, id));
     a.summary = summarizeRun(store, id);
+    a.roofline = computeRoofline(store, id);
     return a;
 }
 

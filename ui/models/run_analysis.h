@@ -1,5 +1,5 @@
-// What the charts show for one run: its latency statistics and its
-// kernel/transfer summary. Computed off the GUI thread.
+// What the charts show for one run: its latency statistics, its
+// kernel/transfer summary and its roofline. Computed off the GUI thread.
 #pragma once
 
 #include <QMetaType>
@@ -7,6 +7,7 @@
 
 #include "analysis/kernel_summary.h"
 #include "analysis/latency.h"
+#include "analysis/roofline.h"
 #include "model/records.h"
 
 namespace ws {
@@ -19,6 +20,7 @@ struct RunAnalysis {
     RunInfo run;
     LatencyReport latency;
     RunSummary summary;
+    Roofline roofline;
 };
 
 RunAnalysis analyzeRun(Store& store, RunId id);

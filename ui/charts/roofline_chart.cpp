@@ -1,0 +1,143 @@
+#include "charts/roofline_chart.h"
+
+#include <QToolTip>
+#include <cmath>
+
+#include "charts/chart_style.h"
+
+namespace ws::ui {
+
+RooflineChart::RooflineChart(QWidget* parent) : QCustomPlot(parent) {
+    plotLayout()->insertRow(0);
+    note_ = new QCPTextElement(this, QString());
+    plotLayout()->addElement(0, 0, note_);
+    for (auto* axis : {xAxis, yAxis}) {
+        axis->setScaleType(QCPAxis::stLogarithmic);
+        QSharedPointer<QCPAxisTickerLog> ticker(new QCPAxisTickerLog);
+        axis->setTicker(ticker);
+        axis->setNumberFormat("gb");
+    }
+    xAxis->setLabel(tr("arithmetic intensity (FLOP / DRAM byte)"));
+    yAxis->setLabel(tr("TFLOP/s"));
+    legend->setVisible(true);
+    legend->setBrush(QColor(255, 255, 255, 220));
+    axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignRight | Qt::AlignBottom);
+    setMouseTracking(true);
+    styleAxes(this);
+}
+
+void RooflineChart::setRuns(const std::vector<RunAnalysis>& runs) {
+    clearGraphs();
+    clearItems();
+    hits_.clear();
+    const RooflineCeilings* ceilings = nullptr;
+    for (const auto& r : runs)
+        if (r.roofline.ceilings.known()) {
+            ceilings = &r.roofline.ceilings;
+            break;
+        }
+    double xMin = 0.05, xMax = 5000, yMin = 0.01, yMax = 2000;
+    if (ceilings) {
+        // The roof: bandwidth slope up to the ridge, then the tensor peak.
+        auto* roof = addGraph();
+        roof->setName(tr("DRAM %1 GB/s → bf16 tensor %2 TFLOP/s")
+                          .arg(ceilings->dramGBs, 0, 'f', 0)
+                          .arg(ceilings->tensorTflops, 0, 'f', 0));
+        roof->setPen(QPen(QColor(40, 40, 40), 2));
+        roof->addData(xMin, ceilings->attainableTflops(xMin));
+        roof->addData(ceilings->ridge(), ceilings->tensorTflops);
+        roof->addData(xMax, ceilings->tensorTflops);
+        if (ceilings->fp32Tflops > 0) {
+            auto* fp32 = addGraph();
+            fp32->setName(
+                tr("FP32 (no tensor cores) %1 TFLOP/s").arg(ceilings->fp32Tflops, 0, 'f', 1));
+            fp32->setPen(QPen(QColor(120, 120, 120), 1.5, Qt::DashLine));
+            double ridge = ceilings->fp32Tflops * 1e3 / ceilings->dramGBs;
+            fp32->addData(ridge, ceilings->fp32Tflops);
+            fp32->addData(xMax, ceilings->fp32Tflops);
+        }
+    }
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+        const auto& run = runs[i];
+        QColor color = runColor(int(i));
+        bool named = false;
+        for (const auto& p : run.roofline.points) {
+            if (p.intensity() <= 0 || p.tflops() <= 0) continue;
+            auto* g = addGraph();
+            double size = 7 + 17 * std::sqrt(p.timeShare);
+            g->setLineStyle(QCPGraph::lsNone);
+            g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, color, size));
+            g->addData(p.intensity(), p.tflops());
+            if (!named) {
+                g->setName(QStringLiteral("#%1 %2")
+                               .arg(run.run.id)
+                               .arg(QString::fromStdString(run.run.label)));
+                named = true;
+            } else {
+                g->removeFromLegend();
+            }
+            auto* label = new QCPItemText(this);
+            label->position->setCoords(p.intensity(), p.tflops());
+            label->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
+            label->setPadding(QMargins(int(size / 2) + 2, 0, 0, int(size / 2)));
+            label->setText(QString::fromStdString(p.name));
+            label->setFont(QFont(font().family(), 8));
+            label->setColor(color.darker(140));
+            double roof = ceilings ? p.tflops() / ceilings->attainableTflops(p.intensity()) : 0;
+            hits_.push_back(
+                {p.intensity(), p.tflops(),
+                 tr("#%1 %2\n%3 (%4)\n%5 FLOP/B, %6 TFLOP/s, %7 GB/s\n%8 µs mean × %9, "
+                    "%10% of the run's points%11")
+                     .arg(run.run.id)
+                     .arg(QString::fromStdString(run.run.label), QString::fromStdString(p.name),
+                          QString::fromStdString(p.origin))
+                     .arg(p.intensity(), 0, 'g', 3)
+                     .arg(p.tflops(), 0, 'f', 2)
+                     .arg(p.gbs(), 0, 'f', 0)
+                     .arg(p.meanNs / 1e3, 0, 'f', 1)
+                     .arg(p.instances)
+                     .arg(100 * p.timeShare, 0, 'f', 1)
+                     .arg(ceilings ? tr(", %1% of the roof").arg(100 * roof, 0, 'f', 0)
+                                   : QString())});
+            xMin = std::min(xMin, p.intensity() / 2);
+            xMax = std::max(xMax, p.intensity() * 2);
+            yMin = std::min(yMin, p.tflops() / 2);
+        }
+    }
+    if (!ceilings)
+        note_->setText(tr("Roofline: no ceilings (unknown device and nothing measured)"));
+    else if (hits_.empty())
+        note_->setText(
+            tr("Roofline: the selected runs declare no FLOPs and bytes (kernel ladders "
+               "and the decoder do)"));
+    else
+        note_->setText(tr("Roofline (point size: share of the run's time)"));
+    xAxis->setRange(xMin, xMax);
+    yAxis->setRange(yMin, yMax);
+    replot();
+}
+
+QString RooflineChart::describeAt(const QPointF& pos) const {
+    double best = 12 * 12;  // pixels²
+    QString text;
+    for (const auto& h : hits_) {
+        double dx = xAxis->coordToPixel(h.intensity) - pos.x();
+        double dy = yAxis->coordToPixel(h.tflops) - pos.y();
+        if (dx * dx + dy * dy < best) {
+            best = dx * dx + dy * dy;
+            text = h.text;
+        }
+    }
+    return text;
+}
+
+void RooflineChart::mouseMoveEvent(QMouseEvent* event) {
+    QCustomPlot::mouseMoveEvent(event);
+    QString text = describeAt(event->position());
+    if (text.isEmpty())
+        QToolTip::hideText();
+    else
+        QToolTip::showText(event->globalPosition().toPoint(), text, this);
+}
+
+}  // namespace ws::ui

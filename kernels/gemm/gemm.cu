@@ -161,7 +161,8 @@ void gemmBf16(GemmRung rung, const __nv_bfloat16* a, const __nv_bfloat16* b, __n
             gemmRegBlock<<<dim3(n / kRbTile, m / kRbTile), 256, 0, s>>>(a, b, c, m, n, k);
             break;
         case GemmRung::Mma:
-            gemmMma(a, b, c, m, n, k, s);
+        case GemmRung::MmaWide:
+            gemmMma(a, b, c, m, n, k, s, rung == GemmRung::MmaWide);
             return;
         case GemmRung::Cublas:
             gemmCublas(cublas, a, b, c, m, n, k);

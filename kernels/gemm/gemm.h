@@ -5,6 +5,7 @@
 //   regblock  64×64 tiles, 4×4 outputs per thread from registers, 16-byte loads
 //   mma       tensor cores: mma.sync m16n8k16 from ldmatrix, 128×128×32 tiles,
 //             a 3-stage cp.async pipeline
+//   mma_wide  the same with 128×256 tiles, 64×64 per warp, a 4-stage pipeline
 //   cublas    cublasGemmEx, the baseline
 #pragma once
 
@@ -16,7 +17,7 @@
 
 namespace ws::kernels {
 
-enum class GemmRung { Naive, Tiled, RegBlock, Mma, Cublas };
+enum class GemmRung { Naive, Tiled, RegBlock, Mma, MmaWide, Cublas };
 GemmRung parseGemmRung(const std::string& name);  // throws std::invalid_argument
 const char* toString(GemmRung rung);
 // Shape rules of a rung; empty when (m, n, k) is supported, else why not.
@@ -28,6 +29,6 @@ void gemmBf16(GemmRung rung, const __nv_bfloat16* a, const __nv_bfloat16* b, __n
 
 // The tensor-core rung on its own (gemm_mma.cu).
 void gemmMma(const __nv_bfloat16* a, const __nv_bfloat16* b, __nv_bfloat16* c, int m, int n, int k,
-             cudaStream_t stream);
+             cudaStream_t stream, bool wide);
 
 }  // namespace ws::kernels

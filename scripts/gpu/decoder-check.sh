@@ -26,7 +26,8 @@ variant() {
 
 echo "== GPU tests"
 for t in kernel_ladder_gpu_tests decoder_gpu_tests; do
-  "$build/tests/gpu/$t" --gtest_brief=1 2>&1 | tail -4 || fail=1
+  "$build/tests/gpu/$t" > "$out/$t.txt" 2>&1 || fail=1
+  grep -E "^\[  (PASSED|FAILED) |Failure|exception" "$out/$t.txt" | head -20
 done
 
 echo "== end-to-end targets, untraced"

@@ -35,6 +35,13 @@ void appendKv(const __nv_bfloat16* qkv, int tokens, int qStride, const Attention
               int tokensPerSequence, const int* positionBase, __nv_bfloat16* kCache,
               __nv_bfloat16* vCache, cudaStream_t stream);
 
+// RoPE on the q and k heads of each qkv row and the k, v heads appended to
+// the caches, in one kernel (the optimized decoder's; rope + appendKv is the
+// reference path). Same positions as appendKv; head_dim a multiple of 16.
+void ropeAppendKv(__nv_bfloat16* qkv, int tokens, int qStride, const AttentionShape& shape,
+                  int tokensPerSequence, const int* positionBase, float theta,
+                  __nv_bfloat16* kCache, __nv_bfloat16* vCache, cudaStream_t stream);
+
 // `queries` tokens per request at positions firstPosition … ; out[token × heads·head_dim].
 void prefillAttention(PrefillAttentionRung rung, const __nv_bfloat16* qkv, int qStride,
                       const __nv_bfloat16* kCache, const __nv_bfloat16* vCache, __nv_bfloat16* out,

@@ -161,10 +161,15 @@ void Decoder::forward(int rows, int tokensPerRequest, bool decode) {
             rmsnorm(elementwiseRung_, o_.get(), x_.get(), lw.attnNorm.get(), h_.get(), rows,
                     m.hidden, opt_.rmsEps, stream_);
         linear(lw.qkv, h_.get(), qkv_.get(), rows);
-        rope(elementwiseRung_, qkv_.get(), rows, m.qkvWidth(), m.heads + m.kvHeads, m.headDim,
-             tokensPerRequest, position, opt_.ropeTheta, stream_);
-        appendKv(qkv_.get(), rows, m.qkvWidth(), shape, tokensPerRequest, position,
-                 kCache_[l].get(), vCache_[l].get(), stream_);
+        if (elementwiseRung_ == ElementwiseRung::Fused) {
+            ropeAppendKv(qkv_.get(), rows, m.qkvWidth(), shape, tokensPerRequest, position,
+                         opt_.ropeTheta, kCache_[l].get(), vCache_[l].get(), stream_);
+        } else {
+            rope(elementwiseRung_, qkv_.get(), rows, m.qkvWidth(), m.heads + m.kvHeads, m.headDim,
+                 tokensPerRequest, position, opt_.ropeTheta, stream_);
+            appendKv(qkv_.get(), rows, m.qkvWidth(), shape, tokensPerRequest, position,
+                     kCache_[l].get(), vCache_[l].get(), stream_);
+        }
         if (decode)
             decodeAttention(decodeRung_, qkv_.get(), m.qkvWidth(), kCache_[l].get(),
                             vCache_[l].get(), attn_.get(), shape, counters_.get() + 2,

@@ -81,6 +81,20 @@ __global__ void __launch_bounds__(128)
     std::size_t base = (std::size_t(b) * kvHeads + kvh) * capacity * HD;
     int key = key0 + warp * 32 + lane;
     bool valid = key < ctx;
+    // Every V row this warp will weigh is requested now, with the K rows below:
+    // one memory round trip per block instead of one per batch of rows (the
+    // difference between ~15 µs and a few µs per call at short contexts).
+    int keys = min(32, ctx - (key0 + warp * 32));
+    __nv_bfloat162 vraw[32][DPL / 2];
+#pragma unroll
+    for (int j = 0; j < 32; ++j) {
+        int row = min(key0 + warp * 32 + j, ctx - 1);  // always a written cache row
+        const auto* v = reinterpret_cast<const __nv_bfloat162*>(vCache + base +
+                                                                std::size_t(row) * HD + lane * DPL);
+#pragma unroll
+        for (int w = 0; w < DPL / 2; ++w)
+            vraw[j][w] = v[w];
+    }
     float s[kMaxGroup];
 #pragma unroll
     for (int g = 0; g < kMaxGroup; ++g)
@@ -112,34 +126,23 @@ __global__ void __launch_bounds__(128)
             acc[g][d] = 0;
     }
     __syncwarp();
-    // Eight V rows in flight per lane before any is used: a loop that waits
-    // for each row in turn is latency-bound (it cost 20+ µs per call).
-    int keys = min(32, ctx - (key0 + warp * 32));
-    for (int j0 = 0; j0 < keys; j0 += 8) {
-        float vf[8][DPL];
 #pragma unroll
-        for (int u = 0; u < 8; ++u) {
-            int j = min(j0 + u, keys - 1);
-            const __nv_bfloat16* vrow =
-                vCache + base + std::size_t(key0 + warp * 32 + j) * HD + lane * DPL;
+    for (int j = 0; j < 32; ++j) {
+        if (j >= keys) break;
+        float vf[DPL];
 #pragma unroll
-            for (int d = 0; d < DPL; d += 2) {
-                float2 f = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(vrow + d));
-                vf[u][d] = f.x;
-                vf[u][d + 1] = f.y;
-            }
+        for (int w = 0; w < DPL / 2; ++w) {
+            float2 f = __bfloat1622float2(vraw[j][w]);
+            vf[2 * w] = f.x;
+            vf[2 * w + 1] = f.y;
         }
 #pragma unroll
-        for (int u = 0; u < 8; ++u) {
-            if (j0 + u >= keys) break;
+        for (int g = 0; g < kMaxGroup; ++g) {
+            if (g >= group) break;
+            float p = ps[warp][g][j];
 #pragma unroll
-            for (int g = 0; g < kMaxGroup; ++g) {
-                if (g >= group) break;
-                float p = ps[warp][g][j0 + u];
-#pragma unroll
-                for (int d = 0; d < DPL; ++d)
-                    acc[g][d] = fmaf(p, vf[u][d], acc[g][d]);
-            }
+            for (int d = 0; d < DPL; ++d)
+                acc[g][d] = fmaf(p, vf[d], acc[g][d]);
         }
     }
 #pragma unroll

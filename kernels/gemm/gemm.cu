@@ -10,9 +10,10 @@ GemmRung parseGemmRung(const std::string& name) {
     if (name == "tiled") return GemmRung::Tiled;
     if (name == "regblock") return GemmRung::RegBlock;
     if (name == "mma") return GemmRung::Mma;
+    if (name == "mma_wide") return GemmRung::MmaWide;
     if (name == "cublas") return GemmRung::Cublas;
     throw std::invalid_argument("unknown gemm rung '" + name +
-                                "' (naive, tiled, regblock, mma, cublas)");
+                                "' (naive, tiled, regblock, mma, mma_wide, cublas)");
 }
 
 const char* toString(GemmRung rung) {
@@ -25,6 +26,8 @@ const char* toString(GemmRung rung) {
             return "regblock";
         case GemmRung::Mma:
             return "mma";
+        case GemmRung::MmaWide:
+            return "mma_wide";
         case GemmRung::Cublas:
             return "cublas";
     }
@@ -39,6 +42,7 @@ std::string gemmShapeProblem(GemmRung rung, int m, int n, int k) {
             return need(m % 64 == 0 && n % 64 == 0 && k % 16 == 0,
                         "regblock needs m and n multiples of 64 and k a multiple of 16");
         case GemmRung::Mma:
+        case GemmRung::MmaWide:
             return need(n % 8 == 0 && k % 32 == 0, "mma needs n a multiple of 8 and k of 32");
         default:
             return {};

@@ -26,8 +26,10 @@ variant() {
 
 echo "== GPU tests"
 for t in kernel_ladder_gpu_tests decoder_gpu_tests; do
-  "$build/tests/gpu/$t" > "$out/$t.txt" 2>&1 || fail=1
-  grep -E "^\[  (PASSED|FAILED) |Failure|exception" "$out/$t.txt" | head -20
+  "$build/tests/gpu/$t" >> "$out/gpu-tests.txt" 2>&1 || fail=1
+done
+grep -E "^\[  (PASSED|FAILED) |Failure|exception" "$out/gpu-tests.txt" | head -20
+for t in; do :
 done
 
 echo "== end-to-end targets, untraced"
@@ -54,8 +56,9 @@ for spec in \
   "1b-batch8-cublas-graphs variant=\"cublas\" cuda_graphs=true batch=8"; do
   set -- $spec; name=$1; shift
   cfg=$(variant $l1 "llama-3.2-1b-$name" "$@")
-  "$cli" record --db "$db" --progress none --workload "$cfg" > "$out/$name.log" 2>&1 || { fail=1; tail -5 "$out/$name.log"; }
-  grep -E "TTFT|TPOT|quality|run [0-9]+" "$out/$name.log"
+  "$cli" record --db "$db" --progress none --workload "$cfg" > "$tmp/$name.log" 2>&1 || { fail=1; tail -5 "$tmp/$name.log"; }
+  { echo "-- $name"; cat "$tmp/$name.log"; } >> "$out/samples.log"
+  grep -E "TTFT|TPOT|quality|run [0-9]+" "$tmp/$name.log"
 done
 "$cli" ls --db "$db"
 for id in $("$cli" ls --db "$db" --json | python3 -c 'import json,sys; print(" ".join(str(r["id"]) for r in json.load(sys.stdin)))'); do

@@ -75,7 +75,8 @@ Generation generate(const DecoderOptions& o, bool graphs, int steps = 12) {
 }
 
 QualityRecord quality(const DecoderOptions& o, const Generation& g) {
-    std::vector<int> prompt0(prompts(o.batch).begin(), prompts(o.batch).begin() + 40);
+    auto all = prompts(o.batch);
+    std::vector<int> prompt0(all.begin(), all.begin() + 40);
     std::vector<int> request0;
     for (int step = 0; step < o.logitSlots; ++step)
         request0.push_back(g.tokens[std::size_t(step) * o.batch]);

@@ -3,6 +3,8 @@
 # end-to-end targets (untraced, side by side in one session), then the sample
 # comparison set recorded through warpscope-cli record into OUT/samples.wsdb.
 # Usage: decoder-check.sh BUILD_DIR OUT_DIR
+# SAMPLES_DB=FILE appends the sample set to that store; SKIP_E2E=1 skips the
+# tests and the untraced targets.
 set -uo pipefail
 src=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "$1" && pwd); out=$2; mkdir -p "$out"
@@ -16,7 +18,7 @@ echo "== $(date -u +%FT%TZ) $(nvidia-smi --query-gpu=name,driver_version --forma
 variant() {
   local from=$1 name=$2; shift 2
   local f=$tmp/$name.toml
-  sed -e "s/^name = .*/name = \"$name\"/" "$presets/$from" > "$f"
+  sed -e "s/^name = .*/name = \"$name\"/" -e "s/^description = .*/description = \"$name: $* (from $from)\"/" "$presets/$from" > "$f"
   for kv in "$@"; do
     local k=${kv%%=*} v=${kv#*=}
     sed -i -e "s/^$k = .*/$k = $v/" "$f"
@@ -24,6 +26,7 @@ variant() {
   echo "$f"
 }
 
+if [ -z "${SKIP_E2E:-}" ]; then
 echo "== GPU tests"
 for t in kernel_ladder_gpu_tests decoder_gpu_tests; do
   "$build/tests/gpu/$t" >> "$out/gpu-tests.txt" 2>&1 || fail=1
@@ -44,16 +47,17 @@ for cfg in \
   echo "-- $(basename "$cfg" .toml)"
   "$runner" run "$cfg" 2>&1 | grep -v '^$' || fail=1
 done
+fi
 
 echo "== sample comparison set (Llama-3.2-1B shape), recorded"
-db=$out/samples.wsdb; rm -f "$db"*
+db=${SAMPLES_DB:-$out/samples.wsdb}; [ -n "${SAMPLES_DB:-}" ] || rm -f "$db"*
 for spec in \
-  "1b-reference variant=\"reference\" cuda_graphs=false" \
-  "1b-optimized variant=\"optimized\" cuda_graphs=false" \
-  "1b-optimized-graphs variant=\"optimized\" cuda_graphs=true" \
-  "1b-cublas-graphs variant=\"cublas\" cuda_graphs=true" \
-  "1b-int8-graphs variant=\"optimized\" cuda_graphs=true precision=\"int8-weight-only\"" \
-  "1b-batch8-cublas-graphs variant=\"cublas\" cuda_graphs=true batch=8"; do
+  "reference variant=\"reference\" cuda_graphs=false" \
+  "optimized variant=\"optimized\" cuda_graphs=false" \
+  "optimized-graphs variant=\"optimized\" cuda_graphs=true" \
+  "cublas-graphs variant=\"cublas\" cuda_graphs=true" \
+  "int8-graphs variant=\"optimized\" cuda_graphs=true precision=\"int8-weight-only\"" \
+  "batch8-cublas-graphs variant=\"cublas\" cuda_graphs=true batch=8"; do
   set -- $spec; name=$1; shift
   cfg=$(variant $l1 "llama-3.2-1b-$name" "$@")
   "$cli" record --db "$db" --progress none --workload "$cfg" > "$tmp/$name.log" 2>&1 || { fail=1; tail -5 "$tmp/$name.log"; }
@@ -61,8 +65,8 @@ for spec in \
   grep -E "TTFT|TPOT|quality|run [0-9]+" "$tmp/$name.log"
 done
 "$cli" ls --db "$db"
-for id in $("$cli" ls --db "$db" --json | python3 -c 'import json,sys; print(" ".join(str(r["id"]) for r in json.load(sys.stdin)))'); do
-  "$cli" stats "$id" --db "$db" | head -12
-done
-"$cli" compare 2 3 4 5 6 --db "$db" | head -40
+ids=$("$cli" ls --db "$db" --json | python3 -c 'import json,sys; print(" ".join(str(r["id"]) for r in json.load(sys.stdin) if r["workload"].startswith("llama-3.2-1b")))')
+for id in $ids; do "$cli" stats "$id" --db "$db" | head -12; done
+set -- $ids
+"$cli" compare "$2" "${@:3}" --db "$db" --top 8 | head -60
 exit $fail

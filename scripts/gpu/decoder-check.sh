@@ -18,7 +18,8 @@ echo "== $(date -u +%FT%TZ) $(nvidia-smi --query-gpu=name,driver_version --forma
 variant() {
   local from=$1 name=$2; shift 2
   local f=$tmp/$name.toml
-  sed -e "s/^name = .*/name = \"$name\"/" -e "s/^description = .*/description = \"$name: $* (from $from)\"/" "$presets/$from" > "$f"
+  local what="$*"; what=${what//\"/}
+  sed -e "s/^name = .*/name = \"$name\"/" -e "s/^description = .*/description = \"$name: $what (from $from)\"/" "$presets/$from" > "$f"
   for kv in "$@"; do
     local k=${kv%%=*} v=${kv#*=}
     sed -i -e "s/^$k = .*/$k = $v/" "$f"

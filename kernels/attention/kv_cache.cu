@@ -44,12 +44,13 @@ __global__ void appendKvKernel(const __nv_bfloat16* qkv, int tokens, int qStride
 // k heads rotate into the cache, v heads copy into it.
 __global__ void ropeAppendKvKernel(__nv_bfloat16* qkv, int tokens, int qStride, int heads,
                                    int kvHeads, int headDim, int capacity, int tokensPerSequence,
-                                   const int* positionBase, float log2Theta,
-                                   __nv_bfloat16* kCache, __nv_bfloat16* vCache) {
+                                   const int* positionBase, float log2Theta, __nv_bfloat16* kCache,
+                                   __nv_bfloat16* vCache) {
     int groups = headDim / 16, allHeads = heads + 2 * kvHeads, half = headDim / 2;
     std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
     if (i >= std::size_t(tokens) * allHeads * groups) return;
-    int group = int(i % groups), head = int(i / groups % allHeads), token = int(i / groups / allHeads);
+    int group = int(i % groups), head = int(i / groups % allHeads),
+        token = int(i / groups / allHeads);
     int b = token / tokensPerSequence, pos = *positionBase + token % tokensPerSequence;
     if (pos >= capacity) return;
     __nv_bfloat16* h = qkv + std::size_t(token) * qStride + std::size_t(head) * headDim;

@@ -2,8 +2,8 @@
 // shared memory, which a 3-stage cp.async pipeline fills while the previous
 // tiles are multiplied. 8 warps as 2 × 4, each owning a 64 × 32 piece of the
 // 128 × 128 block tile (mma), or 64 × 64 of a 128 × 256 tile with a 4-deep ring
-// (mma_wide: twice the MMAs per ldmatrix, one block per SM). Rows are padded to 40 elements (80 bytes) so the eight
-// 16-byte rows one ldmatrix phase reads fall in distinct banks.
+// (mma_wide: twice the MMAs per ldmatrix, one block per SM). Rows are padded to 40 elements (80
+// bytes) so the eight 16-byte rows one ldmatrix phase reads fall in distinct banks.
 #include <cstdint>
 
 #include "common/cuda_check.h"
@@ -128,8 +128,8 @@ void launchMma(const __nv_bfloat16* a, const __nv_bfloat16* b, __nv_bfloat16* c,
 
 }  // namespace
 
-void gemmMma(const __nv_bfloat16* a, const __nv_bfloat16* b, __nv_bfloat16* c, int m, int n,
-             int k, cudaStream_t s, bool wide) {
+void gemmMma(const __nv_bfloat16* a, const __nv_bfloat16* b, __nv_bfloat16* c, int m, int n, int k,
+             cudaStream_t s, bool wide) {
     if (wide)
         launchMma<256, 4>(a, b, c, m, n, k, s);
     else

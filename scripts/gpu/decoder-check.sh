@@ -27,6 +27,7 @@ variant() {
   echo "$f"
 }
 
+l1=llama-3.2-1b-bf16.toml; l8=llama-3.1-8b-bf16.toml
 if [ -z "${SKIP_E2E:-}" ]; then
 echo "== GPU tests"
 for t in kernel_ladder_gpu_tests decoder_gpu_tests; do
@@ -37,7 +38,6 @@ for t in; do :
 done
 
 echo "== end-to-end targets, untraced"
-l1=llama-3.2-1b-bf16.toml; l8=llama-3.1-8b-bf16.toml
 for cfg in \
   "$(variant $l1 e2e-1b-optimized-graphs variant='"optimized"' cuda_graphs=true)" \
   "$(variant $l1 e2e-1b-cublas-graphs variant='"cublas"' cuda_graphs=true)" \

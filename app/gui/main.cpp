@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "export_charts.h"
+#include "charts/charts_panel.h"
 #include "main_window.h"
 #include "store/store.h"
 #include "theme.h"
@@ -41,7 +42,10 @@ int main(int argc, char** argv) {
                             QStringLiteral("Find this kernel name in the timeline and select "
                                            "its first instance."),
                             QStringLiteral("NAME"));
-    parser.addOptions({db, select, screenshot, find, dark});
+    QCommandLineOption chart(QStringLiteral("chart"),
+                             QStringLiteral("Show this chart tab (its title, e.g. Roofline)."),
+                             QStringLiteral("TAB"));
+    parser.addOptions({db, select, screenshot, find, dark, chart});
     parser.process(app);
     ws::ui::applyTheme(parser.isSet(dark) ||
                        QSettings().value(QStringLiteral("view/dark")).toBool());
@@ -73,6 +77,12 @@ int main(int argc, char** argv) {
             window.timeline()->setSearch(name);
             window.timeline()->findNext();
         });
+    }
+    if (parser.isSet(chart)) {
+        auto* tabs = window.charts();
+        for (int i = 0; i < tabs->count(); ++i)
+            if (tabs->tabText(i).compare(parser.value(chart), Qt::CaseInsensitive) == 0)
+                tabs->setCurrentIndex(i);
     }
     window.show();
     window.openStore(QDir::cleanPath(path));

@@ -3,7 +3,8 @@
 //             fused: residual add + norm in one pass, the row kept in registers,
 //             16-byte loads and stores
 //   softmax   naive: three scalar passes (max, sum, write);
-//             online: one pass of running max and sum, one pass to write, 16-byte accesses
+//             fused: rows up to 65536 held in registers (one read, one write);
+//             longer rows: one pass of running max and sum, one pass to write
 //   silu_mul  silu(gate) · up of a fused gate|up projection; scalar vs 16-byte
 //   rope      rotate-half RoPE in place on the q and k heads of a fused qkv row;
 //             a thread per pair with powf vs eight pairs per thread with 16-byte accesses

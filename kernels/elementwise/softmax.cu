@@ -76,6 +76,60 @@ __global__ void __launch_bounds__(512)
     }
 }
 
+// Rows of up to 512 × 8 × CHUNKS elements stay in registers: one read, one
+// write. (The online rung reads every row twice; measured at 0.57–0.63 of
+// copy bandwidth on the H200.)
+template <int CHUNKS>
+__global__ void __launch_bounds__(512)
+    softmaxRegisters(const __nv_bfloat16* __restrict__ x, __nv_bfloat16* __restrict__ y, int cols) {
+    std::size_t base = std::size_t(blockIdx.x) * cols;
+    int chunks = cols / 8;
+    uint4 raw[CHUNKS];
+#pragma unroll
+    for (int i = 0; i < CHUNKS; ++i) {
+        int c = threadIdx.x + i * 512;
+        raw[i] = c < chunks ? __ldg(reinterpret_cast<const uint4*>(x + base) + c) : uint4{0, 0, 0, 0};
+    }
+    float m = -INFINITY;
+#pragma unroll
+    for (int i = 0; i < CHUNKS; ++i) {
+        if (threadIdx.x + i * 512 >= chunks) break;
+        const auto* h = reinterpret_cast<const __nv_bfloat162*>(&raw[i]);
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {
+            float2 f = __bfloat1622float2(h[j]);
+            m = fmaxf(m, fmaxf(f.x, f.y));
+        }
+    }
+    m = blockMax(m);
+    float s = 0;
+#pragma unroll
+    for (int i = 0; i < CHUNKS; ++i) {
+        if (threadIdx.x + i * 512 >= chunks) break;
+        const auto* h = reinterpret_cast<const __nv_bfloat162*>(&raw[i]);
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {
+            float2 f = __bfloat1622float2(h[j]);
+            s += __expf(f.x - m) + __expf(f.y - m);
+        }
+    }
+    float inv = 1.0f / blockSum(s);
+#pragma unroll
+    for (int i = 0; i < CHUNKS; ++i) {
+        int c = threadIdx.x + i * 512;
+        if (c >= chunks) break;
+        const auto* h = reinterpret_cast<const __nv_bfloat162*>(&raw[i]);
+        float v[8];
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {
+            float2 f = __bfloat1622float2(h[j]);
+            v[2 * j] = __expf(f.x - m) * inv;
+            v[2 * j + 1] = __expf(f.y - m) * inv;
+        }
+        storeBf16x8(y + base + std::size_t(c) * 8, v);
+    }
+}
+
 }  // namespace
 
 void softmax(ElementwiseRung rung, const __nv_bfloat16* x, __nv_bfloat16* y, int rows, int cols,
@@ -86,7 +140,17 @@ void softmax(ElementwiseRung rung, const __nv_bfloat16* x, __nv_bfloat16* y, int
     } else {
         if (cols % 8 != 0)
             throw std::invalid_argument("softmax online: cols must be a multiple of 8");
-        softmaxOnline<<<rows, 512, 0, s>>>(x, y, cols);
+        int perThread = (cols / 8 + 511) / 512;
+        if (perThread <= 2)
+            softmaxRegisters<2><<<rows, 512, 0, s>>>(x, y, cols);
+        else if (perThread <= 4)
+            softmaxRegisters<4><<<rows, 512, 0, s>>>(x, y, cols);
+        else if (perThread <= 8)
+            softmaxRegisters<8><<<rows, 512, 0, s>>>(x, y, cols);
+        else if (perThread <= 16)
+            softmaxRegisters<16><<<rows, 512, 0, s>>>(x, y, cols);
+        else
+            softmaxOnline<<<rows, 512, 0, s>>>(x, y, cols);
     }
     WS_CUDA_LAUNCHED();
 }

@@ -21,7 +21,9 @@ RooflineChart::RooflineChart(QWidget* parent) : QCustomPlot(parent) {
     yAxis->setLabel(tr("TFLOP/s"));
     legend->setVisible(true);
     legend->setBrush(QColor(255, 255, 255, 220));
-    axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignRight | Qt::AlignBottom);
+    legend->setIconSize(16, 10);
+    // Above the bandwidth slope nothing can run: the legend hides no point there.
+    axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignLeft | Qt::AlignTop);
     setMouseTracking(true);
     styleAxes(this);
 }
@@ -67,6 +69,7 @@ void RooflineChart::setRuns(const std::vector<RunAnalysis>& runs) {
             double size = 7 + 17 * std::sqrt(p.timeShare);
             g->setLineStyle(QCPGraph::lsNone);
             g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, color, size));
+            g->setPen(QPen(color));
             g->addData(p.intensity(), p.tflops());
             if (!named) {
                 g->setName(QStringLiteral("#%1 %2")

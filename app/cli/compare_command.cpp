@@ -2,6 +2,7 @@
 #include <iomanip>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "analysis/compare.h"
 #include "cli/cli_args.h"
@@ -69,6 +70,23 @@ int cmdCompare(const std::vector<std::string>& argv) {
                                         {"ci95_low_ns", optJson(k.ciLow)},
                                         {"ci95_high_ns", optJson(k.ciHigh)},
                                         {"verdict", toString(k.verdict)}});
+            j["memory"] = nlohmann::ordered_json::array();
+            for (const auto& m : c.memory)
+                j["memory"].push_back({{"name", m.name},
+                                       {"base", optJson(m.base)},
+                                       {"candidate", optJson(m.candidate)}});
+            j["quality"] = nlohmann::ordered_json::array();
+            for (const auto& q : c.quality) {
+                auto side = [](const std::optional<QualityRecord>& r) -> nlohmann::ordered_json {
+                    if (!r) return nullptr;
+                    return {{"token_agreement", r->tokenAgreement},
+                            {"max_logit_error", r->maxLogitError},
+                            {"tolerance", r->tolerance},
+                            {"passed", r->passed}};
+                };
+                j["quality"].push_back(
+                    {{"check", q.check}, {"base", side(q.base)}, {"candidate", side(q.candidate)}});
+            }
             j["notes"] = c.notes;
             all.push_back(j);
             continue;
@@ -93,6 +111,29 @@ int cmdCompare(const std::vector<std::string>& argv) {
                       << (d.presence == KernelDelta::Presence::Both ? toString(d.verdict)
                                                                     : presence(d.presence))
                       << "  " << d.name << '\n';
+        }
+        for (const auto& m : c.memory) {
+            auto gib = [](const std::optional<double>& v) {
+                std::ostringstream s;
+                if (v)
+                    s << std::fixed << std::setprecision(3) << *v / 1073741824.0 << " GiB";
+                else
+                    s << "-";
+                return s.str();
+            };
+            std::cout << "  " << std::left << std::setw(26) << m.name << std::right << std::setw(12)
+                      << gib(m.base) << " -> " << std::setw(12) << gib(m.candidate) << '\n';
+        }
+        for (const auto& q : c.quality) {
+            auto side = [](const std::optional<QualityRecord>& r) {
+                std::ostringstream s;
+                if (!r) return std::string("-");
+                s << std::setprecision(3) << "agreement " << r->tokenAgreement << ", error "
+                  << r->maxLogitError << (r->passed ? " (passed)" : " (FAILED)");
+                return s.str();
+            };
+            std::cout << "  quality: " << side(q.base) << " -> " << side(q.candidate) << "  ["
+                      << q.check << "]\n";
         }
         for (const auto& n : c.notes)
             std::cout << "  note: " << n << '\n';

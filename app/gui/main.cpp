@@ -7,8 +7,8 @@
 #include <string_view>
 #include <vector>
 
-#include "export_charts.h"
 #include "charts/charts_panel.h"
+#include "export_charts.h"
 #include "main_window.h"
 #include "store/store.h"
 #include "theme.h"

@@ -34,13 +34,27 @@ struct KernelDelta {
     enum class Presence { Both, New, Vanished } presence = Presence::Both;
 };
 
+// A run fact both runs may have (memory from the workload's properties).
+struct ValueDelta {
+    std::string name;  // e.g. "peak_device_memory_bytes"
+    std::optional<double> base, candidate;
+};
+
+// The candidate's output-quality check beside the baseline's of the same name.
+struct QualityDelta {
+    std::string check;
+    std::optional<QualityRecord> base, candidate;
+};
+
 struct Comparison {
     RunId base = 0;
     RunId candidate = 0;
     std::vector<MetricDelta> latency;
     std::vector<KernelDelta> kernels;  // by |total delta|, largest first
     std::optional<MetricDelta> totalKernelTime;
-    std::vector<std::string> notes;  // what could not be compared and why
+    std::vector<ValueDelta> memory;     // only keys at least one run has
+    std::vector<QualityDelta> quality;  // by check name
+    std::vector<std::string> notes;     // what could not be compared and why
 };
 
 // Resampling is seeded: the same runs always give the same intervals.

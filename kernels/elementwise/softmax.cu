@@ -88,7 +88,8 @@ __global__ void __launch_bounds__(512)
 #pragma unroll
     for (int i = 0; i < CHUNKS; ++i) {
         int c = threadIdx.x + i * 512;
-        raw[i] = c < chunks ? __ldg(reinterpret_cast<const uint4*>(x + base) + c) : uint4{0, 0, 0, 0};
+        raw[i] =
+            c < chunks ? __ldg(reinterpret_cast<const uint4*>(x + base) + c) : uint4{0, 0, 0, 0};
     }
     float m = -INFINITY;
 #pragma unroll

@@ -4,6 +4,9 @@
 
 #include "analysis/compare.h"
 #include "analysis/statistics.h"
+#include "store/store.h"
+#include "store/store_writer.h"
+#include "support/temp_dir.h"
 
 namespace ws {
 namespace {
@@ -47,6 +50,28 @@ TEST(Compare, SeededAndEmptySafe) {
     auto b = compareSamples("m", noisy(10, 1, 30, 1), noisy(9.5, 1, 30, 2), meanOf, 500, 3);
     EXPECT_EQ(*a.ciLow, *b.ciLow);
     EXPECT_EQ(compareSamples("m", {}, {1, 2}, meanOf, 100, 1).verdict, Verdict::NotComparable);
+}
+
+TEST(Compare, MemoryAndQualitySideBySide) {
+    testing::TempDir dir;
+    Store store(dir.file("runs.wsdb"));
+    auto base = store.beginRun({}), cand = store.beginRun({});
+    store.setProperty(base, "peak_device_memory_bytes", "2147483648");
+    store.setProperty(cand, "peak_device_memory_bytes", "1073741824");
+    store.setProperty(cand, "kv_cache_bytes", "1048576");
+    {
+        StoreWriter w(store, cand);
+        w.add(QualityRecord{"greedy", "reference", 0.9375, 0.14, 0.25, true});
+    }
+    auto c = compareRuns(store, base, cand, 100);
+    ASSERT_EQ(c.memory.size(), 2u);  // the weight bytes neither run has are left out
+    EXPECT_EQ(c.memory[0].name, "peak_device_memory_bytes");
+    EXPECT_EQ(*c.memory[0].base, 2147483648.0);
+    EXPECT_EQ(*c.memory[0].candidate, 1073741824.0);
+    EXPECT_FALSE(c.memory[1].base.has_value());
+    ASSERT_EQ(c.quality.size(), 1u);
+    EXPECT_FALSE(c.quality[0].base.has_value());
+    EXPECT_DOUBLE_EQ(c.quality[0].candidate->tokenAgreement, 0.9375);
 }
 
 }  // namespace

@@ -11,8 +11,16 @@ packages=(
   qt6-base-dev qt6-base-dev-tools qt6-svg-dev libqt6svg6 qt6-qpa-plugins
   libqcustomplot-dev libqcustomplot2.1-qt6
   libgl-dev libxkbcommon-dev fonts-dejavu-core
-  xvfb xauth file dpkg-dev
+  xvfb xauth file dpkg-dev python3
+  poppler-utils
 )
+# The HTML report is checked in a real browser (tests/report/). Debian ships
+# Chromium as a package; Ubuntu's chromium-browser is a snap wrapper.
+if grep -qi '^ID=ubuntu' /etc/os-release 2>/dev/null; then
+  packages+=(chromium-browser)
+else
+  packages+=(chromium)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

@@ -28,6 +28,7 @@
 #include "models/run_details_html.h"
 #include "models/run_list_model.h"
 #include "models/store_loader.h"
+#include "report/report_renderer.h"
 #include "sample_runs.h"
 #include "store/store.h"
 #include "theme.h"
@@ -258,6 +259,11 @@ void MainWindow::buildActions() {
         }
     });
     launchAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_L));
+    QAction* reportAction = file->addAction(tr("Export &Report…"), this, &MainWindow::exportReport);
+    reportAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+    reportAction->setToolTip(
+        tr("The shown run's benchmark and optimization report; with two or "
+           "more runs selected, the other first one is its baseline"));
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
     for (auto* dock : findChildren<QDockWidget*>())
@@ -415,6 +421,43 @@ void MainWindow::onSelectionChanged() {
         ids.push_back(row.data(RunListModel::RunIdRole).toLongLong());
     std::sort(ids.begin(), ids.end());
     loader_->loadAnalysis(storePath_, ids);
+}
+
+void MainWindow::exportReport() {
+    auto rows = runView_->selectionModel()->selectedRows();
+    if (rows.isEmpty() || storePath_.isEmpty()) {
+        QMessageBox::information(this, tr("Export Report"), tr("Select a run first."));
+        return;
+    }
+    QModelIndex current = runView_->selectionModel()->currentIndex();
+    bool currentSelected =
+        current.isValid() && runView_->selectionModel()->isRowSelected(current.row(), {});
+    RunId run =
+        (currentSelected ? current : rows.first()).data(RunListModel::RunIdRole).toLongLong();
+    std::optional<RunId> baseline;
+    for (const auto& row : rows) {
+        RunId id = row.data(RunListModel::RunIdRole).toLongLong();
+        if (id != run && (!baseline || id < *baseline)) baseline = id;
+    }
+    QString path = QFileDialog::getSaveFileName(
+        this, tr("Export Report"), QStringLiteral("warpscope-run-%1.html").arg(run),
+        tr("HTML page (*.html);;PDF document (*.pdf);;Markdown (*.md)"));
+    if (path.isEmpty()) return;
+    QApplication::setOverrideCursor(Qt::WaitCursor);
+    QString error;
+    try {
+        Store::Options readOnly;
+        readOnly.readOnly = true;
+        Store store(storePath_.toStdString(), readOnly);
+        error = renderReport(store, run, baseline, QFileInfo(path).suffix(), path);
+    } catch (const std::exception& e) {
+        error = QString::fromStdString(e.what());
+    }
+    QApplication::restoreOverrideCursor();
+    if (!error.isEmpty())
+        QMessageBox::warning(this, tr("Export Report"), error);
+    else
+        statusBar()->showMessage(tr("Report written to %1").arg(path), 8000);
 }
 
 void MainWindow::onDetailsLoaded(const RunDetails& d) {

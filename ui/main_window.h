@@ -70,6 +70,7 @@ class MainWindow : public QMainWindow {
                       const std::vector<RunId>& recovered);
     void onDetailsLoaded(const RunDetails& details);
     void onSelectionChanged();
+    void exportReport();
     void chooseStore();
     void rememberRecent(const QString& path);
     void rebuildRecentMenu();

@@ -10,6 +10,7 @@
 #include "charts/charts_panel.h"
 #include "export_charts.h"
 #include "main_window.h"
+#include "report_command.h"
 #include "store/store.h"
 #include "theme.h"
 #include "timeline/timeline_view.h"
@@ -18,6 +19,7 @@
 int main(int argc, char** argv) {
     if (argc > 1 && std::string_view(argv[1]) == "export-charts")
         return runExportCharts(argc, argv);
+    if (argc > 1 && std::string_view(argv[1]) == "report") return runReportCommand(argc, argv);
     QApplication app(argc, argv);
     Q_INIT_RESOURCE(warpscope);  // lives in the static warpscope_ui library
     QApplication::setApplicationName(QStringLiteral("Warpscope"));

@@ -127,14 +127,16 @@ Comparison compareRuns(Store& store, RunId base, RunId candidate, int resamples)
     // Kernels matched by short name; an interval for the mean duration.
     std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> byName;
     std::vector<double> totalsB, totalsC;
-    forEachKernel(store, base, {}, std::nullopt, [&](const KernelRecord& k) {
-        byName[shortKernelName(demangle(k.name))].first.push_back(
-            static_cast<double>(k.durationNs()));
-    });
-    forEachKernel(store, candidate, {}, std::nullopt, [&](const KernelRecord& k) {
-        byName[shortKernelName(demangle(k.name))].second.push_back(
-            static_cast<double>(k.durationNs()));
-    });
+    forEachKernel(store, base, measuredWindow(store, base), std::nullopt,
+                  [&](const KernelRecord& k) {
+                      byName[shortKernelName(demangle(k.name))].first.push_back(
+                          static_cast<double>(k.durationNs()));
+                  });
+    forEachKernel(store, candidate, measuredWindow(store, candidate), std::nullopt,
+                  [&](const KernelRecord& k) {
+                      byName[shortKernelName(demangle(k.name))].second.push_back(
+                          static_cast<double>(k.durationNs()));
+                  });
     double sumB = 0, sumC = 0;
     for (auto& [name, samples] : byName) {
         KernelDelta k;

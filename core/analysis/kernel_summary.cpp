@@ -82,13 +82,24 @@ std::int64_t unionLength(std::vector<Interval> intervals) {
     return total;
 }
 
-RunSummary summarizeRun(Store& store, RunId run) {
+TimeWindow measuredWindow(Store& store, RunId run) {
+    auto requests = requestsOf(store, run);
+    if (requests.empty()) return {};
+    TimeWindow w{requests.front().startNs, requests.front().endNs};
+    for (const auto& r : requests) {
+        w.beginNs = std::min(w.beginNs, r.startNs);
+        w.endNs = std::max(w.endNs, r.endNs);
+    }
+    return w;
+}
+
+RunSummary summarizeRun(Store& store, RunId run, TimeWindow window) {
     RunSummary out;
     std::vector<Interval> gpu;
     std::map<std::string, std::vector<double>> kernelTimes;
     std::unordered_map<std::uint32_t, std::int64_t> kernelNsByCorrelation;
     double kernelTotal = 0;
-    forEachKernel(store, run, {}, std::nullopt, [&](const KernelRecord& k) {
+    forEachKernel(store, run, window, std::nullopt, [&](const KernelRecord& k) {
         kernelTimes[k.name].push_back(static_cast<double>(k.durationNs()));
         kernelNsByCorrelation[k.correlationId] += k.durationNs();
         kernelTotal += static_cast<double>(k.durationNs());
@@ -109,7 +120,7 @@ RunSummary summarizeRun(Store& store, RunId run) {
 
     std::map<MemcpyKind, std::pair<std::vector<double>, std::int64_t>> copies;
     double copyTotal = 0;
-    forEachMemcpy(store, run, {}, std::nullopt, [&](const MemcpyRecord& m) {
+    forEachMemcpy(store, run, window, std::nullopt, [&](const MemcpyRecord& m) {
         auto& c = copies[m.kind];
         c.first.push_back(static_cast<double>(m.endNs - m.startNs));
         c.second += m.bytes;
@@ -128,7 +139,7 @@ RunSummary summarizeRun(Store& store, RunId run) {
     std::sort(out.memcpys.begin(), out.memcpys.end(), [](const MemcpyStat& a, const MemcpyStat& b) {
         return a.time.totalNs > b.time.totalNs;
     });
-    forEachMemset(store, run, {}, std::nullopt,
+    forEachMemset(store, run, window, std::nullopt,
                   [&](const MemsetRecord& m) { gpu.emplace_back(m.startNs, m.endNs); });
 
     auto merged = mergeIntervals(gpu);

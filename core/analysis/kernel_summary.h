@@ -54,7 +54,11 @@ struct RunSummary {
     double gpuBusyFraction = 0;
 };
 
-RunSummary summarizeRun(Store& store, RunId run);
+RunSummary summarizeRun(Store& store, RunId run, TimeWindow window = {});
+// The part of a run its requests span (first arrival to last token): what a
+// benchmark measures, without set-up or a quality check after it. The whole
+// run when it has no requests.
+TimeWindow measuredWindow(Store& store, RunId run);
 
 // "void at::native::foo<int, 4>(float*, int)" → "foo"; "_Z3bazv" → "baz".
 std::string demangle(const std::string& mangled);

@@ -1,0 +1,295 @@
+#include "report/report_data.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+
+#include "analysis/run_latency.h"
+#include "analysis/statistics.h"
+#include "store/run_queries.h"
+#include "store/store.h"
+
+namespace ws {
+
+const char* toString(CheckResult r) {
+    switch (r) {
+        case CheckResult::Pass:
+            return "pass";
+        case CheckResult::Fail:
+            return "FAIL";
+        case CheckResult::Unknown:
+            return "unknown";
+    }
+    return "?";
+}
+
+namespace {
+
+std::string fixed(double v, int digits) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+    return buf;
+}
+
+std::optional<double> number(const std::map<std::string, std::string>& props, const char* key) {
+    auto it = props.find(key);
+    if (it == props.end()) return std::nullopt;
+    char* end = nullptr;
+    double v = std::strtod(it->second.c_str(), &end);
+    if (end == it->second.c_str()) return std::nullopt;
+    return v;
+}
+
+ContractLine latencyLine(const std::string& what, const std::vector<double>& samples, double p,
+                         std::optional<double> target) {
+    ContractLine l;
+    l.what = what;
+    l.target = target ? "≤ " + fixed(*target, 2) + " ms" : "—";
+    if (!target) {
+        l.note = "the workload sets no target";
+        return l;
+    }
+    if (samples.empty()) {
+        l.measured = "—";
+        l.note = "no requests with this measurement";
+        return l;
+    }
+    double v = stats::percentile(samples, p);
+    l.measured = fixed(v, 3) + " ms";
+    l.result = v <= *target ? CheckResult::Pass : CheckResult::Fail;
+    return l;
+}
+
+const double kGiB = 1073741824.0;
+
+}  // namespace
+
+std::vector<ContractLine> checkContract(const ReportData& d) {
+    std::vector<ContractLine> out;
+    if (!d.config) return out;
+    const auto& c = d.config->contract;
+    const auto& l = d.latency;
+    out.push_back(latencyLine("TTFT p50", l.ttftMs, 50, c.ttftTargetMs));
+    out.push_back(latencyLine("TTFT p99", l.ttftMs, 99, c.ttftTargetMs));
+    out.push_back(latencyLine("TPOT p50", l.tpotMs, 50, c.tpotTargetMs));
+    out.push_back(latencyLine("TPOT p99", l.tpotMs, 99, c.tpotTargetMs));
+    if (c.e2eTargetMs) out.push_back(latencyLine("E2E p99", l.e2elMs, 99, c.e2eTargetMs));
+
+    ContractLine mem;
+    mem.what = "peak device memory";
+    mem.target = c.memoryBudgetGiB ? "≤ " + fixed(*c.memoryBudgetGiB, 2) + " GiB" : "—";
+    auto peak = number(d.properties, "peak_device_memory_bytes");
+    mem.measured = peak ? fixed(*peak / kGiB, 3) + " GiB" : "—";
+    if (!c.memoryBudgetGiB)
+        mem.note = "the workload sets no memory budget";
+    else if (!peak)
+        mem.note = "the run reported no peak device memory (built-in workloads do)";
+    else
+        mem.result = *peak <= *c.memoryBudgetGiB * kGiB ? CheckResult::Pass : CheckResult::Fail;
+    out.push_back(mem);
+
+    if (d.config->decoder) {
+        // 2 × layers × kv_heads × head_dim × tokens × batch × 2 bytes (bf16)
+        const auto& p = *d.config->decoder;
+        int headDim = p.headDim ? p.headDim : (p.heads ? p.hiddenSize / p.heads : 0);
+        double kv =
+            2.0 * p.layers * p.kvHeads * headDim * (c.promptTokens + c.outputTokens) * c.batch * 2;
+        ContractLine kvLine;
+        kvLine.what = "KV cache (2·layers·kv_heads·head_dim·tokens·batch·2 B)";
+        kvLine.target = mem.target;
+        kvLine.measured = fixed(kv / kGiB, 3) + " GiB";
+        if (c.memoryBudgetGiB)
+            kvLine.result = kv <= *c.memoryBudgetGiB * kGiB ? CheckResult::Pass : CheckResult::Fail;
+        else
+            kvLine.note = "the workload sets no memory budget";
+        out.push_back(kvLine);
+    }
+
+    ContractLine power;
+    power.what = "power (max of device samples)";
+    power.target = c.powerLimitW ? "≤ " + fixed(*c.powerLimitW, 0) + " W" : "—";
+    power.measured = d.samples.powerMaxW ? fixed(*d.samples.powerMaxW, 1) + " W" : "—";
+    if (!c.powerLimitW)
+        power.note = "the workload sets no power limit";
+    else if (!d.samples.powerMaxW)
+        power.note = "no power samples (NVML unavailable while recording)";
+    else
+        power.result =
+            *d.samples.powerMaxW <= *c.powerLimitW ? CheckResult::Pass : CheckResult::Fail;
+    out.push_back(power);
+    return out;
+}
+
+std::vector<Finding> findFindings(const ReportData& d) {
+    std::vector<Finding> out;
+    const auto& s = d.summary;
+    auto tpotFloor = number(d.properties, "decoder.tpot_floor_ms");
+    if (tpotFloor && !d.latency.tpotMs.empty()) {
+        double tpot = stats::summarize(d.latency.tpotMs).mean;
+        double ratio = *tpotFloor / tpot;
+        if (ratio < 0.7) {
+            Finding f;
+            f.title = "Decode steps run at " + fixed(ratio, 2) +
+                      " of the memory-bandwidth floor: not bandwidth-limited yet";
+            f.evidence = "mean TPOT " + fixed(tpot, 3) + " ms against a floor of " +
+                         fixed(*tpotFloor, 3) +
+                         " ms (weights and KV cache read once per step at the measured copy "
+                         "bandwidth)";
+            f.next = d.properties.count("decoder.cuda_graphs") &&
+                             d.properties.at("decoder.cuda_graphs") == "no"
+                         ? "replay the decode step as a CUDA graph (launch gaps are part of the "
+                           "gap); then the top kernels below"
+                         : "work through the top decode kernels: GEMVs should reach ~0.9 of copy "
+                           "bandwidth, small kernels can be fused";
+            f.rule = "floor / mean TPOT < 0.70";
+            out.push_back(f);
+        }
+    }
+    if (!s.kernels.empty() && s.kernels.front().timePercent >= 30) {
+        const auto& k = s.kernels.front();
+        Finding f;
+        f.title = k.name + " is " + fixed(k.timePercent, 1) + "% of kernel time";
+        f.evidence = std::to_string(k.time.count) + " launches, mean " +
+                     fixed(k.time.meanNs / 1e3, 1) + " µs, total " +
+                     fixed(k.time.totalNs / 1e6, 2) + " ms";
+        f.next = "optimize or replace it first: it bounds what any other change can gain (" +
+                 fixed(100 - k.timePercent, 1) + "% of kernel time is elsewhere)";
+        f.rule = "top kernel ≥ 30% of kernel time";
+        out.push_back(f);
+    }
+    if (s.gpuSpanNs > 0 && s.gpuBusyFraction < 0.8) {
+        Finding f;
+        f.title = "The GPU is idle " + fixed(100 * (1 - s.gpuBusyFraction), 1) +
+                  "% of the time between its first and last activity";
+        f.evidence =
+            "busy " + fixed(s.gpuBusyNs / 1e6, 2) + " ms of " + fixed(s.gpuSpanNs / 1e6, 2) + " ms";
+        f.next =
+            "look for host work and synchronization between launches in the timeline; "
+            "batch more requests, overlap copies, or use CUDA graphs";
+        f.rule = "GPU busy fraction < 0.80";
+        out.push_back(f);
+    }
+    const auto& c = d.roofline.ceilings;
+    if (c.known())
+        for (const auto& p : d.roofline.points) {
+            double roof = c.attainableTflops(p.intensity());
+            if (roof <= 0 || p.timeShare < 0.05) continue;
+            double frac = p.tflops() / roof;
+            if (frac >= 0.5) continue;
+            bool memoryBound = p.intensity() < c.ridge();
+            Finding f;
+            f.title = p.name + " reaches " + fixed(100 * frac, 0) + "% of its roof (" +
+                      (memoryBound ? "memory-bound" : "compute-bound") + " at " +
+                      fixed(p.intensity(), 1) + " FLOP/B)";
+            f.evidence = fixed(p.tflops(), 2) + " TFLOP/s, " + fixed(p.gbs(), 0) +
+                         " GB/s; attainable " + fixed(roof, 1) + " TFLOP/s; " +
+                         fixed(100 * p.timeShare, 0) + "% of the run's roofline time";
+            f.next = memoryBound ? "move bytes faster (16-byte loads, more loads in flight, "
+                                   "fusion to read once)"
+                                 : "use the tensor cores better (larger tiles, deeper pipelines, "
+                                   "Hopper wgmma) or call a tuned library";
+            f.rule = "point below 50% of min(tensor peak, bandwidth × intensity), ≥ 5% of time";
+            out.push_back(f);
+        }
+    for (const auto& q : d.quality)
+        if (!q.passed) {
+            Finding f;
+            f.title = "Output quality check FAILED against " + q.referenceVariant;
+            f.evidence = "token agreement " + fixed(q.tokenAgreement, 3) + ", max logit error " +
+                         fixed(q.maxLogitError, 4) + " above the tolerance " +
+                         fixed(q.tolerance, 4);
+            f.next =
+                "do not ship this variant; compare its kernels with the reference rungs "
+                "(every ladder verifies each rung against a CPU reference)";
+            f.rule = "quality check passed = false";
+            out.push_back(f);
+        }
+    if (d.run.droppedRecords > 0) {
+        Finding f;
+        f.title = "CUPTI dropped " + std::to_string(d.run.droppedRecords) +
+                  " records: the timeline is incomplete";
+        f.evidence = "dropped records reported by the collector";
+        f.next = "record again with larger buffers (WARPSCOPE_BUFFER_KB) or a shorter run";
+        f.rule = "dropped records > 0";
+        out.push_back(f);
+    }
+    if (d.comparison)
+        for (const auto& m : d.comparison->latency)
+            if (m.verdict == Verdict::Slower &&
+                (m.metric == "mean_itl_ms" || m.metric == "median_tpot_ms" ||
+                 m.metric == "median_ttft_ms")) {
+                Finding f;
+                f.title = m.metric + " regressed against the baseline";
+                f.evidence = fixed(m.base, 3) + " → " + fixed(m.candidate, 3) +
+                             " ms, 95% interval of the delta [" + fixed(m.ciLow.value_or(0), 3) +
+                             ", " + fixed(m.ciHigh.value_or(0), 3) + "]";
+                f.next = "the kernel deltas in the comparison show where the time went";
+                f.rule = "verdict slower (the interval excludes zero)";
+                out.push_back(f);
+            }
+    return out;
+}
+
+ReportData buildReport(Store& store, RunId id, std::optional<RunId> baseline) {
+    ReportData d;
+    d.run = requireRun(store, id);
+    d.device = runDevice(store, id);
+    if (auto w = runWorkload(store, id); w && !w->configText.empty()) {
+        auto parsed = parseWorkloadConfig(w->configText, w->name);
+        if (parsed.ok())
+            d.config = parsed.config;
+        else
+            d.missing.push_back("the stored workload config could not be read again: " +
+                                parsed.errors.front().toString());
+    }
+    if (!d.config)
+        d.missing.push_back("no workload contract: the run was not started from a config");
+    d.properties = runProperties(store, id);
+    d.latency = runLatency(store, id, contractTargets(store, id));
+    d.summary = summarizeRun(store, id, measuredWindow(store, id));  // not set-up or checks
+    d.roofline = computeRoofline(store, id);
+    d.quality = qualityOf(store, id);
+    auto agg = runAggregates(store, id);
+    d.overheadCount = agg.overheadCount;
+    std::vector<double> power, clocks;
+    for (const auto& s : samplesOf(store, id)) {
+        ++d.samples.count;
+        if (s.powerW) power.push_back(*s.powerW);
+        if (s.smClockMhz) clocks.push_back(*s.smClockMhz);
+        if (s.temperatureC)
+            d.samples.temperatureMaxC =
+                std::max(d.samples.temperatureMaxC.value_or(0), *s.temperatureC);
+    }
+    if (!power.empty()) {
+        auto p = stats::summarize(power);
+        d.samples.powerMeanW = p.mean;
+        d.samples.powerMaxW = p.max;
+    }
+    if (!clocks.empty()) {
+        auto c = stats::summarize(clocks);
+        d.samples.smClockMinMhz = c.min;
+        d.samples.smClockMaxMhz = c.max;
+    }
+    if (baseline) {
+        d.baseline = requireRun(store, *baseline);
+        d.comparison = compareRuns(store, *baseline, id);
+    }
+    if (d.run.status != RunStatus::Ok)
+        d.missing.push_back(std::string("the run ended ") + toString(d.run.status) +
+                            ": figures cover what was recorded before it ended");
+    if (d.latency.requests.empty())
+        d.missing.push_back("no requests or tokens: no TTFT/TPOT (see docs/token-conventions.md)");
+    if (d.summary.kernels.empty()) d.missing.push_back("no kernels were recorded");
+    if (d.samples.count == 0) d.missing.push_back("no device samples (power, clocks)");
+    if (d.quality.empty()) d.missing.push_back("no output-quality check");
+    for (const auto& n : d.roofline.notes)
+        d.missing.push_back("roofline: " + n);
+    d.missing.push_back(
+        "hardware counters (achieved occupancy, counted FLOPs and DRAM bytes) are not collected "
+        "yet; roofline points use declared or model FLOPs and bytes");
+    d.contract = checkContract(d);
+    d.findings = findFindings(d);
+    return d;
+}
+
+}  // namespace ws

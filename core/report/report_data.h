@@ -1,0 +1,71 @@
+// Everything a benchmark and optimization report says about a run (and its
+// baseline), gathered once: the contract checked line by line, environment,
+// latency, kernels, roofline, quality, capture health, and findings made by
+// rules a reader can check. Missing data is listed, never an error.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/compare.h"
+#include "analysis/kernel_summary.h"
+#include "analysis/latency.h"
+#include "analysis/roofline.h"
+#include "config/workload_config.h"
+#include "model/records.h"
+
+namespace ws {
+
+class Store;
+
+enum class CheckResult { Pass, Fail, Unknown };
+const char* toString(CheckResult r);
+
+struct ContractLine {
+    std::string what;      // "TTFT p99"
+    std::string target;    // "≤ 50 ms"
+    std::string measured;  // "36.1 ms" or "—"
+    CheckResult result = CheckResult::Unknown;
+    std::string note;  // why unknown
+};
+
+struct Finding {
+    std::string title;     // one line
+    std::string evidence;  // the numbers
+    std::string next;      // what to try
+    std::string rule;      // the rule that fired, so a reader can check it
+};
+
+struct SampleSummary {
+    int count = 0;
+    std::optional<double> powerMeanW, powerMaxW, smClockMinMhz, smClockMaxMhz, temperatureMaxC;
+};
+
+struct ReportData {
+    RunInfo run;
+    std::optional<DeviceInfo> device;
+    std::optional<WorkloadConfig> config;  // parsed from the text stored with the run
+    std::map<std::string, std::string> properties;
+    LatencyReport latency;
+    RunSummary summary;
+    Roofline roofline;
+    std::vector<QualityRecord> quality;
+    SampleSummary samples;
+    std::int64_t overheadNs = 0;
+    std::int64_t overheadCount = 0;
+    std::optional<RunInfo> baseline;
+    std::optional<Comparison> comparison;
+    std::vector<ContractLine> contract;
+    std::vector<Finding> findings;
+    std::vector<std::string> missing;  // what the run does not have, in words
+};
+
+ReportData buildReport(Store& store, RunId run, std::optional<RunId> baseline = std::nullopt);
+
+// The parts of buildReport that need no store (tested on their own).
+std::vector<ContractLine> checkContract(const ReportData& d);
+std::vector<Finding> findFindings(const ReportData& d);
+
+}  // namespace ws

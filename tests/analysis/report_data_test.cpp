@@ -1,0 +1,122 @@
+// The report's contract checks and findings by their rules, on hand-made data.
+#include <gtest/gtest.h>
+
+#include "report/report_data.h"
+#include "report/report_writer.h"
+
+namespace ws {
+namespace {
+
+ReportData decoderRun() {
+    ReportData d;
+    d.run.id = 3;
+    d.run.label = "llama & <graphs>";
+    WorkloadConfig c;
+    c.name = "llama";
+    c.kind = WorkloadKind::Decoder;
+    c.contract.promptTokens = 512;
+    c.contract.outputTokens = 128;
+    c.contract.batch = 2;
+    c.contract.ttftTargetMs = 50;
+    c.contract.tpotTargetMs = 5;
+    c.contract.memoryBudgetGiB = 8;
+    c.contract.powerLimitW = 700;
+    DecoderParams p;
+    p.hiddenSize = 4096;
+    p.layers = 32;
+    p.heads = 32;
+    p.kvHeads = 8;
+    c.decoder = p;
+    d.config = c;
+    d.latency.ttftMs = {40, 45, 60};  // p99 above the 50 ms target, p50 below
+    d.latency.tpotMs = {4, 4.5};
+    d.latency.requests.resize(3);
+    d.properties["peak_device_memory_bytes"] = "10737418240";  // 10 GiB > 8
+    d.samples.powerMaxW = 650;
+    return d;
+}
+
+TEST(ReportContract, EachLinePassesFailsOrSaysWhyUnknown) {
+    auto lines = checkContract(decoderRun());
+    ASSERT_EQ(lines.size(), 7u);
+    EXPECT_EQ(lines[0].what, "TTFT p50");
+    EXPECT_EQ(lines[0].result, CheckResult::Pass);
+    EXPECT_EQ(lines[1].result, CheckResult::Fail);  // p99 of {40, 45, 60} = 59.7
+    EXPECT_EQ(lines[3].result, CheckResult::Pass);
+    EXPECT_EQ(lines[4].what, "peak device memory");
+    EXPECT_EQ(lines[4].result, CheckResult::Fail);
+    // KV cache: 2 × 32 × 8 × 128 × 640 tokens × 2 requests × 2 bytes = 160 MiB
+    EXPECT_EQ(lines[5].measured, "0.156 GiB");
+    EXPECT_EQ(lines[5].result, CheckResult::Pass);
+    EXPECT_EQ(lines[6].result, CheckResult::Pass);
+
+    auto d = decoderRun();
+    d.latency.tpotMs.clear();
+    d.samples.powerMaxW.reset();
+    d.config->contract.memoryBudgetGiB.reset();
+    lines = checkContract(d);
+    EXPECT_EQ(lines[2].result, CheckResult::Unknown);
+    EXPECT_EQ(lines[2].note, "no requests with this measurement");
+    EXPECT_EQ(lines[4].note, "the workload sets no memory budget");
+    EXPECT_EQ(lines[6].note, "no power samples (NVML unavailable while recording)");
+    d.config.reset();
+    EXPECT_TRUE(checkContract(d).empty());
+}
+
+TEST(ReportFindings, RulesFireOnTheirThresholdsOnly) {
+    auto d = decoderRun();
+    d.properties["decoder.tpot_floor_ms"] = "2.0";
+    d.latency.tpotMs = {4.0};  // floor / TPOT = 0.5 < 0.7
+    KernelStat k;
+    k.name = "gemvSplitK";
+    k.timePercent = 64.8;
+    k.time.count = 10;
+    d.summary.kernels = {k};
+    d.summary.gpuSpanNs = 100;
+    d.summary.gpuBusyNs = 90;
+    d.summary.gpuBusyFraction = 0.9;  // busy enough: no idle finding
+    d.roofline.ceilings.dramGBs = 4000;
+    d.roofline.ceilings.tensorTflops = 800;
+    // 2e9 FLOP in 1.25 ms at 1 FLOP/B: 1.6 of an attainable 4 TFLOP/s
+    d.roofline.points = {RooflinePoint{"decode step", "model", 2e9, 2e9, 1.25e6, 10, 1.0}};
+    d.quality = {QualityRecord{"greedy", "reference", 0.5, 0.9, 0.25, false}};
+    d.run.droppedRecords = 12;
+    auto f = findFindings(d);
+    std::vector<std::string> rules;
+    for (const auto& x : f)
+        rules.push_back(x.rule);
+    EXPECT_EQ(rules, (std::vector<std::string>{
+                         "floor / mean TPOT < 0.70", "top kernel ≥ 30% of kernel time",
+                         "point below 50% of min(tensor peak, bandwidth × intensity), ≥ 5% of time",
+                         "quality check passed = false", "dropped records > 0"}));
+    EXPECT_NE(f[0].title.find("0.50 of the memory-bandwidth floor"), std::string::npos);
+    EXPECT_NE(f[2].title.find("reaches 40% of its roof (memory-bound"), std::string::npos);
+
+    d.properties["decoder.tpot_floor_ms"] = "3.0";  // 0.75: fine
+    d.summary.kernels[0].timePercent = 29;
+    d.roofline.points[0].meanNs = 0.5e6;  // 4 TFLOP/s: at the roof
+    d.quality[0].passed = true;
+    d.run.droppedRecords = 0;
+    EXPECT_TRUE(findFindings(d).empty());
+}
+
+TEST(ReportWriter, MarkdownAndEscapedHtml) {
+    auto d = decoderRun();
+    d.contract = checkContract(d);
+    d.missing = {"no device samples (power, clocks)"};
+    auto md = writeReport(d, ReportFormat::Markdown);
+    EXPECT_NE(md.find("# Warpscope report: run 3 — llama & <graphs>"), std::string::npos);
+    EXPECT_NE(md.find("| TTFT p99 | ≤ 50.00 ms | 59.700 ms | FAIL |"), std::string::npos);
+    EXPECT_NE(md.find("- no device samples (power, clocks)"), std::string::npos);
+    auto html = writeReport(d, ReportFormat::Html, [](const std::string& id) {
+        return id == "latency" ? std::string("latency.png") : std::string();
+    });
+    EXPECT_NE(html.find("llama &amp; &lt;graphs&gt;"), std::string::npos);
+    EXPECT_EQ(html.find("<graphs>"), std::string::npos);
+    EXPECT_NE(html.find("<td class=\"fail\">FAIL</td>"), std::string::npos);
+    EXPECT_NE(html.find("src=\"latency.png\""), std::string::npos);
+    EXPECT_EQ(html.find("roofline.png"), std::string::npos);  // no source: no image
+}
+
+}  // namespace
+}  // namespace ws

@@ -28,7 +28,10 @@ int runExportCharts(int argc, char** argv) {
                              QStringLiteral("W"), QStringLiteral("1600"));
     QCommandLineOption height(QStringLiteral("height"), QStringLiteral("Pixels."),
                               QStringLiteral("H"), QStringLiteral("900"));
-    parser.addOptions({db, runs, out, format, width, height});
+    QCommandLineOption dashboard(QStringLiteral("dashboard"),
+                                 QStringLiteral("Also write every chart on one page (PNG or PDF)."),
+                                 QStringLiteral("FILE"));
+    parser.addOptions({db, runs, out, format, width, height, dashboard});
     if (!parser.parse(QApplication::arguments())) {
         std::cerr << "warpscope export-charts: " << parser.errorText().toStdString() << '\n';
         return 2;
@@ -77,6 +80,14 @@ int runExportCharts(int argc, char** argv) {
         }
         for (const auto& f : files)
             std::cout << f.toStdString() << '\n';
+        if (parser.isSet(dashboard)) {
+            QString problem = panel.exportDashboard(parser.value(dashboard));
+            if (!problem.isEmpty()) {
+                std::cerr << "warpscope export-charts: " << problem.toStdString() << '\n';
+                return 1;
+            }
+            std::cout << parser.value(dashboard).toStdString() << '\n';
+        }
     } catch (const std::exception& e) {
         std::cerr << "warpscope export-charts: " << e.what() << '\n';
         return 1;

@@ -1,6 +1,7 @@
 // Charts on fixture runs, and export to PNG / SVG / PDF of the requested size.
 #include <gtest/gtest.h>
 
+#include <QFile>
 #include <QImage>
 
 #include "charts/charts_panel.h"
@@ -72,6 +73,22 @@ TEST(Charts, RooflineDrawsCeilingsAndNamesPointsOnHover) {
     EXPECT_TRUE(text.contains("gemm_bf16/mma")) << text.toStdString();
     EXPECT_TRUE(text.contains("25% of the roof")) << text.toStdString();  // 20 of 80 at 20 FLOP/B
     EXPECT_TRUE(chart.describeAt(QPointF(1, 1)).isEmpty());
+}
+
+TEST(Charts, DashboardIsOneFileWithEveryChart) {
+    ChartsPanel panel;
+    panel.setRuns(fixtureAnalyses());
+    testing::TempDir dir;
+    QString png = QString::fromStdString(dir.file("dashboard.png"));
+    ASSERT_TRUE(panel.exportDashboard(png, 400, 300).isEmpty());
+    QImage image(png);
+    EXPECT_EQ(image.size(), QSize(800, 900));  // five charts, two per row
+    QString pdf = QString::fromStdString(dir.file("dashboard.pdf"));
+    ASSERT_TRUE(panel.exportDashboard(pdf).isEmpty());
+    QFile f(pdf);
+    ASSERT_TRUE(f.open(QIODevice::ReadOnly));
+    EXPECT_TRUE(f.read(4) == "%PDF");
+    EXPECT_FALSE(panel.exportDashboard(QString::fromStdString(dir.file("d.gif"))).isEmpty());
 }
 
 TEST(Charts, ExportWritesValidFilesOfTheRequestedSize) {

@@ -2,8 +2,12 @@
 
 #include <QDir>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QHeaderView>
+#include <QMenu>
 #include <QMessageBox>
+#include <QPainter>
+#include <QPdfWriter>
 #include <QSaveFile>
 #include <QSortFilterProxyModel>
 #include <QTableView>
@@ -46,7 +50,20 @@ ChartsPanel::ChartsPanel(QWidget* parent)
     addTab(view, tr("Kernel table"));
     auto* exportButton = new QToolButton(this);
     exportButton->setText(tr("Export…"));
-    exportButton->setToolTip(tr("Save this chart as PNG, SVG or PDF, or the table as CSV"));
+    exportButton->setToolTip(
+        tr("Save this chart as PNG, SVG or PDF, or the table as CSV; the menu "
+           "also saves the whole dashboard as one PNG or PDF"));
+    auto* menu = new QMenu(exportButton);
+    menu->addAction(tr("This Chart or Table…"), this, &ChartsPanel::exportCurrent);
+    menu->addAction(tr("Dashboard (All Charts, One File)…"), this, [this] {
+        QString path = QFileDialog::getSaveFileName(this, tr("Export Dashboard"), QString(),
+                                                    tr("PNG image (*.png);;PDF document (*.pdf)"));
+        if (path.isEmpty()) return;
+        QString problem = exportDashboard(path);
+        if (!problem.isEmpty()) QMessageBox::warning(this, tr("Export failed"), problem);
+    });
+    exportButton->setMenu(menu);
+    exportButton->setPopupMode(QToolButton::MenuButtonPopup);
     setCornerWidget(exportButton, Qt::TopRightCorner);
     connect(exportButton, &QToolButton::clicked, this, &ChartsPanel::exportCurrent);
 }
@@ -64,12 +81,7 @@ QStringList ChartsPanel::exportAll(const QString& dir, const QString& format, in
                                    QString* error) {
     QStringList written;
     QDir().mkpath(dir);
-    const std::pair<QCustomPlot*, const char*> charts[] = {{latency_, "latency"},
-                                                           {tokens_, "token-latency"},
-                                                           {throughput_, "throughput"},
-                                                           {roofline_, "roofline"},
-                                                           {kernels_, "kernels"}};
-    for (auto [plot, name] : charts) {
+    for (auto [plot, name] : charts()) {
         QString path = QDir(dir).filePath(QStringLiteral("%1.%2").arg(QLatin1String(name), format));
         QString problem = exportPlot(plot, path, width, height);
         if (!problem.isEmpty()) {
@@ -79,6 +91,48 @@ QStringList ChartsPanel::exportAll(const QString& dir, const QString& format, in
         written << path;
     }
     return written;
+}
+
+std::vector<std::pair<QCustomPlot*, const char*>> ChartsPanel::charts() const {
+    return {{latency_, "latency"},
+            {tokens_, "token-latency"},
+            {throughput_, "throughput"},
+            {roofline_, "roofline"},
+            {kernels_, "kernels"}};
+}
+
+QString ChartsPanel::exportDashboard(const QString& path, int chartWidth, int chartHeight) {
+    auto list = charts();
+    const int columns = 2, rows = int((list.size() + columns - 1) / columns);
+    const QSize page(columns * chartWidth, rows * chartHeight);
+    auto paint = [&](QPainter& painter) {
+        painter.fillRect(QRect(QPoint(0, 0), page), Qt::white);
+        for (std::size_t i = 0; i < list.size(); ++i) {
+            QPixmap pixmap = list[i].first->toPixmap(chartWidth, chartHeight);
+            painter.drawPixmap(int(i % columns) * chartWidth, int(i / columns) * chartHeight,
+                               pixmap);
+        }
+    };
+    QString ext = QFileInfo(path).suffix().toLower();
+    if (ext == QLatin1String("png")) {
+        QImage image(page, QImage::Format_RGB32);
+        QPainter painter(&image);
+        paint(painter);
+        painter.end();
+        return image.save(path) ? QString() : tr("%1: could not be written").arg(path);
+    }
+    if (ext == QLatin1String("pdf")) {
+        QPdfWriter pdf(path);
+        pdf.setResolution(96);
+        pdf.setPageSize(QPageSize(QSizeF(page) * 25.4 / 96, QPageSize::Millimeter));
+        pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
+        pdf.setTitle(tr("Warpscope dashboard"));
+        QPainter painter(&pdf);
+        if (!painter.isActive()) return tr("%1: could not be written").arg(path);
+        paint(painter);
+        return {};
+    }
+    return tr("%1: unknown format '%2' (png or pdf)").arg(path, ext);
 }
 
 void ChartsPanel::exportCurrent() {

@@ -3,6 +3,10 @@
 #pragma once
 
 #include <QTabWidget>
+#include <utility>
+#include <vector>
+
+class QCustomPlot;
 
 #include "models/run_analysis.h"
 
@@ -29,9 +33,13 @@ class ChartsPanel : public QTabWidget {
     // Writes every chart as DIR/<chart>.<format>; returns the files written.
     QStringList exportAll(const QString& dir, const QString& format, int width, int height,
                           QString* error = nullptr);
+    // Every chart on one page, two per row, each chartWidth × chartHeight: a PNG
+    // or a single-page PDF (by the extension). Returns an error, empty on success.
+    QString exportDashboard(const QString& path, int chartWidth = 1000, int chartHeight = 560);
 
   private:
     void exportCurrent();
+    std::vector<std::pair<QCustomPlot*, const char*>> charts() const;
     LatencyChart* latency_;
     KernelChart* kernels_;
     TokenLatencyChart* tokens_;

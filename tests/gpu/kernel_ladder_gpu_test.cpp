@@ -68,7 +68,10 @@ INSTANTIATE_TEST_SUITE_P(
             "attention_prefill",
             {{"batch", 1}, {"heads", 14}, {"kv_heads", 2}, {"head_dim", 64}, {"tokens", 64}},
             {}},
-        LadderParam{"copy", {{"bytes", 1 << 20}}, {}}));
+        LadderParam{"copy", {{"bytes", 1 << 20}}, {}}),
+    [](const ::testing::TestParamInfo<LadderParam>& info) {
+        return info.param.kernel + "_" + std::to_string(info.index);
+    });
 
 TEST(LadderGpu, BadShapesAndRungsAreRefusedByName) {
     if (!haveGpu()) GTEST_SKIP() << "no CUDA device";

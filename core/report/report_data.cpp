@@ -248,6 +248,7 @@ ReportData buildReport(Store& store, RunId id, std::optional<RunId> baseline) {
     d.latency = runLatency(store, id, contractTargets(store, id));
     d.summary = summarizeRun(store, id, measuredWindow(store, id));  // not set-up or checks
     d.roofline = computeRoofline(store, id);
+    d.occupancy = topKernelOccupancy(store, id);
     d.quality = qualityOf(store, id);
     auto agg = runAggregates(store, id);
     d.overheadCount = agg.overheadCount;

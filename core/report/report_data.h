@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "analysis/compare.h"
+#include "analysis/kernel_occupancy.h"
 #include "analysis/kernel_summary.h"
 #include "analysis/latency.h"
 #include "analysis/roofline.h"
@@ -51,6 +52,7 @@ struct ReportData {
     LatencyReport latency;
     RunSummary summary;
     Roofline roofline;
+    std::vector<KernelOccupancy> occupancy;
     std::vector<QualityRecord> quality;
     SampleSummary samples;
     std::int64_t overheadNs = 0;

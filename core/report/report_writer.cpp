@@ -317,6 +317,28 @@ std::string writeReport(const ReportData& d, ReportFormat format, const ChartSou
     for (const auto& n : r.notes)
         doc.para(n);
 
+    doc.heading(2, "Occupancy");
+    if (d.occupancy.empty()) {
+        doc.para("No kernels on a recorded device.");
+    } else {
+        std::vector<std::vector<std::string>> rows;
+        for (const auto& o : d.occupancy)
+            rows.push_back({o.name, fixed(o.timePercent, 1),
+                            std::to_string(o.launch.threadsPerBlock),
+                            std::to_string(o.launch.registersPerThread),
+                            std::to_string(o.launch.sharedBytesPerBlock),
+                            fixed(100 * o.occupancy.occupancy, 0) + "%",
+                            o.occupancy.problem.empty() ? toString(o.occupancy.limiter)
+                                                        : o.occupancy.problem});
+        doc.table(
+            {"kernel", "time %", "threads", "registers", "shared B", "theoretical", "limited by"},
+            rows);
+        doc.para(
+            "Theoretical occupancy by the CUDA occupancy calculator's rules, from one launch "
+            "of each kernel; achieved occupancy needs hardware counters (not collected yet).");
+        doc.image(chart("occupancy"), "Theoretical occupancy of the top kernels");
+    }
+
     if (d.comparison) {
         doc.heading(2, "Against the baseline");
         const auto& c = *d.comparison;

@@ -23,7 +23,7 @@ echo "rendered: $body"
 pdftoppm -r 60 -png -f 1 -l 1 "$out/report.pdf" "$out/report-pdf-page" 
 [[ $body =~ data-charts-drawn=\"([0-9]+)\" ]] && drawn=${BASH_REMATCH[1]} || drawn=0
 [[ $body =~ data-broken-images=\"0\" ]] || { echo "broken images in the report" >&2; exit 1; }
-[ "$drawn" -ge 4 ] || { echo "only $drawn charts were drawn, expected 4" >&2; exit 1; }
+[ "$drawn" -ge 5 ] || { echo "only $drawn charts were drawn, expected 5" >&2; exit 1; }
 [ -s "$out/report-html.png" ] || { echo "no screenshot" >&2; exit 1; }
 head -c 4 "$out/report.pdf" | grep -q '%PDF' || { echo "report.pdf is not a PDF" >&2; exit 1; }
 echo "html_report_in_browser: $drawn charts drawn, none broken; screenshots in $out"

@@ -7,6 +7,7 @@
 #include "charts/charts_panel.h"
 #include "charts/kernel_chart.h"
 #include "charts/latency_chart.h"
+#include "charts/occupancy_chart.h"
 #include "charts/roofline_chart.h"
 #include "charts/throughput_chart.h"
 #include "charts/token_latency_chart.h"
@@ -40,6 +41,10 @@ TEST(Charts, LatencyAndKernelChartsShowTheRuns) {
     EXPECT_EQ(panel.kernelChart()->plottableCount(), 6);  // five kernels + "other"
     EXPECT_EQ(panel.tokenChart()->graphCount(), 1);
     EXPECT_EQ(panel.throughputChart()->points(), 1);  // the GEMM run has no requests
+    // Both runs were recorded on the fixture H200: a bar per top kernel.
+    EXPECT_GT(panel.occupancyChart()->bars(), 2);
+    ASSERT_FALSE(runs[0].occupancy.empty());
+    EXPECT_GT(runs[0].occupancy[0].occupancy.occupancy, 0.0);
     EXPECT_EQ(runs[0].latency.maxConcurrency, 2);
     // Fixture tokens are 0.16 ms apart: 4 gaps per request.
     auto itl = meanItlByTokenIndex(runs[0].latency);
@@ -82,7 +87,7 @@ TEST(Charts, DashboardIsOneFileWithEveryChart) {
     QString png = QString::fromStdString(dir.file("dashboard.png"));
     ASSERT_TRUE(panel.exportDashboard(png, 400, 300).isEmpty());
     QImage image(png);
-    EXPECT_EQ(image.size(), QSize(800, 900));  // five charts, two per row
+    EXPECT_EQ(image.size(), QSize(800, 900));  // six charts, two per row
     QString pdf = QString::fromStdString(dir.file("dashboard.pdf"));
     ASSERT_TRUE(panel.exportDashboard(pdf).isEmpty());
     QFile f(pdf);
@@ -98,16 +103,16 @@ TEST(Charts, ExportWritesValidFilesOfTheRequestedSize) {
     QString out = QString::fromStdString(dir.path().string());
     QString error;
     auto png = panel.exportAll(out, "png", 1000, 600, &error);
-    ASSERT_EQ(png.size(), 5) << error.toStdString();
+    ASSERT_EQ(png.size(), 6) << error.toStdString();
     QImage image(png[0]);
     EXPECT_EQ(image.size(), QSize(1000, 600));
     auto svg = panel.exportAll(out, "svg", 800, 500, &error);
-    ASSERT_EQ(svg.size(), 5) << error.toStdString();
+    ASSERT_EQ(svg.size(), 6) << error.toStdString();
     auto svgText = testing::readFile(svg[1].toStdString());
     EXPECT_NE(svgText.find("<svg"), std::string::npos);
     EXPECT_NE(svgText.find("width=\"800\""), std::string::npos) << svgText.substr(0, 400);
     auto pdf = panel.exportAll(out, "pdf", 800, 500, &error);
-    ASSERT_EQ(pdf.size(), 5) << error.toStdString();
+    ASSERT_EQ(pdf.size(), 6) << error.toStdString();
     EXPECT_EQ(testing::readFile(pdf[0].toStdString()).substr(0, 5), "%PDF-");
     EXPECT_TRUE(panel.exportAll(out, "bmp", 800, 500, &error).isEmpty());
     EXPECT_TRUE(error.contains("unknown format"));

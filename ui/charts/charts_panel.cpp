@@ -16,6 +16,7 @@
 #include "charts/chart_style.h"
 #include "charts/kernel_chart.h"
 #include "charts/latency_chart.h"
+#include "charts/occupancy_chart.h"
 #include "charts/roofline_chart.h"
 #include "charts/throughput_chart.h"
 #include "charts/token_latency_chart.h"
@@ -30,11 +31,13 @@ ChartsPanel::ChartsPanel(QWidget* parent)
       tokens_(new TokenLatencyChart(this)),
       throughput_(new ThroughputChart(this)),
       roofline_(new RooflineChart(this)),
+      occupancy_(new OccupancyChart(this)),
       table_(new KernelTableModel(this)) {
     addTab(latency_, tr("Latency"));
     addTab(tokens_, tr("Per-token latency"));
     addTab(throughput_, tr("Throughput vs batch"));
     addTab(roofline_, tr("Roofline"));
+    addTab(occupancy_, tr("Occupancy"));
     addTab(kernels_, tr("Kernel breakdown"));
     auto* proxy = new QSortFilterProxyModel(this);
     proxy->setSourceModel(table_);
@@ -73,6 +76,7 @@ void ChartsPanel::setRuns(const std::vector<RunAnalysis>& runs) {
     tokens_->setRuns(runs);
     throughput_->setRuns(runs);
     roofline_->setRuns(runs);
+    occupancy_->setRuns(runs);
     kernels_->setRuns(runs);
     table_->setRuns(runs);
 }
@@ -94,11 +98,8 @@ QStringList ChartsPanel::exportAll(const QString& dir, const QString& format, in
 }
 
 std::vector<std::pair<QCustomPlot*, const char*>> ChartsPanel::charts() const {
-    return {{latency_, "latency"},
-            {tokens_, "token-latency"},
-            {throughput_, "throughput"},
-            {roofline_, "roofline"},
-            {kernels_, "kernels"}};
+    return {{latency_, "latency"},   {tokens_, "token-latency"}, {throughput_, "throughput"},
+            {roofline_, "roofline"}, {occupancy_, "occupancy"},  {kernels_, "kernels"}};
 }
 
 QString ChartsPanel::exportDashboard(const QString& path, int chartWidth, int chartHeight) {

@@ -17,6 +17,7 @@ class LatencyChart;
 class TokenLatencyChart;
 class ThroughputChart;
 class RooflineChart;
+class OccupancyChart;
 class KernelTableModel;
 
 class ChartsPanel : public QTabWidget {
@@ -29,6 +30,7 @@ class ChartsPanel : public QTabWidget {
     TokenLatencyChart* tokenChart() const { return tokens_; }
     ThroughputChart* throughputChart() const { return throughput_; }
     RooflineChart* rooflineChart() const { return roofline_; }
+    OccupancyChart* occupancyChart() const { return occupancy_; }
     KernelTableModel* kernelTable() const { return table_; }
     // Writes every chart as DIR/<chart>.<format>; returns the files written.
     QStringList exportAll(const QString& dir, const QString& format, int width, int height,
@@ -45,6 +47,7 @@ class ChartsPanel : public QTabWidget {
     TokenLatencyChart* tokens_;
     ThroughputChart* throughput_;
     RooflineChart* roofline_;
+    OccupancyChart* occupancy_;
     KernelTableModel* table_;
 };
 

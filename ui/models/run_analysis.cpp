@@ -12,6 +12,7 @@ RunAnalysis analyzeRun(Store& store, RunId id) {
     a.latency = runLatency(store, id, contractTargets(store, id));
     a.summary = summarizeRun(store, id, measuredWindow(store, id));  // not set-up or checks
     a.roofline = computeRoofline(store, id);
+    a.occupancy = topKernelOccupancy(store, id);
     return a;
 }
 

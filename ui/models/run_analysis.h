@@ -5,6 +5,7 @@
 #include <QMetaType>
 #include <vector>
 
+#include "analysis/kernel_occupancy.h"
 #include "analysis/kernel_summary.h"
 #include "analysis/latency.h"
 #include "analysis/roofline.h"
@@ -21,6 +22,7 @@ struct RunAnalysis {
     LatencyReport latency;
     RunSummary summary;
     Roofline roofline;
+    std::vector<KernelOccupancy> occupancy;  // top kernels by time
 };
 
 RunAnalysis analyzeRun(Store& store, RunId id);

@@ -11,6 +11,7 @@
 #include "charts/charts_panel.h"
 #include "charts/kernel_chart.h"
 #include "charts/latency_chart.h"
+#include "charts/occupancy_chart.h"
 #include "charts/roofline_chart.h"
 #include "charts/token_latency_chart.h"
 #include "models/run_analysis.h"
@@ -61,6 +62,7 @@ QString renderReport(Store& store, RunId run, std::optional<RunId> baseline, con
     }
     if (!data.summary.kernels.empty()) charts["kernels"] = png(panel.kernelChart());
     if (panel.rooflineChart()->points() > 0) charts["roofline"] = png(panel.rooflineChart());
+    if (panel.occupancyChart()->bars() > 0) charts["occupancy"] = png(panel.occupancyChart());
 
     if (fmt == QLatin1String("html")) {
         auto html = writeReport(data, ReportFormat::Html, [&](const std::string& id) {

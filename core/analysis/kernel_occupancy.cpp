@@ -1,0 +1,40 @@
+#include "analysis/kernel_occupancy.h"
+
+#include <map>
+
+#include "analysis/kernel_summary.h"
+#include "store/run_queries.h"
+
+namespace ws {
+
+std::vector<KernelOccupancy> topKernelOccupancy(Store& store, RunId run, int top) {
+    std::vector<KernelOccupancy> out;
+    auto device = runDevice(store, run);
+    if (!device) return out;
+    SmLimits sm = limitsOf(*device);
+    auto window = measuredWindow(store, run);
+    auto summary = summarizeRun(store, run, window);
+    std::map<std::string, std::size_t> wanted;  // mangled name → index in out
+    for (const auto& k : summary.kernels) {
+        if (int(out.size()) >= top) break;
+        KernelOccupancy o;
+        o.name = k.name;
+        o.timePercent = k.timePercent;
+        wanted[k.mangled] = out.size();
+        out.push_back(o);
+    }
+    std::vector<bool> seen(out.size(), false);
+    forEachKernel(store, run, window, std::nullopt, [&](const KernelRecord& k) {
+        auto it = wanted.find(k.name);
+        if (it == wanted.end() || seen[it->second]) return;
+        seen[it->second] = true;
+        auto& o = out[it->second];
+        o.launch.threadsPerBlock = int(k.threadsPerBlock());
+        o.launch.registersPerThread = k.registersPerThread;
+        o.launch.sharedBytesPerBlock = k.staticSharedBytes + k.dynamicSharedBytes;
+        o.occupancy = theoreticalOccupancy(sm, o.launch);
+    });
+    return out;
+}
+
+}  // namespace ws

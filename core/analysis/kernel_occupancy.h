@@ -1,0 +1,26 @@
+// Theoretical occupancy of a run's top kernels (by time), from a launch of
+// each as recorded (block size, registers, static + dynamic shared memory)
+// and the recorded device's limits, with the limiting resource.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "analysis/occupancy.h"
+#include "model/records.h"
+
+namespace ws {
+
+class Store;
+
+struct KernelOccupancy {
+    std::string name;  // short kernel name
+    double timePercent = 0;
+    LaunchResources launch;
+    Occupancy occupancy;
+};
+
+// Empty when the run has no device or no kernels.
+std::vector<KernelOccupancy> topKernelOccupancy(Store& store, RunId run, int top = 8);
+
+}  // namespace ws

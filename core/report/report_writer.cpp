@@ -1,6 +1,7 @@
 #include "report/report_writer.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <sstream>
 
 #include "analysis/statistics.h"
@@ -233,9 +234,13 @@ std::string writeReport(const ReportData& d, ReportFormat format, const ChartSou
     if (d.samples.temperatureMaxC)
         env.push_back({"temperature", "max " + fixed(*d.samples.temperatureMaxC, 0) + " °C"});
     env.push_back({"throttle reasons", "not sampled yet (clocks above show any throttling)"});
-    for (const char* key : {"ceiling.copy_gbs", "ceiling.bf16_tflops"})
-        if (d.properties.count(key))
-            env.push_back({std::string("measured ") + key, d.properties.at(key)});
+    auto measured = [&](const char* key, const char* what, const char* unit, int digits) {
+        auto it = d.properties.find(key);
+        if (it != d.properties.end())
+            env.push_back({what, fixed(std::strtod(it->second.c_str(), nullptr), digits) + unit});
+    };
+    measured("ceiling.copy_gbs", "measured copy bandwidth", " GB/s", 0);
+    measured("ceiling.bf16_tflops", "measured cuBLAS bf16", " TFLOP/s", 1);
     env.push_back({"host", d.run.host});
     env.push_back({"recorded by", "Warpscope " + d.run.warpscopeVersion + " (report by Warpscope " +
                                       std::string(kWarpscopeVersion) + ")"});

@@ -58,7 +58,7 @@ int runExportCharts(int argc, char** argv) {
     try {
         ws::Store store(parser.isSet(db) ? parser.value(db).toStdString()
                                          : ws::Store::defaultPath());
-        std::vector<ws::ui::RunAnalysis> analyses;
+        std::vector<ws::RunId> ids;
         for (const auto& id : parser.value(runs).split(QLatin1Char(','), Qt::SkipEmptyParts)) {
             bool ok = false;
             auto run = id.trimmed().toLongLong(&ok);
@@ -67,8 +67,9 @@ int runExportCharts(int argc, char** argv) {
                           << "' is not a run id\n";
                 return 2;
             }
-            analyses.push_back(ws::ui::analyzeRun(store, run));
+            ids.push_back(run);
         }
+        auto analyses = ws::ui::analyzeRuns(store, ids);
         ws::ui::ChartsPanel panel;
         panel.resize(w, h);
         panel.setRuns(analyses);

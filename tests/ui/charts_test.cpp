@@ -5,6 +5,7 @@
 #include <QImage>
 
 #include "charts/charts_panel.h"
+#include "charts/comparison_chart.h"
 #include "charts/kernel_chart.h"
 #include "charts/latency_chart.h"
 #include "charts/occupancy_chart.h"
@@ -80,6 +81,24 @@ TEST(Charts, RooflineDrawsCeilingsAndNamesPointsOnHover) {
     EXPECT_TRUE(chart.describeAt(QPointF(1, 1)).isEmpty());
 }
 
+TEST(Charts, ComparisonModeShowsEachMetricAgainstTheFirstRun) {
+    testing::TempDir dir;
+    auto path = dir.file("runs.wsdb");
+    auto ids = testing::writeFixtureStore(path);
+    Store store(path);
+    // A run against itself: every metric is there, and none is faster or slower.
+    auto runs = analyzeRuns(store, {ids.decoderOk, ids.decoderOk, ids.kernelFailed});
+    ASSERT_TRUE(runs[1].againstFirst.has_value());
+    EXPECT_FALSE(runs[0].againstFirst.has_value());
+    for (const auto& m : runs[1].againstFirst->latency)
+        EXPECT_NE(m.verdict, Verdict::Faster) << m.metric;
+    ComparisonChart chart;
+    chart.setRuns(runs);
+    EXPECT_EQ(chart.bars(), 6);  // the GEMM run has no tokens to compare
+    chart.setRuns({runs[0]});
+    EXPECT_EQ(chart.bars(), 0);
+}
+
 TEST(Charts, DashboardIsOneFileWithEveryChart) {
     ChartsPanel panel;
     panel.setRuns(fixtureAnalyses());
@@ -87,7 +106,7 @@ TEST(Charts, DashboardIsOneFileWithEveryChart) {
     QString png = QString::fromStdString(dir.file("dashboard.png"));
     ASSERT_TRUE(panel.exportDashboard(png, 400, 300).isEmpty());
     QImage image(png);
-    EXPECT_EQ(image.size(), QSize(800, 900));  // six charts, two per row
+    EXPECT_EQ(image.size(), QSize(800, 1200));  // seven charts, two per row
     QString pdf = QString::fromStdString(dir.file("dashboard.pdf"));
     ASSERT_TRUE(panel.exportDashboard(pdf).isEmpty());
     QFile f(pdf);
@@ -103,16 +122,16 @@ TEST(Charts, ExportWritesValidFilesOfTheRequestedSize) {
     QString out = QString::fromStdString(dir.path().string());
     QString error;
     auto png = panel.exportAll(out, "png", 1000, 600, &error);
-    ASSERT_EQ(png.size(), 6) << error.toStdString();
+    ASSERT_EQ(png.size(), 7) << error.toStdString();
     QImage image(png[0]);
     EXPECT_EQ(image.size(), QSize(1000, 600));
     auto svg = panel.exportAll(out, "svg", 800, 500, &error);
-    ASSERT_EQ(svg.size(), 6) << error.toStdString();
+    ASSERT_EQ(svg.size(), 7) << error.toStdString();
     auto svgText = testing::readFile(svg[1].toStdString());
     EXPECT_NE(svgText.find("<svg"), std::string::npos);
     EXPECT_NE(svgText.find("width=\"800\""), std::string::npos) << svgText.substr(0, 400);
     auto pdf = panel.exportAll(out, "pdf", 800, 500, &error);
-    ASSERT_EQ(pdf.size(), 6) << error.toStdString();
+    ASSERT_EQ(pdf.size(), 7) << error.toStdString();
     EXPECT_EQ(testing::readFile(pdf[0].toStdString()).substr(0, 5), "%PDF-");
     EXPECT_TRUE(panel.exportAll(out, "bmp", 800, 500, &error).isEmpty());
     EXPECT_TRUE(error.contains("unknown format"));

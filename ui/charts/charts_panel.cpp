@@ -14,6 +14,7 @@
 #include <QToolButton>
 
 #include "charts/chart_style.h"
+#include "charts/comparison_chart.h"
 #include "charts/kernel_chart.h"
 #include "charts/latency_chart.h"
 #include "charts/occupancy_chart.h"
@@ -32,8 +33,10 @@ ChartsPanel::ChartsPanel(QWidget* parent)
       throughput_(new ThroughputChart(this)),
       roofline_(new RooflineChart(this)),
       occupancy_(new OccupancyChart(this)),
+      comparison_(new ComparisonChart(this)),
       table_(new KernelTableModel(this)) {
     addTab(latency_, tr("Latency"));
+    addTab(comparison_, tr("Comparison"));
     addTab(tokens_, tr("Per-token latency"));
     addTab(throughput_, tr("Throughput vs batch"));
     addTab(roofline_, tr("Roofline"));
@@ -77,6 +80,7 @@ void ChartsPanel::setRuns(const std::vector<RunAnalysis>& runs) {
     throughput_->setRuns(runs);
     roofline_->setRuns(runs);
     occupancy_->setRuns(runs);
+    comparison_->setRuns(runs);
     kernels_->setRuns(runs);
     table_->setRuns(runs);
 }
@@ -99,7 +103,8 @@ QStringList ChartsPanel::exportAll(const QString& dir, const QString& format, in
 
 std::vector<std::pair<QCustomPlot*, const char*>> ChartsPanel::charts() const {
     return {{latency_, "latency"},   {tokens_, "token-latency"}, {throughput_, "throughput"},
-            {roofline_, "roofline"}, {occupancy_, "occupancy"},  {kernels_, "kernels"}};
+            {roofline_, "roofline"}, {occupancy_, "occupancy"},  {comparison_, "comparison"},
+            {kernels_, "kernels"}};
 }
 
 QString ChartsPanel::exportDashboard(const QString& path, int chartWidth, int chartHeight) {

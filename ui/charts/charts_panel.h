@@ -18,6 +18,7 @@ class TokenLatencyChart;
 class ThroughputChart;
 class RooflineChart;
 class OccupancyChart;
+class ComparisonChart;
 class KernelTableModel;
 
 class ChartsPanel : public QTabWidget {
@@ -31,6 +32,7 @@ class ChartsPanel : public QTabWidget {
     ThroughputChart* throughputChart() const { return throughput_; }
     RooflineChart* rooflineChart() const { return roofline_; }
     OccupancyChart* occupancyChart() const { return occupancy_; }
+    ComparisonChart* comparisonChart() const { return comparison_; }
     KernelTableModel* kernelTable() const { return table_; }
     // Writes every chart as DIR/<chart>.<format>; returns the files written.
     QStringList exportAll(const QString& dir, const QString& format, int width, int height,
@@ -48,6 +50,7 @@ class ChartsPanel : public QTabWidget {
     ThroughputChart* throughput_;
     RooflineChart* roofline_;
     OccupancyChart* occupancy_;
+    ComparisonChart* comparison_;
     KernelTableModel* table_;
 };
 

@@ -16,4 +16,15 @@ RunAnalysis analyzeRun(Store& store, RunId id) {
     return a;
 }
 
+std::vector<RunAnalysis> analyzeRuns(Store& store, const std::vector<RunId>& ids,
+                                     const std::function<bool()>& stop) {
+    std::vector<RunAnalysis> runs;
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+        if (stop && stop()) break;
+        runs.push_back(analyzeRun(store, ids[i]));
+        if (i > 0) runs.back().againstFirst = compareRuns(store, ids[0], ids[i], 1000);
+    }
+    return runs;
+}
+
 }  // namespace ws::ui

@@ -3,8 +3,11 @@
 #pragma once
 
 #include <QMetaType>
+#include <functional>
+#include <optional>
 #include <vector>
 
+#include "analysis/compare.h"
 #include "analysis/kernel_occupancy.h"
 #include "analysis/kernel_summary.h"
 #include "analysis/latency.h"
@@ -23,9 +26,15 @@ struct RunAnalysis {
     RunSummary summary;
     Roofline roofline;
     std::vector<KernelOccupancy> occupancy;  // top kernels by time
+    std::optional<Comparison> againstFirst;  // this run against the first selected one
 };
 
 RunAnalysis analyzeRun(Store& store, RunId id);
+// Every run, and each run after the first compared with the first (the
+// baseline of comparison mode). Stops early, returning what it has, once
+// `stop` says so.
+std::vector<RunAnalysis> analyzeRuns(Store& store, const std::vector<RunId>& ids,
+                                     const std::function<bool()>& stop = {});
 
 }  // namespace ws::ui
 

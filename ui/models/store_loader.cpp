@@ -109,12 +109,7 @@ void StoreLoader::loadAnalysis(const QString& path, const std::vector<RunId>& id
     runJob(
         analysisJob_, path,
         [ids](Store& store, auto&& isStale) {
-            std::vector<RunAnalysis> runs;
-            for (auto id : ids) {
-                if (isStale()) break;  // superseded: stop early
-                runs.push_back(analyzeRun(store, id));
-            }
-            return runs;
+            return analyzeRuns(store, ids, [&] { return isStale(); });  // superseded: stop early
         },
         [](StoreLoader& self, const std::vector<RunAnalysis>& runs) {
             emit self.analysisLoaded(runs);

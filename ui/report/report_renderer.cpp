@@ -49,9 +49,10 @@ QString renderReport(Store& store, RunId run, std::optional<RunId> baseline, con
     auto data = buildReport(store, run, baseline);
 
     // Charts compare the baseline (first colour) with the run.
-    std::vector<RunAnalysis> analyses;
-    if (baseline) analyses.push_back(analyzeRun(store, *baseline));
-    analyses.push_back(analyzeRun(store, run));
+    std::vector<RunId> ids;
+    if (baseline) ids.push_back(*baseline);
+    ids.push_back(run);
+    auto analyses = analyzeRuns(store, ids);
     ChartsPanel panel;
     panel.resize(kChartWidth, kChartHeight);
     panel.setRuns(analyses);

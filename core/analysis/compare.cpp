@@ -178,16 +178,8 @@ Comparison compareRuns(Store& store, RunId base, RunId candidate, int resamples)
         c.notes.push_back("kernels: neither run recorded any");
     }
     auto pb = runProperties(store, base), pc = runProperties(store, candidate);
-    auto number = [](const std::map<std::string, std::string>& props,
-                     const char* key) -> std::optional<double> {
-        auto it = props.find(key);
-        if (it == props.end()) return std::nullopt;
-        char* end = nullptr;
-        double v = std::strtod(it->second.c_str(), &end);
-        return end != it->second.c_str() ? std::optional<double>(v) : std::nullopt;
-    };
     for (const char* key : {"peak_device_memory_bytes", "kv_cache_bytes", "model.weight_bytes"}) {
-        ValueDelta v{key, number(pb, key), number(pc, key)};
+        ValueDelta v{key, numberProperty(pb, key), numberProperty(pc, key)};
         if (v.base || v.candidate) c.memory.push_back(v);
     }
     std::map<std::string, QualityDelta> quality;

@@ -2,18 +2,16 @@
 
 #include <map>
 
-#include "analysis/kernel_summary.h"
 #include "store/run_queries.h"
 
 namespace ws {
 
-std::vector<KernelOccupancy> topKernelOccupancy(Store& store, RunId run, int top) {
+std::vector<KernelOccupancy> topKernelOccupancy(Store& store, RunId run, const RunSummary& summary,
+                                                TimeWindow window, int top) {
     std::vector<KernelOccupancy> out;
     auto device = runDevice(store, run);
     if (!device) return out;
     SmLimits sm = limitsOf(*device);
-    auto window = measuredWindow(store, run);
-    auto summary = summarizeRun(store, run, window);
     std::map<std::string, std::size_t> wanted;  // mangled name → index in out
     for (const auto& k : summary.kernels) {
         if (int(out.size()) >= top) break;

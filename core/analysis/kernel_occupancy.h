@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/kernel_summary.h"
 #include "analysis/occupancy.h"
 #include "model/records.h"
 
@@ -20,7 +21,9 @@ struct KernelOccupancy {
     Occupancy occupancy;
 };
 
-// Empty when the run has no device or no kernels.
-std::vector<KernelOccupancy> topKernelOccupancy(Store& store, RunId run, int top = 8);
+// The top kernels of `summary` (computed over `window`, which is scanned once
+// more for one launch of each). Empty when the run has no device or no kernels.
+std::vector<KernelOccupancy> topKernelOccupancy(Store& store, RunId run, const RunSummary& summary,
+                                                TimeWindow window, int top = 8);
 
 }  // namespace ws

@@ -57,14 +57,11 @@ double RooflineCeilings::attainableTflops(double intensity) const {
 
 namespace {
 
-std::optional<double> numberProperty(const std::map<std::string, std::string>& props,
-                                     const std::string& key) {
-    auto it = props.find(key);
-    if (it == props.end()) return std::nullopt;
-    char* end = nullptr;
-    double v = std::strtod(it->second.c_str(), &end);
-    if (end == it->second.c_str() || v <= 0) return std::nullopt;
-    return v;
+// Ceilings, FLOPs and bytes only count when positive.
+std::optional<double> positiveProperty(const std::map<std::string, std::string>& props,
+                                       const std::string& key) {
+    auto v = numberProperty(props, key);
+    return v && *v > 0 ? v : std::nullopt;
 }
 
 struct Accumulator {
@@ -81,14 +78,14 @@ Roofline computeRoofline(Store& store, RunId id) {
     r.device = device ? device->name : "";
     auto props = runProperties(store, id);
     const DeviceSpec* spec = device ? findDeviceSpec(device->name) : nullptr;
-    if (auto bw = numberProperty(props, "ceiling.copy_gbs")) {
+    if (auto bw = positiveProperty(props, "ceiling.copy_gbs")) {
         r.ceilings.dramGBs = *bw;
         r.ceilings.dramSource = "measured device-to-device copy in this run";
     } else if (spec) {
         r.ceilings.dramGBs = spec->dramGBs;
         r.ceilings.dramSource = spec->name + " datasheet";
     }
-    if (auto tf = numberProperty(props, "ceiling.bf16_tflops")) {
+    if (auto tf = positiveProperty(props, "ceiling.bf16_tflops")) {
         r.ceilings.tensorTflops = *tf;
         r.ceilings.tensorSource = "measured cuBLAS bf16 GEMM in this run";
     } else if (spec) {
@@ -130,8 +127,8 @@ Roofline computeRoofline(Store& store, RunId id) {
         }
     }
     // The decoder: its phases as points from the model's FLOPs and bytes.
-    auto prefillFlops = numberProperty(props, "decoder.prefill_flops");
-    auto weightBytes = numberProperty(props, "model.weight_bytes");
+    auto prefillFlops = positiveProperty(props, "decoder.prefill_flops");
+    auto weightBytes = positiveProperty(props, "model.weight_bytes");
     if (prefill && prefillFlops && weightBytes) {
         auto& p = points["prefill"];
         p.origin = "model";
@@ -140,8 +137,8 @@ Roofline computeRoofline(Store& store, RunId id) {
         p.totalNs = double(prefill->endNs - prefill->startNs);
         p.instances = 1;
     }
-    auto stepFlops = numberProperty(props, "decoder.decode_step_flops");
-    auto stepBytes = numberProperty(props, "decoder.decode_step_bytes");
+    auto stepFlops = positiveProperty(props, "decoder.decode_step_flops");
+    auto stepBytes = positiveProperty(props, "decoder.decode_step_bytes");
     if (!steps.empty() && stepFlops && stepBytes) {
         auto& p = points["decode step"];
         p.origin = "model";

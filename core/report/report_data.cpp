@@ -8,6 +8,7 @@
 #include "analysis/statistics.h"
 #include "store/run_queries.h"
 #include "store/store.h"
+#include "util/format.h"
 
 namespace ws {
 
@@ -25,26 +26,11 @@ const char* toString(CheckResult r) {
 
 namespace {
 
-std::string fixed(double v, int digits) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-    return buf;
-}
-
-std::optional<double> number(const std::map<std::string, std::string>& props, const char* key) {
-    auto it = props.find(key);
-    if (it == props.end()) return std::nullopt;
-    char* end = nullptr;
-    double v = std::strtod(it->second.c_str(), &end);
-    if (end == it->second.c_str()) return std::nullopt;
-    return v;
-}
-
 ContractLine latencyLine(const std::string& what, const std::vector<double>& samples, double p,
                          std::optional<double> target) {
     ContractLine l;
     l.what = what;
-    l.target = target ? "≤ " + fixed(*target, 2) + " ms" : "—";
+    l.target = target ? "≤ " + formatFixed(*target, 2) + " ms" : "—";
     if (!target) {
         l.note = "the workload sets no target";
         return l;
@@ -55,7 +41,7 @@ ContractLine latencyLine(const std::string& what, const std::vector<double>& sam
         return l;
     }
     double v = stats::percentile(samples, p);
-    l.measured = fixed(v, 3) + " ms";
+    l.measured = formatFixed(v, 3) + " ms";
     l.result = v <= *target ? CheckResult::Pass : CheckResult::Fail;
     return l;
 }
@@ -77,9 +63,9 @@ std::vector<ContractLine> checkContract(const ReportData& d) {
 
     ContractLine mem;
     mem.what = "peak device memory";
-    mem.target = c.memoryBudgetGiB ? "≤ " + fixed(*c.memoryBudgetGiB, 2) + " GiB" : "—";
-    auto peak = number(d.properties, "peak_device_memory_bytes");
-    mem.measured = peak ? fixed(*peak / kGiB, 3) + " GiB" : "—";
+    mem.target = c.memoryBudgetGiB ? "≤ " + formatFixed(*c.memoryBudgetGiB, 2) + " GiB" : "—";
+    auto peak = numberProperty(d.properties, "peak_device_memory_bytes");
+    mem.measured = peak ? formatFixed(*peak / kGiB, 3) + " GiB" : "—";
     if (!c.memoryBudgetGiB)
         mem.note = "the workload sets no memory budget";
     else if (!peak)
@@ -97,7 +83,7 @@ std::vector<ContractLine> checkContract(const ReportData& d) {
         ContractLine kvLine;
         kvLine.what = "KV cache (2·layers·kv_heads·head_dim·tokens·batch·2 B)";
         kvLine.target = mem.target;
-        kvLine.measured = fixed(kv / kGiB, 3) + " GiB";
+        kvLine.measured = formatFixed(kv / kGiB, 3) + " GiB";
         if (c.memoryBudgetGiB)
             kvLine.result = kv <= *c.memoryBudgetGiB * kGiB ? CheckResult::Pass : CheckResult::Fail;
         else
@@ -107,8 +93,8 @@ std::vector<ContractLine> checkContract(const ReportData& d) {
 
     ContractLine power;
     power.what = "power (max of device samples)";
-    power.target = c.powerLimitW ? "≤ " + fixed(*c.powerLimitW, 0) + " W" : "—";
-    power.measured = d.samples.powerMaxW ? fixed(*d.samples.powerMaxW, 1) + " W" : "—";
+    power.target = c.powerLimitW ? "≤ " + formatFixed(*c.powerLimitW, 0) + " W" : "—";
+    power.measured = d.samples.powerMaxW ? formatFixed(*d.samples.powerMaxW, 1) + " W" : "—";
     if (!c.powerLimitW)
         power.note = "the workload sets no power limit";
     else if (!d.samples.powerMaxW)
@@ -123,16 +109,16 @@ std::vector<ContractLine> checkContract(const ReportData& d) {
 std::vector<Finding> findFindings(const ReportData& d) {
     std::vector<Finding> out;
     const auto& s = d.summary;
-    auto tpotFloor = number(d.properties, "decoder.tpot_floor_ms");
+    auto tpotFloor = numberProperty(d.properties, "decoder.tpot_floor_ms");
     if (tpotFloor && !d.latency.tpotMs.empty()) {
         double tpot = stats::summarize(d.latency.tpotMs).mean;
         double ratio = *tpotFloor / tpot;
         if (ratio < 0.7) {
             Finding f;
-            f.title = "Decode steps run at " + fixed(ratio, 2) +
+            f.title = "Decode steps run at " + formatFixed(ratio, 2) +
                       " of the memory-bandwidth floor: not bandwidth-limited yet";
-            f.evidence = "mean TPOT " + fixed(tpot, 3) + " ms against a floor of " +
-                         fixed(*tpotFloor, 3) +
+            f.evidence = "mean TPOT " + formatFixed(tpot, 3) + " ms against a floor of " +
+                         formatFixed(*tpotFloor, 3) +
                          " ms (weights and KV cache read once per step at the measured copy "
                          "bandwidth)";
             f.next = d.properties.count("decoder.cuda_graphs") &&
@@ -148,21 +134,21 @@ std::vector<Finding> findFindings(const ReportData& d) {
     if (!s.kernels.empty() && s.kernels.front().timePercent >= 30) {
         const auto& k = s.kernels.front();
         Finding f;
-        f.title = k.name + " is " + fixed(k.timePercent, 1) + "% of kernel time";
+        f.title = k.name + " is " + formatFixed(k.timePercent, 1) + "% of kernel time";
         f.evidence = std::to_string(k.time.count) + " launches, mean " +
-                     fixed(k.time.meanNs / 1e3, 1) + " µs, total " +
-                     fixed(k.time.totalNs / 1e6, 2) + " ms";
+                     formatFixed(k.time.meanNs / 1e3, 1) + " µs, total " +
+                     formatFixed(k.time.totalNs / 1e6, 2) + " ms";
         f.next = "optimize or replace it first: it bounds what any other change can gain (" +
-                 fixed(100 - k.timePercent, 1) + "% of kernel time is elsewhere)";
+                 formatFixed(100 - k.timePercent, 1) + "% of kernel time is elsewhere)";
         f.rule = "top kernel ≥ 30% of kernel time";
         out.push_back(f);
     }
     if (s.gpuSpanNs > 0 && s.gpuBusyFraction < 0.8) {
         Finding f;
-        f.title = "The GPU is idle " + fixed(100 * (1 - s.gpuBusyFraction), 1) +
+        f.title = "The GPU is idle " + formatFixed(100 * (1 - s.gpuBusyFraction), 1) +
                   "% of the time between its first and last activity";
-        f.evidence =
-            "busy " + fixed(s.gpuBusyNs / 1e6, 2) + " ms of " + fixed(s.gpuSpanNs / 1e6, 2) + " ms";
+        f.evidence = "busy " + formatFixed(s.gpuBusyNs / 1e6, 2) + " ms of " +
+                     formatFixed(s.gpuSpanNs / 1e6, 2) + " ms";
         f.next =
             "look for host work and synchronization between launches in the timeline; "
             "batch more requests, overlap copies, or use CUDA graphs";
@@ -178,12 +164,12 @@ std::vector<Finding> findFindings(const ReportData& d) {
             if (frac >= 0.5) continue;
             bool memoryBound = p.intensity() < c.ridge();
             Finding f;
-            f.title = p.name + " reaches " + fixed(100 * frac, 0) + "% of its roof (" +
+            f.title = p.name + " reaches " + formatFixed(100 * frac, 0) + "% of its roof (" +
                       (memoryBound ? "memory-bound" : "compute-bound") + " at " +
-                      fixed(p.intensity(), 1) + " FLOP/B)";
-            f.evidence = fixed(p.tflops(), 2) + " TFLOP/s, " + fixed(p.gbs(), 0) +
-                         " GB/s; attainable " + fixed(roof, 1) + " TFLOP/s; " +
-                         fixed(100 * p.timeShare, 0) + "% of the run's roofline time";
+                      formatFixed(p.intensity(), 1) + " FLOP/B)";
+            f.evidence = formatFixed(p.tflops(), 2) + " TFLOP/s, " + formatFixed(p.gbs(), 0) +
+                         " GB/s; attainable " + formatFixed(roof, 1) + " TFLOP/s; " +
+                         formatFixed(100 * p.timeShare, 0) + "% of the run's roofline time";
             f.next = memoryBound ? "move bytes faster (16-byte loads, more loads in flight, "
                                    "fusion to read once)"
                                  : "use the tensor cores better (larger tiles, deeper pipelines, "
@@ -195,9 +181,9 @@ std::vector<Finding> findFindings(const ReportData& d) {
         if (!q.passed) {
             Finding f;
             f.title = "Output quality check FAILED against " + q.referenceVariant;
-            f.evidence = "token agreement " + fixed(q.tokenAgreement, 3) + ", max logit error " +
-                         fixed(q.maxLogitError, 4) + " above the tolerance " +
-                         fixed(q.tolerance, 4);
+            f.evidence = "token agreement " + formatFixed(q.tokenAgreement, 3) +
+                         ", max logit error " + formatFixed(q.maxLogitError, 4) +
+                         " above the tolerance " + formatFixed(q.tolerance, 4);
             f.next =
                 "do not ship this variant; compare its kernels with the reference rungs "
                 "(every ladder verifies each rung against a CPU reference)";
@@ -220,9 +206,10 @@ std::vector<Finding> findFindings(const ReportData& d) {
                  m.metric == "median_ttft_ms")) {
                 Finding f;
                 f.title = m.metric + " regressed against the baseline";
-                f.evidence = fixed(m.base, 3) + " → " + fixed(m.candidate, 3) +
-                             " ms, 95% interval of the delta [" + fixed(m.ciLow.value_or(0), 3) +
-                             ", " + fixed(m.ciHigh.value_or(0), 3) + "]";
+                f.evidence = formatFixed(m.base, 3) + " → " + formatFixed(m.candidate, 3) +
+                             " ms, 95% interval of the delta [" +
+                             formatFixed(m.ciLow.value_or(0), 3) + ", " +
+                             formatFixed(m.ciHigh.value_or(0), 3) + "]";
                 f.next = "the kernel deltas in the comparison show where the time went";
                 f.rule = "verdict slower (the interval excludes zero)";
                 out.push_back(f);
@@ -246,9 +233,10 @@ ReportData buildReport(Store& store, RunId id, std::optional<RunId> baseline) {
         d.missing.push_back("no workload contract: the run was not started from a config");
     d.properties = runProperties(store, id);
     d.latency = runLatency(store, id, contractTargets(store, id));
-    d.summary = summarizeRun(store, id, measuredWindow(store, id));  // not set-up or checks
+    auto window = measuredWindow(store, id);  // not set-up or checks
+    d.summary = summarizeRun(store, id, window);
     d.roofline = computeRoofline(store, id);
-    d.occupancy = topKernelOccupancy(store, id);
+    d.occupancy = topKernelOccupancy(store, id, d.summary, window);
     d.quality = qualityOf(store, id);
     auto agg = runAggregates(store, id);
     d.overheadCount = agg.overheadCount;

@@ -12,12 +12,6 @@ namespace ws {
 
 namespace {
 
-std::string fixed(double v, int digits) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-    return buf;
-}
-
 std::string escapeHtml(const std::string& s) {
     std::string out;
     for (char c : s)
@@ -164,7 +158,7 @@ figcaption { color: #555; font-size: 12px; }
 )css";
 
 std::string ms(double v) {
-    return fixed(v, 3);
+    return formatFixed(v, 3);
 }
 
 }  // namespace
@@ -225,19 +219,21 @@ std::string writeReport(const ReportData& d, ReportFormat format, const ChartSou
                                          std::to_string(dev.memoryClockKhz / 1000) + " MHz"});
     }
     if (d.samples.smClockMinMhz)
-        env.push_back({"SM clock seen", fixed(*d.samples.smClockMinMhz, 0) + "–" +
-                                            fixed(*d.samples.smClockMaxMhz, 0) + " MHz over " +
-                                            std::to_string(d.samples.count) + " samples"});
+        env.push_back({"SM clock seen", formatFixed(*d.samples.smClockMinMhz, 0) + "–" +
+                                            formatFixed(*d.samples.smClockMaxMhz, 0) +
+                                            " MHz over " + std::to_string(d.samples.count) +
+                                            " samples"});
     if (d.samples.powerMeanW)
-        env.push_back({"power", "mean " + fixed(*d.samples.powerMeanW, 1) + " W, max " +
-                                    fixed(*d.samples.powerMaxW, 1) + " W"});
+        env.push_back({"power", "mean " + formatFixed(*d.samples.powerMeanW, 1) + " W, max " +
+                                    formatFixed(*d.samples.powerMaxW, 1) + " W"});
     if (d.samples.temperatureMaxC)
-        env.push_back({"temperature", "max " + fixed(*d.samples.temperatureMaxC, 0) + " °C"});
+        env.push_back({"temperature", "max " + formatFixed(*d.samples.temperatureMaxC, 0) + " °C"});
     env.push_back({"throttle reasons", "not sampled yet (clocks above show any throttling)"});
     auto measured = [&](const char* key, const char* what, const char* unit, int digits) {
         auto it = d.properties.find(key);
         if (it != d.properties.end())
-            env.push_back({what, fixed(std::strtod(it->second.c_str(), nullptr), digits) + unit});
+            env.push_back(
+                {what, formatFixed(std::strtod(it->second.c_str(), nullptr), digits) + unit});
     };
     measured("ceiling.copy_gbs", "measured copy bandwidth", " GB/s", 0);
     measured("ceiling.bf16_tflops", "measured cuBLAS bf16", " TFLOP/s", 1);
@@ -268,13 +264,16 @@ std::string writeReport(const ReportData& d, ReportFormat format, const ChartSou
         doc.table({"ms", "mean", "median", "p90", "p99", "std"}, rows);
         std::vector<std::string> items = {
             std::to_string(l.requests.size()) + " requests completed, " +
-                std::to_string(l.failedRequests) + " failed, over " + fixed(l.durationS, 3) + " s",
-            "output throughput " + fixed(l.outputThroughput, 1) + " tok/s, total " +
-                fixed(l.totalTokenThroughput, 1) + " tok/s, " + fixed(l.requestThroughput, 2) +
-                " req/s"};
-        if (l.requestGoodput) items.push_back("goodput " + fixed(*l.requestGoodput, 2) + " req/s");
+                std::to_string(l.failedRequests) + " failed, over " + formatFixed(l.durationS, 3) +
+                " s",
+            "output throughput " + formatFixed(l.outputThroughput, 1) + " tok/s, total " +
+                formatFixed(l.totalTokenThroughput, 1) + " tok/s, " +
+                formatFixed(l.requestThroughput, 2) + " req/s"};
+        if (l.requestGoodput)
+            items.push_back("goodput " + formatFixed(*l.requestGoodput, 2) + " req/s");
         if (l.energyPerOutputTokenJ)
-            items.push_back("energy " + fixed(*l.energyPerOutputTokenJ, 3) + " J per output token");
+            items.push_back("energy " + formatFixed(*l.energyPerOutputTokenJ, 3) +
+                            " J per output token");
         doc.list(items);
         doc.image(chart("latency"), "TTFT and TPOT distributions (CDF)");
         doc.image(chart("token-latency"), "Per-token latency across decode steps");
@@ -287,14 +286,14 @@ std::string writeReport(const ReportData& d, ReportFormat format, const ChartSou
         doc.para(std::string(d.latency.requests.empty()
                                  ? "The whole run"
                                  : "While requests were served (set-up and checks left out)") +
-                 ": GPU busy " + fixed(100 * d.summary.gpuBusyFraction, 1) + "% of " +
-                 fixed(d.summary.gpuSpanNs / 1e6, 2) + " ms.");
+                 ": GPU busy " + formatFixed(100 * d.summary.gpuBusyFraction, 1) + "% of " +
+                 formatFixed(d.summary.gpuSpanNs / 1e6, 2) + " ms.");
         std::vector<std::vector<std::string>> rows;
         for (std::size_t i = 0; i < d.summary.kernels.size() && i < 12; ++i) {
             const auto& k = d.summary.kernels[i];
-            rows.push_back({fixed(k.timePercent, 1), fixed(k.time.totalNs / 1e6, 3),
-                            std::to_string(k.time.count), fixed(k.time.meanNs / 1e3, 2),
-                            fixed(k.time.medianNs / 1e3, 2), k.name});
+            rows.push_back({formatFixed(k.timePercent, 1), formatFixed(k.time.totalNs / 1e6, 3),
+                            std::to_string(k.time.count), formatFixed(k.time.meanNs / 1e3, 2),
+                            formatFixed(k.time.medianNs / 1e3, 2), k.name});
         }
         doc.table({"time %", "total ms", "instances", "mean µs", "median µs", "kernel"}, rows);
         doc.image(chart("kernels"), "Kernel breakdown");
@@ -303,19 +302,20 @@ std::string writeReport(const ReportData& d, ReportFormat format, const ChartSou
     doc.heading(2, "Roofline");
     const auto& r = d.roofline;
     if (r.ceilings.known())
-        doc.para("Ceilings: DRAM " + fixed(r.ceilings.dramGBs, 0) + " GB/s (" +
-                 r.ceilings.dramSource + "), bf16 tensor " + fixed(r.ceilings.tensorTflops, 1) +
-                 " TFLOP/s (" + r.ceilings.tensorSource + "); ridge " +
-                 fixed(r.ceilings.ridge(), 1) + " FLOP/B.");
+        doc.para("Ceilings: DRAM " + formatFixed(r.ceilings.dramGBs, 0) + " GB/s (" +
+                 r.ceilings.dramSource + "), bf16 tensor " +
+                 formatFixed(r.ceilings.tensorTflops, 1) + " TFLOP/s (" + r.ceilings.tensorSource +
+                 "); ridge " + formatFixed(r.ceilings.ridge(), 1) + " FLOP/B.");
     if (!r.points.empty()) {
         std::vector<std::vector<std::string>> rows;
         for (const auto& p : r.points)
             rows.push_back(
-                {p.name, p.origin, fixed(p.intensity(), 2), fixed(p.tflops(), 2), fixed(p.gbs(), 0),
+                {p.name, p.origin, formatFixed(p.intensity(), 2), formatFixed(p.tflops(), 2),
+                 formatFixed(p.gbs(), 0),
                  r.ceilings.known()
-                     ? fixed(100 * p.tflops() / r.ceilings.attainableTflops(p.intensity()), 0)
+                     ? formatFixed(100 * p.tflops() / r.ceilings.attainableTflops(p.intensity()), 0)
                      : "—",
-                 fixed(100 * p.timeShare, 1)});
+                 formatFixed(100 * p.timeShare, 1)});
         doc.table({"point", "origin", "FLOP/B", "TFLOP/s", "GB/s", "% of roof", "time %"}, rows);
         doc.image(chart("roofline"), "Roofline");
     }
@@ -328,11 +328,11 @@ std::string writeReport(const ReportData& d, ReportFormat format, const ChartSou
     } else {
         std::vector<std::vector<std::string>> rows;
         for (const auto& o : d.occupancy)
-            rows.push_back({o.name, fixed(o.timePercent, 1),
+            rows.push_back({o.name, formatFixed(o.timePercent, 1),
                             std::to_string(o.launch.threadsPerBlock),
                             std::to_string(o.launch.registersPerThread),
                             std::to_string(o.launch.sharedBytesPerBlock),
-                            fixed(100 * o.occupancy.occupancy, 0) + "%",
+                            formatFixed(100 * o.occupancy.occupancy, 0) + "%",
                             o.occupancy.problem.empty() ? toString(o.occupancy.limiter)
                                                         : o.occupancy.problem});
         doc.table(
@@ -350,8 +350,10 @@ std::string writeReport(const ReportData& d, ReportFormat format, const ChartSou
         std::vector<std::vector<std::string>> rows;
         for (const auto& m : c.latency)
             rows.push_back(
-                {m.metric, fixed(m.base, 3), fixed(m.candidate, 3), "x" + fixed(m.speedup, 2),
-                 m.ciLow ? "[" + fixed(*m.ciLow, 3) + ", " + fixed(*m.ciHigh, 3) + "]" : "—",
+                {m.metric, formatFixed(m.base, 3), formatFixed(m.candidate, 3),
+                 "x" + formatFixed(m.speedup, 2),
+                 m.ciLow ? "[" + formatFixed(*m.ciLow, 3) + ", " + formatFixed(*m.ciHigh, 3) + "]"
+                         : "—",
                  toString(m.verdict)});
         if (!rows.empty())
             doc.table({"metric", "baseline", "this run", "speedup", "delta 95% CI", "verdict"},
@@ -359,11 +361,12 @@ std::string writeReport(const ReportData& d, ReportFormat format, const ChartSou
         std::vector<std::vector<std::string>> kernels;
         for (std::size_t i = 0; i < c.kernels.size() && i < 10; ++i) {
             const auto& k = c.kernels[i];
-            kernels.push_back(
-                {k.name, fixed(k.baseTotalNs / 1e6, 3), fixed(k.candidateTotalNs / 1e6, 3),
-                 k.presence == KernelDelta::Presence::New        ? "new"
-                 : k.presence == KernelDelta::Presence::Vanished ? "vanished"
-                                                                 : toString(k.verdict)});
+            kernels.push_back({k.name, formatFixed(k.baseTotalNs / 1e6, 3),
+                               formatFixed(k.candidateTotalNs / 1e6, 3),
+                               k.presence == KernelDelta::Presence::New ? "new"
+                               : k.presence == KernelDelta::Presence::Vanished
+                                   ? "vanished"
+                                   : toString(k.verdict)});
         }
         if (!kernels.empty())
             doc.table({"kernel", "baseline ms", "this run ms", "verdict"}, kernels);
@@ -384,8 +387,8 @@ std::string writeReport(const ReportData& d, ReportFormat format, const ChartSou
     } else {
         std::vector<std::vector<std::string>> rows;
         for (const auto& q : d.quality)
-            rows.push_back({q.check, q.referenceVariant, fixed(q.tokenAgreement, 3),
-                            fixed(q.maxLogitError, 4), fixed(q.tolerance, 4),
+            rows.push_back({q.check, q.referenceVariant, formatFixed(q.tokenAgreement, 3),
+                            formatFixed(q.maxLogitError, 4), formatFixed(q.tolerance, 4),
                             q.passed ? "pass" : "FAIL"});
         doc.table({"check", "against", "token agreement", "max logit error", "tolerance", "result"},
                   rows, 5);

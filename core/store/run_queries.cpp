@@ -1,6 +1,7 @@
 #include "store/run_queries.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <unordered_map>
 
 #include "store/event_codec.h"
@@ -125,6 +126,16 @@ std::string runLog(Store& store, RunId id) {
     sql::Statement st(store.db(), "SELECT log FROM runs WHERE id = ?1");
     st.bind(1, id);
     return st.step() ? st.text(0) : std::string();
+}
+
+std::optional<double> numberProperty(const std::map<std::string, std::string>& properties,
+                                     const std::string& key) {
+    auto it = properties.find(key);
+    if (it == properties.end()) return std::nullopt;
+    char* end = nullptr;
+    double v = std::strtod(it->second.c_str(), &end);
+    if (end == it->second.c_str()) return std::nullopt;
+    return v;
 }
 
 std::map<std::string, std::string> runProperties(Store& store, RunId id) {

@@ -52,6 +52,9 @@ std::optional<DeviceInfo> runDevice(Store& store, RunId id);
 std::optional<WorkloadInfo> runWorkload(Store& store, RunId id);
 std::string runLog(Store& store, RunId id);
 std::map<std::string, std::string> runProperties(Store& store, RunId id);
+// A property read as a number; nullopt when absent or not numeric.
+std::optional<double> numberProperty(const std::map<std::string, std::string>& properties,
+                                     const std::string& key);
 RunAggregates runAggregates(Store& store, RunId id);
 std::vector<StreamKey> runStreams(Store& store, RunId id);
 

@@ -67,4 +67,10 @@ std::string formatIsoUtc(std::int64_t unixNs) {
     return formatTime(unixNs, true, "%Y-%m-%dT%H:%M:%SZ");
 }
 
+std::string formatFixed(double v, int digits) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+    return buf;
+}
+
 }  // namespace ws

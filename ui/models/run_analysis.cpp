@@ -10,9 +10,10 @@ RunAnalysis analyzeRun(Store& store, RunId id) {
     RunAnalysis a;
     a.run = requireRun(store, id);
     a.latency = runLatency(store, id, contractTargets(store, id));
-    a.summary = summarizeRun(store, id, measuredWindow(store, id));  // not set-up or checks
+    auto window = measuredWindow(store, id);  // not set-up or checks
+    a.summary = summarizeRun(store, id, window);
     a.roofline = computeRoofline(store, id);
-    a.occupancy = topKernelOccupancy(store, id);
+    a.occupancy = topKernelOccupancy(store, id, a.summary, window);
     return a;
 }
 

@@ -9,7 +9,7 @@
 #include "cli/commands.h"
 #include "cli/open_store.h"
 #include "io/latency_json.h"
-#include "io/vllm_import.h"
+#include "io/trace_import.h"
 #include "store/run_queries.h"
 #include "store/store.h"
 
@@ -121,20 +121,14 @@ int cmdStats(const std::vector<std::string>& argv) {
 int cmdImport(const std::vector<std::string>& argv) {
     auto args = Args::parse(argv, {{}, {"db", "label"}, 1, 1});
     const auto& path = args.positional()[0];
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw std::runtime_error(path + ": cannot read the file");
-    std::ostringstream buf;
-    buf << in.rdbuf();
-    std::string text = buf.str();
-    if (!isVllmResult(text))
-        throw std::runtime_error(path +
-                                 ": not a format Warpscope imports (expected a vLLM `bench serve "
-                                 "--save-result` JSON with ttfts, itls, output_lens and duration); "
-                                 "nothing was imported");
-    Store store(storePath(args));  // importing into a new store creates it
-    auto result = importVllmResult(store, path, text, args.valueOr("label", ""));
-    std::cout << "imported " << result.format << " as run " << result.run << " (" << result.requests
-              << " requests)\n";
+    auto file = readTraceFile(path);  // an unknown file is refused before the store is opened
+    Store store(storePath(args));     // importing into a new store creates it
+    auto result = importTrace(store, file, args.valueOr("label", ""));
+    std::cout << "imported " << result.format << " as run " << result.run << ": " << result.events
+              << " records";
+    if (result.kernels > 0) std::cout << ", " << result.kernels << " kernels";
+    if (result.requests > 0) std::cout << ", " << result.requests << " requests";
+    std::cout << '\n';
     return 0;
 }
 

@@ -20,13 +20,9 @@ std::int64_t toNs(double seconds) {
     return std::llround(seconds * 1e9);
 }
 
-[[noreturn]] void fail(const std::string& path, const std::string& field, const std::string& why) {
-    throw std::runtime_error(path + ": " + field + ": " + why + "; nothing was imported");
-}
-
 const json& field(const json& doc, const std::string& path, const char* name) {
     auto it = doc.find(name);
-    if (it == doc.end()) fail(path, name, "missing (not a vLLM benchmark result?)");
+    if (it == doc.end()) importError(path, name, "missing (not a vLLM benchmark result?)");
     return *it;
 }
 
@@ -53,21 +49,22 @@ bool isVllmResult(const std::string& text) {
 ImportResult importVllmResult(Store& store, const std::string& path, const std::string& text,
                               const std::string& label) {
     auto doc = json::parse(text, nullptr, false);
-    if (doc.is_discarded()) fail(path, "(file)", "not valid JSON");
-    if (!doc.is_object()) fail(path, "(file)", "not a JSON object");
+    if (doc.is_discarded()) importError(path, "(file)", "not valid JSON");
+    if (!doc.is_object()) importError(path, "(file)", "not a JSON object");
     const auto& ttfts = field(doc, path, "ttfts");
     const auto& itls = field(doc, path, "itls");
     const auto& outputLens = field(doc, path, "output_lens");
     const auto& duration = field(doc, path, "duration");
     if (!duration.is_number() || duration.get<double>() <= 0)
-        fail(path, "duration", "must be a positive number of seconds");
+        importError(path, "duration", "must be a positive number of seconds");
     if (!ttfts.is_array() || !itls.is_array() || !outputLens.is_array())
-        fail(path, "ttfts/itls/output_lens", "must be arrays");
+        importError(path, "ttfts/itls/output_lens", "must be arrays");
     std::size_t n = ttfts.size();
     if (itls.size() != n || outputLens.size() != n)
-        fail(path, "itls/output_lens",
-             "have " + std::to_string(itls.size()) + "/" + std::to_string(outputLens.size()) +
-                 " entries for " + std::to_string(n) + " ttfts");
+        importError(path, "itls/output_lens",
+                    "have " + std::to_string(itls.size()) + "/" +
+                        std::to_string(outputLens.size()) + " entries for " + std::to_string(n) +
+                        " ttfts");
     const json* inputLens = doc.contains("input_lens") ? &doc["input_lens"] : nullptr;
     const json* errors = doc.contains("errors") ? &doc["errors"] : nullptr;
 
@@ -76,9 +73,10 @@ ImportResult importVllmResult(Store& store, const std::string& path, const std::
     std::vector<TokenRecord> tokens;
     for (std::size_t i = 0; i < n; ++i) {
         auto where = "[" + std::to_string(i) + "]";
-        if (!ttfts[i].is_number()) fail(path, "ttfts" + where, "not a number");
-        if (!outputLens[i].is_number_integer()) fail(path, "output_lens" + where, "not an integer");
-        if (!itls[i].is_array()) fail(path, "itls" + where, "not an array");
+        if (!ttfts[i].is_number()) importError(path, "ttfts" + where, "not a number");
+        if (!outputLens[i].is_number_integer())
+            importError(path, "output_lens" + where, "not an integer");
+        if (!itls[i].is_array()) importError(path, "itls" + where, "not an array");
         bool failed = errors && errors->is_array() && i < errors->size() &&
                       (*errors)[i].is_string() && !(*errors)[i].get<std::string>().empty();
         RequestRecord q;
@@ -94,7 +92,7 @@ ImportResult importVllmResult(Store& store, const std::string& path, const std::
         if (q.success) tokens.push_back({q.requestId, 0, at});
         int index = 1;
         for (const auto& gap : itls[i]) {
-            if (!gap.is_number()) fail(path, "itls" + where, "holds a non-number");
+            if (!gap.is_number()) importError(path, "itls" + where, "holds a non-number");
             t += gap.get<double>();
             if (q.success) tokens.push_back({q.requestId, index++, toNs(t)});
         }
@@ -115,25 +113,19 @@ ImportResult importVllmResult(Store& store, const std::string& path, const std::
     nr.startedAtNs = started ? started : unixNowNs();
     std::int64_t durationNs = toNs(duration.get<double>());
 
-    RunId run = store.beginRun(nr);
-    try {
-        {
-            StoreWriter w(store, run);
+    auto imported = storeImportedRun(
+        store, nr,
+        [&](RunId run, StoreWriter& w) {
             for (const auto& q : requests)
                 w.add(q);
             for (const auto& t : tokens)
                 w.add(t);
-            w.flush();
-        }
-        store.setProperty(run, "benchmark_duration_ns", std::to_string(durationNs));
-        store.setProperty(run, "imported_from", path);
-        store.finishRun(run, RunStatus::Ok, std::nullopt, std::nullopt,
-                        nr.startedAtNs + durationNs);
-    } catch (...) {
-        store.deleteRun(run);
-        throw;
-    }
-    return {run, "vLLM benchmark result", static_cast<std::int64_t>(n)};
+            store.setProperty(run, "benchmark_duration_ns", std::to_string(durationNs));
+            store.setProperty(run, "imported_from", path);
+        },
+        nr.startedAtNs + durationNs);
+    return {imported.run, "vLLM benchmark result", static_cast<std::int64_t>(n), 0,
+            imported.records};
 }
 
 }  // namespace ws

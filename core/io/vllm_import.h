@@ -5,17 +5,11 @@
 
 #include <string>
 
-#include "model/records.h"
+#include "io/import_run.h"
 
 namespace ws {
 
 class Store;
-
-struct ImportResult {
-    RunId run = 0;
-    std::string format;  // e.g. "vLLM benchmark result"
-    std::int64_t requests = 0;
-};
 
 // True when the parsed JSON text looks like a vLLM result (has ttfts, itls,
 // output_lens and duration).

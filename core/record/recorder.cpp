@@ -18,8 +18,7 @@
 #include <memory>
 
 #include "record/nvml_sampler.h"
-#include "record/run_annotations.h"
-#include "record/token_convention.h"
+#include "record/run_conventions.h"
 #include "record/wire.h"
 #include "store/run_queries.h"
 #include "store/store.h"
@@ -450,20 +449,10 @@ RecordOutcome Recorder::run() {
     }
     session.flush();
 
-    auto ranges = rangesIn(store, runId);
-    auto annotations = parseRunAnnotations(ranges);
-    for (const auto& [key, value] : annotations.properties)
-        store.setProperty(runId, key, value);
-    for (const auto& q : annotations.quality)
-        session.writer.add(q);
-    for (const auto& e : annotations.errors)
+    auto conventions = applyNvtxConventions(store, runId, session.writer);
+    for (const auto& e : conventions.errors)
         session.pendingLog += "[warpscope] ignored " + e + "\n";
-    auto derived = deriveTokens(ranges);
-    for (const auto& r : derived.requests)
-        session.writer.add(r);
-    for (const auto& t : derived.tokens)
-        session.writer.add(t);
-    session.progress.tokens = static_cast<std::int64_t>(derived.tokens.size());
+    session.progress.tokens = conventions.tokens;
     session.flush();
 
     store.finishRun(runId, outcome.status, outcome.exitCode, outcome.signal);

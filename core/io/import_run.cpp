@@ -1,0 +1,68 @@
+#include "io/import_run.h"
+
+#include <algorithm>
+#include <tuple>
+
+#include "record/run_conventions.h"
+#include "store/run_queries.h"
+#include "store/store.h"
+#include "store/store_writer.h"
+
+namespace ws {
+
+void importError(const std::string& path, const std::string& field, const std::string& why) {
+    throw std::runtime_error(path + ": " + field + ": " + why + "; nothing was imported");
+}
+
+ImportedRun storeImportedRun(Store& store, const NewRun& run,
+                             const std::function<void(RunId, StoreWriter&)>& fill,
+                             std::int64_t endedAtNs) {
+    RunId id = store.beginRun(run);
+    try {
+        ImportedRun out{id, 0, 0, 0};
+        StoreWriter writer(store, id);
+        fill(id, writer);
+        writer.flush();
+        auto conventions = applyNvtxConventions(store, id, writer);
+        writer.flush();
+        out.records = writer.written();
+        out.requests = conventions.requests;
+        out.tokens = conventions.tokens;
+        if (endedAtNs == 0) {
+            auto agg = runAggregates(store, id);
+            std::int64_t span = agg.firstNs && agg.lastNs ? *agg.lastNs - *agg.firstNs : 0;
+            endedAtNs = requireRun(store, id).startedAtNs + span;
+        }
+        store.finishRun(id, RunStatus::Ok, std::nullopt, std::nullopt, endedAtNs);
+        return out;
+    } catch (...) {
+        store.deleteRun(id);
+        throw;
+    }
+}
+
+}  // namespace ws
+
+namespace ws {
+
+void assignNestingDepth(std::vector<RangeRecord>& ranges) {
+    std::sort(ranges.begin(), ranges.end(), [](const RangeRecord& a, const RangeRecord& b) {
+        return std::tie(a.processId, a.threadId, a.startNs, b.endNs) <
+               std::tie(b.processId, b.threadId, b.startNs, a.endNs);
+    });
+    std::vector<std::int64_t> openEnds;
+    std::pair<std::uint32_t, std::uint32_t> thread{~0u, ~0u};
+    for (auto& r : ranges) {
+        if (r.kind != RangeKind::PushPop) continue;
+        if (std::pair(r.processId, r.threadId) != thread) {
+            openEnds.clear();
+            thread = {r.processId, r.threadId};
+        }
+        while (!openEnds.empty() && openEnds.back() <= r.startNs)
+            openEnds.pop_back();
+        r.depth = static_cast<std::int32_t>(openEnds.size());
+        openEnds.push_back(r.endNs);
+    }
+}
+
+}  // namespace ws

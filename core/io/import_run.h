@@ -1,0 +1,55 @@
+// What every importer shares: errors that name the file and the field, and a
+// run that appears in the store whole or not at all.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "model/records.h"
+
+namespace ws {
+
+class Store;
+class StoreWriter;
+struct NewRun;
+
+struct ImportResult {
+    RunId run = 0;
+    std::string format;         // e.g. "vLLM benchmark result"
+    std::int64_t requests = 0;  // requests with token times (0 for traces without tokens)
+    std::int64_t kernels = 0;
+    std::int64_t events = 0;  // every record written
+};
+
+// Throws std::runtime_error "<path>: <field>: <why>; nothing was imported".
+[[noreturn]] void importError(const std::string& path, const std::string& field,
+                              const std::string& why);
+
+// Begins the run, lets `fill` add its records, applies the NVTX conventions
+// (ws.property, ws.quality, ws.request, ws.token) to the ranges it wrote, and
+// finishes the run as ok at `endedAtNs` (0: the end of its last record). Any
+// exception deletes the run and propagates. Returns the run and the number of
+// records written.
+struct ImportedRun {
+    RunId run = 0;
+    std::int64_t records = 0;
+    std::int64_t requests = 0;
+    std::int64_t tokens = 0;
+};
+ImportedRun storeImportedRun(Store& store, const NewRun& run,
+                             const std::function<void(RunId, StoreWriter&)>& fill,
+                             std::int64_t endedAtNs = 0);
+
+}  // namespace ws
+
+namespace ws {
+
+// Sets RangeRecord::depth of push/pop ranges from how they nest on each
+// thread (traces from other tools keep no depth). Sorts `ranges` by thread and
+// start time.
+void assignNestingDepth(std::vector<RangeRecord>& ranges);
+
+}  // namespace ws

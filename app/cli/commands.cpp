@@ -23,7 +23,8 @@ const std::vector<Command>& commands() {
          cmdStats},
         {"import", "import FILE [--label L] [--db FILE]",
          "store a vLLM `bench serve --save-result` JSON, an nsys SQLite export or a PyTorch "
-         "profiler trace as a run", cmdImport},
+         "profiler trace as a run",
+         cmdImport},
         {"summary", "summary RUN [--top N] [--json] [--db FILE]",
          "kernels, memory copies and NVTX ranges by time, GPU busy/idle (as nsys stats)",
          cmdSummary},

@@ -143,7 +143,8 @@ ordered_json sampleJson(const SampleRecord& s) {
             {"memory_used_bytes", opt(s.memoryUsedBytes)},
             {"gpu_util_percent", opt(s.gpuUtilPercent)},
             {"mem_util_percent", opt(s.memUtilPercent)},
-            {"energy_j", opt(s.energyJ)}};
+            {"energy_j", opt(s.energyJ)},
+            {"clock_event_reasons", opt(s.clockEventReasons)}};
 }
 
 // Visits every row of `table` as a JSON object, in time order.

@@ -185,6 +185,8 @@ struct SampleRecord {
     std::optional<double> gpuUtilPercent;
     std::optional<double> memUtilPercent;
     std::optional<double> energyJ;  // cumulative since an arbitrary origin
+    // NVML's nvmlClocksEventReason* bitmask: why clocks were below their maximum.
+    std::optional<std::int64_t> clockEventReasons;
 };
 
 struct OverheadRecord {

@@ -34,6 +34,7 @@ struct NvmlSampler::Api {
     nvmlReturn_t (*utilization)(nvmlDevice_t, nvmlUtilization_t*) = nullptr;
     nvmlReturn_t (*energy)(nvmlDevice_t, unsigned long long*) = nullptr;
     nvmlReturn_t (*driver)(char*, unsigned int) = nullptr;
+    nvmlReturn_t (*clockEvents)(nvmlDevice_t, unsigned long long*) = nullptr;
     std::vector<nvmlDevice_t> devices;
 
     template <typename F>
@@ -61,6 +62,9 @@ NvmlSampler::NvmlSampler() {
               api->load(api->utilization, "nvmlDeviceGetUtilizationRates");
     api->load(api->energy, "nvmlDeviceGetTotalEnergyConsumption");  // optional (Volta+)
     api->load(api->driver, "nvmlSystemGetDriverVersion");
+    // Renamed from "throttle reasons" in driver 535; the bits are the same.
+    if (!api->load(api->clockEvents, "nvmlDeviceGetCurrentClocksEventReasons"))
+        api->load(api->clockEvents, "nvmlDeviceGetCurrentClocksThrottleReasons");
     if (!ok) {
         reason_ = "libnvidia-ml.so.1 lacks a needed function";
         dlclose(api->lib);
@@ -114,6 +118,9 @@ std::vector<SampleRecord> NvmlSampler::sample(std::int64_t timeNs) {
         }
         unsigned long long mj = 0;
         if (api_->energy && api_->energy(d, &mj) == NVML_SUCCESS) s.energyJ = mj / 1000.0;
+        unsigned long long reasons = 0;
+        if (api_->clockEvents && api_->clockEvents(d, &reasons) == NVML_SUCCESS)
+            s.clockEventReasons = static_cast<std::int64_t>(reasons);
         out.push_back(s);
     }
     return out;

@@ -143,6 +143,22 @@ std::vector<Finding> findFindings(const ReportData& d) {
         f.rule = "top kernel ≥ 30% of kernel time";
         out.push_back(f);
     }
+    if (d.samples.clockEvents.throttled()) {
+        Finding f;
+        std::string reasons;
+        for (const auto& r : d.samples.clockEvents.reasons) {
+            if (!r.limitsPerformance) continue;
+            reasons += (reasons.empty() ? "" : ", ") + r.reason + " in " +
+                       formatFixed(100 * r.sampleFraction, 0) + "% of samples";
+        }
+        f.title = "The GPU's clocks were held down while it ran";
+        f.evidence = reasons + " (NVML clock event reasons)";
+        f.next =
+            "compare runs only at equal clocks: check cooling and the power limit, or lock "
+            "clocks (nvidia-smi -lgc) for benchmarking";
+        f.rule = "a clock event reason other than idle or the application clock setting seen";
+        out.push_back(f);
+    }
     if (s.gpuSpanNs > 0 && s.gpuBusyFraction < 0.8) {
         Finding f;
         f.title = "The GPU is idle " + formatFixed(100 * (1 - s.gpuBusyFraction), 1) +
@@ -241,7 +257,9 @@ ReportData buildReport(Store& store, RunId id, std::optional<RunId> baseline) {
     auto agg = runAggregates(store, id);
     d.overheadCount = agg.overheadCount;
     std::vector<double> power, clocks;
-    for (const auto& s : samplesOf(store, id)) {
+    auto samples = samplesOf(store, id);
+    d.samples.clockEvents = summarizeClockEvents(samples);
+    for (const auto& s : samples) {
         ++d.samples.count;
         if (s.powerW) power.push_back(*s.powerW);
         if (s.smClockMhz) clocks.push_back(*s.smClockMhz);

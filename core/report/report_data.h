@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/clock_events.h"
 #include "analysis/compare.h"
 #include "analysis/kernel_occupancy.h"
 #include "analysis/kernel_summary.h"
@@ -42,6 +43,7 @@ struct Finding {
 struct SampleSummary {
     int count = 0;
     std::optional<double> powerMeanW, powerMaxW, smClockMinMhz, smClockMaxMhz, temperatureMaxC;
+    ClockEventSummary clockEvents;
 };
 
 struct ReportData {

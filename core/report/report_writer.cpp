@@ -226,6 +226,14 @@ std::string writeReport(const ReportData& d, ReportFormat format, const ChartSou
     if (d.samples.powerMeanW)
         env.push_back({"power", "mean " + formatFixed(*d.samples.powerMeanW, 1) + " W, max " +
                                     formatFixed(*d.samples.powerMaxW, 1) + " W"});
+    if (d.samples.clockEvents.samplesWithReasons > 0) {
+        std::string seen;
+        for (const auto& r : d.samples.clockEvents.reasons)
+            seen += (seen.empty() ? "" : ", ") + r.reason + " (" +
+                    formatFixed(100 * r.sampleFraction, 0) + "%)";
+        env.push_back({"clock event reasons",
+                       seen.empty() ? "none: clocks were never held down" : seen + " of samples"});
+    }
     if (d.samples.temperatureMaxC)
         env.push_back({"temperature", "max " + formatFixed(*d.samples.temperatureMaxC, 0) + " °C"});
     env.push_back({"throttle reasons", "not sampled yet (clocks above show any throttling)"});

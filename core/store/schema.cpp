@@ -118,8 +118,13 @@ CREATE TABLE run_properties (
 );
 )sql";
 
+// Version 2: NVML's clock event (throttle) reasons with each device sample.
+constexpr const char* kVersion2 = R"sql(
+ALTER TABLE samples ADD COLUMN clock_event_reasons INTEGER;
+)sql";
+
 // Index i holds the SQL that moves a store from version i to i + 1.
-constexpr const char* kMigrations[] = {kVersion1};
+constexpr const char* kMigrations[] = {kVersion1, kVersion2};
 static_assert(std::size(kMigrations) == kCurrentVersion);
 
 }  // namespace

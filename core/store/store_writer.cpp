@@ -73,7 +73,7 @@ struct StoreWriter::Statements {
           sample(db, "samples",
                  {"run_id", "time_ns", "device_index", "power_w", "sm_clock_mhz", "mem_clock_mhz",
                   "temperature_c", "memory_used_bytes", "gpu_util_percent", "mem_util_percent",
-                  "energy_j"}),
+                  "energy_j", "clock_event_reasons"}),
           overhead(db, "overheads", {"run_id", "start_ns", "end_ns", "kind"}),
           metric(db, "kernel_metrics", {"run_id", "correlation_id", "metric_id", "value"}),
           quality(db, "quality",
@@ -281,6 +281,7 @@ void StoreWriter::writePending() {
         st.bind(i + 8, r.gpuUtilPercent);
         st.bind(i + 9, r.memUtilPercent);
         st.bind(i + 10, r.energyJ);
+        st.bind(i + 11, r.clockEventReasons);
     });
     s.overhead.insertAll(overheads_, [&](sql::Statement& st, int i, const OverheadRecord& r) {
         st.bind(i, run);

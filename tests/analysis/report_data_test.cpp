@@ -81,22 +81,28 @@ TEST(ReportFindings, RulesFireOnTheirThresholdsOnly) {
     d.roofline.points = {RooflinePoint{"decode step", "model", 2e9, 2e9, 1.25e6, 10, 1.0}};
     d.quality = {QualityRecord{"greedy", "reference", 0.5, 0.9, 0.25, false}};
     d.run.droppedRecords = 12;
+    d.samples.clockEvents.samplesWithReasons = 10;
+    d.samples.clockEvents.reasons = {{"SW power cap", true, 0.2}};
     auto f = findFindings(d);
     std::vector<std::string> rules;
     for (const auto& x : f)
         rules.push_back(x.rule);
-    EXPECT_EQ(rules, (std::vector<std::string>{
-                         "floor / mean TPOT < 0.70", "top kernel ≥ 30% of kernel time",
-                         "point below 50% of min(tensor peak, bandwidth × intensity), ≥ 5% of time",
-                         "quality check passed = false", "dropped records > 0"}));
+    EXPECT_EQ(rules,
+              (std::vector<std::string>{
+                  "floor / mean TPOT < 0.70", "top kernel ≥ 30% of kernel time",
+                  "a clock event reason other than idle or the application clock setting seen",
+                  "point below 50% of min(tensor peak, bandwidth × intensity), ≥ 5% of time",
+                  "quality check passed = false", "dropped records > 0"}));
     EXPECT_NE(f[0].title.find("0.50 of the memory-bandwidth floor"), std::string::npos);
-    EXPECT_NE(f[2].title.find("reaches 40% of its roof (memory-bound"), std::string::npos);
+    EXPECT_NE(f[2].evidence.find("SW power cap in 20% of samples"), std::string::npos);
+    EXPECT_NE(f[3].title.find("reaches 40% of its roof (memory-bound"), std::string::npos);
 
     d.properties["decoder.tpot_floor_ms"] = "3.0";  // 0.75: fine
     d.summary.kernels[0].timePercent = 29;
     d.roofline.points[0].meanNs = 0.5e6;  // 4 TFLOP/s: at the roof
     d.quality[0].passed = true;
     d.run.droppedRecords = 0;
+    d.samples.clockEvents.reasons = {{"GPU idle", false, 0.5}};  // idle is not throttling
     EXPECT_TRUE(findFindings(d).empty());
 }
 
@@ -104,7 +110,11 @@ TEST(ReportWriter, MarkdownAndEscapedHtml) {
     auto d = decoderRun();
     d.contract = checkContract(d);
     d.missing = {"no device samples (power, clocks)"};
+    d.samples.clockEvents.samplesWithReasons = 4;
+    d.samples.clockEvents.reasons = {{"SW power cap", true, 0.25}};
     auto md = writeReport(d, ReportFormat::Markdown);
+    EXPECT_NE(md.find("clock event reasons | SW power cap (25%) of samples"), std::string::npos)
+        << md;
     EXPECT_NE(md.find("# Warpscope report: run 3 — llama & <graphs>"), std::string::npos);
     EXPECT_NE(md.find("| TTFT p99 | ≤ 50.00 ms | 59.700 ms | FAIL |"), std::string::npos);
     EXPECT_NE(md.find("- no device samples (power, clocks)"), std::string::npos);

@@ -128,6 +128,46 @@ TEST(StoreOpen, OpensCommittedFixtureWithoutChangingIt) {
     EXPECT_EQ(readFile(path), before);
 }
 
+// A store written before schema version 2 (no clock event reasons per sample).
+std::string version1Store(const TempDir& dir) {
+    auto path = dir.file("v1.wsdb");
+    testing::writeFixtureStore(path);
+    sqliteExec(path,
+               "PRAGMA journal_mode = DELETE; ALTER TABLE samples DROP COLUMN "
+               "clock_event_reasons; PRAGMA user_version = 1;");
+    return path;
+}
+
+TEST(StoreOpen, UpgradesAVersion1StoreKeepingItsRuns) {
+    TempDir dir;
+    auto path = version1Store(dir);
+    Store store(path);
+    EXPECT_EQ(store.db().queryInt("PRAGMA user_version"), schema::kCurrentVersion);
+    auto runs = listRuns(store);
+    ASSERT_EQ(runs.size(), 4u);
+    auto samples = samplesOf(store, runs[0].id);
+    ASSERT_FALSE(samples.empty());
+    EXPECT_FALSE(samples[0].clockEventReasons);  // not recorded then
+    EXPECT_TRUE(samples[0].powerW);
+}
+
+TEST(StoreOpen, ReadOnlyOlderStoreIsRefusedUntouched) {
+    TempDir dir;
+    auto path = version1Store(dir);
+    auto before = readFile(path);
+    Store::Options options;
+    options.readOnly = true;
+    try {
+        Store store(path, options);
+        FAIL() << "an old read-only store opened";
+    } catch (const StoreError& e) {
+        EXPECT_NE(std::string(e.what()).find("needs an upgrade from schema version 1"),
+                  std::string::npos)
+            << e.what();
+    }
+    EXPECT_EQ(readFile(path), before);
+}
+
 TEST(StoreOpen, ReadOnlyFileOpensForReadingAndRefusesWrites) {
     if (geteuid() == 0) GTEST_SKIP() << "root ignores file permissions";
     TempDir dir;

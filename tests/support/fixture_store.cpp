@@ -85,6 +85,7 @@ void writeDecoderRecords(StoreWriter& w) {
         s.gpuUtilPercent = 97;
         s.memUtilPercent = 64;
         s.energyJ = 1000.0 + i * 16.0;
+        s.clockEventReasons = i >= 8 ? 0x4 : 0;  // SW power cap in the last two samples
         w.add(s);
     }
     w.add(QualityRecord{"greedy_tokens", "reference", 1.0, 0.0042, 0.02, true});

@@ -12,8 +12,8 @@ const std::vector<Command>& commands() {
          "trace for Perfetto UI / chrome://tracing",
          cmdExport},
         {"record",
-         "record [--db FILE] [--label L] [--workload CONFIG] [--driver-api] [--progress "
-         "line|json|none] -- "
+         "record [--db FILE] [--label L] [--workload CONFIG] [--driver-api] [--metrics "
+         "roofline|NAME,...] [--progress line|json|none] -- "
          "PROGRAM ARGS...",
          "run any CUDA program with capture injected and store it as a run", cmdRecord},
         {"stats",

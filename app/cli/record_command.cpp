@@ -2,6 +2,8 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -86,10 +88,19 @@ void printProgress(const RecordProgress& p, const std::string& mode) {
         std::cerr << line.str() << '\n';
 }
 
+bool validMetricSpec(const std::string& spec) {
+    if (spec == "roofline") return true;
+    if (spec.empty() || spec.front() == ',' || spec.back() == ',') return false;
+    return std::all_of(spec.begin(), spec.end(), [](unsigned char c) {
+        return std::islower(c) || std::isdigit(c) || c == '_' || c == '.' || c == ',';
+    });
+}
+
 }  // namespace
 
 int cmdRecord(const std::vector<std::string>& argv) {
-    ArgSpec spec{{"driver-api"}, {"db", "label", "workload", "variant", "progress"}, 0, 0, true};
+    ArgSpec spec{
+        {"driver-api"}, {"db", "label", "workload", "variant", "progress", "metrics"}, 0, 0, true};
     auto args = Args::parse(argv, spec);
     RecordRequest req;
     req.storePath = storePath(args);
@@ -97,6 +108,15 @@ int cmdRecord(const std::vector<std::string>& argv) {
     req.variant = args.valueOr("variant", "");
     req.argv = args.passThrough();
     if (args.flag("driver-api")) req.env.push_back("WARPSCOPE_DRIVER_API=1");
+    if (auto metrics = args.value("metrics")) {
+        if (!validMetricSpec(*metrics))
+            throw UsageError(
+                "--metrics must be 'roofline' or comma-separated counter names such "
+                "as dram__bytes_read.sum");
+        req.env.push_back("WARPSCOPE_METRICS=" + *metrics);
+        // Kernel replay serializes and repeats every kernel: say so with the run.
+        req.properties.emplace_back("capture.metrics", *metrics);
+    }
     std::string progressMode = args.valueOr("progress", "line");
     if (progressMode != "line" && progressMode != "json" && progressMode != "none")
         throw UsageError("--progress must be line, json or none");

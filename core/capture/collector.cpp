@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "capture/cupti_records.h"
+#include "capture/kernel_counters.h"
 #include "record/wire.h"
 #include "util/process_identity.h"
 
@@ -63,8 +64,10 @@ class Collector {
     void writerLoop();
     void flusherLoop();
     void send(const std::string& bytes);
+    void sendMetric(const KernelMetricValue& v);
     std::uint8_t* takeBuffer();
 
+    std::mutex sendMutex_;  // the writer thread and the kernel-counter callbacks both send
     int socket_ = -1;
     std::mutex mutex_;
     std::condition_variable wake_;
@@ -121,7 +124,16 @@ void CUPTIAPI Collector::completed(CUcontext ctx, std::uint32_t stream, std::uin
     collector.wake_.notify_one();
 }
 
+void Collector::sendMetric(const KernelMetricValue& v) {
+    // Metric frames carry their name inline, so they need no string table
+    // shared with the writer thread's encoder.
+    wire::Encoder enc;
+    enc.metric({v.correlationId, v.metric, v.value});
+    send(enc.bytes());
+}
+
 void Collector::send(const std::string& bytes) {
+    std::lock_guard lock(sendMutex_);
     std::size_t off = 0;
     while (off < bytes.size() && socket_ >= 0) {
         ssize_t n = ::send(socket_, bytes.data() + off, bytes.size() - off, MSG_NOSIGNAL);
@@ -232,6 +244,12 @@ bool Collector::start() {
         CUptiResult r = cuptiActivityEnable(kind);
         if (r != CUPTI_SUCCESS && r != CUPTI_ERROR_NOT_COMPATIBLE) check(r, "cuptiActivityEnable");
     }
+    if (std::getenv("WARPSCOPE_METRICS"))
+        startKernelCounters([this](const KernelMetricValue& v) { sendMetric(v); },
+                            [](const std::string& message) {
+                                std::fprintf(stderr, "[warpscope] kernel counters: %s\n",
+                                             message.c_str());
+                            });
     writer_ = std::thread([this] { writerLoop(); });
     flusher_ = std::thread([this] { flusherLoop(); });
     active_ = true;
@@ -243,6 +261,7 @@ bool Collector::start() {
 void Collector::stop() {
     if (!active_.exchange(false)) return;
     insideCollector = true;
+    flushKernelCounters();
     cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     {
         std::unique_lock lock(mutex_);

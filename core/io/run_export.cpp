@@ -11,8 +11,9 @@ using nlohmann::ordered_json;
 
 namespace {
 
-const std::vector<std::string> kTableNames = {"kernels", "memcpys",  "memsets", "api_calls",
-                                              "ranges",  "requests", "tokens",  "samples"};
+const std::vector<std::string> kTableNames = {"kernels",   "memcpys", "memsets",
+                                              "api_calls", "ranges",  "requests",
+                                              "tokens",    "samples", "metrics"};
 
 std::string csvField(const std::string& v) {
     if (v.find_first_of(",\"\n\r") == std::string::npos) return v;
@@ -147,6 +148,10 @@ ordered_json sampleJson(const SampleRecord& s) {
             {"clock_event_reasons", opt(s.clockEventReasons)}};
 }
 
+ordered_json metricJson(const KernelMetricRecord& m) {
+    return {{"correlation_id", m.correlationId}, {"metric", m.metric}, {"value", m.value}};
+}
+
 // Visits every row of `table` as a JSON object, in time order.
 void forEachRow(Store& store, RunId id, RunTable table,
                 const std::function<void(const ordered_json&)>& visit) {
@@ -183,6 +188,10 @@ void forEachRow(Store& store, RunId id, RunTable table,
             for (const auto& s : samplesOf(store, id))
                 visit(sampleJson(s));
             break;
+        case RunTable::Metrics:
+            for (const auto& m : kernelMetricsOf(store, id))
+                visit(metricJson(m));
+            break;
     }
 }
 
@@ -214,6 +223,9 @@ std::vector<std::string> columnsOf(RunTable table) {
             break;
         case RunTable::Samples:
             proto = sampleJson({});
+            break;
+        case RunTable::Metrics:
+            proto = metricJson({});
             break;
     }
     std::vector<std::string> cols;

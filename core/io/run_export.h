@@ -12,7 +12,17 @@ namespace ws {
 
 class Store;
 
-enum class RunTable { Kernels, Memcpys, Memsets, ApiCalls, Ranges, Requests, Tokens, Samples };
+enum class RunTable {
+    Kernels,
+    Memcpys,
+    Memsets,
+    ApiCalls,
+    Ranges,
+    Requests,
+    Tokens,
+    Samples,
+    Metrics
+};
 
 const std::vector<std::string>& runTableNames();
 std::optional<RunTable> runTableFromString(const std::string& name);

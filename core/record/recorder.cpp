@@ -142,6 +142,7 @@ struct Recorder::Session {
             deviceStored = true;
         };
         s.overhead = [this](const OverheadRecord& r) { writer.add(r); };
+        s.metric = [this](const KernelMetricRecord& r) { writer.add(r); };
         s.dropped = [this](std::int64_t n) {
             progress.dropped += n;
             droppedPending += n;
@@ -253,6 +254,8 @@ RecordOutcome Recorder::run() {
     nr.variant = request_.variant;
     nr.command = shellQuoted(request_.argv);
     RunId runId = store.beginRun(nr);
+    for (const auto& [key, value] : request_.properties)
+        store.setProperty(runId, key, value);
 
     // Environment: ours, the request's extras, and the injection variables.
     std::vector<std::string> envStrings;

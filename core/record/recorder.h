@@ -42,6 +42,7 @@ struct RecordRequest {
     std::string variant;
     std::vector<std::string> argv;  // program and its arguments, passed as given
     std::vector<std::string> env;   // extra KEY=VALUE entries
+    std::vector<std::pair<std::string, std::string>> properties;  // stored with the run
     std::string workingDir;
     std::string injectLibrary;  // libwarpscope_inject.so; empty runs without CUDA capture
     bool echoOutput = true;     // copy the program's stdout/stderr to ours

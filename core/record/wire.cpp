@@ -1,5 +1,6 @@
 #include "record/wire.h"
 
+#include <cstring>
 #include <stdexcept>
 
 #include "store/event_codec.h"
@@ -73,6 +74,17 @@ void Encoder::dropped(std::int64_t count) {
     std::string p;
     Out(p).s(count);
     frame(FrameType::Dropped, p);
+}
+
+void Encoder::metric(const KernelMetricRecord& r) {
+    std::string p;
+    Out o(p);
+    o.u(r.correlationId);
+    o.str(r.metric);
+    std::uint64_t bits = 0;
+    std::memcpy(&bits, &r.value, sizeof bits);
+    o.u(bits);
+    frame(FrameType::Metric, p);
 }
 
 void Encoder::bye() {
@@ -195,6 +207,15 @@ void Decoder::dispatch(FrameType type, std::string_view payload) {
         case FrameType::Bye:
             if (sink_.bye) sink_.bye();
             return;
+        case FrameType::Metric: {
+            KernelMetricRecord r;
+            r.correlationId = in.u32();
+            r.metric = in.str();
+            std::uint64_t bits = in.u();
+            std::memcpy(&r.value, &bits, sizeof bits);
+            if (sink_.metric) sink_.metric(r);
+            return;
+        }
         case FrameType::Records: {
             auto kind = static_cast<codec::ChunkKind>(in.u());
             codec::Lane lane{in.u32(), in.u32()};

@@ -25,6 +25,7 @@ enum class FrameType : std::uint8_t {
     Overhead = 5,  // CUPTI overhead interval
     Dropped = 6,   // records CUPTI dropped since the last report
     Bye = 7,       // the process flushed everything and is exiting
+    Metric = 8,    // one hardware counter value of one kernel (name inline, not interned)
 };
 
 constexpr std::size_t kHeaderBytes = 5;
@@ -45,6 +46,7 @@ class Encoder {
     void overhead(const OverheadRecord& r);
     void dropped(std::int64_t count);
     void bye();
+    void metric(const KernelMetricRecord& r);
     void add(const KernelRecord& r);
     void add(const MemcpyRecord& r);
     void add(const MemsetRecord& r);
@@ -73,6 +75,7 @@ struct Sink {
     std::function<void(const OverheadRecord&)> overhead;
     std::function<void(std::int64_t)> dropped;
     std::function<void()> bye;
+    std::function<void(const KernelMetricRecord&)> metric;
     std::function<void(const KernelRecord&)> kernel;
     std::function<void(const MemcpyRecord&)> memcpy;
     std::function<void(const MemsetRecord&)> memset;

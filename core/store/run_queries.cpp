@@ -377,6 +377,18 @@ std::vector<SampleRecord> samplesOf(Store& store, RunId id) {
     return out;
 }
 
+std::vector<KernelMetricRecord> kernelMetricsOf(Store& store, RunId id) {
+    sql::Statement st(store.db(),
+                      "SELECT m.correlation_id, s.value, m.value FROM kernel_metrics m "
+                      "JOIN strings s ON s.id = m.metric_id WHERE m.run_id = ?1 "
+                      "ORDER BY m.correlation_id, s.value");
+    st.bind(1, id);
+    std::vector<KernelMetricRecord> out;
+    while (st.step())
+        out.push_back({static_cast<std::uint32_t>(st.int64(0)), st.text(1), st.real(2)});
+    return out;
+}
+
 std::vector<QualityRecord> qualityOf(Store& store, RunId id) {
     sql::Statement st(store.db(),
                       "SELECT check_name, reference_variant, token_agreement, max_logit_error, "

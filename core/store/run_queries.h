@@ -87,6 +87,8 @@ std::vector<RequestRecord> requestsOf(Store& store, RunId id);
 std::vector<TokenRecord> tokensOf(Store& store, RunId id);
 std::vector<SampleRecord> samplesOf(Store& store, RunId id);
 std::vector<QualityRecord> qualityOf(Store& store, RunId id);
+// Hardware counter values per kernel (record --metrics), by correlation id.
+std::vector<KernelMetricRecord> kernelMetricsOf(Store& store, RunId id);
 
 MemcpyKind memcpyKindFromString(const std::string& text);
 MemoryKind memoryKindFromString(const std::string& text);

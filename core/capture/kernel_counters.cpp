@@ -1,0 +1,356 @@
+#include "capture/kernel_counters.h"
+
+#include <cuda.h>
+#include <cupti.h>
+#include <cupti_profiler_host.h>
+#include <cupti_range_profiler.h>
+#include <cupti_target.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <sstream>
+#include <vector>
+
+#include "analysis/counter_metrics.h"
+
+namespace ws::capture {
+
+namespace {
+
+constexpr std::size_t kMaxRanges = 512;  // kernels decoded per batch
+
+struct Launch {
+    std::uint32_t correlationId;
+    std::string symbol;  // mangled kernel name, when the API gives it
+};
+
+struct ContextCounters {
+    CUpti_RangeProfiler_Object* profiler = nullptr;
+    CUpti_Profiler_Host_Object* host = nullptr;
+    std::vector<std::uint8_t> config;
+    std::vector<std::uint8_t> counterData;
+    std::deque<Launch> launches;  // profiled, not yet decoded
+    bool failed = false;
+};
+
+struct State {
+    std::vector<std::string> metrics;
+    std::vector<const char*> metricPtrs;
+    std::function<void(const KernelMetricValue&)> emit;
+    std::function<void(const std::string&)> warn;
+    std::mutex mutex;
+    std::map<CUcontext, ContextCounters> contexts;
+    std::int64_t unmatched = 0;
+    CUpti_SubscriberHandle subscriber = nullptr;
+};
+
+State* state = nullptr;
+
+// CUPTI's parameter structs: zeroed, with their size set.
+template <typename P>
+P params(std::size_t structSize) {
+    P p{};
+    p.structSize = structSize;
+    return p;
+}
+thread_local std::uint32_t runtimeCorrelation = 0;  // the runtime call around a driver launch
+thread_local bool busy = false;                     // our own CUDA calls
+
+bool ok(CUptiResult r, const char* what) {
+    if (r == CUPTI_SUCCESS) return true;
+    const char* msg = nullptr;
+    cuptiGetResultString(r, &msg);
+    state->warn(std::string(what) + " failed: " + (msg ? msg : "unknown error"));
+    return false;
+}
+
+std::vector<std::string> metricNames(const char* spec) {
+    std::vector<std::string> out;
+    if (std::strcmp(spec, "roofline") == 0) {
+        for (const char* m : counters::kRoofline)
+            out.emplace_back(m);
+        return out;
+    }
+    std::stringstream in(spec);
+    for (std::string name; std::getline(in, name, ',');)
+        if (!name.empty()) out.push_back(name);
+    return out;
+}
+
+bool initializeImage(ContextCounters& c) {
+    auto init = params<CUpti_RangeProfiler_CounterDataImage_Initialize_Params>(
+        CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE);
+    init.pRangeProfilerObject = c.profiler;
+    init.counterDataSize = c.counterData.size();
+    init.pCounterData = c.counterData.data();
+    if (!ok(cuptiRangeProfilerCounterDataImageInitialize(&init), "counter data initialize"))
+        return false;
+    auto set = params<CUpti_RangeProfiler_SetConfig_Params>(
+        CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE);
+    set.pRangeProfilerObject = c.profiler;
+    set.configSize = c.config.size();
+    set.pConfig = c.config.data();
+    set.counterDataImageSize = c.counterData.size();
+    set.pCounterDataImage = c.counterData.data();
+    set.range = CUPTI_AutoRange;
+    set.replayMode = CUPTI_KernelReplay;
+    set.maxRangesPerPass = kMaxRanges;
+    set.numNestingLevels = 1;
+    set.minNestingLevel = 1;
+    set.passIndex = 0;
+    set.targetNestingLevel = 1;
+    if (!ok(cuptiRangeProfilerSetConfig(&set), "cuptiRangeProfilerSetConfig")) return false;
+    auto start =
+        params<CUpti_RangeProfiler_Start_Params>(CUpti_RangeProfiler_Start_Params_STRUCT_SIZE);
+    start.pRangeProfilerObject = c.profiler;
+    return ok(cuptiRangeProfilerStart(&start), "cuptiRangeProfilerStart");
+}
+
+// Called on the first launch into a context, with the context current.
+bool setUp(CUcontext ctx, ContextCounters& c) {
+    CUdevice device = 0;
+    if (cuCtxGetDevice(&device) != CUDA_SUCCESS) return false;
+    auto chip =
+        params<CUpti_Device_GetChipName_Params>(CUpti_Device_GetChipName_Params_STRUCT_SIZE);
+    chip.deviceIndex = static_cast<std::size_t>(device);
+    if (!ok(cuptiDeviceGetChipName(&chip), "cuptiDeviceGetChipName")) return false;
+    auto avail = params<CUpti_Profiler_GetCounterAvailability_Params>(
+        CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE);
+    avail.ctx = ctx;
+    if (!ok(cuptiProfilerGetCounterAvailability(&avail), "counter availability")) return false;
+    std::vector<std::uint8_t> availability(avail.counterAvailabilityImageSize);
+    avail.pCounterAvailabilityImage = availability.data();
+    if (!ok(cuptiProfilerGetCounterAvailability(&avail), "counter availability")) return false;
+
+    auto host = params<CUpti_Profiler_Host_Initialize_Params>(
+        CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE);
+    host.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
+    host.pChipName = chip.pChipName;
+    host.pCounterAvailabilityImage = availability.data();
+    if (!ok(cuptiProfilerHostInitialize(&host), "cuptiProfilerHostInitialize")) return false;
+    c.host = host.pHostObject;
+    auto add = params<CUpti_Profiler_Host_ConfigAddMetrics_Params>(
+        CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
+    add.pHostObject = c.host;
+    add.ppMetricNames = state->metricPtrs.data();
+    add.numMetrics = state->metricPtrs.size();
+    if (!ok(cuptiProfilerHostConfigAddMetrics(&add),
+            "adding the metrics (is every name valid "
+            "for this GPU?)"))
+        return false;
+    auto size = params<CUpti_Profiler_Host_GetConfigImageSize_Params>(
+        CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE);
+    size.pHostObject = c.host;
+    if (!ok(cuptiProfilerHostGetConfigImageSize(&size), "config image size")) return false;
+    c.config.resize(size.configImageSize);
+    auto image = params<CUpti_Profiler_Host_GetConfigImage_Params>(
+        CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE);
+    image.pHostObject = c.host;
+    image.configImageSize = c.config.size();
+    image.pConfigImage = c.config.data();
+    if (!ok(cuptiProfilerHostGetConfigImage(&image), "config image")) return false;
+    auto passes = params<CUpti_Profiler_Host_GetNumOfPasses_Params>(
+        CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE);
+    passes.configImageSize = c.config.size();
+    passes.pConfigImage = c.config.data();
+    if (ok(cuptiProfilerHostGetNumOfPasses(&passes), "number of passes"))
+        state->warn("counting " + std::to_string(state->metrics.size()) +
+                    " metrics per kernel in " + std::to_string(passes.numOfPasses) +
+                    " replay passes");
+
+    auto enable =
+        params<CUpti_RangeProfiler_Enable_Params>(CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE);
+    enable.ctx = ctx;
+    if (!ok(cuptiRangeProfilerEnable(&enable), "cuptiRangeProfilerEnable")) return false;
+    c.profiler = enable.pRangeProfilerObject;
+    auto data = params<CUpti_RangeProfiler_GetCounterDataSize_Params>(
+        CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE);
+    data.pRangeProfilerObject = c.profiler;
+    data.pMetricNames = state->metricPtrs.data();
+    data.numMetrics = state->metricPtrs.size();
+    data.maxNumOfRanges = kMaxRanges;
+    data.maxNumRangeTreeNodes = kMaxRanges;
+    if (!ok(cuptiRangeProfilerGetCounterDataSize(&data), "counter data size")) return false;
+    c.counterData.resize(data.counterDataSize);
+    return initializeImage(c);
+}
+
+// Stops, decodes and evaluates what the context profiled, hands the values
+// on, and (unless `last`) starts a fresh batch.
+void collect(ContextCounters& c, bool last) {
+    if (!c.profiler || c.failed) return;
+    auto stop =
+        params<CUpti_RangeProfiler_Stop_Params>(CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
+    stop.pRangeProfilerObject = c.profiler;
+    auto decode = params<CUpti_RangeProfiler_DecodeData_Params>(
+        CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE);
+    decode.pRangeProfilerObject = c.profiler;
+    if (!ok(cuptiRangeProfilerStop(&stop), "cuptiRangeProfilerStop") ||
+        !ok(cuptiRangeProfilerDecodeData(&decode), "cuptiRangeProfilerDecodeData")) {
+        c.failed = true;
+        return;
+    }
+    auto info = params<CUpti_RangeProfiler_GetCounterDataInfo_Params>(
+        CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE);
+    info.pCounterDataImage = c.counterData.data();
+    info.counterDataImageSize = c.counterData.size();
+    ok(cuptiRangeProfilerGetCounterDataInfo(&info), "counter data info");
+    std::vector<double> values(state->metrics.size());
+    for (std::size_t r = 0; r < info.numTotalRanges && !c.launches.empty(); ++r) {
+        Launch launch = std::move(c.launches.front());
+        c.launches.pop_front();
+        auto range = params<CUpti_RangeProfiler_CounterData_GetRangeInfo_Params>(
+            CUpti_RangeProfiler_CounterData_GetRangeInfo_Params_STRUCT_SIZE);
+        range.pCounterDataImage = c.counterData.data();
+        range.counterDataImageSize = c.counterData.size();
+        range.rangeIndex = r;
+        range.rangeDelimiter = "/";
+        if (cuptiRangeProfilerCounterDataGetRangeInfo(&range) == CUPTI_SUCCESS && range.rangeName &&
+            !launch.symbol.empty() &&
+            std::strstr(range.rangeName, launch.symbol.c_str()) == nullptr) {
+            ++state->unmatched;  // a launch we did not see: do not guess
+            continue;
+        }
+        auto eval = params<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(
+            CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE);
+        eval.pHostObject = c.host;
+        eval.pCounterDataImage = c.counterData.data();
+        eval.counterDataImageSize = c.counterData.size();
+        eval.rangeIndex = r;
+        eval.ppMetricNames = state->metricPtrs.data();
+        eval.numMetrics = state->metricPtrs.size();
+        eval.pMetricValues = values.data();
+        if (cuptiProfilerHostEvaluateToGpuValues(&eval) != CUPTI_SUCCESS) continue;
+        for (std::size_t m = 0; m < values.size(); ++m)
+            state->emit({launch.correlationId, state->metrics[m], values[m]});
+    }
+    if (decode.numOfRangeDropped > 0)
+        state->warn(std::to_string(decode.numOfRangeDropped) + " kernels' counters were dropped");
+    if (!last && !initializeImage(c)) c.failed = true;
+}
+
+void finish(ContextCounters& c) {
+    collect(c, true);
+    if (c.profiler) {
+        auto disable = params<CUpti_RangeProfiler_Disable_Params>(
+            CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE);
+        disable.pRangeProfilerObject = c.profiler;
+        cuptiRangeProfilerDisable(&disable);
+        c.profiler = nullptr;
+    }
+    if (c.host) {
+        auto deinit = params<CUpti_Profiler_Host_Deinitialize_Params>(
+            CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE);
+        deinit.pHostObject = c.host;
+        cuptiProfilerHostDeinitialize(&deinit);
+        c.host = nullptr;
+    }
+}
+
+bool isKernelLaunch(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
+    if (domain != CUPTI_CB_DOMAIN_DRIVER_API) return false;
+    switch (cbid) {
+        case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
+        case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz:
+        case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
+        case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz:
+        case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel:
+        case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz:
+            return true;
+        default:
+            return false;
+    }
+}
+
+void CUPTIAPI onCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                         const void* data) {
+    if (busy) return;
+    if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
+        if (cbid != CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) return;
+        auto* r = static_cast<const CUpti_ResourceData*>(data);
+        busy = true;
+        std::lock_guard lock(state->mutex);
+        if (auto it = state->contexts.find(r->context); it != state->contexts.end()) {
+            finish(it->second);
+            state->contexts.erase(it);
+        }
+        busy = false;
+        return;
+    }
+    auto* cb = static_cast<const CUpti_CallbackData*>(data);
+    if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
+        // Kernels carry the correlation id of the runtime call that launched
+        // them, when there is one: remember it for the driver launch inside.
+        if (cb->callbackSite == CUPTI_API_ENTER && runtimeCorrelation == 0)
+            runtimeCorrelation = cb->correlationId;
+        else if (cb->callbackSite == CUPTI_API_EXIT && runtimeCorrelation == cb->correlationId)
+            runtimeCorrelation = 0;
+        return;
+    }
+    if (!isKernelLaunch(domain, cbid)) return;
+    busy = true;
+    {
+        std::lock_guard lock(state->mutex);
+        auto [it, fresh] = state->contexts.try_emplace(cb->context);
+        ContextCounters& c = it->second;
+        if (fresh && !setUp(cb->context, c)) {
+            c.failed = true;
+            state->warn("no kernel counters for this context");
+        }
+        if (!c.failed) {
+            if (cb->callbackSite == CUPTI_API_ENTER) {
+                c.launches.push_back({runtimeCorrelation ? runtimeCorrelation : cb->correlationId,
+                                      cb->symbolName ? cb->symbolName : ""});
+            } else if (c.launches.size() >= kMaxRanges) {
+                collect(c, false);
+            }
+        }
+    }
+    busy = false;
+}
+
+}  // namespace
+
+bool startKernelCounters(std::function<void(const KernelMetricValue&)> emit,
+                         std::function<void(const std::string&)> warn) {
+    const char* spec = std::getenv("WARPSCOPE_METRICS");
+    if (!spec || !*spec) return false;
+    state = new State;  // lives until exit: callbacks may come until the end
+    state->metrics = metricNames(spec);
+    for (const auto& m : state->metrics)
+        state->metricPtrs.push_back(m.c_str());
+    state->emit = std::move(emit);
+    state->warn = std::move(warn);
+    auto init =
+        params<CUpti_Profiler_Initialize_Params>(CUpti_Profiler_Initialize_Params_STRUCT_SIZE);
+    if (!ok(cuptiProfilerInitialize(&init), "cuptiProfilerInitialize")) return false;
+    if (!ok(cuptiSubscribe(&state->subscriber, onCallback, nullptr), "cuptiSubscribe"))
+        return false;
+    cuptiEnableDomain(1, state->subscriber, CUPTI_CB_DOMAIN_RUNTIME_API);
+    cuptiEnableDomain(1, state->subscriber, CUPTI_CB_DOMAIN_DRIVER_API);
+    cuptiEnableCallback(1, state->subscriber, CUPTI_CB_DOMAIN_RESOURCE,
+                        CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
+    return true;
+}
+
+void flushKernelCounters() {
+    if (!state) return;
+    busy = true;
+    std::lock_guard lock(state->mutex);
+    for (auto& [ctx, c] : state->contexts)
+        if (cuCtxPushCurrent(ctx) == CUDA_SUCCESS) {
+            finish(c);
+            CUcontext popped = nullptr;
+            cuCtxPopCurrent(&popped);
+        }
+    state->contexts.clear();
+    if (state->unmatched > 0)
+        state->warn(std::to_string(state->unmatched) +
+                    " kernels' counters were left out: their ranges did not match a launch");
+    busy = false;
+}
+
+}  // namespace ws::capture

@@ -1,5 +1,6 @@
 // warpscope-cli summary: kernels, memory copies and NVTX ranges of a run, as
 // `nsys stats` tabulates them.
+#include <algorithm>
 #include <iomanip>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -51,6 +52,9 @@ int cmdSummary(const std::vector<std::string>& argv) {
             row["time_percent"] = k.timePercent;
             row["name"] = k.name;
             row["demangled"] = k.demangled;
+            if (k.dramGBs) row["dram_gb_per_s"] = *k.dramGBs;
+            if (k.tflops) row["tflop_per_s"] = *k.tflops;
+            if (k.achievedOccupancy) row["achieved_occupancy"] = *k.achievedOccupancy;
             j["kernels"].push_back(row);
         }
         j["memcpys"] = nlohmann::ordered_json::array();
@@ -75,17 +79,31 @@ int cmdSummary(const std::vector<std::string>& argv) {
     }
     std::cout << "GPU busy " << std::fixed << std::setprecision(1) << s.gpuBusyFraction * 100
               << "% of " << formatDuration(s.gpuSpanNs) << "\n\nKernels\n";
+    // Counter columns only for runs recorded with --metrics.
+    bool counters = std::any_of(s.kernels.begin(), s.kernels.end(),
+                                [](const KernelStat& k) { return k.dramGBs.has_value(); });
     std::cout << std::right << std::setw(7) << "time%" << std::setw(11) << "total" << std::setw(10)
               << "count" << std::setw(11) << "mean" << std::setw(11) << "median" << std::setw(11)
-              << "min" << std::setw(11) << "max" << std::setw(11) << "std"
-              << "  name\n";
+              << "min" << std::setw(11) << "max" << std::setw(11) << "std";
+    if (counters)
+        std::cout << std::setw(9) << "DRAM GB/s" << std::setw(9) << "TFLOP/s" << std::setw(9)
+                  << "occ.";
+    std::cout << "  name\n";
     for (std::size_t i = 0; i < s.kernels.size() && i < top; ++i) {
         const auto& k = s.kernels[i];
         std::cout << std::setw(7) << k.timePercent << std::setw(11) << ns(k.time.totalNs)
                   << std::setw(10) << k.time.count << std::setw(11) << ns(k.time.meanNs)
                   << std::setw(11) << ns(k.time.medianNs) << std::setw(11) << ns(k.time.minNs)
-                  << std::setw(11) << ns(k.time.maxNs) << std::setw(11) << ns(k.time.stdNs) << "  "
-                  << k.name << '\n';
+                  << std::setw(11) << ns(k.time.maxNs) << std::setw(11) << ns(k.time.stdNs);
+        if (counters) {
+            auto cell = [](const std::optional<double>& v, double scale, int digits) {
+                return v ? formatFixed(*v * scale, digits) : std::string("—");
+            };
+            std::cout << std::setw(9) << cell(k.dramGBs, 1, 0) << std::setw(9)
+                      << cell(k.tflops, 1, 1) << std::setw(8) << cell(k.achievedOccupancy, 100, 0)
+                      << (k.achievedOccupancy ? "%" : " ");
+        }
+        std::cout << "  " << k.name << '\n';
     }
     if (!s.memcpys.empty()) {
         std::cout << "\nMemory copies\n"

@@ -21,7 +21,7 @@ inline constexpr const char* kHmul = "smsp__sass_thread_inst_executed_op_hmul_pr
 inline constexpr const char* kHfma = "smsp__sass_thread_inst_executed_op_hfma_pred_on.sum";
 // Tensor-core work, which Nsight Compute's default roofline leaves out.
 inline constexpr const char* kTensorBf16 = "sm__ops_path_tensor_src_bf16_dst_fp32.sum";
-inline constexpr const char* kTensorFp16 = "sm__ops_path_tensor_src_fp16_dst_fp32.sum";
+inline constexpr const char* kTensorFp16 = "sm__ops_path_tensor_src_fp16.sum";
 inline constexpr const char* kDramRead = "dram__bytes_read.sum";
 inline constexpr const char* kDramWrite = "dram__bytes_write.sum";
 inline constexpr const char* kAchievedOccupancy =

@@ -18,6 +18,7 @@ std::vector<KernelOccupancy> topKernelOccupancy(Store& store, RunId run, const R
         KernelOccupancy o;
         o.name = k.name;
         o.timePercent = k.timePercent;
+        o.achieved = k.achievedOccupancy;
         wanted[k.mangled] = out.size();
         out.push_back(o);
     }

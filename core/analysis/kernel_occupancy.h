@@ -3,6 +3,7 @@
 // and the recorded device's limits, with the limiting resource.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,7 @@ struct KernelOccupancy {
     double timePercent = 0;
     LaunchResources launch;
     Occupancy occupancy;
+    std::optional<double> achieved;  // 0..1, from counters (record --metrics roofline)
 };
 
 // The top kernels of `summary` (computed over `window`, which is scanned once

@@ -8,6 +8,7 @@
 #include <memory>
 #include <unordered_map>
 
+#include "analysis/kernel_counters.h"
 #include "store/store.h"
 
 namespace ws {
@@ -105,8 +106,14 @@ RunSummary summarizeRun(Store& store, RunId run, TimeWindow window) {
         kernelTotal += static_cast<double>(k.durationNs());
         gpu.emplace_back(k.startNs, k.endNs);
     });
+    auto counted = kernelCounterStats(store, run, window);
     for (auto& [name, times] : kernelTimes) {
         KernelStat s;
+        if (auto c = counted.find(name); c != counted.end() && c->second.meanNs > 0) {
+            s.dramGBs = c->second.dramGBs();
+            s.tflops = c->second.meanFlops / c->second.meanNs * 1e-3;
+            s.achievedOccupancy = c->second.achievedOccupancy;
+        }
         s.mangled = name;
         s.demangled = demangle(name);
         s.name = shortKernelName(s.demangled);

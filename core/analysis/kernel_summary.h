@@ -4,6 +4,7 @@
 // launched it.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,10 @@ struct KernelStat {
     std::string mangled;    // as CUPTI reported it
     DurationStats time;
     double timePercent = 0;  // of all kernel time in the run
+    // Where counters measured the kernel's DRAM bytes (record --metrics).
+    std::optional<double> dramGBs;
+    std::optional<double> tflops;
+    std::optional<double> achievedOccupancy;  // 0..1
 };
 
 struct MemcpyStat {

@@ -6,6 +6,8 @@
 #include <nlohmann/json.hpp>
 #include <regex>
 
+#include "analysis/kernel_counters.h"
+#include "analysis/kernel_summary.h"
 #include "store/run_queries.h"
 #include "store/store.h"
 
@@ -102,14 +104,28 @@ Roofline computeRoofline(Store& store, RunId id) {
                                  : "no ceilings: the run has no device");
 
     std::map<std::string, Accumulator> points;
-    // Kernel ladders: "<kernel>/<rung> flops=F bytes=B" around the timed launches.
+    // Hardware counters, where the run has them: one point per kernel.
+    auto counted = kernelCounterStats(store, id);
+    for (const auto& [mangled, c] : counted) {
+        if (c.meanNs <= 0 || (c.meanFlops <= 0 && c.meanDramBytes <= 0)) continue;
+        auto& p = points[shortKernelName(demangle(mangled))];
+        // Kernels sharing a short name (template instances) pool their launches.
+        double n = double(p.instances + c.instances);
+        p.origin = "counters";
+        p.flops = (p.flops * double(p.instances) + c.meanFlops * double(c.instances)) / n;
+        p.bytes = (p.bytes * double(p.instances) + c.meanDramBytes * double(c.instances)) / n;
+        p.totalNs += c.meanNs * double(c.instances);
+        p.instances += c.instances;
+    }
+    // Kernel ladders: "<kernel>/<rung> flops=F bytes=B" around the timed launches;
+    // counters of the same kernels make them redundant.
     static const std::regex declared(R"(^(\S+/\S+) flops=([0-9.eE+-]+) bytes=([0-9.eE+-]+)$)");
     auto ranges = rangesIn(store, id);
     std::vector<double> steps;
     std::optional<RangeRecord> prefill;
     for (const auto& range : ranges) {
         std::smatch m;
-        if (std::regex_match(range.name, m, declared)) {
+        if (counted.empty() && std::regex_match(range.name, m, declared)) {
             auto& p = points[m[1].str()];
             p.origin = "declared";
             p.flops = std::strtod(m[2].str().c_str(), nullptr);
@@ -166,6 +182,10 @@ Roofline computeRoofline(Store& store, RunId id) {
     std::sort(r.points.begin(), r.points.end(), [](const auto& a, const auto& b) {
         return a.meanNs * double(a.instances) > b.meanNs * double(b.instances);
     });
+    if (!counted.empty())
+        r.notes.push_back(
+            "kernel points from hardware counters (kernel replay): their times come from "
+            "replayed launches");
     if (r.points.empty())
         r.notes.push_back(
             "no points: no hardware counters, no kernel ranges declaring FLOPs and bytes, no "

@@ -24,7 +24,6 @@ constexpr std::size_t kMaxRanges = 512;  // kernels decoded per batch
 
 struct Launch {
     std::uint32_t correlationId;
-    std::string symbol;  // mangled kernel name, when the API gives it
 };
 
 struct ContextCounters {
@@ -111,6 +110,13 @@ bool initializeImage(ContextCounters& c) {
 
 // Called on the first launch into a context, with the context current.
 bool setUp(CUcontext ctx, ContextCounters& c) {
+    // Not at injection: inside cuInit the profiler cannot initialize yet.
+    static const bool initialized = [] {
+        auto init =
+            params<CUpti_Profiler_Initialize_Params>(CUpti_Profiler_Initialize_Params_STRUCT_SIZE);
+        return ok(cuptiProfilerInitialize(&init), "cuptiProfilerInitialize");
+    }();
+    if (!initialized) return false;
     CUdevice device = 0;
     if (cuCtxGetDevice(&device) != CUDA_SUCCESS) return false;
     auto chip =
@@ -198,22 +204,19 @@ void collect(ContextCounters& c, bool last) {
     info.pCounterDataImage = c.counterData.data();
     info.counterDataImageSize = c.counterData.size();
     ok(cuptiRangeProfilerGetCounterDataInfo(&info), "counter data info");
+    // Auto ranges are numbered, not named: the i-th range is the i-th launch
+    // profiled in this context. A batch whose count differs cannot be mapped
+    // safely (a launch we did not see), so it is left out rather than guessed.
+    if (info.numTotalRanges != c.launches.size()) {
+        state->unmatched += static_cast<std::int64_t>(c.launches.size());
+        state->warn(std::to_string(info.numTotalRanges) + " ranges for " +
+                    std::to_string(c.launches.size()) + " launches: this batch is left out");
+        c.launches.clear();
+    }
     std::vector<double> values(state->metrics.size());
     for (std::size_t r = 0; r < info.numTotalRanges && !c.launches.empty(); ++r) {
         Launch launch = std::move(c.launches.front());
         c.launches.pop_front();
-        auto range = params<CUpti_RangeProfiler_CounterData_GetRangeInfo_Params>(
-            CUpti_RangeProfiler_CounterData_GetRangeInfo_Params_STRUCT_SIZE);
-        range.pCounterDataImage = c.counterData.data();
-        range.counterDataImageSize = c.counterData.size();
-        range.rangeIndex = r;
-        range.rangeDelimiter = "/";
-        if (cuptiRangeProfilerCounterDataGetRangeInfo(&range) == CUPTI_SUCCESS && range.rangeName &&
-            !launch.symbol.empty() &&
-            std::strstr(range.rangeName, launch.symbol.c_str()) == nullptr) {
-            ++state->unmatched;  // a launch we did not see: do not guess
-            continue;
-        }
         auto eval = params<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(
             CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE);
         eval.pHostObject = c.host;
@@ -302,8 +305,7 @@ void CUPTIAPI onCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cb
         }
         if (!c.failed) {
             if (cb->callbackSite == CUPTI_API_ENTER) {
-                c.launches.push_back({runtimeCorrelation ? runtimeCorrelation : cb->correlationId,
-                                      cb->symbolName ? cb->symbolName : ""});
+                c.launches.push_back({runtimeCorrelation ? runtimeCorrelation : cb->correlationId});
             } else if (c.launches.size() >= kMaxRanges) {
                 collect(c, false);
             }
@@ -324,9 +326,6 @@ bool startKernelCounters(std::function<void(const KernelMetricValue&)> emit,
         state->metricPtrs.push_back(m.c_str());
     state->emit = std::move(emit);
     state->warn = std::move(warn);
-    auto init =
-        params<CUpti_Profiler_Initialize_Params>(CUpti_Profiler_Initialize_Params_STRUCT_SIZE);
-    if (!ok(cuptiProfilerInitialize(&init), "cuptiProfilerInitialize")) return false;
     if (!ok(cuptiSubscribe(&state->subscriber, onCallback, nullptr), "cuptiSubscribe"))
         return false;
     cuptiEnableDomain(1, state->subscriber, CUPTI_CB_DOMAIN_RUNTIME_API);
@@ -349,7 +348,7 @@ void flushKernelCounters() {
     state->contexts.clear();
     if (state->unmatched > 0)
         state->warn(std::to_string(state->unmatched) +
-                    " kernels' counters were left out: their ranges did not match a launch");
+                    " kernels' counters were left out: their ranges did not match the launches");
     busy = false;
 }
 

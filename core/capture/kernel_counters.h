@@ -3,7 +3,7 @@
 // range (auto range) replayed once per counter pass (kernel replay), so the
 // program runs slower and its timeline is not a performance measurement;
 // that is why it is a pass the user asks for. Ranges map to kernels by launch
-// order within a context, checked by kernel name.
+// order within a context, checked by count.
 #pragma once
 
 #include <cstdint>

@@ -341,14 +341,16 @@ std::string writeReport(const ReportData& d, ReportFormat format, const ChartSou
                             std::to_string(o.launch.registersPerThread),
                             std::to_string(o.launch.sharedBytesPerBlock),
                             formatFixed(100 * o.occupancy.occupancy, 0) + "%",
+                            o.achieved ? formatFixed(100 * *o.achieved, 0) + "%" : "—",
                             o.occupancy.problem.empty() ? toString(o.occupancy.limiter)
                                                         : o.occupancy.problem});
-        doc.table(
-            {"kernel", "time %", "threads", "registers", "shared B", "theoretical", "limited by"},
-            rows);
+        doc.table({"kernel", "time %", "threads", "registers", "shared B", "theoretical",
+                   "achieved", "limited by"},
+                  rows);
         doc.para(
             "Theoretical occupancy by the CUDA occupancy calculator's rules, from one launch "
-            "of each kernel; achieved occupancy needs hardware counters (not collected yet).");
+            "of each kernel; achieved occupancy from the sm__warps_active counter where the run "
+            "was recorded with --metrics roofline (— otherwise).");
         doc.image(chart("occupancy"), "Theoretical occupancy of the top kernels");
     }
 

@@ -19,10 +19,25 @@ shape = { m = 2048, n = 2048, k = 2048 }
 iterations = 2
 warmup = 0
 TOML
-start=$(date +%s.%N)
+SECONDS=0
 $cli record --db "$db" --metrics roofline --progress none --workload "$cfg" > "$out/gemm.log" 2>&1 || true
-echo "gemm ladder with counters: $(echo "$(date +%s.%N) - $start" | bc) s"
+echo "gemm ladder with counters: ${SECONDS} s"
 grep "kernel counters" "$out/gemm.log" | sort | uniq -c | head
-$cli export 1 --db "$db" --format csv --table kernels > "$out/kernels.csv"
-$cli export 1 --db "$db" --format csv --table metrics > "$out/metrics.csv"
+$cli export 1 --db "$db" --format csv --table kernels -o "$out/kernels.csv"
+$cli export 1 --db "$db" --format csv --table metrics -o "$out/metrics.csv"
 python3 "$here/counters_report.py" "$out/kernels.csv" "$out/metrics.csv" 17179869184
+$cli summary 1 --db "$db" --top 8
+$cli roofline 1 --db "$db"
+# The GEMV ladder (decode, memory-bound): counted DRAM bytes against the weights.
+cat > "$cfg" <<TOML
+name = "gemv-8192-counters"
+kind = "kernel"
+[kernel]
+name = "gemv_bf16"
+rung = "all"
+shape = { batch = 1, k = 8192, n = 8192 }
+iterations = 2
+warmup = 0
+TOML
+$cli record --db "$db" --metrics roofline --progress none --workload "$cfg" > "$out/gemv.log" 2>&1 || true
+$cli summary 2 --db "$db" --top 8

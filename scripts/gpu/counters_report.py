@@ -20,7 +20,7 @@ for corr, m in metrics.items():
     name = kernels.get(corr, {}).get("name", f"? corr {corr}")
     fp32 = g(m, "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum") + g(m, "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum") + 2 * g(m, "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum")
     fp16 = g(m, "smsp__sass_thread_inst_executed_op_hadd_pred_on.sum") + g(m, "smsp__sass_thread_inst_executed_op_hmul_pred_on.sum") + 2 * g(m, "smsp__sass_thread_inst_executed_op_hfma_pred_on.sum")
-    tensor = g(m, "sm__ops_path_tensor_src_bf16_dst_fp32.sum") + g(m, "sm__ops_path_tensor_src_fp16_dst_fp32.sum")
+    tensor = g(m, "sm__ops_path_tensor_src_bf16_dst_fp32.sum") + g(m, "sm__ops_path_tensor_src_fp16.sum")
     dram = g(m, "dram__bytes_read.sum") + g(m, "dram__bytes_write.sum")
     occ = g(m, "sm__warps_active.avg.pct_of_peak_sustained_active")
     rows[name].append((fp32, fp16, tensor, dram, occ))

@@ -34,10 +34,22 @@ void OccupancyChart::setRuns(const std::vector<RunAnalysis>& runs) {
         bars->setBrush(runColor(int(i)));
         bars->setName(
             QStringLiteral("#%1 %2").arg(run.run.id).arg(QString::fromStdString(run.run.label)));
+        // Achieved occupancy (counters) as a narrow dark bar inside the theoretical one.
+        QCPBars* achieved = nullptr;
         for (int k = count; k-- > 0;) {
             const auto& o = run.occupancy[k];
             double pct = 100 * o.occupancy.occupancy;
             bars->addData(row, pct);
+            if (o.achieved) {
+                if (!achieved) {
+                    achieved = new QCPBars(yAxis, xAxis);
+                    achieved->setWidth(0.3);
+                    achieved->setPen(Qt::NoPen);
+                    achieved->setBrush(runColor(int(i)).darker(190));
+                    achieved->setName(tr("#%1 achieved").arg(run.run.id));
+                }
+                achieved->addData(row, 100 * *o.achieved);
+            }
             ticker->addTick(
                 row, QStringLiteral("#%1 %2").arg(run.run.id).arg(QString::fromStdString(o.name)));
             auto* label = new QCPItemText(this);
@@ -54,6 +66,7 @@ void OccupancyChart::setRuns(const std::vector<RunAnalysis>& runs) {
                           .arg(o.launch.sharedBytesPerBlock)
                           .arg(o.timePercent, 0, 'f', 1)
                     : QString::fromStdString(o.occupancy.problem);
+            if (o.achieved) text = tr("achieved %1% of ").arg(100 * *o.achieved, 0, 'f', 0) + text;
             label->setText(text);
             ++row;
             ++bars_;
@@ -63,7 +76,8 @@ void OccupancyChart::setRuns(const std::vector<RunAnalysis>& runs) {
     yAxis->setTicker(ticker);
     yAxis->setRange(-1, std::max(row, 1));
     note_->setText(
-        bars_ ? tr("Theoretical occupancy of the top kernels (CUDA occupancy calculator rules)")
+        bars_ ? tr("Theoretical occupancy of the top kernels (CUDA occupancy calculator rules); "
+                   "achieved (dark) where counters were recorded")
               : tr("Occupancy: the selected runs have no kernels on a recorded device"));
     replot();
 }

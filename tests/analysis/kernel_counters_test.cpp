@@ -1,0 +1,102 @@
+// Hardware counters (record --metrics roofline) become FLOPs, DRAM bytes and
+// achieved occupancy per kernel, and the roofline, summary and occupancy use them.
+#include <gtest/gtest.h>
+
+#include "analysis/counter_metrics.h"
+#include "analysis/kernel_counters.h"
+#include "analysis/kernel_occupancy.h"
+#include "analysis/kernel_summary.h"
+#include "analysis/roofline.h"
+#include "store/store.h"
+#include "store/store_writer.h"
+#include "support/fixture_store.h"
+#include "support/temp_dir.h"
+
+namespace ws {
+namespace {
+
+TEST(CounterMetrics, FlopsCountFmaTwiceAndTensorOpsOnce) {
+    auto k = counters::fromMetrics({{counters::kFadd, 10},
+                                    {counters::kFmul, 20},
+                                    {counters::kFfma, 30},
+                                    {counters::kHfma, 5},
+                                    {counters::kTensorBf16, 1000},
+                                    {counters::kDramRead, 300},
+                                    {counters::kDramWrite, 100},
+                                    {counters::kAchievedOccupancy, 42.5}});
+    ASSERT_TRUE(k);
+    EXPECT_DOUBLE_EQ(k->fp32Flops, 10 + 20 + 60);
+    EXPECT_DOUBLE_EQ(k->fp16Flops, 10);
+    EXPECT_DOUBLE_EQ(k->tensorFlops, 1000);
+    EXPECT_DOUBLE_EQ(k->flops(), 1100);
+    EXPECT_DOUBLE_EQ(k->dramBytes, 400);
+    EXPECT_DOUBLE_EQ(*k->achievedOccupancy, 0.425);
+    EXPECT_FALSE(counters::fromMetrics({{"some__other.sum", 1}}));
+}
+
+KernelRecord kernel(std::int64_t start, std::int64_t ns, std::uint32_t corr, const char* name) {
+    KernelRecord k;
+    k.startNs = start;
+    k.endNs = start + ns;
+    k.correlationId = corr;
+    k.name = name;
+    k.blockX = 256;
+    k.registersPerThread = 64;
+    return k;
+}
+
+TEST(KernelCounters, MeansPerKernelFeedRooflineSummaryAndOccupancy) {
+    testing::TempDir dir;
+    Store store(dir.file("runs.wsdb"));
+    auto run = store.beginRun({});
+    store.setDevice(run, testing::fixtureDevice());
+    {
+        StoreWriter w(store, run);
+        // Two launches of a GEMM with counters (2 GFLOP tensor, 24 MB), one without.
+        w.add(kernel(1000, 100'000, 1, "_Z4gemmv"));
+        w.add(kernel(200'000, 100'000, 2, "_Z4gemmv"));
+        w.add(kernel(400'000, 50'000, 3, "_Z4gemmv"));
+        w.add(kernel(500'000, 10'000, 4, "_Z4copyv"));
+        for (std::uint32_t corr : {1u, 2u}) {
+            w.add(KernelMetricRecord{corr, counters::kTensorBf16, 2e9});
+            w.add(KernelMetricRecord{corr, counters::kDramRead, 16e6});
+            w.add(KernelMetricRecord{corr, counters::kDramWrite, 8e6});
+            w.add(KernelMetricRecord{corr, counters::kAchievedOccupancy, corr == 1 ? 20.0 : 30.0});
+        }
+        w.add(KernelMetricRecord{4, counters::kDramRead, 20e6});
+        w.add(KernelMetricRecord{4, counters::kDramWrite, 20e6});
+    }
+    store.finishRun(run, RunStatus::Ok);
+
+    auto stats = kernelCounterStats(store, run);
+    ASSERT_EQ(stats.size(), 2u);
+    const auto& gemm = stats.at("_Z4gemmv");
+    EXPECT_EQ(gemm.instances, 2);  // the launch without counters is not averaged in
+    EXPECT_DOUBLE_EQ(gemm.meanFlops, 2e9);
+    EXPECT_DOUBLE_EQ(gemm.meanDramBytes, 24e6);
+    EXPECT_DOUBLE_EQ(gemm.meanNs, 100'000);
+    EXPECT_DOUBLE_EQ(gemm.dramGBs(), 240);
+    EXPECT_DOUBLE_EQ(*gemm.achievedOccupancy, 0.25);
+
+    auto roofline = computeRoofline(store, run);
+    ASSERT_EQ(roofline.points.size(), 2u);
+    EXPECT_EQ(roofline.points[0].name, "gemm");
+    EXPECT_EQ(roofline.points[0].origin, "counters");
+    EXPECT_DOUBLE_EQ(roofline.points[0].tflops(), 20);  // 2 GFLOP in 100 µs
+    EXPECT_NEAR(roofline.points[0].intensity(), 2e9 / 24e6, 1e-9);
+    EXPECT_EQ(roofline.points[1].name, "copy");
+    EXPECT_DOUBLE_EQ(roofline.points[1].gbs(), 4000);
+
+    auto summary = summarizeRun(store, run);
+    ASSERT_EQ(summary.kernels.size(), 2u);
+    EXPECT_DOUBLE_EQ(*summary.kernels[0].dramGBs, 240);
+    EXPECT_DOUBLE_EQ(*summary.kernels[0].tflops, 20);
+    auto occupancy = topKernelOccupancy(store, run, summary, {});
+    ASSERT_EQ(occupancy.size(), 2u);
+    EXPECT_DOUBLE_EQ(*occupancy[0].achieved, 0.25);
+    EXPECT_LE(*occupancy[0].achieved, occupancy[0].occupancy.occupancy);
+    EXPECT_FALSE(occupancy[1].achieved);  // copy: bytes counted, occupancy not
+}
+
+}  // namespace
+}  // namespace ws

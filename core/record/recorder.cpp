@@ -18,6 +18,7 @@
 #include <memory>
 
 #include "record/nvml_sampler.h"
+#include "record/replayed_kernels.h"
 #include "record/run_conventions.h"
 #include "record/wire.h"
 #include "store/run_queries.h"
@@ -119,6 +120,7 @@ struct Recorder::Session {
     bool deviceStored = false;
     std::string driverVersion;  // from NVML; CUDA reports only its API version
     std::int64_t droppedPending = 0;
+    ReplayedKernels replayed;  // a counter pass's kernels, until they can be placed
 
     wire::Sink sink() {
         wire::Sink s;
@@ -142,14 +144,17 @@ struct Recorder::Session {
             deviceStored = true;
         };
         s.overhead = [this](const OverheadRecord& r) { writer.add(r); };
-        s.metric = [this](const KernelMetricRecord& r) { writer.add(r); };
+        s.metric = [this](const KernelMetricRecord& r) {
+            replayed.metric(r);
+            writer.add(r);
+        };
         s.dropped = [this](std::int64_t n) {
             progress.dropped += n;
             droppedPending += n;
         };
         s.kernel = [this](const KernelRecord& r) {
             ++progress.kernels;
-            writer.add(r);
+            if (!replayed.hold(r)) writer.add(r);
         };
         s.memcpy = [this](const MemcpyRecord& r) {
             ++progress.memcpys;
@@ -159,6 +164,7 @@ struct Recorder::Session {
         s.memset = [this](const MemsetRecord& r) { writer.add(r); };
         s.apiCall = [this](const ApiCallRecord& r) {
             ++progress.apiCalls;
+            replayed.apiCall(r);
             writer.add(r);
         };
         s.range = [this](const RangeRecord& r) {
@@ -450,6 +456,11 @@ RecordOutcome Recorder::run() {
             session.writer.add(s);
         session.unplacedSamples.clear();
     }
+    for (const auto& k : session.replayed.release())
+        session.writer.add(k);
+    if (session.replayed.unplaced() > 0)
+        session.pendingLog += "[warpscope] " + std::to_string(session.replayed.unplaced()) +
+                              " replayed kernels had no launch call to place them at\n";
     session.flush();
 
     auto conventions = applyNvtxConventions(store, runId, session.writer);

@@ -86,7 +86,7 @@ int cmdSummary(const std::vector<std::string>& argv) {
               << "count" << std::setw(11) << "mean" << std::setw(11) << "median" << std::setw(11)
               << "min" << std::setw(11) << "max" << std::setw(11) << "std";
     if (counters)
-        std::cout << std::setw(9) << "DRAM GB/s" << std::setw(9) << "TFLOP/s" << std::setw(9)
+        std::cout << std::setw(11) << "DRAM GB/s" << std::setw(9) << "TFLOP/s" << std::setw(9)
                   << "occ.";
     std::cout << "  name\n";
     for (std::size_t i = 0; i < s.kernels.size() && i < top; ++i) {
@@ -99,7 +99,7 @@ int cmdSummary(const std::vector<std::string>& argv) {
             auto cell = [](const std::optional<double>& v, double scale, int digits) {
                 return v ? formatFixed(*v * scale, digits) : std::string("—");
             };
-            std::cout << std::setw(9) << cell(k.dramGBs, 1, 0) << std::setw(9)
+            std::cout << std::setw(11) << cell(k.dramGBs, 1, 0) << std::setw(9)
                       << cell(k.tflops, 1, 1) << std::setw(8) << cell(k.achievedOccupancy, 100, 0)
                       << (k.achievedOccupancy ? "%" : " ");
         }

@@ -43,6 +43,10 @@ const std::size_t kBufferBytes =
     static_cast<std::size_t>(envNumber("WARPSCOPE_BUFFER_KB", kDefaultBufferBytes >> 10)) << 10;
 const auto kFlushPeriod =
     std::chrono::milliseconds(envNumber("WARPSCOPE_FLUSH_MS", kDefaultFlushMs));
+// CUPTI zeroes each buffer it is handed on the launching thread unless told
+// they come zeroed; the writer thread zeroes them instead, off that path.
+const bool kZeroedBuffers = envNumber("WARPSCOPE_ZEROED_BUFFERS", 0) != 0;
+const long kDeviceBufferMb = envNumber("WARPSCOPE_DEVICE_BUFFER_MB", 0);
 
 struct Completed {
     std::uint8_t* data;
@@ -103,7 +107,9 @@ std::uint8_t* Collector::takeBuffer() {
             return b;
         }
     }
-    return static_cast<std::uint8_t*>(std::aligned_alloc(8, kBufferBytes));
+    auto* b = static_cast<std::uint8_t*>(std::aligned_alloc(8, kBufferBytes));
+    if (b && kZeroedBuffers) std::memset(b, 0, kBufferBytes);
+    return b;
 }
 
 void CUPTIAPI Collector::requested(std::uint8_t** buffer, std::size_t* size, std::size_t* max) {
@@ -179,6 +185,7 @@ void Collector::writerLoop() {
         if (c.dropped) enc.dropped(static_cast<std::int64_t>(c.dropped));
         send(enc.bytes());
         enc.clear();
+        if (kZeroedBuffers) std::memset(c.data, 0, kBufferBytes);
         {
             std::lock_guard lock(mutex_);
             pool_.push_back(c.data);
@@ -224,6 +231,16 @@ bool Collector::start() {
 
     // Thread ids as the kernel numbers them, so they match what tools show.
     cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
+    if (kZeroedBuffers) {
+        std::uint8_t one = 1;
+        std::size_t size = sizeof one;
+        cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, &size, &one);
+    }
+    if (kDeviceBufferMb > 0) {
+        std::size_t bytes = static_cast<std::size_t>(kDeviceBufferMb) << 20;
+        std::size_t size = sizeof bytes;
+        cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE, &size, &bytes);
+    }
     if (!check(cuptiActivityRegisterCallbacks(&Collector::requested, &Collector::completed),
                "cuptiActivityRegisterCallbacks"))
         return false;

@@ -10,6 +10,9 @@ declare -A settings=(
   [default]=""
   [buffer8m]="WARPSCOPE_BUFFER_KB=8192"
   [noflush]="WARPSCOPE_FLUSH_MS=0"
+  [zeroed]="WARPSCOPE_ZEROED_BUFFERS=1"
+  [devbuf32]="WARPSCOPE_DEVICE_BUFFER_MB=32"
+  [zeroed_devbuf32]="WARPSCOPE_ZEROED_BUFFERS=1 WARPSCOPE_DEVICE_BUFFER_MB=32"
 )
 for round in 1 2 3; do
   echo "untraced $("$fx" launches 200000 | awk '/WALL_MS/{print $2}')"

@@ -14,6 +14,7 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPlainTextEdit>
+#include <QProcess>
 #include <QSettings>
 #include <QSortFilterProxyModel>
 #include <QStatusBar>
@@ -28,6 +29,7 @@
 #include "models/run_details_html.h"
 #include "models/run_list_model.h"
 #include "models/store_loader.h"
+#include "models/table_export.h"
 #include "report/report_renderer.h"
 #include "sample_runs.h"
 #include "store/store.h"
@@ -248,6 +250,19 @@ void MainWindow::buildActions() {
         if (!storePath_.isEmpty()) openStore(storePath_);
     });
     reload->setShortcut(QKeySequence::Refresh);
+    QAction* importAction = file->addAction(tr("&Import Trace…"), this, &MainWindow::importTrace);
+    importAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_I));
+    importAction->setToolTip(
+        tr("Add a run from an Nsight Systems SQLite export, a PyTorch "
+           "profiler trace or a vLLM benchmark result"));
+    file->addAction(tr("Export Runs &Table…"), this, [this] {
+        QString path =
+            QFileDialog::getSaveFileName(this, tr("Export Runs Table"), QStringLiteral("runs.csv"),
+                                         tr("CSV (*.csv);;JSON (*.json)"));
+        if (path.isEmpty()) return;
+        QString problem = exportTable(*runView_->model(), path);  // filtered and sorted as shown
+        if (!problem.isEmpty()) QMessageBox::warning(this, tr("Export Runs Table"), problem);
+    });
     file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
@@ -458,6 +473,45 @@ void MainWindow::exportReport() {
         QMessageBox::warning(this, tr("Export Report"), error);
     else
         statusBar()->showMessage(tr("Report written to %1").arg(path), 8000);
+}
+
+void MainWindow::importTrace() {
+    if (storePath_.isEmpty()) {
+        QMessageBox::information(this, tr("Import Trace"), tr("Open a store first."));
+        return;
+    }
+    QString file = QFileDialog::getOpenFileName(
+        this, tr("Import Trace"), QString(),
+        tr("Traces (*.sqlite *.json);;Nsight Systems SQLite export (*.sqlite);;"
+           "PyTorch profiler or vLLM result (*.json);;All files (*)"));
+    if (file.isEmpty()) return;
+    // In warpscope-cli, as launches are: a long import never blocks the window
+    // and a bad file can never take it down.
+    auto* process = new QProcess(this);
+    busyLabel_->setText(tr("Importing %1…").arg(QFileInfo(file).fileName()));
+    connect(process, &QProcess::finished, this, [this, process, file](int code) {
+        busyLabel_->clear();
+        QString out = QString::fromUtf8(process->readAllStandardOutput()).trimmed();
+        QString err = QString::fromUtf8(process->readAllStandardError()).trimmed();
+        process->deleteLater();
+        if (code != 0) {
+            QMessageBox::warning(this, tr("Import Trace"),
+                                 err.isEmpty() ? tr("%1 was not imported").arg(file) : err);
+            return;
+        }
+        statusBar()->showMessage(out, 10000);
+        openStore(storePath_);
+    });
+    connect(process, &QProcess::errorOccurred, this, [this, process](QProcess::ProcessError e) {
+        if (e != QProcess::FailedToStart) return;
+        busyLabel_->clear();
+        QMessageBox::warning(
+            this, tr("Import Trace"),
+            tr("Cannot start %1: %2").arg(defaultCliPath(), process->errorString()));
+        process->deleteLater();
+    });
+    process->start(defaultCliPath(),
+                   {QStringLiteral("import"), file, QStringLiteral("--db"), storePath_});
 }
 
 void MainWindow::onDetailsLoaded(const RunDetails& d) {

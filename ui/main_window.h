@@ -65,6 +65,7 @@ class MainWindow : public QMainWindow {
     void buildPanels();
     void showError(const QString& message);
     void offerSamples();
+    void importTrace();
     void openSamples();
     void onRunsLoaded(const QString& path, const std::vector<RunInfo>& runs,
                       const std::vector<RunId>& recovered);

@@ -131,6 +131,7 @@ TEST_F(CliTest, ExportJsonHoldsEveryTable) {
     EXPECT_EQ(j["samples"].size(), 10u);
     EXPECT_EQ(j["device_info"]["compute_capability"], "9.0");
     EXPECT_EQ(j["kernels"][0]["block_x"], 256);
+    EXPECT_TRUE(j["metrics"].is_array());  // hardware counters: none in the fixture
 }
 
 TEST_F(CliTest, ExportCsvOneTable) {
@@ -224,6 +225,12 @@ TEST_F(CliTest, ImportVllmResultAndRefuseForeignFile) {
     EXPECT_EQ(bad.exitCode, 1);
     EXPECT_NE(bad.err.find("not a format Warpscope imports"), std::string::npos);
     EXPECT_EQ(nlohmann::json::parse(cli({"ls", "--json", "--db", db}).out).size(), list.size());
+
+    // A PyTorch profiler trace from the H200: kernels, and tokens by the convention.
+    auto torch = cli({"import", testing::dataFile("kineto_llama_h200.json"), "--db", db});
+    ASSERT_EQ(torch.exitCode, 0) << torch.err;
+    EXPECT_NE(torch.out.find("PyTorch profiler (Kineto) trace"), std::string::npos) << torch.out;
+    EXPECT_NE(torch.out.find("859 kernels, 1 requests"), std::string::npos) << torch.out;
 }
 
 }  // namespace

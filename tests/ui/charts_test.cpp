@@ -3,6 +3,9 @@
 
 #include <QFile>
 #include <QImage>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 
 #include "charts/charts_panel.h"
 #include "charts/comparison_chart.h"
@@ -13,6 +16,7 @@
 #include "charts/throughput_chart.h"
 #include "charts/token_latency_chart.h"
 #include "models/kernel_table_model.h"
+#include "models/table_export.h"
 #include "store/store.h"
 #include "support/fixture_store.h"
 #include "support/temp_dir.h"
@@ -53,9 +57,13 @@ TEST(Charts, LatencyAndKernelChartsShowTheRuns) {
     EXPECT_NEAR(itl[2], 0.16, 1e-9);
     auto* table = panel.kernelTable();
     EXPECT_EQ(table->rowCount(), 5);  // 4 decoder kernels + 1 GEMM
-    QString csv = table->toCsv();
-    EXPECT_TRUE(csv.startsWith("run,time_percent,total_ns,instances"));
+    QString csv = tableToCsv(*table);
+    EXPECT_TRUE(csv.startsWith("run,time_percent,total_ns,instances,mean_ns"));
     EXPECT_TRUE(csv.contains("\"gemm_bf16_wgmma_tma<128, 256, 64>\""));
+    auto json = QJsonDocument::fromJson(tableToJson(*table)).array();
+    ASSERT_EQ(json.size(), 5);
+    EXPECT_GT(json[0].toObject()["total_ns"].toDouble(), 0.0);  // numbers, not "1.2 ms"
+    EXPECT_TRUE(json[0].toObject()["dram_gb_per_s"].isNull());  // no counters in the fixture
 }
 
 TEST(Charts, RooflineDrawsCeilingsAndNamesPointsOnHover) {

@@ -2,7 +2,12 @@
 
 #include <QAbstractItemModelTester>
 
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+
 #include "models/run_list_model.h"
+#include "models/table_export.h"
 #include "store/run_queries.h"
 #include "store/store.h"
 #include "support/fixture_store.h"
@@ -41,6 +46,25 @@ TEST(RunListModel, PassesModelTesterWhileResetAndShowsColumns) {
     EXPECT_EQ(model.rowOfRun(3), 2);
     model.setRuns({});
     EXPECT_EQ(model.rowCount(), 0);
+}
+
+TEST(TableExport, RunsTableAsCsvAndJsonWithUnformattedValues) {
+    RunListModel model;
+    model.setRuns(fixtureRuns());
+    QString csv = tableToCsv(model);
+    auto lines = csv.split('\n', Qt::SkipEmptyParts);
+    ASSERT_EQ(lines.size(), 5);  // header + 4 runs
+    EXPECT_EQ(lines[0], "id,status,label,workload,device,started_at_ns,duration_ns");
+    EXPECT_TRUE(lines[1].startsWith("1,ok,llama-3.2-1b optimized,llama-3.2-1b-bf16,NVIDIA H200,"));
+    EXPECT_TRUE(lines[1].endsWith(",2500000000")) << lines[1].toStdString();
+    auto json = QJsonDocument::fromJson(tableToJson(model)).array();
+    ASSERT_EQ(json.size(), 4);
+    EXPECT_EQ(json[1].toObject()["status"].toString(), "failed");
+    EXPECT_EQ(json[0].toObject()["duration_ns"].toDouble(), 2.5e9);
+
+    testing::TempDir dir;
+    EXPECT_TRUE(exportTable(model, QString::fromStdString(dir.file("runs.json"))).isEmpty());
+    EXPECT_NE(exportTable(model, QString::fromStdString(dir.file("runs.xlsx"))), QString());
 }
 
 }  // namespace

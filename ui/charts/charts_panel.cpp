@@ -22,6 +22,7 @@
 #include "charts/throughput_chart.h"
 #include "charts/token_latency_chart.h"
 #include "models/kernel_table_model.h"
+#include "models/table_export.h"
 
 namespace ws::ui {
 
@@ -57,7 +58,7 @@ ChartsPanel::ChartsPanel(QWidget* parent)
     auto* exportButton = new QToolButton(this);
     exportButton->setText(tr("Export…"));
     exportButton->setToolTip(
-        tr("Save this chart as PNG, SVG or PDF, or the table as CSV; the menu "
+        tr("Save this chart as PNG, SVG or PDF, or the table as CSV or JSON; the menu "
            "also saves the whole dashboard as one PNG or PDF"));
     auto* menu = new QMenu(exportButton);
     menu->addAction(tr("This Chart or Table…"), this, &ChartsPanel::exportCurrent);
@@ -144,13 +145,12 @@ QString ChartsPanel::exportDashboard(const QString& path, int chartWidth, int ch
 void ChartsPanel::exportCurrent() {
     auto* plot = qobject_cast<QCustomPlot*>(currentWidget());
     if (!plot) {
-        QString path =
-            QFileDialog::getSaveFileName(this, tr("Export Table"), QString(), tr("CSV (*.csv)"));
-        if (path.isEmpty()) return;
-        QSaveFile f(path);
-        if (!f.open(QIODevice::WriteOnly) || f.write(table_->toCsv().toUtf8()) < 0 || !f.commit())
-            QMessageBox::warning(this, tr("Export failed"),
-                                 tr("%1: could not be written").arg(path));
+        auto* view = qobject_cast<QTableView*>(currentWidget());
+        QString path = QFileDialog::getSaveFileName(this, tr("Export Table"), QString(),
+                                                    tr("CSV (*.csv);;JSON (*.json)"));
+        if (path.isEmpty() || !view) return;
+        QString problem = exportTable(*view->model(), path);  // sorted as shown
+        if (!problem.isEmpty()) QMessageBox::warning(this, tr("Export failed"), problem);
         return;
     }
     QString path = QFileDialog::getSaveFileName(

@@ -1,15 +1,9 @@
 #include "models/kernel_table_model.h"
 
+#include "models/table_export.h"
 #include "util/format.h"
 
 namespace ws::ui {
-
-namespace {
-QString csvField(QString v) {
-    if (!v.contains(',') && !v.contains('"') && !v.contains('\n')) return v;
-    return '"' + v.replace('"', QStringLiteral("\"\"")) + '"';
-}
-}  // namespace
 
 KernelTableModel::KernelTableModel(QObject* parent) : QAbstractTableModel(parent) {}
 
@@ -32,62 +26,86 @@ int KernelTableModel::columnCount(const QModelIndex& parent) const {
 QVariant KernelTableModel::data(const QModelIndex& index, int role) const {
     if (!index.isValid() || index.row() >= rowCount()) return {};
     const auto& row = rows_[static_cast<std::size_t>(index.row())];
-    const auto& t = row.stat.time;
-    double values[] = {0,        row.stat.timePercent, t.totalNs, static_cast<double>(t.count),
-                       t.meanNs, t.medianNs,           t.minNs,   t.maxNs,
-                       t.stdNs};
-    if (role == SortRole) {
-        if (index.column() == Run) return QVariant::fromValue<qlonglong>(row.run);
-        if (index.column() == Name) return QString::fromStdString(row.stat.name);
-        return values[index.column()];
-    }
-    if (role == Qt::ToolTipRole && index.column() == Name)
-        return QString::fromStdString(row.stat.demangled);
-    if (role == Qt::TextAlignmentRole && index.column() != Name)
+    const auto& k = row.stat;
+    const auto& t = k.time;
+    int column = index.column();
+    auto counter = [&](const std::optional<double>& v, double scale) -> QVariant {
+        return v ? QVariant(*v * scale) : QVariant();
+    };
+    // Unformatted values: sorting and export.
+    auto raw = [&]() -> QVariant {
+        switch (column) {
+            case Run:
+                return QVariant::fromValue<qlonglong>(row.run);
+            case TimePercent:
+                return k.timePercent;
+            case Total:
+                return t.totalNs;
+            case Instances:
+                return QVariant::fromValue<qlonglong>(t.count);
+            case Mean:
+                return t.meanNs;
+            case Median:
+                return t.medianNs;
+            case Min:
+                return t.minNs;
+            case Max:
+                return t.maxNs;
+            case StdDev:
+                return t.stdNs;
+            case DramGBs:
+                return counter(k.dramGBs, 1);
+            case Tflops:
+                return counter(k.tflops, 1);
+            case AchievedOccupancy:
+                return counter(k.achievedOccupancy, 1);
+            case Name:
+                return QString::fromStdString(k.name);
+            case Signature:
+                return QString::fromStdString(k.demangled);
+        }
+        return {};
+    };
+    if (role == SortRole || role == ExportValueRole) return raw();
+    if (role == Qt::ToolTipRole && (column == Name || column == Signature))
+        return QString::fromStdString(k.demangled);
+    if (role == Qt::TextAlignmentRole && column < Name)
         return QVariant(Qt::AlignRight | Qt::AlignVCenter);
     if (role != Qt::DisplayRole) return {};
-    switch (index.column()) {
+    switch (column) {
         case Run:
-            return QVariant::fromValue<qlonglong>(row.run);
-        case TimePercent:
-            return QString::number(row.stat.timePercent, 'f', 1);
         case Instances:
-            return QVariant::fromValue<qlonglong>(t.count);
         case Name:
-            return QString::fromStdString(row.stat.name);
+        case Signature:
+            return raw();
+        case TimePercent:
+            return QString::number(k.timePercent, 'f', 1);
+        case DramGBs:
+            return k.dramGBs ? QString::number(*k.dramGBs, 'f', 0) : QString();
+        case Tflops:
+            return k.tflops ? QString::number(*k.tflops, 'f', 1) : QString();
+        case AchievedOccupancy:
+            return k.achievedOccupancy
+                       ? QString::number(100 * *k.achievedOccupancy, 'f', 0) + QLatin1Char('%')
+                       : QString();
         default:
             return QString::fromStdString(
-                formatDuration(static_cast<std::int64_t>(values[index.column()])));
+                formatDuration(static_cast<std::int64_t>(raw().toDouble())));
     }
 }
 
 QVariant KernelTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
-    static const char* names[] = {"Run",    "Time %", "Total", "Instances", "Mean",
-                                  "Median", "Min",    "Max",   "StdDev",    "Name"};
-    return section >= 0 && section < ColumnCount ? tr(names[section]) : QVariant();
-}
-
-QString KernelTableModel::toCsv() const {
-    QString out = QStringLiteral(
-        "run,time_percent,total_ns,instances,mean_ns,median_ns,min_ns,max_ns,std_ns,name,"
-        "demangled\n");
-    for (const auto& r : rows_) {
-        const auto& t = r.stat.time;
-        out += QStringLiteral("%1,%2,%3,%4,%5,%6,%7,%8,%9,")
-                   .arg(r.run)
-                   .arg(r.stat.timePercent, 0, 'f', 3)
-                   .arg(t.totalNs, 0, 'f', 0)
-                   .arg(t.count)
-                   .arg(t.meanNs, 0, 'f', 1)
-                   .arg(t.medianNs, 0, 'f', 1)
-                   .arg(t.minNs, 0, 'f', 0)
-                   .arg(t.maxNs, 0, 'f', 0)
-                   .arg(t.stdNs, 0, 'f', 1);
-        out += csvField(QString::fromStdString(r.stat.name)) + ',' +
-               csvField(QString::fromStdString(r.stat.demangled)) + '\n';
-    }
-    return out;
+    if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount) return {};
+    static const char* names[] = {"Run",     "Time %",        "Total", "Instances", "Mean",
+                                  "Median",  "Min",           "Max",   "StdDev",    "DRAM GB/s",
+                                  "TFLOP/s", "Achieved occ.", "Name",  "Signature"};
+    static const char* keys[] = {"run",     "time_percent",  "total_ns",    "instances",
+                                 "mean_ns", "median_ns",     "min_ns",      "max_ns",
+                                 "std_ns",  "dram_gb_per_s", "tflop_per_s", "achieved_occupancy",
+                                 "name",    "demangled"};
+    if (role == ExportKeyRole) return QString::fromLatin1(keys[section]);
+    if (role == Qt::DisplayRole) return tr(names[section]);
+    return {};
 }
 
 }  // namespace ws::ui

@@ -1,5 +1,6 @@
 // The kernel summary of the selected runs as a table (nsys stats columns),
-// one row per kernel and run; exported to CSV from the GUI.
+// one row per kernel and run, with counter columns where the run has counters;
+// exported to CSV or JSON from the GUI (models/table_export.h).
 #pragma once
 
 #include <QAbstractTableModel>
@@ -21,7 +22,11 @@ class KernelTableModel : public QAbstractTableModel {
         Min,
         Max,
         StdDev,
+        DramGBs,            // from counters (record --metrics); empty otherwise
+        Tflops,             // likewise
+        AchievedOccupancy,  // likewise
         Name,
+        Signature,  // the demangled name
         ColumnCount
     };
     enum Roles { SortRole = Qt::UserRole + 1 };
@@ -33,8 +38,6 @@ class KernelTableModel : public QAbstractTableModel {
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation,
                         int role = Qt::DisplayRole) const override;
-    // All rows, unformatted numbers (ns), RFC 4180 quoting.
-    QString toCsv() const;
 
   private:
     struct Row {

@@ -1,5 +1,7 @@
 #include "models/run_list_model.h"
 
+#include "models/table_export.h"
+
 #include <QColor>
 #include <QDateTime>
 
@@ -59,6 +61,7 @@ QVariant RunListModel::data(const QModelIndex& index, int role) const {
             return static_cast<int>(run->status);
         case WorkloadRole:
             return QString::fromStdString(run->workload);
+        case ExportValueRole:
         case SortRole:
             switch (index.column()) {
                 case Id:
@@ -110,6 +113,12 @@ QVariant RunListModel::data(const QModelIndex& index, int role) const {
 }
 
 QVariant RunListModel::headerData(int section, Qt::Orientation orientation, int role) const {
+    if (orientation == Qt::Horizontal && role == ExportKeyRole) {
+        static const char* keys[] = {"id",     "status",        "label",      "workload",
+                                     "device", "started_at_ns", "duration_ns"};
+        return section >= 0 && section < ColumnCount ? QString::fromLatin1(keys[section])
+                                                     : QVariant();
+    }
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
     switch (section) {
         case Id:

@@ -31,6 +31,7 @@ std::vector<KernelOccupancy> topKernelOccupancy(Store& store, RunId run, const R
         o.launch.threadsPerBlock = int(k.threadsPerBlock());
         o.launch.registersPerThread = k.registersPerThread;
         o.launch.sharedBytesPerBlock = k.staticSharedBytes + k.dynamicSharedBytes;
+        o.sm = sm;
         o.occupancy = theoreticalOccupancy(sm, o.launch);
     });
     return out;

@@ -19,6 +19,7 @@ struct KernelOccupancy {
     std::string name;  // short kernel name
     double timePercent = 0;
     LaunchResources launch;
+    SmLimits sm;  // of the run's device: what-if curves vary the launch against it
     Occupancy occupancy;
     std::optional<double> achieved;  // 0..1, from counters (record --metrics roofline)
 };

@@ -50,6 +50,16 @@ TEST(Charts, LatencyAndKernelChartsShowTheRuns) {
     EXPECT_GT(panel.occupancyChart()->bars(), 2);
     ASSERT_FALSE(runs[0].occupancy.empty());
     EXPECT_GT(runs[0].occupancy[0].occupancy.occupancy, 0.0);
+    // What-if curves for the first run's top kernel, then for another kernel.
+    auto* occupancy = panel.occupancyChart();
+    ASSERT_NE(occupancy->selectedKernel(), nullptr);
+    EXPECT_EQ(occupancy->selectedKernel()->name, runs[0].occupancy[0].name);
+    int points = occupancy->curvePoints();
+    EXPECT_GT(points, 30);  // three curves and the launch's dot on each
+    ASSERT_GE(runs[0].occupancy.size(), 2u);
+    EXPECT_TRUE(occupancy->selectKernel(0, 1));
+    EXPECT_EQ(occupancy->selectedKernel()->name, runs[0].occupancy[1].name);
+    EXPECT_FALSE(occupancy->selectKernel(5, 0));
     EXPECT_EQ(runs[0].latency.maxConcurrency, 2);
     // Fixture tokens are 0.16 ms apart: 4 gaps per request.
     auto itl = meanItlByTokenIndex(runs[0].latency);

@@ -12,15 +12,90 @@ OccupancyChart::OccupancyChart(QWidget* parent) : QCustomPlot(parent) {
     plotLayout()->insertRow(0);
     note_ = new QCPTextElement(this, QString());
     plotLayout()->addElement(0, 0, note_);
-    xAxis->setLabel(tr("theoretical occupancy (% of the SM's warps)"));
+    xAxis->setLabel(tr("occupancy (% of the SM's warps)"));
     xAxis->setRange(0, 175);  // room for the labels right of the bars
+    curveRow_ = new QCPLayoutGrid;
+    plotLayout()->addElement(2, 0, curveRow_);
+    plotLayout()->setRowStretchFactors({0.01, 3.0, 1.3});
+    const QString labels[] = {tr("threads per block"), tr("registers per thread"),
+                              tr("shared memory per block (KiB)")};
+    for (int i = 0; i < 3; ++i) {
+        curveRects_[i] = new QCPAxisRect(this);
+        curveRow_->addElement(0, i, curveRects_[i]);
+        curveRects_[i]->axis(QCPAxis::atBottom)->setLabel(labels[i]);
+        curveRects_[i]->axis(QCPAxis::atLeft)->setRange(0, 105);
+        curveRects_[i]->axis(QCPAxis::atLeft)->setLabel(i == 0 ? tr("occupancy %") : QString());
+    }
     styleAxes(this);
+    connect(this, &QCustomPlot::plottableClick, this,
+            [this](QCPAbstractPlottable* plottable, int dataIndex, QMouseEvent*) {
+                auto* bars = qobject_cast<QCPBars*>(plottable);
+                if (!bars || bars->keyAxis() != yAxis) return;
+                auto it = rowKernel_.find(static_cast<int>(bars->data()->at(dataIndex)->key));
+                if (it != rowKernel_.end() && selectKernel(it->second.first, it->second.second))
+                    replot();
+            });
+}
+
+bool OccupancyChart::selectKernel(std::size_t run, std::size_t kernel) {
+    if (run >= runs_.size() || kernel >= runs_[run].occupancy.size()) return false;
+    selected_ = &runs_[run].occupancy[kernel];
+    drawCurves();
+    return true;
+}
+
+int OccupancyChart::curvePoints() const {
+    int n = 0;
+    for (auto* rect : curveRects_)
+        for (auto* g : rect->graphs())
+            n += g->dataCount();
+    return n;
+}
+
+void OccupancyChart::drawCurves() {
+    for (auto* rect : curveRects_)
+        for (auto* g : rect->graphs())
+            removeGraph(g);
+    if (!selected_ || !selected_->occupancy.problem.empty() ||
+        selected_->launch.threadsPerBlock <= 0)
+        return;
+    const auto& k = *selected_;
+    std::vector<CurvePoint> curves[] = {occupancyVsBlockSize(k.sm, k.launch),
+                                        occupancyVsRegisters(k.sm, k.launch),
+                                        occupancyVsSharedMemory(k.sm, k.launch)};
+    const double now[] = {double(k.launch.threadsPerBlock), double(k.launch.registersPerThread),
+                          k.launch.sharedBytesPerBlock / 1024.0};
+    for (int i = 0; i < 3; ++i) {
+        auto* rect = curveRects_[i];
+        auto* g = addGraph(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+        g->setPen(QPen(QColor(0x30, 0x36, 0x3d), 1.5));
+        g->setLineStyle(QCPGraph::lsStepLeft);
+        double xmax = 1;
+        for (const auto& p : curves[i]) {
+            double x = i == 2 ? p.x / 1024.0 : p.x;
+            g->addData(x, 100 * p.occupancy);
+            xmax = std::max(xmax, x);
+        }
+        // The launch as recorded: a dot on its curve.
+        auto* dot = addGraph(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+        dot->setLineStyle(QCPGraph::lsNone);
+        dot->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, QColor(213, 94, 0), 8));
+        dot->addData(now[i], 100 * k.occupancy.occupancy);
+        rect->axis(QCPAxis::atBottom)->setRange(0, xmax * 1.02);
+    }
+    curveRects_[1]->axis(QCPAxis::atTop)->setVisible(false);
+    note_->setText(
+        note_->text().section(QLatin1String(" — what-if"), 0, 0) +
+        tr(" — what-if curves below: %1 (click another bar)").arg(QString::fromStdString(k.name)));
 }
 
 void OccupancyChart::setRuns(const std::vector<RunAnalysis>& runs) {
     clearPlottables();
     clearItems();
     bars_ = 0;
+    runs_ = runs;
+    rowKernel_.clear();
+    selected_ = nullptr;
     QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
     int row = 0;
     // Last run at the top, its kernels in time order downwards.
@@ -68,6 +143,7 @@ void OccupancyChart::setRuns(const std::vector<RunAnalysis>& runs) {
                     : QString::fromStdString(o.occupancy.problem);
             if (o.achieved) text = tr("achieved %1% of ").arg(100 * *o.achieved, 0, 'f', 0) + text;
             label->setText(text);
+            rowKernel_[row] = {i, std::size_t(k)};
             ++row;
             ++bars_;
         }
@@ -79,6 +155,9 @@ void OccupancyChart::setRuns(const std::vector<RunAnalysis>& runs) {
         bars_ ? tr("Theoretical occupancy of the top kernels (CUDA occupancy calculator rules); "
                    "achieved (dark) where counters were recorded")
               : tr("Occupancy: the selected runs have no kernels on a recorded device"));
+    // The first run's top kernel until the user clicks another bar.
+    for (std::size_t r = 0; r < runs_.size() && !selected_; ++r)
+        if (!runs_[r].occupancy.empty()) selectKernel(r, 0);
     replot();
 }
 

@@ -25,6 +25,7 @@
 #include <QVBoxLayout>
 
 #include "charts/charts_panel.h"
+#include "charts/roofline_chart.h"
 #include "launch/launch_panel.h"
 #include "models/run_details_html.h"
 #include "models/run_list_model.h"
@@ -69,10 +70,14 @@ MainWindow::MainWindow(QWidget* parent)
                 charts_->setRuns(runs);
                 emit chartsShown(static_cast<int>(runs.size()));
             });
+    connect(charts_->rooflineChart(), &RooflineChart::pointClicked, this,
+            [this](RunId run, const QString& name, const QString&) { findInTimeline(run, name); });
     connect(loader_, &StoreLoader::timelineLoaded, this,
             [this](std::shared_ptr<const TimelineData> timeline) {
                 timeline_->setData(timeline);
                 if (!search_->text().isEmpty()) timeline_->setSearch(search_->text());
+                if (findAfterLoad_) timeline_->findNext();
+                findAfterLoad_ = false;
                 emit timelineShown(timeline->run);
             });
     connect(loader_, &StoreLoader::failed, this, [this](const QString& path, const QString& msg) {
@@ -473,6 +478,18 @@ void MainWindow::exportReport() {
         QMessageBox::warning(this, tr("Export Report"), error);
     else
         statusBar()->showMessage(tr("Report written to %1").arg(path), 8000);
+}
+
+void MainWindow::findInTimeline(RunId run, const QString& name) {
+    search_->setText(name);  // runs the search on the shown timeline
+    if (timeline_->data() && timeline_->data()->run == run) {
+        timeline_->findNext();
+        timeline_->setFocus();
+        return;
+    }
+    // Another selected run: show its timeline, then select the first match.
+    findAfterLoad_ = true;
+    loader_->loadTimeline(storePath_, run);
 }
 
 void MainWindow::importTrace() {

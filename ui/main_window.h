@@ -48,6 +48,9 @@ class MainWindow : public QMainWindow {
     void selectRun(RunId id);
     // Selects several runs (charts compare them); the first is shown in detail.
     void selectRuns(const std::vector<RunId>& ids);
+    // Shows `run`'s timeline if it is not shown, and selects the first kernel
+    // or range matching `name` (a roofline point's name).
+    void findInTimeline(RunId run, const QString& name);
 
   signals:
     void storeLoaded(const QString& path);
@@ -94,6 +97,7 @@ class MainWindow : public QMainWindow {
     QMenu* recentMenu_ = nullptr;
     QString storePath_;
     QString pendingPath_;
+    bool findAfterLoad_ = false;  // select the first search match once a timeline loads
     std::vector<RunId> pendingSelection_;
 };
 

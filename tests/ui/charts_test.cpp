@@ -6,6 +6,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QSignalSpy>
 
 #include "charts/charts_panel.h"
 #include "charts/comparison_chart.h"
@@ -97,6 +98,14 @@ TEST(Charts, RooflineDrawsCeilingsAndNamesPointsOnHover) {
     EXPECT_TRUE(text.contains("gemm_bf16/mma")) << text.toStdString();
     EXPECT_TRUE(text.contains("25% of the roof")) << text.toStdString();  // 20 of 80 at 20 FLOP/B
     EXPECT_TRUE(chart.describeAt(QPointF(1, 1)).isEmpty());
+    // A click names the point so the timeline can find it.
+    QSignalSpy clicked(&chart, &RooflineChart::pointClicked);
+    EXPECT_TRUE(chart.clickAt(at));
+    ASSERT_EQ(clicked.count(), 1);
+    EXPECT_EQ(clicked[0][0].value<RunId>(), 7);
+    EXPECT_EQ(clicked[0][1].toString(), "gemm_bf16/mma");
+    EXPECT_FALSE(chart.clickAt(QPointF(1, 1)));
+    EXPECT_EQ(clicked.count(), 1);
 }
 
 TEST(Charts, ComparisonModeShowsEachMetricAgainstTheFirstRun) {

@@ -135,5 +135,18 @@ TEST_F(MainWindowTest, ClickedKernelShowsLaunchConfigAndOccupancy) {
     EXPECT_TRUE(text.contains("cudaLaunchKernel"));
 }
 
+TEST_F(MainWindowTest, RooflinePointFindsItsKernelInAnotherRunsTimeline) {
+    MainWindow window;
+    QSignalSpy timelineShown(&window, &MainWindow::timelineShown);
+    window.selectRun(2);
+    window.openStore(QString::fromStdString(store));
+    ASSERT_TRUE(waitFor(timelineShown));
+    QSignalSpy kernelShown(&window, &MainWindow::kernelShown);
+    window.findInTimeline(1, "gemv");  // run 1 is not the one shown
+    ASSERT_TRUE(waitFor(kernelShown)) << window.errorText().toStdString();
+    EXPECT_EQ(window.timeline()->data()->run, 1);
+    EXPECT_TRUE(window.detailsText().contains("gemv_bf16_splitk"));
+}
+
 }  // namespace
 }  // namespace ws::ui

@@ -91,17 +91,19 @@ void RooflineChart::setRuns(const std::vector<RunAnalysis>& runs) {
                 {p.intensity(), p.tflops(),
                  tr("#%1 %2\n%3 (%4)\n%5 FLOP/B, %6 TFLOP/s, %7 GB/s\n%8 µs mean × %9, "
                     "%10% of the run's points%11")
-                     .arg(run.run.id)
-                     .arg(QString::fromStdString(run.run.label), QString::fromStdString(p.name),
-                          QString::fromStdString(p.origin))
-                     .arg(p.intensity(), 0, 'g', 3)
-                     .arg(p.tflops(), 0, 'f', 2)
-                     .arg(p.gbs(), 0, 'f', 0)
-                     .arg(p.meanNs / 1e3, 0, 'f', 1)
-                     .arg(p.instances)
-                     .arg(100 * p.timeShare, 0, 'f', 1)
-                     .arg(ceilings ? tr(", %1% of the roof").arg(100 * roof, 0, 'f', 0)
-                                   : QString())});
+                         .arg(run.run.id)
+                         .arg(QString::fromStdString(run.run.label), QString::fromStdString(p.name),
+                              QString::fromStdString(p.origin))
+                         .arg(p.intensity(), 0, 'g', 3)
+                         .arg(p.tflops(), 0, 'f', 2)
+                         .arg(p.gbs(), 0, 'f', 0)
+                         .arg(p.meanNs / 1e3, 0, 'f', 1)
+                         .arg(p.instances)
+                         .arg(100 * p.timeShare, 0, 'f', 1)
+                         .arg(ceilings ? tr(", %1% of the roof").arg(100 * roof, 0, 'f', 0)
+                                       : QString()) +
+                     tr("\nclick: find it in the timeline"),
+                 run.run.id, QString::fromStdString(p.name), QString::fromStdString(p.origin)});
             xMin = std::min(xMin, p.intensity() / 2);
             xMax = std::max(xMax, p.intensity() * 2);
             yMin = std::min(yMin, p.tflops() / 2);
@@ -120,18 +122,40 @@ void RooflineChart::setRuns(const std::vector<RunAnalysis>& runs) {
     replot();
 }
 
-QString RooflineChart::describeAt(const QPointF& pos) const {
+const RooflineChart::Hit* RooflineChart::hitAt(const QPointF& pos) const {
     double best = 12 * 12;  // pixels²
-    QString text;
+    const Hit* hit = nullptr;
     for (const auto& h : hits_) {
         double dx = xAxis->coordToPixel(h.intensity) - pos.x();
         double dy = yAxis->coordToPixel(h.tflops) - pos.y();
         if (dx * dx + dy * dy < best) {
             best = dx * dx + dy * dy;
-            text = h.text;
+            hit = &h;
         }
     }
-    return text;
+    return hit;
+}
+
+QString RooflineChart::describeAt(const QPointF& pos) const {
+    const Hit* h = hitAt(pos);
+    return h ? h->text : QString();
+}
+
+bool RooflineChart::clickAt(const QPointF& pos) {
+    const Hit* h = hitAt(pos);
+    if (!h) return false;
+    emit pointClicked(h->run, h->name, h->origin);
+    return true;
+}
+
+QPointF RooflineChart::pointPosition(int i) const {
+    const auto& h = hits_.at(std::size_t(i));
+    return {xAxis->coordToPixel(h.intensity), yAxis->coordToPixel(h.tflops)};
+}
+
+void RooflineChart::mouseReleaseEvent(QMouseEvent* event) {
+    QCustomPlot::mouseReleaseEvent(event);
+    if (event->button() == Qt::LeftButton) clickAt(event->position());
 }
 
 void RooflineChart::mouseMoveEvent(QMouseEvent* event) {

@@ -1,7 +1,8 @@
 // Log-log roofline of the selected runs: the DRAM slope and tensor-core roof
 // (measured by the run, else the device table), the FP32 roof, and a point
 // per kernel rung or decoder phase sized by its share of the run's time and
-// coloured by run. Hovering a point names it and its figures.
+// coloured by run. Hovering a point names it and its figures; clicking it
+// emits pointClicked, and the main window finds it in the timeline.
 #pragma once
 
 #include <qcustomplot.h>
@@ -18,15 +19,28 @@ class RooflineChart : public QCustomPlot {
     int points() const { return int(hits_.size()); }
     // The point under a widget position, as its tooltip text; empty when none.
     QString describeAt(const QPointF& pos) const;
+    // Emits pointClicked for the point under `pos`; false when there is none.
+    bool clickAt(const QPointF& pos);
+    // Widget position of the i-th point drawn (for tests and scripted use).
+    QPointF pointPosition(int i) const;
+
+  signals:
+    // `name` is a kernel's short name (counters), a rung ("gemm_bf16/mma",
+    // declared) or a decoder phase ("prefill", model).
+    void pointClicked(ws::RunId run, const QString& name, const QString& origin);
 
   protected:
     void mouseMoveEvent(QMouseEvent* event) override;
+    void mouseReleaseEvent(QMouseEvent* event) override;
 
   private:
     struct Hit {
         double intensity, tflops;
         QString text;
+        RunId run;
+        QString name, origin;
     };
+    const Hit* hitAt(const QPointF& pos) const;
     QCPTextElement* note_;
     std::vector<Hit> hits_;
 };

@@ -80,6 +80,10 @@ MainWindow::MainWindow(QWidget* parent)
                 findAfterLoad_ = false;
                 emit timelineShown(timeline->run);
             });
+    connect(loader_, &StoreLoader::timelineStacked, this, [this](const QString& note) {
+        selectionLabel_->setText(note);
+        emit timelineStacked(note);
+    });
     connect(loader_, &StoreLoader::failed, this, [this](const QString& path, const QString& msg) {
         if (path == pendingPath_) pendingPath_.clear();
         showError(msg);
@@ -162,12 +166,30 @@ void MainWindow::buildPanels() {
     auto* fit = new QToolButton(central);
     fit->setText(tr("Fit"));
     fit->setToolTip(tr("Show the whole run (Home)"));
+    stack_ = new QToolButton(central);
+    stack_->setText(tr("Stack"));
+    stack_->setCheckable(true);
+    stack_->setToolTip(
+        tr("With two runs selected, show the second run's timeline below the "
+           "first, aligned at the range named on the right"));
+    alignAt_ = new QLineEdit(QStringLiteral("decode step"), central);
+    alignAt_->setToolTip(
+        tr("Align the stacked runs at the first NVTX range whose name "
+           "contains this (e.g. decode step, prefill)"));
+    alignAt_->setMaximumWidth(140);
+    connect(stack_, &QToolButton::toggled, this, [this] { onSelectionChanged(); });
+    connect(alignAt_, &QLineEdit::returnPressed, this, [this] {
+        if (stack_->isChecked()) onSelectionChanged();
+    });
     selectionLabel_ = new QLabel(central);
     selectionLabel_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     bar->addWidget(search_);
     bar->addWidget(prev);
     bar->addWidget(next);
     bar->addWidget(fit);
+    bar->addSpacing(12);
+    bar->addWidget(stack_);
+    bar->addWidget(alignAt_);
     bar->addSpacing(12);
     bar->addWidget(selectionLabel_, 1);
     timeline_ = new TimelineView(central);
@@ -192,8 +214,8 @@ void MainWindow::buildPanels() {
             if (!shown || lane < 0) return;
             const auto& l = shown->lanes[static_cast<std::size_t>(lane)];
             if (l.kind == LaneKind::Kernels)
-                loader_->loadKernel(storePath_, shown->run, l.laneId,
-                                    l.events.start(static_cast<std::size_t>(event)));
+                loader_->loadKernel(storePath_, l.run ? l.run : shown->run, l.laneId,
+                                    l.events.start(static_cast<std::size_t>(event)) - l.shiftNs);
         });
 
     details_ = new QTextBrowser(this);
@@ -434,12 +456,15 @@ void MainWindow::onSelectionChanged() {
         current.isValid() && runView_->selectionModel()->isRowSelected(current.row(), {});
     auto id = (currentSelected ? current : rows.first()).data(RunListModel::RunIdRole).toLongLong();
     loader_->loadDetails(storePath_, id);
-    loader_->loadTimeline(storePath_, id);
     // The charts compare every selected run, in the order they are listed.
     std::vector<RunId> ids;
     for (const auto& row : rows)
         ids.push_back(row.data(RunListModel::RunIdRole).toLongLong());
     std::sort(ids.begin(), ids.end());
+    if (stack_->isChecked() && ids.size() >= 2)
+        loader_->loadStackedTimeline(storePath_, ids[0], ids[1], alignAt_->text());
+    else
+        loader_->loadTimeline(storePath_, id);
     loader_->loadAnalysis(storePath_, ids);
 }
 
@@ -478,6 +503,14 @@ void MainWindow::exportReport() {
         QMessageBox::warning(this, tr("Export Report"), error);
     else
         statusBar()->showMessage(tr("Report written to %1").arg(path), 8000);
+}
+
+void MainWindow::setStackedTimeline(bool on, const QString& alignAt) {
+    alignAt_->setText(alignAt);
+    if (stack_->isChecked() == on)
+        onSelectionChanged();
+    else
+        stack_->setChecked(on);  // reloads through toggled
 }
 
 void MainWindow::findInTimeline(RunId run, const QString& name) {

@@ -14,6 +14,7 @@ class QPlainTextEdit;
 class QSortFilterProxyModel;
 class QTableView;
 class QTextBrowser;
+class QToolButton;
 
 namespace ws::ui {
 
@@ -51,11 +52,15 @@ class MainWindow : public QMainWindow {
     // Shows `run`'s timeline if it is not shown, and selects the first kernel
     // or range matching `name` (a roofline point's name).
     void findInTimeline(RunId run, const QString& name);
+    // Stacks the first two selected runs' timelines aligned at a range name
+    // (the Stack button and the field beside it).
+    void setStackedTimeline(bool on, const QString& alignAt = QStringLiteral("decode step"));
 
   signals:
     void storeLoaded(const QString& path);
     void detailsShown(ws::RunId id);
     void timelineShown(ws::RunId id);
+    void timelineStacked(const QString& note);
     void chartsShown(int runs);
     void kernelShown(std::uint32_t correlationId);
     void loadFailed(const QString& message);
@@ -97,7 +102,9 @@ class MainWindow : public QMainWindow {
     QMenu* recentMenu_ = nullptr;
     QString storePath_;
     QString pendingPath_;
-    bool findAfterLoad_ = false;  // select the first search match once a timeline loads
+    bool findAfterLoad_ = false;
+    QToolButton* stack_ = nullptr;
+    QLineEdit* alignAt_ = nullptr;  // select the first search match once a timeline loads
     std::vector<RunId> pendingSelection_;
 };
 

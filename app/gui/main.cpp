@@ -47,7 +47,11 @@ int main(int argc, char** argv) {
     QCommandLineOption chart(QStringLiteral("chart"),
                              QStringLiteral("Show this chart tab (its title, e.g. Roofline)."),
                              QStringLiteral("TAB"));
-    parser.addOptions({db, select, screenshot, find, dark, chart});
+    QCommandLineOption stack(QStringLiteral("stack"),
+                             QStringLiteral("Stack the first two selected runs' timelines, "
+                                            "aligned at the first range containing RANGE."),
+                             QStringLiteral("RANGE"));
+    parser.addOptions({db, select, screenshot, find, dark, chart, stack});
     parser.process(app);
     ws::ui::applyTheme(parser.isSet(dark) ||
                        QSettings().value(QStringLiteral("view/dark")).toBool());
@@ -80,6 +84,7 @@ int main(int argc, char** argv) {
             window.timeline()->findNext();
         });
     }
+    if (parser.isSet(stack)) window.setStackedTimeline(true, parser.value(stack));
     if (parser.isSet(chart)) {
         auto* tabs = window.charts();
         for (int i = 0; i < tabs->count(); ++i)

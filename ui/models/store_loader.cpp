@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "models/timeline_stack.h"
 #include "store/store.h"
 
 namespace ws::ui {
@@ -102,6 +103,23 @@ void StoreLoader::loadTimeline(const QString& path, RunId id) {
         timelineJob_, path, [id](Store& store, auto&&) { return ws::ui::loadTimeline(store, id); },
         [](StoreLoader& self, const std::shared_ptr<const TimelineData>& data) {
             if (data) emit self.timelineLoaded(data);
+        });
+}
+
+void StoreLoader::loadStackedTimeline(const QString& path, RunId first, RunId second,
+                                      const QString& alignAt) {
+    std::string align = alignAt.toStdString();
+    runJob(
+        timelineJob_, path,
+        [first, second, align](Store& store, auto&&) {
+            auto a = ws::ui::loadTimeline(store, first);
+            auto b = ws::ui::loadTimeline(store, second);
+            return stackTimelines(*a, *b, align);
+        },
+        [](StoreLoader& self, const StackedTimeline& stacked) {
+            if (!stacked.data) return;
+            emit self.timelineLoaded(stacked.data);
+            emit self.timelineStacked(stacked.note);
         });
 }
 

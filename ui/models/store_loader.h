@@ -49,6 +49,11 @@ class StoreLoader : public QObject {
     void loadDetails(const QString& path, RunId id);
     // Starts loading one run's timeline; emits timelineLoaded or failed.
     void loadTimeline(const QString& path, RunId id);
+    // Loads two runs' timelines stacked, the second aligned to the first at
+    // the first range whose name contains `alignAt`; emits timelineLoaded,
+    // then timelineStacked with what was aligned.
+    void loadStackedTimeline(const QString& path, RunId first, RunId second,
+                             const QString& alignAt);
     // Starts analysing the given runs for the charts; emits analysisLoaded.
     void loadAnalysis(const QString& path, const std::vector<RunId>& ids);
     // Loads the kernel that starts at `startNs` on `stream`; emits kernelLoaded.
@@ -60,6 +65,7 @@ class StoreLoader : public QObject {
                     const std::vector<ws::RunId>& recovered);
     void detailsLoaded(const ws::ui::RunDetails& details);
     void timelineLoaded(std::shared_ptr<const ws::ui::TimelineData> timeline);
+    void timelineStacked(const QString& note);
     void analysisLoaded(const std::vector<ws::ui::RunAnalysis>& runs);
     void kernelLoaded(const ws::ui::KernelDetails& kernel);
     void failed(const QString& path, const QString& message);

@@ -29,6 +29,10 @@ struct TimelineLane {
     // Kernel and API lanes: the CUPTI correlation id of each event, which
     // ties a kernel to the call that launched it.
     std::vector<std::uint32_t> correlation;
+    // The run the lane's events belong to (0: TimelineData::run) and how far
+    // they were moved to align with another run (stacked timelines).
+    RunId run = 0;
+    std::int64_t shiftNs = 0;
 };
 
 struct CounterTrack {

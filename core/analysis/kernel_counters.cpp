@@ -24,6 +24,7 @@ std::map<std::string, KernelCounterStat> kernelCounterStats(Store& store, RunId 
         double n = static_cast<double>(++s.instances);
         s.meanFlops += (counters->flops() - s.meanFlops) / n;
         s.meanTensorFlops += (counters->tensorFlops - s.meanTensorFlops) / n;
+        s.meanFp32Flops += (counters->fp32Flops - s.meanFp32Flops) / n;
         s.meanDramBytes += (counters->dramBytes - s.meanDramBytes) / n;
         s.meanNs += (static_cast<double>(k.durationNs()) - s.meanNs) / n;
         if (counters->achievedOccupancy) {

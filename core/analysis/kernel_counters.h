@@ -18,6 +18,7 @@ struct KernelCounterStat {
     std::int64_t instances = 0;  // launches with counters
     double meanFlops = 0;        // FP32 + FP16 + tensor
     double meanTensorFlops = 0;
+    double meanFp32Flops = 0;
     double meanDramBytes = 0;
     double meanNs = 0;  // of those launches (kernel replay: one pass's duration)
     std::optional<double> achievedOccupancy;  // mean, 0..1

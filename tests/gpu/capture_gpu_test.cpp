@@ -5,6 +5,7 @@
 
 #include <map>
 
+#include "analysis/kernel_counters.h"
 #include "store/run_queries.h"
 #include "store/store.h"
 #include "support/run_process.h"
@@ -57,6 +58,46 @@ TEST(CaptureGpu, FixtureRowsMatchCountForCount) {
     ASSERT_TRUE(device);
     EXPECT_GT(device->smCount, 0);
     EXPECT_GT(device->reservedSmemPerBlock, 0);
+}
+
+// record --metrics roofline on the GEMM ladder: each rung's counted FP32 and
+// tensor-core FLOPs are 2·M·N·K within 2%, and every kernel has a place and a
+// duration on the timeline although kernel replay gives it no timestamps.
+TEST(CaptureGpu, CountedGemmFlopsAreTwoMnkWithinTwoPercent) {
+    if (!haveGpu()) GTEST_SKIP() << "no NVIDIA GPU on this machine";
+    testing::TempDir dir;
+    auto config = dir.file("gemm.toml");
+    testing::writeFile(config, R"(name = "gemm-2048-counters"
+kind = "kernel"
+[kernel]
+name = "gemm_bf16"
+rung = "all"
+shape = { m = 2048, n = 2048, k = 2048 }
+iterations = 1
+warmup = 0
+)");
+    auto db = dir.file("counters.wsdb");
+    auto r = testing::runProcess({WARPSCOPE_CLI_PATH, "record", "--db", db, "--progress", "none",
+                                  "--metrics", "roofline", "--workload", config});
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    Store store(db);
+    auto run = listRuns(store).at(0).id;
+    EXPECT_EQ(runProperties(store, run)["capture.metrics"], "roofline");
+    const double twoMnk = 2.0 * 2048 * 2048 * 2048;
+    int gemms = 0;
+    for (const auto& [name, c] : kernelCounterStats(store, run)) {
+        if (name.find("fill") != std::string::npos) continue;  // input set-up kernels
+        ++gemms;
+        double counted = c.meanFp32Flops + c.meanTensorFlops;
+        EXPECT_NEAR(counted / twoMnk, 1.0, 0.02) << name;
+        EXPECT_GT(c.meanDramBytes, 12e6) << name;  // A, B and C hold 24 MiB
+        EXPECT_GT(c.meanNs, 0) << name;
+        ASSERT_TRUE(c.achievedOccupancy) << name;
+        EXPECT_GT(*c.achievedOccupancy, 0.0) << name;
+    }
+    EXPECT_GE(gemms, 6);  // naive, tiled, regblock, mma, mma_wide, cuBLAS
+    for (const auto& k : kernelsIn(store, run))
+        EXPECT_GT(k.startNs, 0) << k.name;  // placed at its launch call
 }
 
 }  // namespace

@@ -389,6 +389,18 @@ std::vector<KernelMetricRecord> kernelMetricsOf(Store& store, RunId id) {
     return out;
 }
 
+std::map<std::string, double> kernelMetricsOf(Store& store, RunId id, std::uint32_t correlationId) {
+    sql::Statement st(store.db(),
+                      "SELECT s.value, m.value FROM kernel_metrics m JOIN strings s ON s.id = "
+                      "m.metric_id WHERE m.run_id = ?1 AND m.correlation_id = ?2");
+    st.bind(1, id);
+    st.bind(2, correlationId);
+    std::map<std::string, double> out;
+    while (st.step())
+        out[st.text(0)] = st.real(1);
+    return out;
+}
+
 std::vector<QualityRecord> qualityOf(Store& store, RunId id) {
     sql::Statement st(store.db(),
                       "SELECT check_name, reference_variant, token_agreement, max_logit_error, "

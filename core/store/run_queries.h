@@ -89,6 +89,8 @@ std::vector<SampleRecord> samplesOf(Store& store, RunId id);
 std::vector<QualityRecord> qualityOf(Store& store, RunId id);
 // Hardware counter values per kernel (record --metrics), by correlation id.
 std::vector<KernelMetricRecord> kernelMetricsOf(Store& store, RunId id);
+// One kernel's values (by the index on correlation id).
+std::map<std::string, double> kernelMetricsOf(Store& store, RunId id, std::uint32_t correlationId);
 
 MemcpyKind memcpyKindFromString(const std::string& text);
 MemoryKind memoryKindFromString(const std::string& text);

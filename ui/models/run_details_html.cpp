@@ -3,6 +3,7 @@
 #include <QColor>
 #include <QLocale>
 
+#include "analysis/counter_metrics.h"
 #include "analysis/kernel_summary.h"
 #include "models/run_list_model.h"
 #include "util/format.h"
@@ -204,6 +205,27 @@ QString kernelDetailsHtml(const KernelDetails& d) {
                               : QString::number(o.blockLimitSharedMemory))
                      .arg(o.blockLimitBlocks));
         html += occ.html();
+    }
+    if (auto c = counters::fromMetrics(d.metrics)) {
+        double ns = static_cast<double>(d.kernel.durationNs());
+        Table t(QStringLiteral("Hardware counters (kernel replay)"));
+        t.row(QStringLiteral("FLOPs"), QStringLiteral("%1 G (FP32 %2 G, FP16 %3 G, tensor %4 G)")
+                                           .arg(c->flops() / 1e9, 0, 'f', 3)
+                                           .arg(c->fp32Flops / 1e9, 0, 'f', 3)
+                                           .arg(c->fp16Flops / 1e9, 0, 'f', 3)
+                                           .arg(c->tensorFlops / 1e9, 0, 'f', 3))
+            .row(QStringLiteral("DRAM"), QStringLiteral("%1 MB, %2 GB/s")
+                                             .arg(c->dramBytes / 1e6, 0, 'f', 2)
+                                             .arg(ns > 0 ? c->dramBytes / ns : 0, 0, 'f', 0))
+            .row(QStringLiteral("Achieved"),
+                 QStringLiteral("%1 TFLOP/s, %2 FLOP/byte")
+                     .arg(ns > 0 ? c->flops() / ns * 1e-3 : 0, 0, 'f', 2)
+                     .arg(c->dramBytes > 0 ? c->flops() / c->dramBytes : 0, 0, 'f', 1))
+            .row(QStringLiteral("Achieved occupancy"),
+                 c->achievedOccupancy
+                     ? QStringLiteral("%1%").arg(100 * *c->achievedOccupancy, 0, 'f', 1)
+                     : QString());
+        html += t.html();
     }
     return html;
 }

@@ -154,6 +154,7 @@ void StoreLoader::loadKernel(const QString& path, RunId run, std::uint32_t strea
                     details.kernel.staticSharedBytes + details.kernel.dynamicSharedBytes, -1};
                 details.occupancy = theoreticalOccupancy(limitsOf(*details.device), launch);
             }
+            details.metrics = kernelMetricsOf(store, run, details.kernel.correlationId);
             // The launch call ran shortly before the kernel; found by correlation id.
             forEachApiCall(store, run, {startNs - 2'000'000'000, startNs + 2'000'000'000},
                            std::nullopt, [&](const ApiCallRecord& a) {

@@ -24,8 +24,9 @@ struct KernelDetails {
     RunId run = 0;
     KernelRecord kernel;
     std::optional<DeviceInfo> device;
-    std::optional<Occupancy> occupancy;   // with the run's device limits
-    std::optional<ApiCallRecord> launch;  // the API call that launched it
+    std::optional<Occupancy> occupancy;     // with the run's device limits
+    std::optional<ApiCallRecord> launch;    // the API call that launched it
+    std::map<std::string, double> metrics;  // hardware counters (record --metrics)
 };
 
 struct RunDetails {

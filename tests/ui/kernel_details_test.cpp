@@ -1,0 +1,34 @@
+// The details of a clicked kernel include its hardware counters when the run
+// was recorded with --metrics.
+#include <gtest/gtest.h>
+
+#include "analysis/counter_metrics.h"
+#include "models/run_details_html.h"
+#include "models/store_loader.h"
+
+namespace ws::ui {
+namespace {
+
+TEST(KernelDetailsHtml, CountersWhenRecordedAndNothingOtherwise) {
+    KernelDetails d;
+    d.run = 11;
+    d.kernel.name = "_Z4gemmv";
+    d.kernel.startNs = 1000;
+    d.kernel.endNs = 1000 + 100'000;  // 100 µs
+    d.kernel.blockX = 256;
+    QString without = kernelDetailsHtml(d);
+    EXPECT_FALSE(without.contains("Hardware counters"));
+    d.metrics = {{counters::kTensorBf16, 17.18e9},
+                 {counters::kDramRead, 16e6},
+                 {counters::kDramWrite, 8e6},
+                 {counters::kAchievedOccupancy, 22.5}};
+    QString with = kernelDetailsHtml(d);
+    EXPECT_TRUE(with.contains("Hardware counters")) << with.toStdString();
+    EXPECT_TRUE(with.contains("17.180 G (FP32 0.000 G, FP16 0.000 G, tensor 17.180 G)"));
+    EXPECT_TRUE(with.contains("24.00 MB, 240 GB/s"));
+    EXPECT_TRUE(with.contains("171.80 TFLOP/s"));
+    EXPECT_TRUE(with.contains("22.5%"));
+}
+
+}  // namespace
+}  // namespace ws::ui

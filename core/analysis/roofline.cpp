@@ -80,14 +80,23 @@ Roofline computeRoofline(Store& store, RunId id) {
     r.device = device ? device->name : "";
     auto props = runProperties(store, id);
     const DeviceSpec* spec = device ? findDeviceSpec(device->name) : nullptr;
-    if (auto bw = positiveProperty(props, "ceiling.copy_gbs")) {
+    // In a counter pass every kernel is replayed: what the run measured
+    // (ceilings, phase times) is not performance; only counted kernel
+    // durations are.
+    bool counterPass = props.count("capture.metrics") > 0;
+    std::optional<double> copyGBs, bf16Tflops;
+    if (!counterPass) {
+        copyGBs = positiveProperty(props, "ceiling.copy_gbs");
+        bf16Tflops = positiveProperty(props, "ceiling.bf16_tflops");
+    }
+    if (auto bw = copyGBs) {
         r.ceilings.dramGBs = *bw;
         r.ceilings.dramSource = "measured device-to-device copy in this run";
     } else if (spec) {
         r.ceilings.dramGBs = spec->dramGBs;
         r.ceilings.dramSource = spec->name + " datasheet";
     }
-    if (auto tf = positiveProperty(props, "ceiling.bf16_tflops")) {
+    if (auto tf = bf16Tflops) {
         r.ceilings.tensorTflops = *tf;
         r.ceilings.tensorSource = "measured cuBLAS bf16 GEMM in this run";
     } else if (spec) {
@@ -107,7 +116,8 @@ Roofline computeRoofline(Store& store, RunId id) {
     // Hardware counters, where the run has them: one point per kernel.
     auto counted = kernelCounterStats(store, id);
     for (const auto& [mangled, c] : counted) {
-        if (c.meanNs <= 0 || (c.meanFlops <= 0 && c.meanDramBytes <= 0)) continue;
+        // A kernel without FLOPs (a copy) has no place on a log-log roofline.
+        if (c.meanNs <= 0 || c.meanFlops <= 0 || c.meanDramBytes <= 0) continue;
         auto& p = points[shortKernelName(demangle(mangled))];
         // Kernels sharing a short name (template instances) pool their launches.
         double n = double(p.instances + c.instances);
@@ -145,7 +155,7 @@ Roofline computeRoofline(Store& store, RunId id) {
     // The decoder: its phases as points from the model's FLOPs and bytes.
     auto prefillFlops = positiveProperty(props, "decoder.prefill_flops");
     auto weightBytes = positiveProperty(props, "model.weight_bytes");
-    if (prefill && prefillFlops && weightBytes) {
+    if (prefill && prefillFlops && weightBytes && !counterPass) {
         auto& p = points["prefill"];
         p.origin = "model";
         p.flops = *prefillFlops;
@@ -155,7 +165,7 @@ Roofline computeRoofline(Store& store, RunId id) {
     }
     auto stepFlops = positiveProperty(props, "decoder.decode_step_flops");
     auto stepBytes = positiveProperty(props, "decoder.decode_step_bytes");
-    if (!steps.empty() && stepFlops && stepBytes) {
+    if (!steps.empty() && stepFlops && stepBytes && !counterPass) {
         auto& p = points["decode step"];
         p.origin = "model";
         p.flops = *stepFlops;

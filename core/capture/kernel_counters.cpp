@@ -6,6 +6,7 @@
 #include <cupti_range_profiler.h>
 #include <cupti_target.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
@@ -24,6 +25,7 @@ constexpr std::size_t kMaxRanges = 512;  // kernels decoded per batch
 
 struct Launch {
     std::uint32_t correlationId;
+    bool memoryOperation;  // a memset or memcpy: a range only where the driver runs it as a kernel
 };
 
 struct ContextCounters {
@@ -33,6 +35,8 @@ struct ContextCounters {
     std::vector<std::uint8_t> counterData;
     std::deque<Launch> launches;  // profiled, not yet decoded
     bool failed = false;
+    bool paused = false;     // around a CUDA graph launch
+    bool capturing = false;  // between stream capture begin and end
 };
 
 struct State {
@@ -43,6 +47,7 @@ struct State {
     std::mutex mutex;
     std::map<CUcontext, ContextCounters> contexts;
     std::int64_t unmatched = 0;
+    std::int64_t graphLaunches = 0;  // not counted: kernel replay cannot replay graphs
     CUpti_SubscriberHandle subscriber = nullptr;
 };
 
@@ -207,10 +212,18 @@ void collect(ContextCounters& c, bool last) {
     // Auto ranges are numbered, not named: the i-th range is the i-th launch
     // profiled in this context. A batch whose count differs cannot be mapped
     // safely (a launch we did not see), so it is left out rather than guessed.
-    if (info.numTotalRanges != c.launches.size()) {
-        state->unmatched += static_cast<std::int64_t>(c.launches.size());
+    // Memsets and copies are ranges when the driver runs them as kernels:
+    // the count says whether this batch's were.
+    std::size_t kernelsOnly = static_cast<std::size_t>(std::count_if(
+        c.launches.begin(), c.launches.end(), [](const Launch& l) { return !l.memoryOperation; }));
+    if (info.numTotalRanges == kernelsOnly && kernelsOnly != c.launches.size()) {
+        std::erase_if(c.launches, [](const Launch& l) { return l.memoryOperation; });
+    } else if (info.numTotalRanges != c.launches.size()) {
+        state->unmatched += static_cast<std::int64_t>(kernelsOnly);
         state->warn(std::to_string(info.numTotalRanges) + " ranges for " +
-                    std::to_string(c.launches.size()) + " launches: this batch is left out");
+                    std::to_string(kernelsOnly) + " kernel launches and " +
+                    std::to_string(c.launches.size() - kernelsOnly) +
+                    " memory operations: this batch is left out");
         c.launches.clear();
     }
     std::vector<double> values(state->metrics.size());
@@ -236,7 +249,7 @@ void collect(ContextCounters& c, bool last) {
 }
 
 void finish(ContextCounters& c) {
-    collect(c, true);
+    if (!c.paused) collect(c, true);
     if (c.profiler) {
         auto disable = params<CUpti_RangeProfiler_Disable_Params>(
             CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE);
@@ -250,6 +263,73 @@ void finish(ContextCounters& c) {
         deinit.pHostObject = c.host;
         cuptiProfilerHostDeinitialize(&deinit);
         c.host = nullptr;
+    }
+}
+
+bool isGraphLaunch(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
+    return domain == CUPTI_CB_DOMAIN_DRIVER_API &&
+           (cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch ||
+            cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz);
+}
+
+// Launches into a capturing stream are recorded into a graph, not run: there
+// is nothing to replay, so the profiler stops for the whole capture.
+int captureEdge(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
+    if (domain != CUPTI_CB_DOMAIN_DRIVER_API) return 0;
+    switch (cbid) {
+        case CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture:
+        case CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_ptsz:
+        case CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2:
+        case CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2_ptsz:
+        case CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph:
+        case CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph_ptsz:
+            return 1;
+        case CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture:
+        case CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture_ptsz:
+            return -1;
+        default:
+            return 0;
+    }
+}
+
+void pause(ContextCounters& c) {
+    if (c.paused || c.failed || !c.profiler) return;
+    collect(c, true);
+    c.paused = true;
+}
+
+void resume(ContextCounters& c) {
+    if (!c.paused || c.capturing) return;
+    c.paused = false;
+    if (!initializeImage(c)) c.failed = true;
+}
+
+// Kernel replay cannot replay a CUDA graph: the profiler stops (decoding what
+// it has) before a graph launch and starts again after it, so the graph runs
+// as it would without us and its kernels simply have no counters.
+void aroundGraphLaunch(const CUpti_CallbackData* cb) {
+    auto it = state->contexts.find(cb->context);
+    if (it == state->contexts.end()) return;
+    ContextCounters& c = it->second;
+    if (c.failed || !c.profiler) return;
+    if (cb->callbackSite == CUPTI_API_ENTER) {
+        pause(c);
+        ++state->graphLaunches;
+    } else {
+        resume(c);
+    }
+}
+
+void aroundCapture(const CUpti_CallbackData* cb, int edge) {
+    auto it = state->contexts.find(cb->context);
+    if (it == state->contexts.end()) return;
+    ContextCounters& c = it->second;
+    if (edge > 0 && cb->callbackSite == CUPTI_API_ENTER) {
+        pause(c);
+        c.capturing = true;
+    } else if (edge < 0 && cb->callbackSite == CUPTI_API_EXIT) {
+        c.capturing = false;
+        resume(c);
     }
 }
 
@@ -293,19 +373,43 @@ void CUPTIAPI onCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cb
             runtimeCorrelation = 0;
         return;
     }
-    if (!isKernelLaunch(domain, cbid)) return;
+    int edge = captureEdge(domain, cbid);
+    if (edge != 0 || isGraphLaunch(domain, cbid)) {
+        busy = true;
+        {
+            std::lock_guard lock(state->mutex);
+            if (edge != 0)
+                aroundCapture(cb, edge);
+            else
+                aroundGraphLaunch(cb);
+        }
+        busy = false;
+        return;
+    }
+    bool memoryOperation = domain == CUPTI_CB_DOMAIN_DRIVER_API && cb->functionName &&
+                           (std::strncmp(cb->functionName, "cuMemset", 8) == 0 ||
+                            std::strncmp(cb->functionName, "cuMemcpy", 8) == 0);
+    if (!isKernelLaunch(domain, cbid) && !memoryOperation) return;
     busy = true;
     {
         std::lock_guard lock(state->mutex);
+        // Only a kernel launch sets a context up; memory operations only
+        // join a batch that is already being profiled.
+        auto found = state->contexts.find(cb->context);
+        if (memoryOperation && (found == state->contexts.end() || !found->second.profiler)) {
+            busy = false;
+            return;
+        }
         auto [it, fresh] = state->contexts.try_emplace(cb->context);
         ContextCounters& c = it->second;
         if (fresh && !setUp(cb->context, c)) {
             c.failed = true;
             state->warn("no kernel counters for this context");
         }
-        if (!c.failed) {
+        if (!c.failed && !c.paused) {
             if (cb->callbackSite == CUPTI_API_ENTER) {
-                c.launches.push_back({runtimeCorrelation ? runtimeCorrelation : cb->correlationId});
+                c.launches.push_back(
+                    {runtimeCorrelation ? runtimeCorrelation : cb->correlationId, memoryOperation});
             } else if (c.launches.size() >= kMaxRanges) {
                 collect(c, false);
             }
@@ -346,6 +450,10 @@ void flushKernelCounters() {
             cuCtxPopCurrent(&popped);
         }
     state->contexts.clear();
+    if (state->graphLaunches > 0)
+        state->warn(std::to_string(state->graphLaunches) +
+                    " CUDA graph launches ran without counters (kernel replay cannot replay "
+                    "graphs; record without CUDA graphs to count their kernels)");
     if (state->unmatched > 0)
         state->warn(std::to_string(state->unmatched) +
                     " kernels' counters were left out: their ranges did not match the launches");

@@ -284,6 +284,11 @@ ReportData buildReport(Store& store, RunId id, std::optional<RunId> baseline) {
     if (d.run.status != RunStatus::Ok)
         d.missing.push_back(std::string("the run ended ") + toString(d.run.status) +
                             ": figures cover what was recorded before it ended");
+    if (d.properties.count("capture.metrics"))
+        d.missing.push_back(
+            "a counter pass (--metrics " + d.properties.at("capture.metrics") +
+            "): every kernel was replayed, so this run's latencies and times are not performance "
+            "figures; its counters are");
     if (d.latency.requests.empty())
         d.missing.push_back("no requests or tokens: no TTFT/TPOT (see docs/token-conventions.md)");
     if (d.summary.kernels.empty()) d.missing.push_back("no kernels were recorded");

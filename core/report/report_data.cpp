@@ -296,9 +296,13 @@ ReportData buildReport(Store& store, RunId id, std::optional<RunId> baseline) {
     if (d.quality.empty()) d.missing.push_back("no output-quality check");
     for (const auto& n : d.roofline.notes)
         d.missing.push_back("roofline: " + n);
-    d.missing.push_back(
-        "hardware counters (achieved occupancy, counted FLOPs and DRAM bytes) are not collected "
-        "yet; roofline points use declared or model FLOPs and bytes");
+    bool counted = std::any_of(d.summary.kernels.begin(), d.summary.kernels.end(),
+                               [](const KernelStat& k) { return k.achievedOccupancy.has_value(); });
+    if (!counted && !d.summary.kernels.empty())
+        d.missing.push_back(
+            "no hardware counters (achieved occupancy, counted FLOPs and DRAM bytes): record a "
+            "counter pass with `warpscope-cli record --metrics roofline`; roofline points use "
+            "declared or model FLOPs and bytes");
     d.contract = checkContract(d);
     d.findings = findFindings(d);
     return d;

@@ -103,6 +103,18 @@ std::optional<DeviceInfo> deviceOf(const Json& doc, std::uint32_t deviceId) {
     return d;
 }
 
+// Device, context, stream and correlation of a GPU event (kernel, copy,
+// memset); GPU lanes carry the device as pid and the stream as tid.
+template <typename R>
+void placeOnGpu(R& r, const Json& e, const Json& args, std::int64_t start, std::int64_t end) {
+    r.startNs = start;
+    r.endNs = end;
+    r.deviceId = static_cast<std::uint32_t>(intArg(args, "device", idOf(e, "pid")));
+    r.contextId = static_cast<std::uint32_t>(intArg(args, "context"));
+    r.streamId = static_cast<std::uint32_t>(intArg(args, "stream", idOf(e, "tid")));
+    r.correlationId = static_cast<std::uint32_t>(intArg(args, "correlation"));
+}
+
 struct Converted {
     std::vector<KernelRecord> kernels;
     std::vector<MemcpyRecord> memcpys;
@@ -134,14 +146,10 @@ Converted convert(const std::string& path, const Json& events) {
         std::string name = e.value("name", std::string());
         static const Json kNoArgs = Json::object();
         const Json& args = e.contains("args") && e["args"].is_object() ? e["args"] : kNoArgs;
-        auto corr = static_cast<std::uint32_t>(intArg(args, "correlation"));
         if (cat == "kernel") {
             KernelRecord r;
-            r.startNs = start, r.endNs = end, r.name = name;
-            r.deviceId = static_cast<std::uint32_t>(intArg(args, "device", idOf(e, "pid")));
-            r.contextId = static_cast<std::uint32_t>(intArg(args, "context"));
-            r.streamId = static_cast<std::uint32_t>(intArg(args, "stream", idOf(e, "tid")));
-            r.correlationId = corr;
+            placeOnGpu(r, e, args, start, end);
+            r.name = name;
             r.registersPerThread = static_cast<std::int32_t>(intArg(args, "registers per thread"));
             // Kineto reports static + dynamic shared memory as one number.
             r.staticSharedBytes = static_cast<std::int32_t>(intArg(args, "shared memory"));
@@ -150,21 +158,13 @@ Converted convert(const std::string& path, const Json& events) {
             out.kernels.push_back(std::move(r));
         } else if (cat == "gpu_memcpy") {
             MemcpyRecord r;
-            r.startNs = start, r.endNs = end;
-            r.deviceId = static_cast<std::uint32_t>(intArg(args, "device", idOf(e, "pid")));
-            r.contextId = static_cast<std::uint32_t>(intArg(args, "context"));
-            r.streamId = static_cast<std::uint32_t>(intArg(args, "stream", idOf(e, "tid")));
-            r.correlationId = corr;
+            placeOnGpu(r, e, args, start, end);
             r.bytes = intArg(args, "bytes");
             parseMemcpyName(name, r);
             out.memcpys.push_back(r);
         } else if (cat == "gpu_memset") {
             MemsetRecord r;
-            r.startNs = start, r.endNs = end;
-            r.deviceId = static_cast<std::uint32_t>(intArg(args, "device", idOf(e, "pid")));
-            r.contextId = static_cast<std::uint32_t>(intArg(args, "context"));
-            r.streamId = static_cast<std::uint32_t>(intArg(args, "stream", idOf(e, "tid")));
-            r.correlationId = corr;
+            placeOnGpu(r, e, args, start, end);
             r.bytes = intArg(args, "bytes");
             if (name.find("Device") != std::string::npos) r.memoryKind = MemoryKind::Device;
             out.memsets.push_back(r);
@@ -173,7 +173,7 @@ Converted convert(const std::string& path, const Json& events) {
             r.startNs = start, r.endNs = end, r.name = name;
             r.processId = idOf(e, "pid");
             r.threadId = idOf(e, "tid");
-            r.correlationId = corr;
+            r.correlationId = static_cast<std::uint32_t>(intArg(args, "correlation"));
             r.kind = cat == "cuda_runtime" ? ApiKind::Runtime : ApiKind::Driver;
             r.callbackId = static_cast<std::uint32_t>(intArg(args, "cbid"));
             out.apiCalls.push_back(std::move(r));

@@ -182,12 +182,7 @@ class NsysReader {
         std::int64_t n = 0;
         while (st.step()) {
             KernelRecord r;
-            r.startNs = st.int64(0);
-            r.endNs = st.int64(1);
-            r.deviceId = static_cast<std::uint32_t>(st.int64(2));
-            r.contextId = static_cast<std::uint32_t>(st.int64(3));
-            r.streamId = static_cast<std::uint32_t>(st.int64(4));
-            r.correlationId = static_cast<std::uint32_t>(st.int64(5));
+            fillTimes(st, r);
             r.name = st.text(6);
             r.gridX = st.int32(7), r.gridY = st.int32(8), r.gridZ = st.int32(9);
             r.blockX = st.int32(10), r.blockY = st.int32(11), r.blockZ = st.int32(12);

@@ -24,6 +24,7 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include "charts/chart_style.h"
 #include "charts/charts_panel.h"
 #include "charts/roofline_chart.h"
 #include "launch/launch_panel.h"
@@ -324,6 +325,15 @@ void MainWindow::buildActions() {
         view->addAction(tr("&Fit Timeline"), this, [this] { timeline_->fitAll(); });
     fitAction->setShortcut(QKeySequence(Qt::Key_Home));
     fitAction->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    view->addSeparator();
+    QAction* darkAction = view->addAction(tr("&Dark Theme"));
+    darkAction->setCheckable(true);
+    darkAction->setChecked(chartColors().dark);
+    darkAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_D));
+    connect(darkAction, &QAction::toggled, this, [](bool dark) {
+        applyTheme(dark);
+        QSettings().setValue(QStringLiteral("view/dark"), dark);
+    });
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About Warpscope"), this, [this] {

@@ -1,6 +1,7 @@
 // Charts on fixture runs, and export to PNG / SVG / PDF of the requested size.
 #include <gtest/gtest.h>
 
+#include <QApplication>
 #include <QFile>
 #include <QImage>
 #include <QJsonArray>
@@ -8,6 +9,7 @@
 #include <QJsonObject>
 #include <QSignalSpy>
 
+#include "charts/chart_style.h"
 #include "charts/charts_panel.h"
 #include "charts/comparison_chart.h"
 #include "charts/kernel_chart.h"
@@ -21,6 +23,7 @@
 #include "store/store.h"
 #include "support/fixture_store.h"
 #include "support/temp_dir.h"
+#include "theme.h"
 
 namespace ws::ui {
 namespace {
@@ -40,7 +43,8 @@ TEST(Charts, LatencyAndKernelChartsShowTheRuns) {
     panel.setRuns(runs);
     // Only the decoder run has tokens.
     EXPECT_EQ(panel.latencyChart()->plottedSeries(), 1);
-    EXPECT_EQ(panel.latencyChart()->graphCount(), 2);  // its TTFT and TPOT curves
+    EXPECT_EQ(panel.latencyChart()->cdfCurves(), 2);  // its TTFT and TPOT curves
+    EXPECT_EQ(panel.latencyChart()->boxes(), 2);      // and a box for each
     auto names = panel.kernelChart()->kernelNames();
     EXPECT_EQ(names.size(), 5);
     EXPECT_TRUE(names.contains("gemm_bf16_wgmma_tma"));
@@ -75,6 +79,51 @@ TEST(Charts, LatencyAndKernelChartsShowTheRuns) {
     ASSERT_EQ(json.size(), 5);
     EXPECT_GT(json[0].toObject()["total_ns"].toDouble(), 0.0);  // numbers, not "1.2 ms"
     EXPECT_TRUE(json[0].toObject()["dram_gb_per_s"].isNull());  // no counters in the fixture
+}
+
+TEST(Charts, BoxAndCdfShareOneZoomableMillisecondAxis) {
+    LatencyChart chart;
+    chart.resize(1000, 600);
+    chart.setRuns(fixtureAnalyses());
+    for (int c = 0; c < 2; ++c) {
+        EXPECT_EQ(chart.boxAxis(c)->range(), chart.cdfAxis(c)->range());
+        // Zooming the distribution zooms the box plot above it, and back.
+        chart.cdfAxis(c)->scaleRange(0.5, chart.cdfAxis(c)->range().center());
+        EXPECT_EQ(chart.boxAxis(c)->range(), chart.cdfAxis(c)->range());
+        chart.boxAxis(c)->moveRange(1.0);
+        EXPECT_EQ(chart.cdfAxis(c)->range(), chart.boxAxis(c)->range());
+    }
+    // TTFT and TPOT stay independent quantities.
+    EXPECT_NE(chart.boxAxis(0)->range(), chart.boxAxis(1)->range());
+    EXPECT_TRUE(chart.interactions().testFlag(QCP::iRangeZoom));
+}
+
+TEST(Charts, FollowTheDarkTheme) {
+    ChartsPanel panel;
+    panel.resize(1000, 600);
+    panel.setRuns(fixtureAnalyses());
+    auto cornerLightness = [&] {
+        return panel.rooflineChart()->toPixmap(400, 300).toImage().pixelColor(2, 2).lightness();
+    };
+    // Qt tells widgets of a new application palette only while the event loop
+    // runs; here the test delivers that notice itself.
+    auto switchTheme = [](bool dark) {
+        applyTheme(dark);
+        for (auto* widget : QApplication::allWidgets()) {
+            QEvent changed(QEvent::ApplicationPaletteChange);
+            QApplication::sendEvent(widget, &changed);
+        }
+    };
+    EXPECT_GT(cornerLightness(), 200);
+    switchTheme(true);
+    EXPECT_TRUE(chartColors().dark);
+    EXPECT_LT(cornerLightness(), 60);
+    EXPECT_GT(panel.rooflineChart()->xAxis->labelColor().lightness(), 180);
+    // The runs were redrawn, not dropped.
+    EXPECT_EQ(panel.latencyChart()->plottedSeries(), 1);
+    switchTheme(false);
+    EXPECT_GT(cornerLightness(), 200);
+    EXPECT_LT(panel.rooflineChart()->xAxis->labelColor().lightness(), 100);
 }
 
 TEST(Charts, RooflineDrawsCeilingsAndNamesPointsOnHover) {

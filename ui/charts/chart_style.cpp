@@ -1,7 +1,9 @@
 #include "charts/chart_style.h"
 
 #include <qcustomplot.h>
+#include <QApplication>
 #include <QFileInfo>
+#include <QPalette>
 #include <QSvgGenerator>
 
 namespace ws::ui {
@@ -14,17 +16,76 @@ QColor runColor(int index) {
     return colors[static_cast<std::size_t>(index) % std::size(colors)];
 }
 
+ChartColors chartColors() {
+    const QPalette pal = QApplication::palette();
+    ChartColors c;
+    c.dark = pal.color(QPalette::Base).lightness() < 128;
+    if (c.dark) {
+        c.background = pal.color(QPalette::Base);
+        c.text = pal.color(QPalette::Text);
+        c.axis = QColor(0x8a, 0x8f, 0x98);
+        c.subTick = QColor(0x5a, 0x5e, 0x66);
+        c.grid = QColor(0x36, 0x39, 0x3f);
+        c.legend = QColor(0x2b, 0x2d, 0x31, 225);
+        c.ink = QColor(0xdf, 0xe1, 0xe5);
+        c.muted = QColor(0x9a, 0x9f, 0xa6);
+    } else {
+        c.background = Qt::white;
+        c.text = QColor(0x30, 0x36, 0x3d);
+        c.axis = QColor(0x80, 0x86, 0x8b);
+        c.subTick = QColor(0xb0, 0xb4, 0xb8);
+        c.grid = QColor(0xe3, 0xe6, 0xe9);
+        c.legend = QColor(255, 255, 255, 220);
+        c.ink = QColor(40, 40, 40);
+        c.muted = QColor(120, 120, 120);
+    }
+    return c;
+}
+
 void styleAxes(QCustomPlot* plot) {
+    const ChartColors c = chartColors();
+    plot->setBackground(c.background);
     for (auto* rect : plot->axisRects()) {
         for (auto* axis : rect->axes()) {
-            axis->setBasePen(QPen(QColor(0x80, 0x86, 0x8b)));
-            axis->setTickPen(QPen(QColor(0x80, 0x86, 0x8b)));
-            axis->setSubTickPen(QPen(QColor(0xb0, 0xb4, 0xb8)));
-            axis->grid()->setPen(QPen(QColor(0xe3, 0xe6, 0xe9), 1, Qt::SolidLine));
-            axis->setLabelColor(QColor(0x30, 0x36, 0x3d));
-            axis->setTickLabelColor(QColor(0x30, 0x36, 0x3d));
+            axis->setBasePen(QPen(c.axis));
+            axis->setTickPen(QPen(c.axis));
+            axis->setSubTickPen(QPen(c.subTick));
+            axis->grid()->setPen(QPen(c.grid, 1, Qt::SolidLine));
+            axis->grid()->setZeroLinePen(QPen(c.axis, 1, Qt::SolidLine));
+            axis->setLabelColor(c.text);
+            axis->setTickLabelColor(c.text);
         }
     }
+    for (auto* element : plot->plotLayout()->elements(true)) {
+        if (auto* text = qobject_cast<QCPTextElement*>(element)) {
+            text->setTextColor(c.text);
+        } else if (auto* legend = qobject_cast<QCPLegend*>(element)) {
+            legend->setBrush(c.legend);
+            legend->setBorderPen(QPen(c.axis));
+            legend->setTextColor(c.text);
+        }
+    }
+}
+
+void makeZoomable(QCPAxisRect* rect, Qt::Orientations orientations) {
+    rect->parentPlot()->setInteractions(rect->parentPlot()->interactions() | QCP::iRangeDrag |
+                                        QCP::iRangeZoom);
+    rect->setRangeDrag(orientations);
+    rect->setRangeZoom(orientations);
+}
+
+void linkAxes(QCPAxis* a, QCPAxis* b) {
+    auto follow = [](QCPAxis* from, QCPAxis* to) {
+        // setRange emits only on a change, so the pair settles after one round.
+        QObject::connect(from, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), to,
+                         [to](const QCPRange& range) {
+                             to->setRange(range);
+                             if (to->parentPlot())
+                                 to->parentPlot()->replot(QCustomPlot::rpQueuedReplot);
+                         });
+    };
+    follow(a, b);
+    follow(b, a);
 }
 
 QString exportPlot(QCustomPlot* plot, const QString& path, int width, int height) {

@@ -75,7 +75,13 @@ ChartsPanel::ChartsPanel(QWidget* parent)
     connect(exportButton, &QToolButton::clicked, this, &ChartsPanel::exportCurrent);
 }
 
+void ChartsPanel::changeEvent(QEvent* event) {
+    QTabWidget::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange) setRuns(std::vector<RunAnalysis>(runs_));
+}
+
 void ChartsPanel::setRuns(const std::vector<RunAnalysis>& runs) {
+    runs_ = runs;
     latency_->setRuns(runs);
     tokens_->setRuns(runs);
     throughput_->setRuns(runs);
@@ -113,7 +119,7 @@ QString ChartsPanel::exportDashboard(const QString& path, int chartWidth, int ch
     const int columns = 2, rows = int((list.size() + columns - 1) / columns);
     const QSize page(columns * chartWidth, rows * chartHeight);
     auto paint = [&](QPainter& painter) {
-        painter.fillRect(QRect(QPoint(0, 0), page), Qt::white);
+        painter.fillRect(QRect(QPoint(0, 0), page), chartColors().background);
         for (std::size_t i = 0; i < list.size(); ++i) {
             QPixmap pixmap = list[i].first->toPixmap(chartWidth, chartHeight);
             painter.drawPixmap(int(i % columns) * chartWidth, int(i / columns) * chartHeight,

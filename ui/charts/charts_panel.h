@@ -41,6 +41,9 @@ class ChartsPanel : public QTabWidget {
     // or a single-page PDF (by the extension). Returns an error, empty on success.
     QString exportDashboard(const QString& path, int chartWidth = 1000, int chartHeight = 560);
 
+  protected:
+    void changeEvent(QEvent* event) override;
+
   private:
     void exportCurrent();
     std::vector<std::pair<QCustomPlot*, const char*>> charts() const;
@@ -52,6 +55,7 @@ class ChartsPanel : public QTabWidget {
     OccupancyChart* occupancy_;
     ComparisonChart* comparison_;
     KernelTableModel* table_;
+    std::vector<RunAnalysis> runs_;  // kept to redraw in a new theme
 };
 
 }  // namespace ws::ui

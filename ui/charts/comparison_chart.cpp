@@ -31,6 +31,8 @@ ComparisonChart::ComparisonChart(QWidget* parent) : QCustomPlot(parent) {
 }
 
 void ComparisonChart::setRuns(const std::vector<RunAnalysis>& runs) {
+    styleAxes(this);
+    const ChartColors colors = chartColors();
     clearPlottables();
     clearItems();
     bars_ = 0;
@@ -57,7 +59,7 @@ void ComparisonChart::setRuns(const std::vector<RunAnalysis>& runs) {
                 err->setDataPlottable(bar);
                 double lo = 100 * *d->ciLow / d->base, hi = 100 * *d->ciHigh / d->base;
                 err->addData(pct - lo, hi - pct);
-                err->setPen(QPen(Qt::black, 1.2));
+                err->setPen(QPen(colors.ink, 1.2));
                 err->removeFromLegend();
                 extent = std::max({extent, std::abs(lo), std::abs(hi)});
             }
@@ -67,6 +69,7 @@ void ComparisonChart::setRuns(const std::vector<RunAnalysis>& runs) {
                                         Qt::AlignVCenter);
             label->setPadding(QMargins(4, 0, 4, 0));
             label->setFont(QFont(font().family(), 8));
+            label->setColor(colors.text);
             label->setText(QStringLiteral("%1%2%  %3")
                                .arg(pct > 0 ? QStringLiteral("+") : QString())
                                .arg(pct, 0, 'f', 1)

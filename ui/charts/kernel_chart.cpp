@@ -9,12 +9,14 @@ namespace ws::ui {
 KernelChart::KernelChart(QWidget* parent) : QCustomPlot(parent) {
     xAxis->setLabel(tr("GPU time (ms)"));
     legend->setVisible(true);
-    legend->setBrush(QColor(255, 255, 255, 220));
     axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignRight | Qt::AlignBottom);
+    makeZoomable(axisRect(), Qt::Horizontal);
     styleAxes(this);
 }
 
 void KernelChart::setRuns(const std::vector<RunAnalysis>& runs, int topKernels) {
+    styleAxes(this);
+    const ChartColors colors = chartColors();
     clearPlottables();
     names_.clear();
     // The kernels that take most time across the runs; the rest is "other".
@@ -67,15 +69,16 @@ void KernelChart::setRuns(const std::vector<RunAnalysis>& runs, int topKernels) 
                      return sum;
                  });
     }
-    addLayer(tr("other"), QColor(0xc8, 0xcc, 0xd0), [&](const RunAnalysis& r) {
-        double rest = 0;
-        for (const auto& s : r.summary.kernels) {
-            bool top = std::any_of(ranked.begin(), ranked.end(),
-                                   [&](const auto& p) { return p.second == s.name; });
-            if (!top) rest += s.time.totalNs;
-        }
-        return rest;
-    });
+    addLayer(tr("other"), colors.dark ? QColor(0x5a, 0x5e, 0x66) : QColor(0xc8, 0xcc, 0xd0),
+             [&](const RunAnalysis& r) {
+                 double rest = 0;
+                 for (const auto& s : r.summary.kernels) {
+                     bool top = std::any_of(ranked.begin(), ranked.end(),
+                                            [&](const auto& p) { return p.second == s.name; });
+                     if (!top) rest += s.time.totalNs;
+                 }
+                 return rest;
+             });
     for (const auto& r : runs) {
         double t = 0;
         for (const auto& s : r.summary.kernels)

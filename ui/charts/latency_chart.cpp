@@ -2,11 +2,15 @@
 
 #include <algorithm>
 
+#include "analysis/statistics.h"
 #include "charts/chart_style.h"
 
 namespace ws::ui {
 
 namespace {
+
+constexpr int kMaxPoints = 4000;  // per run and metric; beyond that the box says enough
+
 void addCdf(QCustomPlot* plot, QCPAxisRect* rect, std::vector<double> values, const QColor& color,
             const QString& name, bool inLegend) {
     std::sort(values.begin(), values.end());
@@ -26,6 +30,64 @@ void addCdf(QCustomPlot* plot, QCPAxisRect* rect, std::vector<double> values, co
     g->setName(name);
     if (!inLegend) g->removeFromLegend();
 }
+
+// A horizontal Tukey box (whiskers at the last value within 1.5 IQR) at `row`,
+// with every sample as a point jittered across the box's height.
+void addBox(QCPAxisRect* rect, std::vector<double> values, double row, const QColor& color,
+            const ChartColors& colors) {
+    std::sort(values.begin(), values.end());
+    double q1 = stats::percentileSorted(values, 25), median = stats::percentileSorted(values, 50),
+           q3 = stats::percentileSorted(values, 75), iqr = q3 - q1;
+    auto low = std::lower_bound(values.begin(), values.end(), q1 - 1.5 * iqr);
+    auto high = std::upper_bound(values.begin(), values.end(), q3 + 1.5 * iqr);
+    double whiskerLow = low != values.end() ? *low : q1;
+    double whiskerHigh = high != values.begin() ? *std::prev(high) : q3;
+    auto* box = new QCPStatisticalBox(rect->axis(QCPAxis::atLeft), rect->axis(QCPAxis::atBottom));
+    box->removeFromLegend();
+    box->setWidth(0.6);
+    QColor fill = color;
+    fill.setAlpha(60);
+    box->setBrush(fill);
+    box->setPen(QPen(color, 1.2));
+    box->setWhiskerPen(QPen(color, 1.2, Qt::SolidLine));
+    box->setWhiskerBarPen(QPen(color, 1.2));
+    box->setMedianPen(QPen(colors.ink, 2));
+    box->setOutlierStyle(QCPScatterStyle(QCPScatterStyle::ssNone));  // the points show them
+    box->addData(row, whiskerLow, q1, median, q3, whiskerHigh);
+    auto* points = new QCPGraph(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+    points->removeFromLegend();
+    points->setLineStyle(QCPGraph::lsNone);
+    QColor dot = colors.label(color);
+    dot.setAlpha(150);
+    points->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, dot, 3));
+    std::size_t step = std::max<std::size_t>(1, values.size() / kMaxPoints);
+    QVector<double> x, y;
+    for (std::size_t i = 0; i < values.size(); i += step) {
+        // Golden-ratio jitter: spread evenly, the same on every redraw.
+        double jitter = std::fmod(static_cast<double>(i) * 0.6180339887, 1.0) - 0.5;
+        x << values[i];
+        y << row + 0.45 * jitter;
+    }
+    points->setData(x, y);  // the graph's keys are ms on the bottom axis
+}
+
+QCPRange valueRange(const QCPAxisRect* rect) {
+    bool found = false;
+    QCPRange range;
+    for (auto* g : rect->graphs()) {
+        bool ok = false;
+        auto gr = g->getKeyRange(ok);
+        if (ok)
+            range = found
+                        ? QCPRange(std::min(range.lower, gr.lower), std::max(range.upper, gr.upper))
+                        : gr;
+        found |= ok;
+    }
+    if (!found) return QCPRange(0, 1);
+    double pad = std::max(range.size() * 0.05, 1e-3);
+    return QCPRange(std::max(0.0, range.lower - pad), range.upper + pad);
+}
+
 }  // namespace
 
 LatencyChart::LatencyChart(QWidget* parent) : QCustomPlot(parent) {
@@ -33,57 +95,83 @@ LatencyChart::LatencyChart(QWidget* parent) : QCustomPlot(parent) {
     note_ =
         new QCPTextElement(this, tr("Select runs with token timestamps to compare TTFT and TPOT"));
     plotLayout()->addElement(0, 0, note_);
-    ttft_ = new QCPAxisRect(this);
-    tpot_ = new QCPAxisRect(this);
-    plotLayout()->addElement(1, 0, ttft_);
-    plotLayout()->addElement(1, 1, tpot_);
-    plotLayout()->setRowStretchFactor(0, 0.01);
-    ttft_->axis(QCPAxis::atBottom)->setLabel(tr("TTFT (ms)"));
-    tpot_->axis(QCPAxis::atBottom)->setLabel(tr("TPOT (ms)"));
-    for (auto* r : {ttft_, tpot_}) {
-        r->axis(QCPAxis::atLeft)->setLabel(tr("fraction of requests"));
-        r->axis(QCPAxis::atLeft)->setRange(0, 1.02);
+    auto* grid = new QCPLayoutGrid;
+    plotLayout()->addElement(1, 0, grid);
+    const QString metric[] = {tr("TTFT (ms)"), tr("TPOT (ms)")};
+    for (int c = 0; c < 2; ++c) {
+        boxes_[c] = new QCPAxisRect(this);
+        cdfs_[c] = new QCPAxisRect(this);
+        grid->addElement(0, c, boxes_[c]);
+        grid->addElement(1, c, cdfs_[c]);
+        cdfs_[c]->axis(QCPAxis::atBottom)->setLabel(metric[c]);
+        cdfs_[c]->axis(QCPAxis::atLeft)->setLabel(tr("fraction of requests"));
+        cdfs_[c]->axis(QCPAxis::atLeft)->setRange(0, 1.02);
+        // Box above CDF: one ms axis, zoomed and panned together.
+        makeZoomable(boxes_[c], Qt::Horizontal);
+        makeZoomable(cdfs_[c], Qt::Horizontal);
+        linkAxes(boxes_[c]->axis(QCPAxis::atBottom), cdfs_[c]->axis(QCPAxis::atBottom));
+        // The same left margin above and below keeps the two ms axes aligned.
+        auto* margins = new QCPMarginGroup(this);
+        boxes_[c]->setMarginGroup(QCP::msLeft | QCP::msRight, margins);
+        cdfs_[c]->setMarginGroup(QCP::msLeft | QCP::msRight, margins);
     }
+    plotLayout()->setRowStretchFactors({0.01, 1.0});
+    grid->setRowStretchFactors({1.0, 1.3});
     legend = new QCPLegend;
-    ttft_->insetLayout()->addElement(legend, Qt::AlignRight | Qt::AlignBottom);
+    cdfs_[0]->insetLayout()->addElement(legend, Qt::AlignRight | Qt::AlignBottom);
     legend->setVisible(true);
-    legend->setBrush(QColor(255, 255, 255, 220));
     styleAxes(this);
 }
 
+int LatencyChart::cdfCurves() const {
+    return static_cast<int>(cdfs_[0]->graphs().size() + cdfs_[1]->graphs().size());
+}
+
+int LatencyChart::boxes() const {
+    int n = 0;
+    for (auto* rect : boxes_)
+        for (auto* p : rect->plottables())
+            n += qobject_cast<QCPStatisticalBox*>(p) ? 1 : 0;
+    return n;
+}
+
 void LatencyChart::setRuns(const std::vector<RunAnalysis>& runs) {
-    clearGraphs();
+    styleAxes(this);
+    const ChartColors colors = chartColors();
+    clearPlottables();
     series_ = 0;
+    QSharedPointer<QCPAxisTickerText> ticker[2] = {QSharedPointer<QCPAxisTickerText>::create(),
+                                                   QSharedPointer<QCPAxisTickerText>::create()};
+    // The first run at the top, as in the run list.
+    int rows = 0;
+    for (const auto& r : runs)
+        rows += r.latency.ttftMs.empty() ? 0 : 1;
     for (std::size_t i = 0; i < runs.size(); ++i) {
         const auto& r = runs[i];
         if (r.latency.ttftMs.empty()) continue;
         QString name =
             QStringLiteral("#%1 %2").arg(r.run.id).arg(QString::fromStdString(r.run.label));
-        addCdf(this, ttft_, r.latency.ttftMs, runColor(static_cast<int>(i)), name, true);
-        if (!r.latency.tpotMs.empty())
-            addCdf(this, tpot_, r.latency.tpotMs, runColor(static_cast<int>(i)), name, false);
+        QColor color = runColor(static_cast<int>(i));
+        double row = rows - 1 - series_;
+        const std::vector<double>* samples[] = {&r.latency.ttftMs, &r.latency.tpotMs};
+        for (int c = 0; c < 2; ++c) {
+            if (samples[c]->empty()) continue;
+            addCdf(this, cdfs_[c], *samples[c], color, name, c == 0);
+            addBox(boxes_[c], *samples[c], row, color, colors);
+            ticker[c]->addTick(row, QStringLiteral("#%1").arg(r.run.id));
+        }
         ++series_;
     }
-    note_->setText(series_ ? tr("Cumulative distribution per run: left TTFT, right TPOT")
+    note_->setText(series_ ? tr("Per run: box (quartiles, whiskers at 1.5 IQR) with every request; "
+                                "below, the cumulative distribution. Wheel zooms, drag pans.")
                            : tr("None of the selected runs has token timestamps "
                                 "(docs/token-conventions.md)"));
-    for (auto* r : {ttft_, tpot_}) {
-        bool found = false;
-        QCPRange range;
-        for (auto* g : r->graphs()) {
-            bool ok = false;
-            auto gr = g->getKeyRange(ok);
-            if (ok)
-                range = found ? QCPRange(std::min(range.lower, gr.lower),
-                                         std::max(range.upper, gr.upper))
-                              : gr;
-            found |= ok;
-        }
-        if (found) {
-            double pad = std::max(range.size() * 0.05, 1e-3);
-            r->axis(QCPAxis::atBottom)
-                ->setRange(std::max(0.0, range.lower - pad), range.upper + pad);
-        }
+    for (int c = 0; c < 2; ++c) {
+        auto* runAxis = boxes_[c]->axis(QCPAxis::atLeft);
+        runAxis->setTicker(ticker[c]);
+        runAxis->setRange(-0.6, std::max(rows, 1) - 0.4);
+        // The CDF's range holds every sample; the linked box axis follows it.
+        cdfs_[c]->axis(QCPAxis::atBottom)->setRange(valueRange(cdfs_[c]));
     }
     replot();
 }

@@ -1,4 +1,6 @@
-// TTFT and TPOT of the selected runs as cumulative distributions, side by side.
+// TTFT and TPOT of the selected runs side by side: per run a box plot with every
+// request as a point, and below it the cumulative distributions of all runs on
+// the same (linked) millisecond axis.
 #pragma once
 
 #include <qcustomplot.h>
@@ -13,10 +15,15 @@ class LatencyChart : public QCustomPlot {
     explicit LatencyChart(QWidget* parent = nullptr);
     void setRuns(const std::vector<RunAnalysis>& runs);
     int plottedSeries() const { return series_; }
+    int cdfCurves() const;
+    int boxes() const;
+    // The millisecond axes: [0] TTFT, [1] TPOT; box plot above, CDF below.
+    QCPAxis* boxAxis(int column) const { return boxes_[column]->axis(QCPAxis::atBottom); }
+    QCPAxis* cdfAxis(int column) const { return cdfs_[column]->axis(QCPAxis::atBottom); }
 
   private:
-    QCPAxisRect* ttft_;
-    QCPAxisRect* tpot_;
+    QCPAxisRect* boxes_[2];
+    QCPAxisRect* cdfs_[2];
     QCPTextElement* note_;
     int series_ = 0;
 };

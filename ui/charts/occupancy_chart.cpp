@@ -68,7 +68,7 @@ void OccupancyChart::drawCurves() {
     for (int i = 0; i < 3; ++i) {
         auto* rect = curveRects_[i];
         auto* g = addGraph(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
-        g->setPen(QPen(QColor(0x30, 0x36, 0x3d), 1.5));
+        g->setPen(QPen(chartColors().ink, 1.5));
         g->setLineStyle(QCPGraph::lsStepLeft);
         double xmax = 1;
         for (const auto& p : curves[i]) {
@@ -90,6 +90,8 @@ void OccupancyChart::drawCurves() {
 }
 
 void OccupancyChart::setRuns(const std::vector<RunAnalysis>& runs) {
+    styleAxes(this);
+    const ChartColors colors = chartColors();
     clearPlottables();
     clearItems();
     bars_ = 0;
@@ -131,6 +133,7 @@ void OccupancyChart::setRuns(const std::vector<RunAnalysis>& runs) {
             label->position->setCoords(pct + 1, row);
             label->setPositionAlignment(Qt::AlignLeft | Qt::AlignVCenter);
             label->setFont(QFont(font().family(), 8));
+            label->setColor(colors.text);
             QString text =
                 o.occupancy.problem.empty()
                     ? tr("%1%  limited by %2 · %3 threads, %4 regs, %5 B smem · %6% of time")

@@ -20,15 +20,17 @@ RooflineChart::RooflineChart(QWidget* parent) : QCustomPlot(parent) {
     xAxis->setLabel(tr("arithmetic intensity (FLOP / DRAM byte)"));
     yAxis->setLabel(tr("TFLOP/s"));
     legend->setVisible(true);
-    legend->setBrush(QColor(255, 255, 255, 220));
     legend->setIconSize(16, 10);
     // Above the bandwidth slope nothing can run: the legend hides no point there.
     axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignLeft | Qt::AlignTop);
     setMouseTracking(true);
+    makeZoomable(axisRect(), Qt::Horizontal | Qt::Vertical);
     styleAxes(this);
 }
 
 void RooflineChart::setRuns(const std::vector<RunAnalysis>& runs) {
+    styleAxes(this);
+    const ChartColors colors = chartColors();
     clearGraphs();
     clearItems();
     hits_.clear();
@@ -45,7 +47,7 @@ void RooflineChart::setRuns(const std::vector<RunAnalysis>& runs) {
         roof->setName(tr("DRAM %1 GB/s → bf16 tensor %2 TFLOP/s")
                           .arg(ceilings->dramGBs, 0, 'f', 0)
                           .arg(ceilings->tensorTflops, 0, 'f', 0));
-        roof->setPen(QPen(QColor(40, 40, 40), 2));
+        roof->setPen(QPen(colors.ink, 2));
         roof->addData(xMin, ceilings->attainableTflops(xMin));
         roof->addData(ceilings->ridge(), ceilings->tensorTflops);
         roof->addData(xMax, ceilings->tensorTflops);
@@ -53,7 +55,7 @@ void RooflineChart::setRuns(const std::vector<RunAnalysis>& runs) {
             auto* fp32 = addGraph();
             fp32->setName(
                 tr("FP32 (no tensor cores) %1 TFLOP/s").arg(ceilings->fp32Tflops, 0, 'f', 1));
-            fp32->setPen(QPen(QColor(120, 120, 120), 1.5, Qt::DashLine));
+            fp32->setPen(QPen(colors.muted, 1.5, Qt::DashLine));
             double ridge = ceilings->fp32Tflops * 1e3 / ceilings->dramGBs;
             fp32->addData(ridge, ceilings->fp32Tflops);
             fp32->addData(xMax, ceilings->fp32Tflops);
@@ -85,7 +87,7 @@ void RooflineChart::setRuns(const std::vector<RunAnalysis>& runs) {
             label->setPadding(QMargins(int(size / 2) + 2, 0, 0, int(size / 2)));
             label->setText(QString::fromStdString(p.name));
             label->setFont(QFont(font().family(), 8));
-            label->setColor(color.darker(140));
+            label->setColor(colors.label(color));
             double roof = ceilings ? p.tflops() / ceilings->attainableTflops(p.intensity()) : 0;
             hits_.push_back(
                 {p.intensity(), p.tflops(),
@@ -153,9 +155,15 @@ QPointF RooflineChart::pointPosition(int i) const {
     return {xAxis->coordToPixel(h.intensity), yAxis->coordToPixel(h.tflops)};
 }
 
+void RooflineChart::mousePressEvent(QMouseEvent* event) {
+    pressedAt_ = event->position();
+    QCustomPlot::mousePressEvent(event);
+}
+
 void RooflineChart::mouseReleaseEvent(QMouseEvent* event) {
     QCustomPlot::mouseReleaseEvent(event);
-    if (event->button() == Qt::LeftButton) clickAt(event->position());
+    if (event->button() == Qt::LeftButton && (event->position() - pressedAt_).manhattanLength() < 5)
+        clickAt(event->position());
 }
 
 void RooflineChart::mouseMoveEvent(QMouseEvent* event) {

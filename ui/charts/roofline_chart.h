@@ -31,9 +31,11 @@ class RooflineChart : public QCustomPlot {
 
   protected:
     void mouseMoveEvent(QMouseEvent* event) override;
+    void mousePressEvent(QMouseEvent* event) override;
     void mouseReleaseEvent(QMouseEvent* event) override;
 
   private:
+    QPointF pressedAt_;  // a release far from it ends a pan, not a click
     struct Hit {
         double intensity, tflops;
         QString text;

@@ -13,12 +13,13 @@ ThroughputChart::ThroughputChart(QWidget* parent) : QCustomPlot(parent) {
     xAxis->setLabel(tr("batch (peak requests in flight)"));
     yAxis->setLabel(tr("output tokens / s"));
     legend->setVisible(true);
-    legend->setBrush(QColor(255, 255, 255, 220));
     axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignLeft | Qt::AlignTop);
+    makeZoomable(axisRect(), Qt::Horizontal | Qt::Vertical);
     styleAxes(this);
 }
 
 void ThroughputChart::setRuns(const std::vector<RunAnalysis>& runs) {
+    styleAxes(this);
     clearGraphs();
     points_ = 0;
     std::set<int> batches;

@@ -25,11 +25,12 @@ TokenLatencyChart::TokenLatencyChart(QWidget* parent) : QCustomPlot(parent) {
     xAxis->setLabel(tr("output token"));
     yAxis->setLabel(tr("inter-token latency (ms), mean over requests"));
     legend->setVisible(true);
-    legend->setBrush(QColor(255, 255, 255, 220));
+    makeZoomable(axisRect(), Qt::Horizontal | Qt::Vertical);
     styleAxes(this);
 }
 
 void TokenLatencyChart::setRuns(const std::vector<RunAnalysis>& runs) {
+    styleAxes(this);
     clearGraphs();
     double maxY = 0, maxX = 1;
     for (std::size_t i = 0; i < runs.size(); ++i) {

@@ -97,21 +97,22 @@ int benchCommand(bool quick) {
     for (const auto& shape : gemms) {
         // The slow rungs once, on 4096³; the shapes only compare mma with cuBLAS.
         std::vector<std::string> rungs =
-            first && !quick ? std::vector<std::string>{"naive", "tiled",    "regblock",
-                                                       "mma",   "mma_wide", "cublas"}
-                            : std::vector<std::string>{"mma", "mma_wide", "cublas"};
+            first && !quick ? std::vector<std::string>{"naive",    "tiled", "regblock", "mma",
+                                                       "mma_wide", "wgmma", "cublas"}
+                            : std::vector<std::string>{"mma", "mma_wide", "wgmma", "cublas"};
         first = false;
         auto r = ladder("gemm_bf16", shape, rungs);
-        double best = std::min(r.find("mma")->medianMs, r.find("mma_wide")->medianMs);
-        targets.push_back(
-            {label("gemm", shape) + " best mma/cublas", r.find("cublas")->medianMs / best, 0.80});
+        double best = std::min(
+            {r.find("mma")->medianMs, r.find("mma_wide")->medianMs, r.find("wgmma")->medianMs});
+        targets.push_back({label("gemm", shape) + " best own rung/cublas",
+                           r.find("cublas")->medianMs / best, 0.80});
     }
     for (Shape shape :
          {Shape{{"batch", 8}, {"context", 4096}}, Shape{{"batch", 1}, {"context", 32768}},
           Shape{{"batch", 16}, {"context", 8192}}}) {
-        auto r = ladder("attention_decode", shape, {"naive", "splitkv"});
-        targets.push_back(
-            {label("decode attn", shape) + " splitkv/copy", r.find("splitkv")->gbs() / bw, 0.85});
+        auto r = ladder("attention_decode", shape, {"naive", "splitkv", "splitkv_mma"});
+        targets.push_back({label("decode attn", shape) + " splitkv_mma/copy",
+                           r.find("splitkv_mma")->gbs() / bw, 0.85});
     }
     {
         auto r =

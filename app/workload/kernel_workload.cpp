@@ -1,5 +1,6 @@
 #include "kernel_workload.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 
@@ -85,7 +86,13 @@ void printLadder(const LadderResult& r, double copyGBs) {
 int runKernelWorkload(const WorkloadConfig& config) {
     const auto& k = *config.kernel;
     std::vector<std::string> rungs;
-    if (!k.rung.empty() && k.rung != "all") rungs.push_back(k.rung);
+    // One rung, several side by side ("mma_wide,wgmma,cublas"), or all of them.
+    if (!k.rung.empty() && k.rung != "all")
+        for (std::size_t start = 0; start <= k.rung.size();) {
+            std::size_t end = std::min(k.rung.find(',', start), k.rung.size());
+            if (end > start) rungs.push_back(k.rung.substr(start, end - start));
+            start = end + 1;
+        }
     auto result = runLadder(k.kernel, k.shape, rungs, k.warmup, k.iterations, true);
     printLadder(result, 0);
     int failed = 0;

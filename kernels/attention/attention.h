@@ -8,7 +8,9 @@
 //   decode   naive: a block per (request, head), all scores in shared memory;
 //            splitkv: flash-decoding: the context split into 128-key pieces,
 //            each block serving every q head of one kv head (K/V read once per
-//            group), partial softmax states combined by a second kernel
+//            group), partial softmax states combined by a second kernel;
+//            splitkv_mma: the same splits on tensor cores (mma.sync, the GQA
+//            group as the n side), K/V read from global memory into fragments
 // head_dim 64 and 128 are supported.
 #pragma once
 
@@ -21,7 +23,7 @@
 namespace ws::kernels {
 
 enum class PrefillAttentionRung { Naive, Flash, FlashMma };
-enum class DecodeAttentionRung { Naive, SplitKv };
+enum class DecodeAttentionRung { Naive, SplitKv, SplitKvMma };
 PrefillAttentionRung parsePrefillAttentionRung(const std::string& name);
 DecodeAttentionRung parseDecodeAttentionRung(const std::string& name);
 
@@ -53,6 +55,13 @@ void prefillAttentionMma(const __nv_bfloat16* qkv, int qStride, const __nv_bfloa
                          const __nv_bfloat16* vCache, __nv_bfloat16* out,
                          const AttentionShape& shape, int queries, int firstPosition,
                          cudaStream_t stream);
+
+// The tensor-core decode rung on its own (decode_attention_mma.cu); at most 8
+// q heads per kv head.
+void decodeAttentionMma(const __nv_bfloat16* qkv, int qStride, const __nv_bfloat16* kCache,
+                        const __nv_bfloat16* vCache, __nv_bfloat16* out,
+                        const AttentionShape& shape, const int* contextLength, float* workspace,
+                        cudaStream_t stream);
 
 // Floats of scratch decodeAttention needs for a shape.
 std::size_t decodeWorkspaceFloats(const AttentionShape& shape);

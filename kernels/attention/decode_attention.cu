@@ -1,6 +1,7 @@
 #include <stdexcept>
 
 #include "attention/attention.h"
+#include "attention/decode_split.cuh"
 #include "common/cuda_check.h"
 #include "common/vector_math.cuh"
 
@@ -8,14 +9,12 @@ namespace ws::kernels {
 
 namespace {
 
-constexpr float kLog2e = 1.4426950408889634f;
-constexpr int kSplitKeys = 128;  // 4 warps × 32 keys per block
-constexpr int kMaxGroup = 8;     // q heads per kv head served by one block
-constexpr int kMaxNaiveSmem = 200 * 1024;
+using decode_split::kMaxGroup;
+using decode_split::kSplitKeys;  // 4 warps × 32 keys per block here
+using decode_split::splitsFor;
 
-int splitsFor(int capacity) {
-    return (capacity + kSplitKeys - 1) / kSplitKeys;
-}
+constexpr float kLog2e = 1.4426950408889634f;
+constexpr int kMaxNaiveSmem = 200 * 1024;
 
 template <int HD>
 __global__ void decodeNaive(const __nv_bfloat16* qkv, int qStride, const __nv_bfloat16* kCache,
@@ -158,44 +157,8 @@ __global__ void __launch_bounds__(128)
             wl[warp][g] = 0;
         }
     __syncthreads();
-    for (int i = threadIdx.x; i < group * HD; i += blockDim.x) {
-        int g = i / HD, d = i % HD;
-        float M = -INFINITY;
-        for (int w = 0; w < 4; ++w)
-            M = fmaxf(M, wm[w][g]);
-        float L = 0, A = 0;
-        for (int w = 0; w < 4; ++w) {
-            if (wm[w][g] == -INFINITY) continue;
-            float f = exp2f(wm[w][g] - M);
-            L += wl[w][g] * f;
-            A += wacc[w][g][d] * f;
-        }
-        std::size_t slot = (std::size_t(b) * heads + kvh * group + g) * splits + split;
-        partialAcc[slot * HD + d] = A;
-        if (d == 0) {
-            partialMl[slot * 2] = M;
-            partialMl[slot * 2 + 1] = L;
-        }
-    }
-}
-
-template <int HD>
-__global__ void decodeCombine(const float* __restrict__ partialMl,
-                              const float* __restrict__ partialAcc, __nv_bfloat16* out, int heads,
-                              const int* contextLength, int splits) {
-    int h = blockIdx.x, b = blockIdx.y, d = threadIdx.x;
-    int used = (*contextLength + kSplitKeys - 1) / kSplitKeys;
-    std::size_t slot0 = (std::size_t(b) * heads + h) * splits;
-    float M = -INFINITY;
-    for (int sp = 0; sp < used; ++sp)
-        M = fmaxf(M, partialMl[(slot0 + sp) * 2]);
-    float L = 0, A = 0;
-    for (int sp = 0; sp < used; ++sp) {
-        float f = exp2f(partialMl[(slot0 + sp) * 2] - M);
-        L += partialMl[(slot0 + sp) * 2 + 1] * f;
-        A += partialAcc[(slot0 + sp) * HD + d] * f;
-    }
-    out[std::size_t(b) * heads * HD + h * HD + d] = __float2bfloat16(A / L);
+    decode_split::storeBlockState<HD, 4>(wm, wl, wacc, partialMl, partialAcc, b, heads, kvh, group,
+                                         split, splits);
 }
 
 template <int HD>
@@ -228,15 +191,15 @@ void launchDecode(DecodeAttentionRung rung, const __nv_bfloat16* qkv, int qStrid
     decodeSplit<HD><<<dim3(splits, sh.kvHeads, sh.batch), 128, 0, s>>>(
         qkv, qStride, k, v, ml, acc, sh.heads, sh.kvHeads, sh.capacity, ctx, splits, scaleLog2);
     WS_CUDA_LAUNCHED();
-    decodeCombine<HD><<<dim3(sh.heads, sh.batch), HD, 0, s>>>(ml, acc, out, sh.heads, ctx, splits);
+    decode_split::combine<HD><<<dim3(sh.heads, sh.batch), decode_split::kCombineThreads, 0, s>>>(
+        ml, acc, out, sh.heads, ctx, splits, kSplitKeys);
     WS_CUDA_LAUNCHED();
 }
 
 }  // namespace
 
 std::size_t decodeWorkspaceFloats(const AttentionShape& sh) {
-    std::size_t slots = std::size_t(sh.batch) * sh.heads * splitsFor(sh.capacity);
-    return slots * 2 + slots * sh.headDim;
+    return decode_split::partialFloats(sh.batch, sh.heads, sh.headDim, sh.capacity);
 }
 
 void decodeAttention(DecodeAttentionRung rung, const __nv_bfloat16* qkv, int qStride,
@@ -245,6 +208,10 @@ void decodeAttention(DecodeAttentionRung rung, const __nv_bfloat16* qkv, int qSt
                      cudaStream_t s) {
     if (shape.heads % shape.kvHeads != 0 || shape.capacity < 1)
         throw std::invalid_argument("decode attention: bad shape");
+    if (rung == DecodeAttentionRung::SplitKvMma) {
+        decodeAttentionMma(qkv, qStride, kCache, vCache, out, shape, contextLength, workspace, s);
+        return;
+    }
     if (shape.headDim == 64)
         launchDecode<64>(rung, qkv, qStride, kCache, vCache, out, shape, contextLength, workspace,
                          s);

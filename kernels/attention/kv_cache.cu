@@ -17,7 +17,9 @@ PrefillAttentionRung parsePrefillAttentionRung(const std::string& name) {
 DecodeAttentionRung parseDecodeAttentionRung(const std::string& name) {
     if (name == "naive") return DecodeAttentionRung::Naive;
     if (name == "splitkv") return DecodeAttentionRung::SplitKv;
-    throw std::invalid_argument("unknown decode attention rung '" + name + "' (naive, splitkv)");
+    if (name == "splitkv_mma") return DecodeAttentionRung::SplitKvMma;
+    throw std::invalid_argument("unknown decode attention rung '" + name +
+                                "' (naive, splitkv, splitkv_mma)");
 }
 
 namespace {

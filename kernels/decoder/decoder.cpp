@@ -41,11 +41,14 @@ Decoder::Decoder(const DecoderOptions& o, cudaStream_t stream) : opt_(o), stream
     if (opt_.maxPrefillTokens < 1 || opt_.capacity < opt_.maxPrefillTokens)
         throw std::invalid_argument("decoder: capacity must hold the prompt");
     bool ref = opt_.variant == DecoderVariant::Reference;
+    // The optimized variant's own GEMM: the Hopper rung where the GPU has it.
     gemmRung_ = ref ? GemmRung::Naive
-                    : (opt_.variant == DecoderVariant::Cublas ? GemmRung::Cublas : GemmRung::Mma);
+                    : (opt_.variant == DecoderVariant::Cublas
+                           ? GemmRung::Cublas
+                           : (gemmWgmmaAvailable() ? GemmRung::Wgmma : GemmRung::Mma));
     gemvRung_ = ref ? GemvRung::Naive : GemvRung::SplitK;
     prefillRung_ = ref ? PrefillAttentionRung::Naive : PrefillAttentionRung::FlashMma;
-    decodeRung_ = ref ? DecodeAttentionRung::Naive : DecodeAttentionRung::SplitKv;
+    decodeRung_ = ref ? DecodeAttentionRung::Naive : DecodeAttentionRung::SplitKvMma;
     elementwiseRung_ = ref ? ElementwiseRung::Naive : ElementwiseRung::Fused;
 
     WS_CUBLAS(cublasCreate(&cublas_));

@@ -11,9 +11,10 @@ GemmRung parseGemmRung(const std::string& name) {
     if (name == "regblock") return GemmRung::RegBlock;
     if (name == "mma") return GemmRung::Mma;
     if (name == "mma_wide") return GemmRung::MmaWide;
+    if (name == "wgmma") return GemmRung::Wgmma;
     if (name == "cublas") return GemmRung::Cublas;
     throw std::invalid_argument("unknown gemm rung '" + name +
-                                "' (naive, tiled, regblock, mma, mma_wide, cublas)");
+                                "' (naive, tiled, regblock, mma, mma_wide, wgmma, cublas)");
 }
 
 const char* toString(GemmRung rung) {
@@ -28,6 +29,8 @@ const char* toString(GemmRung rung) {
             return "mma";
         case GemmRung::MmaWide:
             return "mma_wide";
+        case GemmRung::Wgmma:
+            return "wgmma";
         case GemmRung::Cublas:
             return "cublas";
     }
@@ -44,6 +47,8 @@ std::string gemmShapeProblem(GemmRung rung, int m, int n, int k) {
         case GemmRung::Mma:
         case GemmRung::MmaWide:
             return need(n % 8 == 0 && k % 32 == 0, "mma needs n a multiple of 8 and k of 32");
+        case GemmRung::Wgmma:
+            return need(k % 8 == 0, "wgmma needs k a multiple of 8 (16-byte TMA rows)");
         default:
             return {};
     }
@@ -167,6 +172,9 @@ void gemmBf16(GemmRung rung, const __nv_bfloat16* a, const __nv_bfloat16* b, __n
         case GemmRung::Mma:
         case GemmRung::MmaWide:
             gemmMma(a, b, c, m, n, k, s, rung == GemmRung::MmaWide);
+            break;
+        case GemmRung::Wgmma:
+            gemmWgmma(a, b, c, m, n, k, s);
             return;
         case GemmRung::Cublas:
             gemmCublas(cublas, a, b, c, m, n, k);

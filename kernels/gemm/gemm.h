@@ -6,6 +6,8 @@
 //   mma       tensor cores: mma.sync m16n8k16 from ldmatrix, 128×128×32 tiles,
 //             a 3-stage cp.async pipeline
 //   mma_wide  the same with 128×256 tiles, 64×64 per warp, a 4-stage pipeline
+//   wgmma     Hopper: TMA into swizzled shared memory, wgmma.mma_async m64n256k16,
+//             a producer and two consumer warpgroups (sm_90a only)
 //   cublas    cublasGemmEx, the baseline
 #pragma once
 
@@ -17,7 +19,7 @@
 
 namespace ws::kernels {
 
-enum class GemmRung { Naive, Tiled, RegBlock, Mma, MmaWide, Cublas };
+enum class GemmRung { Naive, Tiled, RegBlock, Mma, MmaWide, Wgmma, Cublas };
 GemmRung parseGemmRung(const std::string& name);  // throws std::invalid_argument
 const char* toString(GemmRung rung);
 // Shape rules of a rung; empty when (m, n, k) is supported, else why not.
@@ -30,5 +32,9 @@ void gemmBf16(GemmRung rung, const __nv_bfloat16* a, const __nv_bfloat16* b, __n
 // The tensor-core rung on its own (gemm_mma.cu).
 void gemmMma(const __nv_bfloat16* a, const __nv_bfloat16* b, __nv_bfloat16* c, int m, int n, int k,
              cudaStream_t stream, bool wide);
+// The Hopper rung on its own (gemm_wgmma.cu); needs a compute capability 9.0 GPU.
+bool gemmWgmmaAvailable();
+void gemmWgmma(const __nv_bfloat16* a, const __nv_bfloat16* b, __nv_bfloat16* c, int m, int n,
+               int k, cudaStream_t stream);
 
 }  // namespace ws::kernels

@@ -86,7 +86,7 @@ class DecodeAttentionCase : public AttentionCaseBase {
         WS_CUDA(cudaMemcpy(context_.get(), &ctx, sizeof ctx, cudaMemcpyHostToDevice));
     }
     std::string name() const override { return "attention_decode"; }
-    std::vector<std::string> rungs() const override { return {"naive", "splitkv"}; }
+    std::vector<std::string> rungs() const override { return {"naive", "splitkv", "splitkv_mma"}; }
     KernelCost cost(const std::string&) const override {
         return decodeAttentionCost(a_.batch, a_.heads, a_.kvHeads, a_.headDim, a_.capacity);
     }

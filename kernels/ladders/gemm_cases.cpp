@@ -52,7 +52,7 @@ class GemmCase : public LadderCase {
           c_(std::size_t(m_) * n_) {}
     std::string name() const override { return "gemm_bf16"; }
     std::vector<std::string> rungs() const override {
-        return {"naive", "tiled", "regblock", "mma", "mma_wide", "cublas"};
+        return {"naive", "tiled", "regblock", "mma", "mma_wide", "wgmma", "cublas"};
     }
     std::string baseline() const override { return "cublas"; }
     KernelCost cost(const std::string&) const override { return gemmCost(m_, n_, k_); }

@@ -4,7 +4,7 @@
 # comparison set recorded through warpscope-cli record into OUT/samples.wsdb.
 # Usage: decoder-check.sh BUILD_DIR OUT_DIR
 # SAMPLES_DB=FILE appends the sample set to that store; SKIP_E2E=1 skips the
-# tests and the untraced targets.
+# tests and the untraced targets, SKIP_SAMPLES=1 the recorded sample set.
 set -uo pipefail
 src=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "$1" && pwd); out=$2; mkdir -p "$out"
@@ -34,8 +34,6 @@ for t in kernel_ladder_gpu_tests decoder_gpu_tests; do
   "$build/tests/gpu/$t" >> "$out/gpu-tests.txt" 2>&1 || fail=1
 done
 grep -E "^\[  (PASSED|FAILED) |Failure|exception" "$out/gpu-tests.txt" | head -20
-for t in; do :
-done
 
 echo "== end-to-end targets, untraced"
 for cfg in \
@@ -50,6 +48,7 @@ for cfg in \
 done
 fi
 
+[ -n "${SKIP_SAMPLES:-}" ] && exit $fail
 echo "== sample comparison set (Llama-3.2-1B shape), recorded"
 db=${SAMPLES_DB:-$out/samples.wsdb}; [ -n "${SAMPLES_DB:-}" ] || rm -f "$db"*
 for spec in \

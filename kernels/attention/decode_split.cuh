@@ -1,0 +1,116 @@
+// What the split-KV decode rungs share: the split size, the partial softmax
+// state layout and the kernel that combines the splits.
+#pragma once
+
+#include <cuda_bf16.h>
+
+#include <cstddef>
+
+#include "common/vector_math.cuh"
+
+namespace ws::kernels::decode_split {
+
+constexpr int kSplitKeys = 128;  // keys per block
+constexpr int kMaxGroup = 8;     // q heads per kv head served by one block
+
+inline int splitsFor(int capacity) {
+    return (capacity + kSplitKeys - 1) / kSplitKeys;
+}
+
+// Floats of the partial states at the shortest split.
+inline std::size_t partialFloats(int batch, int heads, int headDim, int capacity) {
+    std::size_t slots = std::size_t(batch) * heads * splitsFor(capacity);
+    return slots * 2 + slots * headDim;
+}
+
+// Partial state of (request, head, split) at slot = (b·heads + h)·splits + split:
+// ml[2·slot] = running max (log2 domain), ml[2·slot + 1] = sum of exponentials,
+// acc[slot·HD + d] = unnormalized output.
+constexpr int kCombineThreads = 256;
+
+// Combines the `used` splits of (request b, head h) with all `Threads` threads
+// of the block, each a float4 column of the output, so that a long context is
+// not one thread's serial loop.
+template <int HD, int Threads>
+__device__ void combineHead(const float* partialMl, const float* partialAcc, __nv_bfloat16* out,
+                            int heads, int h, int b, int splits, int used) {
+    constexpr int kColumns = HD / 4, kParts = Threads / kColumns;
+    __shared__ float4 partA[kParts][kColumns];
+    std::size_t slot0 = (std::size_t(b) * heads + h) * splits;
+    const float* ml = partialMl + slot0 * 2;
+    float M = -INFINITY;
+    for (int sp = threadIdx.x; sp < used; sp += Threads)
+        M = fmaxf(M, __ldcg(ml + sp * 2));
+    M = blockMax(M);
+    float L = 0;
+    for (int sp = threadIdx.x; sp < used; sp += Threads)
+        L += __ldcg(ml + sp * 2 + 1) * exp2f(__ldcg(ml + sp * 2) - M);
+    L = blockSum(L);
+    int column = threadIdx.x % kColumns, part = threadIdx.x / kColumns;
+    const auto* acc = reinterpret_cast<const float4*>(partialAcc + slot0 * HD) + column;
+    float4 A = make_float4(0, 0, 0, 0);
+#pragma unroll 4
+    for (int sp = part; sp < used; sp += kParts) {
+        float w = exp2f(__ldcg(ml + sp * 2) - M);
+        float4 x = __ldcg(acc + std::size_t(sp) * kColumns);
+        A.x += x.x * w;
+        A.y += x.y * w;
+        A.z += x.z * w;
+        A.w += x.w * w;
+    }
+    partA[part][column] = A;
+    __syncthreads();
+    if (part == 0) {
+        for (int q = 1; q < kParts; ++q) {
+            A.x += partA[q][column].x;
+            A.y += partA[q][column].y;
+            A.z += partA[q][column].z;
+            A.w += partA[q][column].w;
+        }
+        __nv_bfloat16* o = out + std::size_t(b) * heads * HD + h * HD + column * 4;
+        *reinterpret_cast<__nv_bfloat162*>(o) = __floats2bfloat162_rn(A.x / L, A.y / L);
+        *reinterpret_cast<__nv_bfloat162*>(o + 2) = __floats2bfloat162_rn(A.z / L, A.w / L);
+    }
+    __syncthreads();  // partA is reused by the next head
+}
+
+// A block per (head, request).
+template <int HD>
+__global__ void __launch_bounds__(kCombineThreads)
+    combine(const float* __restrict__ partialMl, const float* __restrict__ partialAcc,
+            __nv_bfloat16* out, int heads, const int* contextLength, int splits, int splitKeys) {
+    int used = (*contextLength + splitKeys - 1) / splitKeys;
+    combineHead<HD, kCombineThreads>(partialMl, partialAcc, out, heads, blockIdx.x, blockIdx.y,
+                                     splits, used);
+}
+
+// Merges the per-warp states of one block (`warps` of them in shared memory)
+// into the block's partial state in global memory.
+template <int HD, int Warps>
+__device__ void storeBlockState(const float (&wm)[Warps][kMaxGroup],
+                                const float (&wl)[Warps][kMaxGroup],
+                                const float (&wacc)[Warps][kMaxGroup][HD], float* partialMl,
+                                float* partialAcc, int b, int heads, int kvh, int group, int split,
+                                int splits) {
+    for (int i = threadIdx.x; i < group * HD; i += blockDim.x) {
+        int g = i / HD, d = i % HD;
+        float M = -INFINITY;
+        for (int w = 0; w < Warps; ++w)
+            M = fmaxf(M, wm[w][g]);
+        float L = 0, A = 0;
+        for (int w = 0; w < Warps; ++w) {
+            if (wm[w][g] == -INFINITY) continue;
+            float f = exp2f(wm[w][g] - M);
+            L += wl[w][g] * f;
+            A += wacc[w][g][d] * f;
+        }
+        std::size_t slot = (std::size_t(b) * heads + kvh * group + g) * splits + split;
+        partialAcc[slot * HD + d] = A;
+        if (d == 0) {
+            partialMl[slot * 2] = M;
+            partialMl[slot * 2 + 1] = L;
+        }
+    }
+}
+
+}  // namespace ws::kernels::decode_split

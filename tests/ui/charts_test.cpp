@@ -48,7 +48,9 @@ TEST(Charts, LatencyAndKernelChartsShowTheRuns) {
     auto names = panel.kernelChart()->kernelNames();
     EXPECT_EQ(names.size(), 5);
     EXPECT_TRUE(names.contains("gemm_bf16_wgmma_tma"));
-    EXPECT_EQ(panel.kernelChart()->plottableCount(), 6);  // five kernels + "other"
+    EXPECT_EQ(panel.kernelChart()->plottableCount(),
+              6 + 2);                               // five kernels + "other", copies per run
+    EXPECT_GT(panel.kernelChart()->copyBars(), 0);  // the fixture runs copy
     EXPECT_EQ(panel.tokenChart()->graphCount(), 1);
     EXPECT_EQ(panel.throughputChart()->points(), 1);  // the GEMM run has no requests
     // Both runs were recorded on the fixture H200: a bar per top kernel.

@@ -1,5 +1,6 @@
 #include "charts/kernel_chart.h"
 
+#include <algorithm>
 #include <map>
 
 #include "charts/chart_style.h"
@@ -9,15 +10,88 @@ namespace ws::ui {
 KernelChart::KernelChart(QWidget* parent) : QCustomPlot(parent) {
     xAxis->setLabel(tr("GPU time (ms)"));
     legend->setVisible(true);
-    axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignRight | Qt::AlignBottom);
+    // The legend gets a column of its own between the two charts: over the
+    // bars it would hide the longest runs.
+    axisRect()->insetLayout()->take(legend);
+    axisRect()->insetLayout()->simplify();
     makeZoomable(axisRect(), Qt::Horizontal);
+    copies_ = new QCPAxisRect(this);
+    plotLayout()->addElement(0, 1, legend);
+    plotLayout()->addElement(0, 2, copies_);
+    plotLayout()->setColumnStretchFactors({2.4, 0.01, 1.2});
+    legend->setMaximumSize(QSize(330, QWIDGETSIZE_MAX));
+    // Copies range from a few bytes of token ids to GB of weights: log scale.
+    auto* gbs = copies_->axis(QCPAxis::atBottom);
+    gbs->setLabel(tr("memory copy bandwidth (GB/s)"));
+    gbs->setScaleType(QCPAxis::stLogarithmic);
+    gbs->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
+    gbs->setNumberFormat("gb");
     styleAxes(this);
+}
+
+void KernelChart::drawCopies(const std::vector<RunAnalysis>& runs) {
+    copyBars_ = 0;
+    std::vector<MemcpyKind> kinds;  // the kinds any selected run copied
+    for (const auto& r : runs)
+        for (const auto& m : r.summary.memcpys)
+            if (m.totalBytes > 0 && std::find(kinds.begin(), kinds.end(), m.kind) == kinds.end())
+                kinds.push_back(m.kind);
+    std::sort(kinds.begin(), kinds.end());
+    QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
+    const double width = 0.8 / std::max<std::size_t>(runs.size(), 1);
+    double maxGBs = 0, minGBs = 1e9;
+    for (std::size_t k = 0; k < kinds.size(); ++k)
+        ticker->addTick(double(k), QString::fromLatin1(toString(kinds[k])));
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+        auto* bars = new QCPBars(copies_->axis(QCPAxis::atLeft), copies_->axis(QCPAxis::atBottom));
+        bars->removeFromLegend();
+        bars->setWidth(width);
+        bars->setPen(Qt::NoPen);
+        bars->setBrush(runColor(int(i)));
+        bars->setBaseValue(1e-4);  // a log axis has no zero
+        for (const auto& m : runs[i].summary.memcpys) {
+            auto at = std::find(kinds.begin(), kinds.end(), m.kind);
+            if (at == kinds.end()) continue;
+            // Runs side by side within a kind, the first run on top.
+            double key = double(at - kinds.begin()) + 0.4 - width * (double(i) + 0.5);
+            bars->addData(key, m.gbPerS);
+            auto* label = new QCPItemText(this);
+            label->setClipAxisRect(copies_);
+            label->position->setAxes(copies_->axis(QCPAxis::atBottom),
+                                     copies_->axis(QCPAxis::atLeft));
+            label->position->setCoords(m.gbPerS, key);
+            label->setPositionAlignment(Qt::AlignLeft | Qt::AlignVCenter);
+            label->setPadding(QMargins(3, 0, 0, 0));
+            label->setFont(QFont(font().family(), 7));
+            label->setColor(chartColors().text);
+            double kib = double(m.totalBytes) / 1024;
+            label->setText(tr("#%1 %2 GB/s, %3")
+                               .arg(runs[i].run.id)
+                               .arg(m.gbPerS, 0, 'g', 3)
+                               .arg(m.totalBytes < 1024 ? tr("%1 B").arg(m.totalBytes)
+                                    : kib < 1024        ? tr("%1 KiB").arg(kib, 0, 'f', 1)
+                                                        : tr("%1 MiB").arg(kib / 1024, 0, 'f', 1)));
+            maxGBs = std::max(maxGBs, m.gbPerS);
+            if (m.gbPerS > 0) minGBs = std::min(minGBs, m.gbPerS);
+            ++copyBars_;
+        }
+    }
+    auto* left = copies_->axis(QCPAxis::atLeft);
+    left->setTicker(ticker);
+    left->setRange(-0.6, std::max<double>(double(kinds.size()), 1.0) - 0.4);
+    // Room right of the longest bar for its label.
+    if (maxGBs > 0)
+        copies_->axis(QCPAxis::atBottom)->setRange(minGBs / 3, maxGBs * 300);
+    else
+        copies_->axis(QCPAxis::atBottom)->setRange(0.1, 1000);
 }
 
 void KernelChart::setRuns(const std::vector<RunAnalysis>& runs, int topKernels) {
     styleAxes(this);
     const ChartColors colors = chartColors();
     clearPlottables();
+    clearItems();
+    drawCopies(runs);
     names_.clear();
     // The kernels that take most time across the runs; the rest is "other".
     std::map<std::string, double> total;

@@ -192,6 +192,9 @@ __global__ void __launch_bounds__(kWarps * 32)
         __syncthreads();  // the stage is free for the copy issued next iteration
     }
 
+    // The combine kernel (launched programmatically dependent) may be scheduled
+    // now; it waits for this grid's results before reading them.
+    asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
     // The stages are done with: they hold the warps' outputs now.
     auto& wacc = *reinterpret_cast<float(*)[kWarps][kMaxGroup][HD]>(smem);
     static_assert(sizeof(wacc) <= kStages * kStageBytes<HD>);
@@ -249,9 +252,20 @@ void launch(const __nv_bfloat16* qkv, int qStride, const __nv_bfloat16* k, const
         qkv, qStride, k, v, ml, acc, sh.heads, sh.kvHeads, sh.capacity, ctx, splits, splitKeys,
         kLog2e / sqrtf(float(HD)));
     WS_CUDA_LAUNCHED();
-    decode_split::combine<HD><<<dim3(sh.heads, sh.batch), decode_split::kCombineThreads, 0, s>>>(
-        ml, acc, out, sh.heads, ctx, splits, splitKeys);
-    WS_CUDA_LAUNCHED();
+    // Programmatic dependent launch: the combine's blocks are placed while the
+    // split kernel drains instead of after a full launch gap.
+    cudaLaunchConfig_t config{};
+    config.gridDim = dim3(sh.heads, sh.batch);
+    config.blockDim = dim3(decode_split::kCombineThreads);
+    config.stream = s;
+    cudaLaunchAttribute overlap{};
+    overlap.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    overlap.val.programmaticStreamSerializationAllowed = 1;
+    config.attrs = &overlap;
+    config.numAttrs = 1;
+    WS_CUDA(cudaLaunchKernelEx(&config, decode_split::combine<HD>, static_cast<const float*>(ml),
+                               static_cast<const float*>(acc), out, sh.heads, ctx, splits,
+                               splitKeys));
 }
 
 }  // namespace

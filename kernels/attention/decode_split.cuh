@@ -79,6 +79,9 @@ template <int HD>
 __global__ void __launch_bounds__(kCombineThreads)
     combine(const float* __restrict__ partialMl, const float* __restrict__ partialAcc,
             __nv_bfloat16* out, int heads, const int* contextLength, int splits, int splitKeys) {
+    // After a programmatic launch this waits for the split kernel's results;
+    // after an ordinary launch there is nothing to wait for.
+    asm volatile("griddepcontrol.wait;\n" ::: "memory");
     int used = (*contextLength + splitKeys - 1) / splitKeys;
     combineHead<HD, kCombineThreads>(partialMl, partialAcc, out, heads, blockIdx.x, blockIdx.y,
                                      splits, used);

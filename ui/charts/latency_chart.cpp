@@ -140,8 +140,9 @@ void LatencyChart::setRuns(const std::vector<RunAnalysis>& runs) {
     const ChartColors colors = chartColors();
     clearPlottables();
     series_ = 0;
-    QSharedPointer<QCPAxisTickerText> ticker[2] = {QSharedPointer<QCPAxisTickerText>::create(),
-                                                   QSharedPointer<QCPAxisTickerText>::create()};
+    QSharedPointer<QCPAxisTickerText> ticker[2] = {
+        QSharedPointer<QCPAxisTickerText>(new QCPAxisTickerText),
+        QSharedPointer<QCPAxisTickerText>(new QCPAxisTickerText)};
     // The first run at the top, as in the run list.
     int rows = 0;
     for (const auto& r : runs)

@@ -68,8 +68,11 @@ TEST(LaunchPanel, CancelLeavesARunMarkedKilled) {
         "name = \"sleeper\"\nkind = \"command\"\n[command]\nprogram = \"/bin/sleep\"\nargs = "
         "[\"30\"]\n");
     QSignalSpy finished(&panel, &LaunchPanel::runFinished);
+    QSignalSpy progressed(&panel, &LaunchPanel::progressed);
     panel.launch();
-    QTest::qWait(700);
+    // Cancel once the recorder reports progress (its run exists by then), not
+    // after a fixed delay that a loaded machine may not honour.
+    ASSERT_TRUE(progressed.wait(20000));
     EXPECT_TRUE(panel.running());
     panel.cancel();
     ASSERT_TRUE(finished.wait(20000));

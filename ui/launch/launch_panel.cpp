@@ -223,6 +223,7 @@ void LaunchPanel::readProgress() {
                 .arg(p.value("dropped").toInteger()
                          ? tr(" · %1 DROPPED").arg(p.value("dropped").toInteger())
                          : QString()));
+        emit progressed();
     }
 }
 

@@ -40,6 +40,8 @@ class LaunchPanel : public QWidget {
   signals:
     void logOutput(const QString& text);
     void runFinished(bool ok, const QString& summary);
+    // A live progress line arrived: the run exists in the store from now on.
+    void progressed();
 
   private:
     void validate();

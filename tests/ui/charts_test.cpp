@@ -12,6 +12,7 @@
 #include "charts/chart_style.h"
 #include "charts/charts_panel.h"
 #include "charts/comparison_chart.h"
+#include "charts/export_size_dialog.h"
 #include "charts/kernel_chart.h"
 #include "charts/latency_chart.h"
 #include "charts/occupancy_chart.h"
@@ -98,6 +99,15 @@ TEST(Charts, BoxAndCdfShareOneZoomableMillisecondAxis) {
     // TTFT and TPOT stay independent quantities.
     EXPECT_NE(chart.boxAxis(0)->range(), chart.boxAxis(1)->range());
     EXPECT_TRUE(chart.interactions().testFlag(QCP::iRangeZoom));
+}
+
+TEST(Charts, ExportSizeIsChosenWithinLimits) {
+    ExportSizeDialog dialog(QStringLiteral("Chart"));
+    EXPECT_EQ(dialog.chosenSize(), QSize(1600, 900));
+    dialog.setChosenSize(QSize(3840, 2160));
+    EXPECT_EQ(dialog.chosenSize(), QSize(3840, 2160));
+    dialog.setChosenSize(QSize(10, 50000));  // clamped, never a 10-pixel or huge file
+    EXPECT_EQ(dialog.chosenSize(), QSize(100, 20000));
 }
 
 TEST(Charts, FollowTheDarkTheme) {

@@ -15,6 +15,7 @@
 
 #include "charts/chart_style.h"
 #include "charts/comparison_chart.h"
+#include "charts/export_size_dialog.h"
 #include "charts/kernel_chart.h"
 #include "charts/latency_chart.h"
 #include "charts/occupancy_chart.h"
@@ -66,7 +67,9 @@ ChartsPanel::ChartsPanel(QWidget* parent)
         QString path = QFileDialog::getSaveFileName(this, tr("Export Dashboard"), QString(),
                                                     tr("PNG image (*.png);;PDF document (*.pdf)"));
         if (path.isEmpty()) return;
-        QString problem = exportDashboard(path);
+        QSize size = ExportSizeDialog::ask(tr("Each chart"), this);
+        if (size.isEmpty()) return;
+        QString problem = exportDashboard(path, size.width(), size.height());
         if (!problem.isEmpty()) QMessageBox::warning(this, tr("Export failed"), problem);
     });
     exportButton->setMenu(menu);
@@ -163,7 +166,9 @@ void ChartsPanel::exportCurrent() {
         this, tr("Export Chart"), QString(),
         tr("PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)"));
     if (path.isEmpty()) return;
-    QString problem = exportPlot(plot, path, 1600, 900);
+    QSize size = ExportSizeDialog::ask(tr("Chart"), this);
+    if (size.isEmpty()) return;
+    QString problem = exportPlot(plot, path, size.width(), size.height());
     if (!problem.isEmpty()) QMessageBox::warning(this, tr("Export failed"), problem);
 }
 

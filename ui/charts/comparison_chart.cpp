@@ -1,5 +1,7 @@
 #include "charts/comparison_chart.h"
 
+#include <cmath>
+
 #include "charts/chart_style.h"
 
 namespace ws::ui {
@@ -27,6 +29,8 @@ ComparisonChart::ComparisonChart(QWidget* parent) : QCustomPlot(parent) {
     note_ = new QCPTextElement(this, QString());
     plotLayout()->addElement(0, 0, note_);
     xAxis->setLabel(tr("change against the baseline (%), 95% interval; left is faster"));
+    legend->setFont(QFont(font().family(), 8));
+    axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignRight | Qt::AlignBottom);
     styleAxes(this);
 }
 
@@ -36,60 +40,95 @@ void ComparisonChart::setRuns(const std::vector<RunAnalysis>& runs) {
     clearPlottables();
     clearItems();
     bars_ = 0;
+    std::vector<std::size_t> candidates;
+    for (std::size_t i = 1; i < runs.size(); ++i)
+        if (runs[i].againstFirst) candidates.push_back(i);
+    // A row per metric (the first at the top); within it a bar per candidate,
+    // filled with the run's colour, its label coloured by the verdict.
+    const int metrics = int(std::size(kMetrics));
+    const double slot = 0.8 / double(std::max<std::size_t>(candidates.size(), 1));
+    slot_ = slot;
+    labels_.clear();
     QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
-    double row = 0, extent = 5;
-    for (std::size_t i = runs.size(); i-- > 1;) {
-        const auto& run = runs[i];
-        if (!run.againstFirst) continue;
-        for (const char* metric : kMetrics) {
+    double extent = 5;
+    for (int r = 0; r < metrics; ++r)
+        ticker->addTick(metrics - 1 - r, QString::fromLatin1(kMetrics[r]));
+    for (std::size_t c = 0; c < candidates.size(); ++c) {
+        const auto& run = runs[candidates[c]];
+        QColor color = runColor(int(candidates[c]));
+        auto* bar = new QCPBars(yAxis, xAxis);
+        bar->setWidth(slot * 0.9);
+        bar->setPen(Qt::NoPen);
+        bar->setBrush(color);
+        bar->setName(
+            QStringLiteral("#%1 %2").arg(run.run.id).arg(QString::fromStdString(run.run.label)));
+        auto* err = new QCPErrorBars(yAxis, xAxis);
+        err->setDataPlottable(bar);
+        err->setPen(QPen(colors.ink, 1.2));
+        err->removeFromLegend();
+        bool anyInterval = false;
+        // Bottom row first: error bars pair with the bars' data in key order.
+        for (int r = metrics; r-- > 0;) {
             const MetricDelta* d = nullptr;
             for (const auto& m : run.againstFirst->latency)
-                if (m.metric == metric) d = &m;
+                if (m.metric == kMetrics[r]) d = &m;
             if (!d || d->base <= 0) continue;
+            double key = metrics - 1 - r + 0.4 - slot * (double(c) + 0.5);
             double pct = 100 * d->delta / d->base;
-            auto* bar = new QCPBars(yAxis, xAxis);
-            bar->setWidth(0.7);
-            bar->setPen(QPen(runColor(int(i)), 2));
-            bar->setBrush(verdictColor(d->verdict));
-            bar->addData(row, pct);
-            bar->removeFromLegend();
+            bar->addData(key, pct);
             extent = std::max(extent, std::abs(pct));
             if (d->ciLow) {
-                auto* err = new QCPErrorBars(yAxis, xAxis);
-                err->setDataPlottable(bar);
                 double lo = 100 * *d->ciLow / d->base, hi = 100 * *d->ciHigh / d->base;
                 err->addData(pct - lo, hi - pct);
-                err->setPen(QPen(colors.ink, 1.2));
-                err->removeFromLegend();
                 extent = std::max({extent, std::abs(lo), std::abs(hi)});
+                anyInterval = true;
+            } else {
+                err->addData(std::nan(""), std::nan(""));  // no interval: nothing drawn
             }
+            ++bars_;
             auto* label = new QCPItemText(this);
-            label->position->setCoords(0, row);
+            labels_.push_back(label);
+            label->position->setCoords(0, key);
             label->setPositionAlignment((pct <= 0 ? Qt::AlignLeft : Qt::AlignRight) |
                                         Qt::AlignVCenter);
             label->setPadding(QMargins(4, 0, 4, 0));
-            label->setFont(QFont(font().family(), 8));
-            label->setColor(colors.text);
+            label->setFont(QFont(font().family(), 7));
+            label->setColor(d->verdict == Verdict::Faster || d->verdict == Verdict::Slower
+                                ? verdictColor(d->verdict)
+                                : colors.muted);
             label->setText(QStringLiteral("%1%2%  %3")
                                .arg(pct > 0 ? QStringLiteral("+") : QString())
                                .arg(pct, 0, 'f', 1)
                                .arg(QString::fromLatin1(toString(d->verdict))));
-            ticker->addTick(
-                row, QStringLiteral("#%1 %2").arg(run.run.id).arg(QString::fromLatin1(metric)));
-            row += 1;
-            ++bars_;
         }
-        row += 1;
+        if (!anyInterval) removePlottable(err);
     }
+    legend->setVisible(!candidates.empty());
+    showLabelsIfRoom();
     yAxis->setTicker(ticker);
-    yAxis->setRange(-1, std::max(row, 1.0));
+    yAxis->setRange(-0.6, metrics - 0.4);
     xAxis->setRange(-extent * 1.25, extent * 1.25);
     note_->setText(
-        bars_ ? tr("Against #%1 %2 (the first selected run)")
-                    .arg(runs.front().run.id)
-                    .arg(QString::fromStdString(runs.front().run.label))
-              : tr("Comparison: select a baseline first, then runs with tokens to compare"));
+        bars_
+            ? tr("Against #%1 %2 (the first selected run); 95% bootstrap intervals; label colour: "
+                 "verdict")
+                  .arg(runs.front().run.id)
+                  .arg(QString::fromStdString(runs.front().run.label))
+            : tr("Comparison: select a baseline first, then runs with tokens to compare"));
     replot();
+}
+
+void ComparisonChart::showLabelsIfRoom() {
+    // A label needs ~9 pixels of its bar's height; below that they would overlap.
+    double rowPixels = std::max(0, height() - 90) / double(std::size(kMetrics) + 1);
+    bool room = rowPixels * slot_ >= 9;
+    for (auto* label : labels_)
+        label->setVisible(room);
+}
+
+void ComparisonChart::resizeEvent(QResizeEvent* event) {
+    QCustomPlot::resizeEvent(event);
+    showLabelsIfRoom();
 }
 
 }  // namespace ws::ui

@@ -1,7 +1,8 @@
 // Comparison mode: each selected run against the first (the baseline), metric
-// by metric, as the change in percent with its 95% bootstrap interval and the
-// verdict's colour (faster green, slower red, within noise grey). Lower
-// latency is better, so a faster run's bar points left.
+// by metric, as the change in percent with its 95% bootstrap interval; a row
+// per metric, a bar per candidate in its run colour, the label in the verdict's
+// colour (faster green, slower red, otherwise grey). Lower latency is better,
+// so a faster run's bar points left.
 #pragma once
 
 #include <qcustomplot.h>
@@ -17,8 +18,14 @@ class ComparisonChart : public QCustomPlot {
     void setRuns(const std::vector<RunAnalysis>& runs);
     int bars() const { return bars_; }
 
+  protected:
+    void resizeEvent(QResizeEvent* event) override;
+
   private:
+    void showLabelsIfRoom();
     QCPTextElement* note_;
+    std::vector<QCPItemText*> labels_;
+    double slot_ = 0.8;  // a candidate's share of a metric's row
     int bars_ = 0;
 };
 

@@ -12,7 +12,7 @@ const std::vector<Command>& commands() {
          "trace for Perfetto UI / chrome://tracing",
          cmdExport},
         {"record",
-         "record [--db FILE] [--label L] [--workload CONFIG] [--driver-api] [--metrics "
+         "record [--db FILE] [--label L] [--workload CONFIG] [--no-driver-api] [--metrics "
          "roofline|NAME,...] [--progress line|json|none] -- "
          "PROGRAM ARGS...",
          "run any CUDA program with capture injected and store it as a run", cmdRecord},

@@ -99,15 +99,18 @@ bool validMetricSpec(const std::string& spec) {
 }  // namespace
 
 int cmdRecord(const std::vector<std::string>& argv) {
-    ArgSpec spec{
-        {"driver-api"}, {"db", "label", "workload", "variant", "progress", "metrics"}, 0, 0, true};
+    ArgSpec spec{{"no-driver-api"},
+                 {"db", "label", "workload", "variant", "progress", "metrics"},
+                 0,
+                 0,
+                 true};
     auto args = Args::parse(argv, spec);
     RecordRequest req;
     req.storePath = storePath(args);
     req.label = args.valueOr("label", "");
     req.variant = args.valueOr("variant", "");
     req.argv = args.passThrough();
-    if (args.flag("driver-api")) req.env.push_back("WARPSCOPE_DRIVER_API=1");
+    if (args.flag("no-driver-api")) req.env.push_back("WARPSCOPE_DRIVER_API=0");
     if (auto metrics = args.value("metrics")) {
         if (!validMetricSpec(*metrics))
             throw UsageError(

@@ -250,13 +250,13 @@ bool Collector::start() {
                                         CUPTI_ACTIVITY_KIND_MEMCPY,
                                         CUPTI_ACTIVITY_KIND_MEMSET,
                                         CUPTI_ACTIVITY_KIND_RUNTIME,
-                                        CUPTI_ACTIVITY_KIND_DRIVER,
                                         CUPTI_ACTIVITY_KIND_MARKER,
                                         CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
                                         CUPTI_ACTIVITY_KIND_OVERHEAD};
-    // Driver API records double the per-launch cost of tracing; on request only.
+    // Driver API records (what Triton and other direct driver users launch
+    // with); WARPSCOPE_DRIVER_API=0 (record --no-driver-api) leaves them out.
     const char* driver = std::getenv("WARPSCOPE_DRIVER_API");
-    if (driver && std::strcmp(driver, "1") == 0) cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DRIVER);
+    if (!driver || std::strcmp(driver, "0") != 0) cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DRIVER);
     for (auto kind : kinds) {
         CUptiResult r = cuptiActivityEnable(kind);
         if (r != CUPTI_SUCCESS && r != CUPTI_ERROR_NOT_COMPATIBLE) check(r, "cuptiActivityEnable");

@@ -22,10 +22,10 @@ ev=$($cli record --db "$db" --label timing --progress none -- "$fx" timing 50 | 
 $check timing timing "$ev" || fail=1
 
 echo "== overhead: traced / untraced wall time, alternating in one run"
-for mode in "launches 20000" "launches 200000" "large 200" "launches-driver-api 20000"; do
+for mode in "launches 20000" "launches 200000" "large 200" "launches-no-driver-api 20000"; do
   set -- $mode
-  prog=${1%-driver-api}
-  extra=(); [ "$1" != "$prog" ] && extra=(--driver-api)
+  prog=${1%-no-driver-api}
+  extra=(); [ "$1" != "$prog" ] && extra=(--no-driver-api)
   plain=(); traced=()
   for i in 1 2 3 4 5; do
     plain+=($("$fx" $prog $2 | awk '/WALL_MS/{print $2}'))

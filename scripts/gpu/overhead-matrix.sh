@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Capture overhead of a launch-bound loop under collector settings, measured
 # side by side (untraced and each setting alternating, 3 rounds).
-# Usage: overhead-matrix.sh BUILD_DIR OUT_DIR
+# Usage: overhead-matrix.sh BUILD_DIR OUT_DIR [SETTING...]  (default: all)
 set -uo pipefail
-build=$(cd "$1" && pwd); out=$2; mkdir -p "$out"
+build=$(cd "$1" && pwd); out=$2; shift 2; mkdir -p "$out"
 cli=$build/app/warpscope-cli; fx=$build/tests/gpu/capture_fixture; db=$out/overhead.wsdb
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 declare -A settings=(
@@ -13,10 +13,12 @@ declare -A settings=(
   [zeroed]="WARPSCOPE_ZEROED_BUFFERS=1"
   [devbuf32]="WARPSCOPE_DEVICE_BUFFER_MB=32"
   [zeroed_devbuf32]="WARPSCOPE_ZEROED_BUFFERS=1 WARPSCOPE_DEVICE_BUFFER_MB=32"
+  [nodriver]="WARPSCOPE_DRIVER_API=0"
 )
+chosen=("$@"); [ ${#chosen[@]} -gt 0 ] || chosen=("${!settings[@]}")
 for round in 1 2 3; do
   echo "untraced $("$fx" launches 200000 | awk '/WALL_MS/{print $2}')"
-  for name in "${!settings[@]}"; do
+  for name in "${chosen[@]}"; do
     ms=$(env ${settings[$name]} $cli record --db "$db" --label "$name" --progress none -- "$fx" launches 200000 | awk '/WALL_MS/{print $2}')
     echo "$name $ms"
   done

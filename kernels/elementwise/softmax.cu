@@ -1,3 +1,5 @@
+#include <cooperative_groups.h>
+
 #include <stdexcept>
 
 #include "common/cuda_check.h"
@@ -7,6 +9,18 @@
 namespace ws::kernels {
 
 namespace {
+
+namespace cg = cooperative_groups;
+
+bool clustersAvailable() {  // thread-block clusters: compute capability 9.0 and later
+    static const bool available = [] {
+        int device = 0, major = 0;
+        WS_CUDA(cudaGetDevice(&device));
+        WS_CUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+        return major >= 9;
+    }();
+    return available;
+}
 
 __global__ void softmaxNaive(const __nv_bfloat16* x, __nv_bfloat16* y, int cols) {
     const __nv_bfloat16* row = x + std::size_t(blockIdx.x) * cols;
@@ -131,6 +145,96 @@ __global__ void __launch_bounds__(512)
     }
 }
 
+// Rows too long for one block's registers (> 65536 columns): a cluster of up
+// to 8 blocks holds one row, each block a slice of up to 32768 columns in
+// registers, and the blocks exchange their maxima and sums through distributed
+// shared memory. Still one read and one write per element.
+constexpr int kClusterChunks = 8;  // 512 threads × 8 chunks × 8 = 32768 columns per block
+constexpr int kMaxCluster = 8;     // the portable cluster size
+
+__global__ void __launch_bounds__(512)
+    softmaxCluster(const __nv_bfloat16* __restrict__ x, __nv_bfloat16* __restrict__ y, int cols) {
+    cg::cluster_group cluster = cg::this_cluster();
+    const unsigned rank = cluster.block_rank(), blocks = cluster.num_blocks();
+    const std::size_t row = blockIdx.x / blocks;
+    const int slice = (cols / 8 + int(blocks) - 1) / int(blocks);  // in 8-column chunks
+    const int first = int(rank) * slice, chunks = max(0, min(cols / 8 - first, slice));
+    const auto* in = reinterpret_cast<const uint4*>(x + row * cols) + first;
+    uint4 raw[kClusterChunks];
+#pragma unroll
+    for (int i = 0; i < kClusterChunks; ++i) {
+        int c = threadIdx.x + i * 512;
+        raw[i] = c < chunks ? __ldg(in + c) : uint4{0, 0, 0, 0};
+    }
+    float m = -INFINITY;
+#pragma unroll
+    for (int i = 0; i < kClusterChunks; ++i) {
+        if (threadIdx.x + i * 512 >= chunks) break;
+        const auto* h = reinterpret_cast<const __nv_bfloat162*>(&raw[i]);
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {
+            float2 f = __bfloat1622float2(h[j]);
+            m = fmaxf(m, fmaxf(f.x, f.y));
+        }
+    }
+    __shared__ float partial[2];  // this block's max, then its sum
+    m = blockMax(m);
+    if (threadIdx.x == 0) partial[0] = m;
+    cluster.sync();
+    for (unsigned r = 0; r < blocks; ++r)
+        m = fmaxf(m, *cluster.map_shared_rank(&partial[0], r));
+    float s = 0;
+#pragma unroll
+    for (int i = 0; i < kClusterChunks; ++i) {
+        if (threadIdx.x + i * 512 >= chunks) break;
+        const auto* h = reinterpret_cast<const __nv_bfloat162*>(&raw[i]);
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {
+            float2 f = __bfloat1622float2(h[j]);
+            s += __expf(f.x - m) + __expf(f.y - m);
+        }
+    }
+    s = blockSum(s);
+    if (threadIdx.x == 0) partial[1] = s;
+    cluster.sync();
+    float total = 0;
+    for (unsigned r = 0; r < blocks; ++r)
+        total += *cluster.map_shared_rank(&partial[1], r);
+    cluster.sync();  // no block leaves while another still reads its shared memory
+    float inv = 1.0f / total;
+    auto* out = y + row * cols + std::size_t(first) * 8;
+#pragma unroll
+    for (int i = 0; i < kClusterChunks; ++i) {
+        int c = threadIdx.x + i * 512;
+        if (c >= chunks) break;
+        const auto* h = reinterpret_cast<const __nv_bfloat162*>(&raw[i]);
+        float v[8];
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {
+            float2 f = __bfloat1622float2(h[j]);
+            v[2 * j] = __expf(f.x - m) * inv;
+            v[2 * j + 1] = __expf(f.y - m) * inv;
+        }
+        storeBf16x8(out + std::size_t(c) * 8, v);
+    }
+}
+
+void launchCluster(const __nv_bfloat16* x, __nv_bfloat16* y, int rows, int cols, int blocks,
+                   cudaStream_t s) {
+    cudaLaunchConfig_t config{};
+    config.gridDim = dim3(unsigned(rows) * unsigned(blocks));
+    config.blockDim = dim3(512);
+    config.stream = s;
+    cudaLaunchAttribute cluster{};
+    cluster.id = cudaLaunchAttributeClusterDimension;
+    cluster.val.clusterDim.x = unsigned(blocks);
+    cluster.val.clusterDim.y = 1;
+    cluster.val.clusterDim.z = 1;
+    config.attrs = &cluster;
+    config.numAttrs = 1;
+    WS_CUDA(cudaLaunchKernelEx(&config, softmaxCluster, x, y, cols));
+}
+
 }  // namespace
 
 void softmax(ElementwiseRung rung, const __nv_bfloat16* x, __nv_bfloat16* y, int rows, int cols,
@@ -150,6 +254,9 @@ void softmax(ElementwiseRung rung, const __nv_bfloat16* x, __nv_bfloat16* y, int
             softmaxRegisters<8><<<rows, 512, 0, s>>>(x, y, cols);
         else if (perThread <= 16)
             softmaxRegisters<16><<<rows, 512, 0, s>>>(x, y, cols);
+        else if (int blocks = (perThread + kClusterChunks - 1) / kClusterChunks;
+                 blocks <= kMaxCluster && clustersAvailable())
+            launchCluster(x, y, rows, cols, blocks, s);
         else
             softmaxOnline<<<rows, 512, 0, s>>>(x, y, cols);
     }

@@ -50,6 +50,8 @@ INSTANTIATE_TEST_SUITE_P(
         LadderParam{"gemv_bf16", {{"batch", 16}, {"n", 512}, {"k", 1024}}, {}},
         LadderParam{"rmsnorm", {{"rows", 33}, {"cols", 4096}}, {}},
         LadderParam{"softmax", {{"rows", 17}, {"cols", 50000}}, {}},
+        // Longer than one block's registers hold: a cluster of 4 blocks per row.
+        LadderParam{"softmax", {{"rows", 3}, {"cols", 100000}}, {}},
         LadderParam{"silu_mul", {{"rows", 9}, {"cols", 1000}}, {}},
         LadderParam{"rope", {{"tokens", 300}, {"heads", 6}, {"head_dim", 64}}, {}},
         LadderParam{

@@ -64,6 +64,7 @@ MainWindow::MainWindow(QWidget* parent)
     connect(loader_, &StoreLoader::detailsLoaded, this, &MainWindow::onDetailsLoaded);
     connect(loader_, &StoreLoader::kernelLoaded, this, [this](const KernelDetails& k) {
         details_->setHtml(kernelDetailsHtml(k));
+        kernelShownSinceRunChosen_ = true;
         emit kernelShown(k.kernel.correlationId);
     });
     connect(loader_, &StoreLoader::analysisLoaded, this,
@@ -465,6 +466,7 @@ void MainWindow::onSelectionChanged() {
     bool currentSelected =
         current.isValid() && runView_->selectionModel()->isRowSelected(current.row(), {});
     auto id = (currentSelected ? current : rows.first()).data(RunListModel::RunIdRole).toLongLong();
+    kernelShownSinceRunChosen_ = false;
     loader_->loadDetails(storePath_, id);
     // The charts compare every selected run, in the order they are listed.
     std::vector<RunId> ids;
@@ -575,7 +577,7 @@ void MainWindow::importTrace() {
 }
 
 void MainWindow::onDetailsLoaded(const RunDetails& d) {
-    details_->setHtml(runDetailsHtml(d));
+    if (!kernelShownSinceRunChosen_) details_->setHtml(runDetailsHtml(d));
     log_->setPlainText(QString::fromStdString(d.log));
     emit detailsShown(d.run.id);
 }

@@ -103,6 +103,9 @@ class MainWindow : public QMainWindow {
     QString storePath_;
     QString pendingPath_;
     bool findAfterLoad_ = false;
+    // A kernel was clicked after the run's details were asked for: when they
+    // arrive late they must not replace what the user just chose.
+    bool kernelShownSinceRunChosen_ = false;
     QToolButton* stack_ = nullptr;
     QLineEdit* alignAt_ = nullptr;  // select the first search match once a timeline loads
     std::vector<RunId> pendingSelection_;

@@ -67,6 +67,11 @@ void styleAxes(QCustomPlot* plot) {
     }
 }
 
+void setCategoryTicks(QCPAxis* axis, const QSharedPointer<QCPAxisTickerText>& ticker) {
+    axis->setTicker(ticker);
+    axis->grid()->setZeroLinePen(Qt::NoPen);
+}
+
 void makeZoomable(QCPAxisRect* rect, Qt::Orientations orientations) {
     rect->parentPlot()->setInteractions(rect->parentPlot()->interactions() | QCP::iRangeDrag |
                                         QCP::iRangeZoom);

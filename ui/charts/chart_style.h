@@ -8,6 +8,9 @@
 class QCustomPlot;
 class QCPAxis;
 class QCPAxisRect;
+class QCPAxisTickerText;
+template <typename T>
+class QSharedPointer;
 
 namespace ws::ui {
 
@@ -29,6 +32,10 @@ ChartColors chartColors();
 // Applies chartColors() to the background, every axis, legend and text element.
 // Charts call it whenever they redraw, so a theme switch reaches them.
 void styleAxes(QCustomPlot* plot);
+
+// Names rows (runs, kernels, metrics) on an axis; no zero line, which on a
+// category axis would strike through the first row.
+void setCategoryTicks(QCPAxis* axis, const QSharedPointer<QCPAxisTickerText>& ticker);
 
 // Wheel zoom around the cursor and drag to pan, along the given directions.
 void makeZoomable(QCPAxisRect* rect, Qt::Orientations orientations);

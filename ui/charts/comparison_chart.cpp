@@ -105,7 +105,7 @@ void ComparisonChart::setRuns(const std::vector<RunAnalysis>& runs) {
     }
     legend->setVisible(!candidates.empty());
     showLabelsIfRoom();
-    yAxis->setTicker(ticker);
+    setCategoryTicks(yAxis, ticker);
     yAxis->setRange(-0.6, metrics - 0.4);
     xAxis->setRange(-extent * 1.25, extent * 1.25);
     note_->setText(

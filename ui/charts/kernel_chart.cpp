@@ -77,7 +77,7 @@ void KernelChart::drawCopies(const std::vector<RunAnalysis>& runs) {
         }
     }
     auto* left = copies_->axis(QCPAxis::atLeft);
-    left->setTicker(ticker);
+    setCategoryTicks(left, ticker);
     left->setRange(-0.6, std::max<double>(double(kinds.size()), 1.0) - 0.4);
     // Room right of the longest bar for its label.
     if (maxGBs > 0)
@@ -110,7 +110,7 @@ void KernelChart::setRuns(const std::vector<RunAnalysis>& runs, int topKernels) 
                         QStringLiteral("#%1 %2")
                             .arg(runs[i].run.id)
                             .arg(QString::fromStdString(runs[i].run.label).left(28)));
-    yAxis->setTicker(ticker);
+    setCategoryTicks(yAxis, ticker);
     yAxis->setRange(0.4, static_cast<double>(runs.size()) + 0.6);
     QCPBars* below = nullptr;
     double maxTotal = 0;

@@ -169,7 +169,7 @@ void LatencyChart::setRuns(const std::vector<RunAnalysis>& runs) {
                                 "(docs/token-conventions.md)"));
     for (int c = 0; c < 2; ++c) {
         auto* runAxis = boxes_[c]->axis(QCPAxis::atLeft);
-        runAxis->setTicker(ticker[c]);
+        setCategoryTicks(runAxis, ticker[c]);
         runAxis->setRange(-0.6, std::max(rows, 1) - 0.4);
         // The CDF's range holds every sample; the linked box axis follows it.
         cdfs_[c]->axis(QCPAxis::atBottom)->setRange(valueRange(cdfs_[c]));

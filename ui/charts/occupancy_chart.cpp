@@ -152,7 +152,7 @@ void OccupancyChart::setRuns(const std::vector<RunAnalysis>& runs) {
         }
         row += 1;  // a gap between runs
     }
-    yAxis->setTicker(ticker);
+    setCategoryTicks(yAxis, ticker);
     yAxis->setRange(-1, std::max(row, 1));
     note_->setText(
         bars_ ? tr("Theoretical occupancy of the top kernels (CUDA occupancy calculator rules); "

@@ -15,6 +15,7 @@
 #include "attention/attention.h"
 #include "attention/decode_split.cuh"
 #include "common/cuda_check.h"
+#include "common/mbarrier.cuh"
 #include "common/mma.cuh"
 
 namespace ws::kernels {
@@ -35,26 +36,6 @@ __device__ __forceinline__ unsigned transpose8x8(unsigned x) {
 
 __device__ __forceinline__ unsigned word(const uint4& v, int i) {
     return i == 0 ? v.x : i == 1 ? v.y : i == 2 ? v.z : v.w;
-}
-
-__device__ __forceinline__ void bulkCopy(void* smem, const void* global, unsigned bytes,
-                                         unsigned barrier) {
-    asm volatile(
-        "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, "
-        "[%3];\n" ::"r"(smemAddress(smem)),
-        "l"(global), "r"(bytes), "r"(barrier)
-        : "memory");
-}
-
-__device__ __forceinline__ void waitPhase(unsigned barrier, unsigned parity) {
-    unsigned done = 0;
-    while (!done)
-        asm volatile(
-            "{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; "
-            "selp.u32 %0, 1, 0, p; }\n"
-            : "=r"(done)
-            : "r"(barrier), "r"(parity)
-            : "memory");
 }
 
 template <int HD>
@@ -88,19 +69,16 @@ __global__ void __launch_bounds__(kWarps * 32)
     auto issue = [&](int chunk) {  // by thread 0 only
         int stage = chunk % kStages, row0 = key0 + chunk * kChunkKeys;
         unsigned bytes = unsigned(min(kChunkKeys, ctx - row0)) * HD * 2;
-        unsigned bar = smemAddress(&full[stage]);
         unsigned char* dst = smem + stage * kStageBytes<HD>;
-        asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar),
-                     "r"(2 * bytes)
-                     : "memory");
-        bulkCopy(dst, kCache + base + std::size_t(row0) * HD, bytes, bar);
-        bulkCopy(dst + kStageBytes<HD> / 2, vCache + base + std::size_t(row0) * HD, bytes, bar);
+        barrierExpect(&full[stage], 2 * bytes);
+        bulkCopy(dst, kCache + base + std::size_t(row0) * HD, bytes, &full[stage]);
+        bulkCopy(dst + kStageBytes<HD> / 2, vCache + base + std::size_t(row0) * HD, bytes,
+                 &full[stage]);
     };
     if (threadIdx.x == 0) {
         for (int i = 0; i < kStages; ++i)
-            asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" ::"r"(smemAddress(&full[i]))
-                         : "memory");
-        asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");  // seen by the copies
+            barrierInit(&full[i], 1);
+        barrierInitFence();
         for (int c = 0; c < min(chunks, kStages - 1); ++c)
             issue(c);
     }
@@ -125,7 +103,7 @@ __global__ void __launch_bounds__(kWarps * 32)
         if (threadIdx.x == 0 && c + kStages - 1 < chunks) issue(c + kStages - 1);
         const int first = key0 + c * kChunkKeys + warp * 16;
         if (first < ctx) {
-            waitPhase(smemAddress(&full[c % kStages]), (c / kStages) & 1);
+            barrierWait(&full[c % kStages], (c / kStages) & 1);
             const auto* ks = reinterpret_cast<const uint4*>(smem + (c % kStages) * kStageBytes<HD>);
             const auto* vs = ks + kChunkKeys * RowVectors;
             // Rows past the context are never read: the last written row stands in.
@@ -218,13 +196,6 @@ __global__ void __launch_bounds__(kWarps * 32)
                                               group, split, splits);
 }
 
-int smCount() {
-    int device = 0, count = 0;
-    WS_CUDA(cudaGetDevice(&device));
-    WS_CUDA(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device));
-    return count;
-}
-
 template <int HD>
 void launch(const __nv_bfloat16* qkv, int qStride, const __nv_bfloat16* k, const __nv_bfloat16* v,
             __nv_bfloat16* out, const AttentionShape& sh, const int* ctx, float* workspace,
@@ -236,7 +207,7 @@ void launch(const __nv_bfloat16* qkv, int qStride, const __nv_bfloat16* k, const
         int perSm = 0;
         WS_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, decodeSplitMma<HD>,
                                                               kWarps * 32, smemBytes));
-        return std::max(1, perSm) * smCount();
+        return std::max(1, perSm) * deviceAttribute(cudaDevAttrMultiProcessorCount);
     }();
     // One wave of equal blocks: a second, partial wave would leave most SMs idle
     // at the end. Splits never shorter than the workspace's.

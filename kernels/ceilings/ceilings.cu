@@ -25,9 +25,7 @@ __global__ void copy16(const uint4* __restrict__ src, uint4* __restrict__ dst, s
 }  // namespace
 
 void copyKernel(const void* src, void* dst, std::size_t bytes, cudaStream_t s) {
-    int sms = 0, device = 0;
-    WS_CUDA(cudaGetDevice(&device));
-    WS_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    int sms = deviceAttribute(cudaDevAttrMultiProcessorCount);
     copy16<<<sms * 8, 512, 0, s>>>(static_cast<const uint4*>(src), static_cast<uint4*>(dst),
                                    bytes / 16);
     WS_CUDA_LAUNCHED();

@@ -26,6 +26,15 @@ inline void checkCublas(cublasStatus_t s, const char* call, const char* file, in
                         ": cuBLAS status " + std::to_string(int(s)));
 }
 
+// An attribute of the current device (SM count, compute capability, …).
+inline int deviceAttribute(cudaDeviceAttr attribute) {
+    int device = 0, value = 0;
+    checkCuda(cudaGetDevice(&device), "cudaGetDevice", __FILE__, __LINE__);
+    checkCuda(cudaDeviceGetAttribute(&value, attribute, device), "cudaDeviceGetAttribute", __FILE__,
+              __LINE__);
+    return value;
+}
+
 }  // namespace ws::kernels
 
 #define WS_CUDA(call) ::ws::kernels::checkCuda((call), #call, __FILE__, __LINE__)

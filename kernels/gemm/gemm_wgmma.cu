@@ -18,6 +18,7 @@
 #include <utility>
 
 #include "common/cuda_check.h"
+#include "common/mbarrier.cuh"
 #include "common/mma.cuh"
 #include "gemm/gemm.h"
 
@@ -36,29 +37,6 @@ struct alignas(1024) Stages {
 };
 template <int BN>
 constexpr int kSmemBytes = int(sizeof(Stages<BN>)) + 1024;  // room to align the base
-
-__device__ __forceinline__ void barrierInit(unsigned long long* bar, unsigned count) {
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(smemAddress(bar)), "r"(count)
-                 : "memory");
-}
-__device__ __forceinline__ void barrierArrive(unsigned long long* bar) {
-    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(smemAddress(bar)) : "memory");
-}
-__device__ __forceinline__ void barrierExpect(unsigned long long* bar, unsigned bytes) {
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(smemAddress(bar)),
-                 "r"(bytes)
-                 : "memory");
-}
-__device__ __forceinline__ void barrierWait(unsigned long long* bar, unsigned parity) {
-    unsigned done = 0;
-    while (!done)
-        asm volatile(
-            "{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; "
-            "selp.u32 %0, 1, 0, p; }\n"
-            : "=r"(done)
-            : "r"(smemAddress(bar)), "r"(parity)
-            : "memory");
-}
 
 __device__ __forceinline__ void tmaLoad(void* dst, const CUtensorMap* map, int inner, int outer,
                                         unsigned long long* bar) {
@@ -187,7 +165,7 @@ __global__ void __launch_bounds__(kThreads, 1)
             barrierInit(&st.full[s], 1);
             barrierInit(&st.empty[s], kConsumers);
         }
-        asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+        barrierInitFence();
     }
     __syncthreads();
 
@@ -276,18 +254,15 @@ CUtensorMap tensorMap(const __nv_bfloat16* base, int rows, int k, int boxRows) {
 
 int hopperSms() {  // 0 where the GPU is not compute capability 9.0
     static const int sms = [] {
-        int device = 0, major = 0, minor = 0, count = 0;
-        WS_CUDA(cudaGetDevice(&device));
-        WS_CUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-        WS_CUDA(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
-        WS_CUDA(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device));
-        if (major != 9 || minor != 0) return 0;
+        if (deviceAttribute(cudaDevAttrComputeCapabilityMajor) != 9 ||
+            deviceAttribute(cudaDevAttrComputeCapabilityMinor) != 0)
+            return 0;
         for (auto [kernel, bytes] : {std::pair{&gemmWgmmaKernel<128>, kSmemBytes<128>},
                                      std::pair{&gemmWgmmaKernel<192>, kSmemBytes<192>},
                                      std::pair{&gemmWgmmaKernel<256>, kSmemBytes<256>}})
             WS_CUDA(
                 cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
-        return count;
+        return deviceAttribute(cudaDevAttrMultiProcessorCount);
     }();
     return sms;
 }

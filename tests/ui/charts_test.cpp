@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <QApplication>
+#include <QComboBox>
 #include <QFile>
 #include <QImage>
 #include <QJsonArray>
@@ -106,6 +107,10 @@ TEST(Charts, ExportSizeIsChosenWithinLimits) {
     EXPECT_EQ(dialog.chosenSize(), QSize(1600, 900));
     dialog.setChosenSize(QSize(3840, 2160));
     EXPECT_EQ(dialog.chosenSize(), QSize(3840, 2160));
+    // The preset list names a size that matches one.
+    auto* presets = dialog.findChild<QComboBox*>();
+    ASSERT_NE(presets, nullptr);
+    EXPECT_EQ(presets->currentData().toSize(), QSize(3840, 2160));
     dialog.setChosenSize(QSize(10, 50000));  // clamped, never a 10-pixel or huge file
     EXPECT_EQ(dialog.chosenSize(), QSize(100, 20000));
 }

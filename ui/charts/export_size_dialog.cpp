@@ -13,24 +13,27 @@ const QSize kPresets[] = {{1600, 900}, {1920, 1080}, {1200, 675}, {3840, 2160}, 
 }
 
 ExportSizeDialog::ExportSizeDialog(const QString& what, QWidget* parent)
-    : QDialog(parent), width_(new QSpinBox(this)), height_(new QSpinBox(this)) {
+    : QDialog(parent),
+      presets_(new QComboBox(this)),
+      width_(new QSpinBox(this)),
+      height_(new QSpinBox(this)) {
     setWindowTitle(tr("Export Size"));
     for (auto* box : {width_, height_}) {
         box->setRange(100, 20000);
         box->setSuffix(tr(" px"));
+        connect(box, &QSpinBox::valueChanged, this, &ExportSizeDialog::showMatchingPreset);
     }
-    auto* presets = new QComboBox(this);
-    presets->addItem(tr("Custom"));
+    presets_->addItem(tr("Custom"));
     for (const QSize& s : kPresets)
-        presets->addItem(tr("%1 × %2").arg(s.width()).arg(s.height()), s);
-    connect(presets, &QComboBox::activated, this, [this, presets](int i) {
-        if (i > 0) setChosenSize(presets->itemData(i).toSize());
+        presets_->addItem(tr("%1 × %2").arg(s.width()).arg(s.height()), s);
+    connect(presets_, &QComboBox::activated, this, [this](int i) {
+        if (i > 0) setChosenSize(presets_->itemData(i).toSize());
     });
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
     connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
     auto* form = new QFormLayout(this);
-    form->addRow(what, presets);
+    form->addRow(what, presets_);
     form->addRow(tr("Width"), width_);
     form->addRow(tr("Height"), height_);
     form->addRow(buttons);
@@ -40,6 +43,11 @@ ExportSizeDialog::ExportSizeDialog(const QString& what, QWidget* parent)
 void ExportSizeDialog::setChosenSize(QSize size) {
     width_->setValue(size.width());
     height_->setValue(size.height());
+}
+
+void ExportSizeDialog::showMatchingPreset() {
+    int match = presets_->findData(chosenSize());
+    presets_->setCurrentIndex(match < 0 ? 0 : match);
 }
 
 QSize ExportSizeDialog::chosenSize() const {

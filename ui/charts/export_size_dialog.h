@@ -5,6 +5,7 @@
 #include <QDialog>
 #include <QSize>
 
+class QComboBox;
 class QSpinBox;
 
 namespace ws::ui {
@@ -20,6 +21,8 @@ class ExportSizeDialog : public QDialog {
     static QSize ask(const QString& what, QWidget* parent);
 
   private:
+    void showMatchingPreset();
+    QComboBox* presets_;
     QSpinBox* width_;
     QSpinBox* height_;
 };

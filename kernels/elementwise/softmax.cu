@@ -1,6 +1,8 @@
 #include <cooperative_groups.h>
 
+#include <cstdlib>
 #include <stdexcept>
+#include <string>
 
 #include "common/cuda_check.h"
 #include "common/vector_math.cuh"
@@ -85,25 +87,25 @@ __global__ void __launch_bounds__(512)
     }
 }
 
-// A row slice of up to 512 × 8 × CHUNKS elements held in registers: each
-// thread keeps chunks threadIdx.x, + 512, … of 8 bf16 (one 16-byte load each);
-// `chunks` of the slice's 8-element chunks are valid.
-template <int CHUNKS>
+// A row slice of up to THREADS × 8 × CHUNKS elements held in registers: each
+// thread keeps chunks threadIdx.x, + THREADS, … of 8 bf16 (one 16-byte load
+// each); `chunks` of the slice's 8-element chunks are valid.
+template <int THREADS, int CHUNKS>
 __device__ __forceinline__ void loadSlice(uint4 (&raw)[CHUNKS], const __nv_bfloat16* in,
                                           int chunks) {
 #pragma unroll
     for (int i = 0; i < CHUNKS; ++i) {
-        int c = threadIdx.x + i * 512;
+        int c = threadIdx.x + i * THREADS;
         raw[i] = c < chunks ? __ldg(reinterpret_cast<const uint4*>(in) + c) : uint4{0, 0, 0, 0};
     }
 }
 
 // Calls f(pair) for each pair of elements this thread holds.
-template <int CHUNKS, typename F>
+template <int THREADS, int CHUNKS, typename F>
 __device__ __forceinline__ void forEachPair(const uint4 (&raw)[CHUNKS], int chunks, F&& f) {
 #pragma unroll
     for (int i = 0; i < CHUNKS; ++i) {
-        if (threadIdx.x + i * 512 >= chunks) break;
+        if (threadIdx.x + i * THREADS >= chunks) break;
         const auto* h = reinterpret_cast<const __nv_bfloat162*>(&raw[i]);
 #pragma unroll
         for (int j = 0; j < 4; ++j)
@@ -111,26 +113,26 @@ __device__ __forceinline__ void forEachPair(const uint4 (&raw)[CHUNKS], int chun
     }
 }
 
-template <int CHUNKS>
+template <int THREADS, int CHUNKS>
 __device__ __forceinline__ float sliceMax(const uint4 (&raw)[CHUNKS], int chunks) {
     float m = -INFINITY;
-    forEachPair(raw, chunks, [&](float2 v) { m = fmaxf(m, fmaxf(v.x, v.y)); });
+    forEachPair<THREADS>(raw, chunks, [&](float2 v) { m = fmaxf(m, fmaxf(v.x, v.y)); });
     return m;
 }
 
-template <int CHUNKS>
+template <int THREADS, int CHUNKS>
 __device__ __forceinline__ float sliceExpSum(const uint4 (&raw)[CHUNKS], int chunks, float m) {
     float s = 0;
-    forEachPair(raw, chunks, [&](float2 v) { s += __expf(v.x - m) + __expf(v.y - m); });
+    forEachPair<THREADS>(raw, chunks, [&](float2 v) { s += __expf(v.x - m) + __expf(v.y - m); });
     return s;
 }
 
-template <int CHUNKS>
+template <int THREADS, int CHUNKS>
 __device__ __forceinline__ void storeSliceSoftmax(const uint4 (&raw)[CHUNKS], int chunks,
                                                   __nv_bfloat16* out, float m, float inv) {
 #pragma unroll
     for (int i = 0; i < CHUNKS; ++i) {
-        int c = threadIdx.x + i * 512;
+        int c = threadIdx.x + i * THREADS;
         if (c >= chunks) break;
         uint4 packed = raw[i];
         auto* h = reinterpret_cast<__nv_bfloat162*>(&packed);
@@ -152,35 +154,35 @@ __global__ void __launch_bounds__(512)
     std::size_t base = std::size_t(blockIdx.x) * cols;
     const int chunks = cols / 8;
     uint4 raw[CHUNKS];
-    loadSlice(raw, x + base, chunks);
-    float m = blockMax(sliceMax(raw, chunks));
-    float inv = 1.0f / blockSum(sliceExpSum(raw, chunks, m));
-    storeSliceSoftmax(raw, chunks, y + base, m, inv);
+    loadSlice<512>(raw, x + base, chunks);
+    float m = blockMax(sliceMax<512>(raw, chunks));
+    float inv = 1.0f / blockSum(sliceExpSum<512>(raw, chunks, m));
+    storeSliceSoftmax<512>(raw, chunks, y + base, m, inv);
 }
 
 // Rows too long for one block's registers (> 65536 columns): a cluster of up
-// to 8 blocks holds one row, each block a slice of up to 32768 columns in
-// registers, and the blocks exchange their maxima and sums through distributed
-// shared memory. Still one read and one write per element.
-constexpr int kClusterChunks = 8;  // 512 threads × 8 chunks × 8 = 32768 columns per block
-constexpr int kMaxCluster = 8;     // the portable cluster size
+// to 16 blocks (above 8 only where the GPU allows) holds one row, each block a slice of THREADS ×
+// CHUNKS × 8 columns in registers, and the blocks exchange their maxima and sums through
+// distributed shared memory. Still one read and one write per element.
+constexpr int kMaxCluster = 8;  // the portable cluster size
 
-__global__ void __launch_bounds__(512)
+template <int THREADS, int CHUNKS>
+__global__ void __launch_bounds__(THREADS)
     softmaxCluster(const __nv_bfloat16* __restrict__ x, __nv_bfloat16* __restrict__ y, int cols) {
     cg::cluster_group cluster = cg::this_cluster();
     const unsigned rank = cluster.block_rank(), blocks = cluster.num_blocks();
     const std::size_t row = blockIdx.x / blocks;
     const int slice = (cols / 8 + int(blocks) - 1) / int(blocks);  // in 8-column chunks
     const int first = int(rank) * slice, chunks = max(0, min(cols / 8 - first, slice));
-    uint4 raw[kClusterChunks];
-    loadSlice(raw, x + row * cols + std::size_t(first) * 8, chunks);
+    uint4 raw[CHUNKS];
+    loadSlice<THREADS>(raw, x + row * cols + std::size_t(first) * 8, chunks);
     __shared__ float partial[2];  // this block's max, then its sum
-    float m = blockMax(sliceMax(raw, chunks));
+    float m = blockMax(sliceMax<THREADS>(raw, chunks));
     if (threadIdx.x == 0) partial[0] = m;
     cluster.sync();
     for (unsigned r = 0; r < blocks; ++r)
         m = fmaxf(m, *cluster.map_shared_rank(&partial[0], r));
-    float s = blockSum(sliceExpSum(raw, chunks, m));
+    float s = blockSum(sliceExpSum<THREADS>(raw, chunks, m));
     if (threadIdx.x == 0) partial[1] = s;
     cluster.sync();
     float total = 0;
@@ -188,14 +190,18 @@ __global__ void __launch_bounds__(512)
         total += *cluster.map_shared_rank(&partial[1], r);
     cluster.sync();  // no block leaves while another still reads its shared memory
     auto* out = y + row * cols + std::size_t(first) * 8;
-    storeSliceSoftmax(raw, chunks, out, m, 1.0f / total);
+    storeSliceSoftmax<THREADS>(raw, chunks, out, m, 1.0f / total);
 }
 
-void launchCluster(const __nv_bfloat16* x, __nv_bfloat16* y, int rows, int cols, int blocks,
+// False (nothing launched) when the GPU cannot hold a cluster that large:
+// sizes above 8 are not portable.
+template <int THREADS, int CHUNKS>
+bool launchCluster(const __nv_bfloat16* x, __nv_bfloat16* y, int rows, int cols, int blocks,
                    cudaStream_t s) {
+    auto kernel = softmaxCluster<THREADS, CHUNKS>;
     cudaLaunchConfig_t config{};
     config.gridDim = dim3(unsigned(rows) * unsigned(blocks));
-    config.blockDim = dim3(512);
+    config.blockDim = dim3(THREADS);
     config.stream = s;
     cudaLaunchAttribute cluster{};
     cluster.id = cudaLaunchAttributeClusterDimension;
@@ -204,7 +210,52 @@ void launchCluster(const __nv_bfloat16* x, __nv_bfloat16* y, int rows, int cols,
     cluster.val.clusterDim.z = 1;
     config.attrs = &cluster;
     config.numAttrs = 1;
-    WS_CUDA(cudaLaunchKernelEx(&config, softmaxCluster, x, y, cols));
+    if (blocks > kMaxCluster) {
+        int fits = 0;
+        if (cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) !=
+                cudaSuccess ||
+            cudaOccupancyMaxActiveClusters(&fits, kernel, &config) != cudaSuccess || fits == 0) {
+            cudaGetLastError();  // the failed query left a (non-sticky) error behind
+            return false;
+        }
+    }
+    WS_CUDA(cudaLaunchKernelEx(&config, kernel, x, y, cols));
+    return true;
+}
+
+// Block shape of the cluster rung; WARPSCOPE_SOFTMAX_CLUSTER (512x8, 256x8,
+// 512x4, 256x4) overrides it to compare them side by side.
+struct ClusterShape {
+    int threads, chunks;
+    int columnsPerBlock() const { return threads * chunks * 8; }
+};
+
+ClusterShape clusterShape() {
+    static const ClusterShape shape = [] {
+        const char* env = std::getenv("WARPSCOPE_SOFTMAX_CLUSTER");
+        std::string v = env ? env : "";
+        for (ClusterShape c : {ClusterShape{512, 8}, ClusterShape{256, 8}, ClusterShape{512, 4},
+                               ClusterShape{256, 4}})
+            if (v == std::to_string(c.threads) + "x" + std::to_string(c.chunks)) return c;
+        return ClusterShape{256, 8};  // fastest of the four on 512 × 131072 (H200)
+    }();
+    return shape;
+}
+
+// True when it launched: the row fits a cluster of at most 16 blocks.
+bool tryLaunchCluster(const __nv_bfloat16* x, __nv_bfloat16* y, int rows, int cols,
+                      cudaStream_t s) {
+    if (!clustersAvailable()) return false;
+    ClusterShape c = clusterShape();
+    int blocks = (cols + c.columnsPerBlock() - 1) / c.columnsPerBlock();
+    if (blocks > 2 * kMaxCluster) return false;
+    if (c.threads == 256 && c.chunks == 8)
+        return launchCluster<256, 8>(x, y, rows, cols, blocks, s);
+    if (c.threads == 512 && c.chunks == 4)
+        return launchCluster<512, 4>(x, y, rows, cols, blocks, s);
+    if (c.threads == 256 && c.chunks == 4)
+        return launchCluster<256, 4>(x, y, rows, cols, blocks, s);
+    return launchCluster<512, 8>(x, y, rows, cols, blocks, s);
 }
 
 }  // namespace
@@ -226,10 +277,7 @@ void softmax(ElementwiseRung rung, const __nv_bfloat16* x, __nv_bfloat16* y, int
             softmaxRegisters<8><<<rows, 512, 0, s>>>(x, y, cols);
         else if (perThread <= 16)
             softmaxRegisters<16><<<rows, 512, 0, s>>>(x, y, cols);
-        else if (int blocks = (perThread + kClusterChunks - 1) / kClusterChunks;
-                 blocks <= kMaxCluster && clustersAvailable())
-            launchCluster(x, y, rows, cols, blocks, s);
-        else
+        else if (!tryLaunchCluster(x, y, rows, cols, s))
             softmaxOnline<<<rows, 512, 0, s>>>(x, y, cols);
     }
     WS_CUDA_LAUNCHED();

@@ -14,6 +14,7 @@ declare -A settings=(
   [devbuf32]="WARPSCOPE_DEVICE_BUFFER_MB=32"
   [zeroed_devbuf32]="WARPSCOPE_ZEROED_BUFFERS=1 WARPSCOPE_DEVICE_BUFFER_MB=32"
   [nodriver]="WARPSCOPE_DRIVER_API=0"
+  [pinned]="WARPSCOPE_HOST_PINNED=1"
 )
 chosen=("$@"); [ ${#chosen[@]} -gt 0 ] || chosen=("${!settings[@]}")
 for round in 1 2 3; do

@@ -47,6 +47,9 @@ const auto kFlushPeriod =
 // they come zeroed; the writer thread zeroes them instead, off that path.
 const bool kZeroedBuffers = envNumber("WARPSCOPE_ZEROED_BUFFERS", 0) != 0;
 const long kDeviceBufferMb = envNumber("WARPSCOPE_DEVICE_BUFFER_MB", 0);
+// Kernel timestamps written by the GPU straight into pinned host memory
+// instead of device buffers that CUPTI copies back.
+const bool kHostPinnedRecords = envNumber("WARPSCOPE_HOST_PINNED", 0) != 0;
 
 struct Completed {
     std::uint8_t* data;
@@ -235,6 +238,11 @@ bool Collector::start() {
         std::uint8_t one = 1;
         std::size_t size = sizeof one;
         cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, &size, &one);
+    }
+    if (kHostPinnedRecords) {
+        std::uint8_t one = 1;
+        std::size_t size = sizeof one;
+        cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_MEM_ALLOCATION_TYPE_HOST_PINNED, &size, &one);
     }
     if (kDeviceBufferMb > 0) {
         std::size_t bytes = static_cast<std::size_t>(kDeviceBufferMb) << 20;

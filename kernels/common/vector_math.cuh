@@ -56,6 +56,19 @@ __device__ __forceinline__ float dot8(const float a[8], const float b[8]) {
     return s;
 }
 
+// Dot product of 8 packed bf16 (one 16-byte load) with 8 floats.
+__device__ __forceinline__ float dot8Bf16(uint4 packed, const float b[8]) {
+    const __nv_bfloat162* h = reinterpret_cast<const __nv_bfloat162*>(&packed);
+    float s = 0;
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+        float2 f = __bfloat1622float2(h[i]);
+        s = fmaf(f.x, b[2 * i], s);
+        s = fmaf(f.y, b[2 * i + 1], s);
+    }
+    return s;
+}
+
 __device__ __forceinline__ float warpSum(float v) {
 #pragma unroll
     for (int o = 16; o > 0; o >>= 1)

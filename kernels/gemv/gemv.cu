@@ -29,8 +29,12 @@ __global__ void gemvNaive(const __nv_bfloat16* x, const __nv_bfloat16* w, __nv_b
 }
 
 // ROWS output rows per block, WARPS warps splitting K; each thread handles
-// 8-element (16-byte) chunks c = tid, tid + threads, … of every row.
-template <int MAXB, int ROWS, int WARPS>
+// 8-element (16-byte) chunks c = tid, tid + threads, … of every row, UNROLL of
+// them per row at a time: all ROWS × UNROLL loads are issued before the first
+// is used, which is what keeps enough bytes in flight to approach the copy
+// bandwidth (measured on the H200: UNROLL 2 is 4–9% faster than 1; the L2
+// 256-byte prefetch hint made every shape slower).
+template <int MAXB, int ROWS, int WARPS, int UNROLL>
 __device__ __forceinline__ void gemvChunked(const __nv_bfloat16* __restrict__ x,
                                             const __nv_bfloat16* __restrict__ w,
                                             __nv_bfloat16* __restrict__ y, int batch, int n,
@@ -39,21 +43,28 @@ __device__ __forceinline__ void gemvChunked(const __nv_bfloat16* __restrict__ x,
     int row0 = blockIdx.x * ROWS;
     float acc[ROWS][MAXB] = {};
     int chunks = k / 8;
-    for (int c = threadIdx.x; c < chunks; c += threads) {
-        float wv[ROWS][8];
+    for (int c0 = threadIdx.x; c0 < chunks; c0 += threads * UNROLL) {
+        uint4 wv[UNROLL][ROWS];  // raw: converting at use keeps the registers in budget
 #pragma unroll
-        for (int r = 0; r < ROWS; ++r) {
-            int row = min(row0 + r, n - 1);
-            loadBf16x8(w + std::size_t(row) * k + c * 8, wv[r]);
-        }
+        for (int u = 0; u < UNROLL; ++u)
 #pragma unroll
-        for (int b = 0; b < MAXB; ++b) {
-            if (b >= batch) break;
-            float xv[8];
-            loadBf16x8(x + std::size_t(b) * k + c * 8, xv);
+            for (int r = 0; r < ROWS; ++r) {
+                int row = min(row0 + r, n - 1), c = min(c0 + u * threads, chunks - 1);
+                wv[u][r] = __ldg(reinterpret_cast<const uint4*>(w + std::size_t(row) * k + c * 8));
+            }
 #pragma unroll
-            for (int r = 0; r < ROWS; ++r)
-                acc[r][b] += dot8(wv[r], xv);
+        for (int u = 0; u < UNROLL; ++u) {
+            int c = c0 + u * threads;
+            if (c >= chunks) break;
+#pragma unroll
+            for (int b = 0; b < MAXB; ++b) {
+                if (b >= batch) break;
+                float xv[8];
+                loadBf16x8(x + std::size_t(b) * k + c * 8, xv);
+#pragma unroll
+                for (int r = 0; r < ROWS; ++r)
+                    acc[r][b] += dot8Bf16(wv[u][r], xv);
+            }
         }
     }
     __shared__ float partial[WARPS][ROWS][MAXB];
@@ -82,14 +93,14 @@ template <int MAXB>
 __global__ void __launch_bounds__(32)
     gemvVectorized(const __nv_bfloat16* __restrict__ x, const __nv_bfloat16* __restrict__ w,
                    __nv_bfloat16* __restrict__ y, int batch, int n, int k) {
-    gemvChunked<MAXB, 1, 1>(x, w, y, batch, n, k);
+    gemvChunked<MAXB, 1, 1, 1>(x, w, y, batch, n, k);
 }
 
 template <int MAXB>
 __global__ void __launch_bounds__(256)
     gemvSplitK(const __nv_bfloat16* __restrict__ x, const __nv_bfloat16* __restrict__ w,
                __nv_bfloat16* __restrict__ y, int batch, int n, int k) {
-    gemvChunked<MAXB, 4, 8>(x, w, y, batch, n, k);
+    gemvChunked<MAXB, 4, 8, 2>(x, w, y, batch, n, k);
 }
 
 template <int MAXB>

@@ -13,7 +13,7 @@ const std::vector<Command>& commands() {
          cmdExport},
         {"record",
          "record [--db FILE] [--label L] [--workload CONFIG] [--no-driver-api] [--metrics "
-         "roofline|NAME,...] [--progress line|json|none] -- "
+         "roofline|NAME,...] [--sample-ms N] [--progress line|json|none] -- "
          "PROGRAM ARGS...",
          "run any CUDA program with capture injected and store it as a run", cmdRecord},
         {"stats",

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <sstream>
@@ -100,7 +101,7 @@ bool validMetricSpec(const std::string& spec) {
 
 int cmdRecord(const std::vector<std::string>& argv) {
     ArgSpec spec{{"no-driver-api"},
-                 {"db", "label", "workload", "variant", "progress", "metrics"},
+                 {"db", "label", "workload", "variant", "progress", "metrics", "sample-ms"},
                  0,
                  0,
                  true};
@@ -119,6 +120,18 @@ int cmdRecord(const std::vector<std::string>& argv) {
         req.env.push_back("WARPSCOPE_METRICS=" + *metrics);
         // Kernel replay serializes and repeats every kernel: say so with the run.
         req.properties.emplace_back("capture.metrics", *metrics);
+    }
+    if (auto ms = args.value("sample-ms")) {
+        // Device samples every N ms (power, clocks, memory, energy); 0 turns them off.
+        char* end = nullptr;
+        long v = std::strtol(ms->c_str(), &end, 10);
+        if (ms->empty() || *end != '\0' || v < 0 || v > 60000)
+            throw UsageError(
+                "--sample-ms must be a whole number of milliseconds, 0 to 60000 "
+                "(0: no device samples); got '" +
+                *ms + "'");
+        req.sampleIntervalMs = int(v);
+        req.properties.emplace_back("capture.sample_ms", std::to_string(v));
     }
     std::string progressMode = args.valueOr("progress", "line");
     if (progressMode != "line" && progressMode != "json" && progressMode != "none")

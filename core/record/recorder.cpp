@@ -324,7 +324,9 @@ RecordOutcome Recorder::run() {
     Session session(request_, store, runId);
     NvmlSampler sampler;
     session.driverVersion = sampler.driverVersion();
-    if (!sampler.available())
+    if (request_.sampleIntervalMs <= 0)
+        session.pendingLog += "[warpscope] device samples off (--sample-ms 0)\n";
+    else if (!sampler.available())
         session.pendingLog +=
             "[warpscope] no device samples: " + sampler.unavailableReason() + "\n";
 
@@ -409,7 +411,7 @@ RecordOutcome Recorder::run() {
         }
 
         auto now = Clock::now();
-        if (now >= nextSample) {
+        if (request_.sampleIntervalMs > 0 && now >= nextSample) {
             session.addSamples(sampler.sample(unixNowNs()));
             nextSample = now + std::chrono::milliseconds(request_.sampleIntervalMs);
         }

@@ -47,7 +47,7 @@ struct RecordRequest {
     std::string injectLibrary;  // libwarpscope_inject.so; empty runs without CUDA capture
     bool echoOutput = true;     // copy the program's stdout/stderr to ours
     int flushIntervalMs = 100;
-    int sampleIntervalMs = 50;
+    int sampleIntervalMs = 50;  // device samples (NVML); 0: none
     int progressIntervalMs = 500;
     std::function<void(const RecordProgress&)> onProgress;
 };

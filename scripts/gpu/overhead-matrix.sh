@@ -15,12 +15,14 @@ declare -A settings=(
   [zeroed_devbuf32]="WARPSCOPE_ZEROED_BUFFERS=1 WARPSCOPE_DEVICE_BUFFER_MB=32"
   [nodriver]="WARPSCOPE_DRIVER_API=0"
   [pinned]="WARPSCOPE_HOST_PINNED=1"
+  [nosamples]=""
 )
+declare -A options=([nosamples]="--sample-ms 0")  # record options of a setting
 chosen=("$@"); [ ${#chosen[@]} -gt 0 ] || chosen=("${!settings[@]}")
 for round in 1 2 3; do
   echo "untraced $("$fx" launches 200000 | awk '/WALL_MS/{print $2}')"
   for name in "${chosen[@]}"; do
-    ms=$(env ${settings[$name]} $cli record --db "$db" --label "$name" --progress none -- "$fx" launches 200000 | awk '/WALL_MS/{print $2}')
+    ms=$(env ${settings[$name]} $cli record --db "$db" --label "$name" --progress none ${options[$name]:-} -- "$fx" launches 200000 | awk '/WALL_MS/{print $2}')
     echo "$name $ms"
   done
 done | tee "$out/overhead-matrix.txt"

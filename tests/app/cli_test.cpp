@@ -50,6 +50,11 @@ TEST_F(CliTest, UsageErrorsExitTwo) {
     EXPECT_EQ(cli({"show", "--db", db}).exitCode, 2);
     EXPECT_EQ(cli({"show", "abc", "--db", db}).exitCode, 2);
     EXPECT_EQ(cli({"export", "1", "--db", db, "--format", "xml", "-o", dir.file("x")}).exitCode, 2);
+    for (const char* bad : {"-5", "fast", "", "99999999"}) {
+        auto rec = cli({"record", "--db", db, "--sample-ms", bad, "--", "/bin/true"});
+        EXPECT_EQ(rec.exitCode, 2) << bad;
+        EXPECT_NE(rec.err.find("--sample-ms must be"), std::string::npos) << rec.err;
+    }
 }
 
 TEST_F(CliTest, LsListsRuns) {

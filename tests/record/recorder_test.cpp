@@ -47,6 +47,17 @@ TEST_F(RecorderTest, SuccessfulProgramIsOkWithItsOutputAsLog) {
     EXPECT_NE(log.find("err\n"), std::string::npos);
 }
 
+TEST_F(RecorderTest, SampleIntervalZeroTurnsDeviceSamplesOffAndSaysSo) {
+    auto req = request({"/bin/sh", "-c", "sleep 0.2"});
+    req.sampleIntervalMs = 0;
+    Recorder rec(req);
+    auto outcome = rec.run();
+    EXPECT_EQ(outcome.status, RunStatus::Ok);
+    Store store(dir.file("runs.wsdb"));
+    EXPECT_NE(runLog(store, outcome.run).find("device samples off"), std::string::npos);
+    EXPECT_TRUE(samplesOf(store, outcome.run).empty());
+}
+
 TEST_F(RecorderTest, ArgumentsPassAsGivenWithoutAShell) {
     Recorder rec(request({"/bin/echo", "a b", "$HOME", "*"}));
     auto outcome = rec.run();

@@ -50,6 +50,7 @@ const long kDeviceBufferMb = envNumber("WARPSCOPE_DEVICE_BUFFER_MB", 0);
 // Kernel timestamps written by the GPU straight into pinned host memory
 // instead of device buffers that CUPTI copies back.
 const bool kHostPinnedRecords = envNumber("WARPSCOPE_HOST_PINNED", 0) != 0;
+const bool kSystemThreadIds = envNumber("WARPSCOPE_SYSTEM_TID", 1) != 0;
 
 struct Completed {
     std::uint8_t* data;
@@ -233,7 +234,8 @@ bool Collector::start() {
     send(hello.bytes());
 
     // Thread ids as the kernel numbers them, so they match what tools show.
-    cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
+    // (WARPSCOPE_SYSTEM_TID=0 keeps CUPTI's default ids, for overhead-matrix.sh.)
+    if (kSystemThreadIds) cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
     if (kZeroedBuffers) {
         std::uint8_t one = 1;
         std::size_t size = sizeof one;

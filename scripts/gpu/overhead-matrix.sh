@@ -16,6 +16,7 @@ declare -A settings=(
   [nodriver]="WARPSCOPE_DRIVER_API=0"
   [pinned]="WARPSCOPE_HOST_PINNED=1"
   [nosamples]=""
+  [defaulttid]="WARPSCOPE_SYSTEM_TID=0"
 )
 declare -A options=([nosamples]="--sample-ms 0")  # record options of a setting
 chosen=("$@"); [ ${#chosen[@]} -gt 0 ] || chosen=("${!settings[@]}")

@@ -70,6 +70,7 @@ class Decoder {
   private:
     void forward(int rows, int tokensPerRequest, bool decode);
     void linear(const LinearWeight& w, const __nv_bfloat16* x, __nv_bfloat16* y, int rows);
+    GemvRung gemvRungFor(int rows) const;
     void lmHead(const __nv_bfloat16* x, __nv_bfloat16* y, int rows);
     void setCounters(int step, int position, int context);
 

@@ -1,6 +1,7 @@
 #include <stdexcept>
 
 #include "common/cuda_check.h"
+#include "common/mma.cuh"
 #include "common/vector_math.cuh"
 #include "gemv/gemv.h"
 
@@ -10,8 +11,9 @@ GemvRung parseGemvRung(const std::string& name) {
     if (name == "naive") return GemvRung::Naive;
     if (name == "vectorized") return GemvRung::Vectorized;
     if (name == "splitk") return GemvRung::SplitK;
+    if (name == "mma") return GemvRung::Mma;
     throw std::invalid_argument("unknown gemv rung '" + name +
-                                "' (naive, vectorized, splitk; int8 and cublas are separate)");
+                                "' (naive, vectorized, splitk, mma; int8 and cublas are separate)");
 }
 
 namespace {
@@ -103,6 +105,77 @@ __global__ void __launch_bounds__(256)
     gemvChunked<MAXB, 4, 8, 2>(x, w, y, batch, n, k);
 }
 
+// Batch 2–16 on tensor cores: a block owns 16 weight rows (the m side of
+// mma.sync m16n8k16) and the batch rows are the n side (NT tiles of 8); its 8
+// warps split K. The dot products sum over k, so each thread's share of k may
+// be any fixed permutation shared by A and B: thread t of a quad takes whole
+// 8-element chunks t and t + 4 of a 64-element k block, one 16-byte load per
+// weight row, and feeds their words to two mma k-steps. Per thread, UNROLL k
+// blocks (4 × UNROLL weight loads) are in flight before the first mma.
+template <int NT, int UNROLL>
+__global__ void __launch_bounds__(256)
+    gemvMma(const __nv_bfloat16* __restrict__ x, const __nv_bfloat16* __restrict__ w,
+            __nv_bfloat16* __restrict__ y, int batch, int n, int k) {
+    constexpr int kWarps = 8, kBlockK = 64;
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
+    const int row0 = blockIdx.x * 16, chunks = k / 8;
+    const auto* wRow0 = w + std::size_t(min(row0 + g, n - 1)) * k;
+    const auto* wRow8 = w + std::size_t(min(row0 + g + 8, n - 1)) * k;
+    float acc[NT][4] = {};
+    const int kBlocks = (k + kBlockK - 1) / kBlockK;
+    for (int kb0 = warp; kb0 < kBlocks; kb0 += kWarps * UNROLL) {
+        uint4 a[UNROLL][2][2];  // [k block][chunk t or t + 4][row g or g + 8]
+#pragma unroll
+        for (int u = 0; u < UNROLL; ++u)
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+                int c = (kb0 + u * kWarps) * 8 + t + 4 * h;
+                bool in = c < chunks;
+                a[u][h][0] = in ? __ldg(reinterpret_cast<const uint4*>(wRow0) + c) : uint4{};
+                a[u][h][1] = in ? __ldg(reinterpret_cast<const uint4*>(wRow8) + c) : uint4{};
+            }
+#pragma unroll
+        for (int u = 0; u < UNROLL; ++u)
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+                int c = (kb0 + u * kWarps) * 8 + t + 4 * h;
+#pragma unroll
+                for (int nt = 0; nt < NT; ++nt) {
+                    int b = nt * 8 + g;
+                    uint4 xv =
+                        c < chunks && b < batch
+                            ? __ldg(reinterpret_cast<const uint4*>(x + std::size_t(b) * k) + c)
+                            : uint4{};
+                    unsigned fa0[4] = {a[u][h][0].x, a[u][h][1].x, a[u][h][0].y, a[u][h][1].y};
+                    unsigned fb0[2] = {xv.x, xv.y};
+                    mma16816(acc[nt], fa0, fb0);
+                    unsigned fa1[4] = {a[u][h][0].z, a[u][h][1].z, a[u][h][0].w, a[u][h][1].w};
+                    unsigned fb1[2] = {xv.z, xv.w};
+                    mma16816(acc[nt], fa1, fb1);
+                }
+            }
+    }
+    // acc[nt]: rows g, g + 8 × batch columns nt·8 + 2t, + 1. Sum over the warps.
+    __shared__ float partial[kWarps][16][NT * 8];
+#pragma unroll
+    for (int nt = 0; nt < NT; ++nt) {
+        partial[warp][g][nt * 8 + 2 * t] = acc[nt][0];
+        partial[warp][g][nt * 8 + 2 * t + 1] = acc[nt][1];
+        partial[warp][g + 8][nt * 8 + 2 * t] = acc[nt][2];
+        partial[warp][g + 8][nt * 8 + 2 * t + 1] = acc[nt][3];
+    }
+    __syncthreads();
+    for (int i = threadIdx.x; i < 16 * NT * 8; i += blockDim.x) {
+        int r = i % 16, b = i / 16;
+        if (b >= batch || row0 + r >= n) continue;
+        float sum = 0;
+#pragma unroll
+        for (int wi = 0; wi < kWarps; ++wi)
+            sum += partial[wi][r][b];
+        y[std::size_t(b) * n + row0 + r] = __float2bfloat16(sum);
+    }
+}
+
 template <int MAXB>
 __global__ void __launch_bounds__(256)
     gemvInt8Kernel(const __nv_bfloat16* __restrict__ x, const std::int8_t* __restrict__ w,
@@ -190,6 +263,13 @@ void gemvBf16(GemvRung rung, const __nv_bfloat16* x, const __nv_bfloat16* w, __n
         case GemvRung::SplitK:
             checkShape(batch, n, k, 8, "gemv splitk");
             WS_GEMV_DISPATCH(gemvSplitK, dim3((n + 3) / 4), dim3(256), x, w, y, batch, n, k);
+            break;
+        case GemvRung::Mma:
+            checkShape(batch, n, k, 8, "gemv mma");
+            if (batch <= 8)
+                gemvMma<1, 2><<<(n + 15) / 16, 256, 0, s>>>(x, w, y, batch, n, k);
+            else
+                gemvMma<2, 2><<<(n + 15) / 16, 256, 0, s>>>(x, w, y, batch, n, k);
             break;
     }
     WS_CUDA_LAUNCHED();

@@ -4,6 +4,8 @@
 //   vectorized  a warp per row: 16-byte coalesced loads, warp-shuffle reduction
 //   splitk      4 rows per 256-thread block, K split over its 8 warps and
 //               reduced in shared memory: more loads in flight, more blocks
+//   mma         batch 2–16 on tensor cores: 16 weight rows × the batch per
+//               mma.sync, K over 8 warps (at batch 1 it wastes 7/8 of the mma)
 //   int8        splitk on int8 weights with a float scale per output row
 #pragma once
 
@@ -15,7 +17,7 @@
 
 namespace ws::kernels {
 
-enum class GemvRung { Naive, Vectorized, SplitK };
+enum class GemvRung { Naive, Vectorized, SplitK, Mma };
 GemvRung parseGemvRung(const std::string& name);  // throws std::invalid_argument
 
 constexpr int kGemvMaxBatch = 16;

@@ -96,7 +96,7 @@ class GemvCase : public LadderCase {
     }
     std::string name() const override { return "gemv_bf16"; }
     std::vector<std::string> rungs() const override {
-        return {"naive", "vectorized", "splitk", "int8", "cublas"};
+        return {"naive", "vectorized", "splitk", "mma", "int8", "cublas"};
     }
     std::string baseline() const override { return "cublas"; }
     KernelCost cost(const std::string& rung) const override {

@@ -41,6 +41,8 @@ for cfg in \
   "$(variant $l1 e2e-1b-cublas-graphs variant='"cublas"' cuda_graphs=true)" \
   "$(variant $l8 e2e-8b-optimized-graphs variant='"optimized"' cuda_graphs=true)" \
   "$(variant $l8 e2e-8b-cublas-graphs variant='"cublas"' cuda_graphs=true)" \
+  "$(variant $l8 e2e-8b-batch8-optimized-graphs variant='"optimized"' cuda_graphs=true batch=8)" \
+  "$(variant $l8 e2e-8b-batch8-cublas-graphs variant='"cublas"' cuda_graphs=true batch=8)" \
   "$(variant $l8 e2e-8b-prefill2k-optimized variant='"optimized"' prompt_tokens=2048 output_tokens=4)" \
   "$(variant $l8 e2e-8b-prefill2k-cublas variant='"cublas"' prompt_tokens=2048 output_tokens=4)"; do
   echo "-- $(basename "$cfg" .toml)"

@@ -63,7 +63,7 @@ void decodeAttentionMma(const __nv_bfloat16* qkv, int qStride, const __nv_bfloat
                         const AttentionShape& shape, const int* contextLength, float* workspace,
                         cudaStream_t stream);
 
-// Floats of scratch decodeAttention needs for a shape.
+// Floats of scratch decodeAttention needs for a shape; zero it once before first use.
 std::size_t decodeWorkspaceFloats(const AttentionShape& shape);
 // One query per request against *contextLength cached keys (read on the device).
 void decodeAttention(DecodeAttentionRung rung, const __nv_bfloat16* qkv, int qStride,

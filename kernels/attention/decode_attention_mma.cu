@@ -6,11 +6,14 @@
 // each thread's share of d may be any fixed permutation: it is chosen so that
 // every thread reads whole 16-byte pieces of K and V rows.
 // A block of 4 warps walks its split in 64-key chunks (16 keys per warp, online
-// softmax across chunks). Chunks arrive by bulk copy (TMA) into a ring of
+// softmax across chunks); the last block of a sequence to finish combines
+// the splits. Chunks arrive by bulk copy (TMA) into a ring of
 // shared-memory stages, so the next chunks are in flight while one is computed
 // and the memory system never waits for the compiler's load scheduling.
 #include <algorithm>
+#include <cstdlib>
 #include <stdexcept>
+#include <string>
 
 #include "attention/attention.h"
 #include "attention/decode_split.cuh"
@@ -46,13 +49,16 @@ __global__ void __launch_bounds__(kWarps * 32)
     decodeSplitMma(const __nv_bfloat16* __restrict__ qkv, int qStride,
                    const __nv_bfloat16* __restrict__ kCache,
                    const __nv_bfloat16* __restrict__ vCache, float* __restrict__ partialMl,
-                   float* __restrict__ partialAcc, int heads, int kvHeads, int capacity,
-                   const int* __restrict__ contextLength, int splits, int splitKeys,
-                   float scaleLog2) {
+                   float* __restrict__ partialAcc, __nv_bfloat16* __restrict__ out, int heads,
+                   int kvHeads, int capacity, const int* __restrict__ contextLength, int splits,
+                   int splitKeys, float scaleLog2, int* __restrict__ arrivals) {
     // Per thread: q and k words (bf16 pairs) along d, and v words (one per m-tile).
     // Word w of q/k sits at d = (w/4)·32 + t·8 + (w%4)·2; word j of v at
     // d = (j/4)·64 + g·8 + (j%4)·2 and holds the rows g and g + 8 of m-tile j.
     constexpr int QW = HD / 8, VW = HD / 16, RowVectors = HD / 8;
+    // A no-op unless launched programmatically dependent on the kernel before
+    // (then this waits until its results, and its reads of the workspace, are done).
+    asm volatile("griddepcontrol.wait;\n" ::: "memory");
     const int ctx = *contextLength;
     const int split = blockIdx.x, kvh = blockIdx.y, b = blockIdx.z;
     const int key0 = split * splitKeys;
@@ -194,6 +200,23 @@ __global__ void __launch_bounds__(kWarps * 32)
     __syncthreads();
     decode_split::storeBlockState<HD, kWarps>(wm, wl, wacc, partialMl, partialAcc, b, heads, kvh,
                                               group, split, splits);
+    if (!arrivals) return;  // the combine kernel follows
+    // The last block of (request, kv head) to finish combines the splits: no
+    // second kernel, no launch boundary between the splits and the output.
+    __threadfence();  // this block's partial state is visible before it is counted
+    __syncthreads();
+    __shared__ int lastToArrive;
+    const int used = (ctx + splitKeys - 1) / splitKeys;
+    if (threadIdx.x == 0) {
+        int* counter = arrivals + b * kvHeads + kvh;
+        lastToArrive = atomicAdd(counter, 1) == used - 1;
+        if (lastToArrive) *counter = 0;  // zero again for the next call
+    }
+    __syncthreads();
+    if (!lastToArrive) return;
+    __threadfence();
+    decode_split::combineGroup<HD, kWarps * 32>(partialMl, partialAcc, out, heads, kvh * group,
+                                                group, b, splits, used);
 }
 
 template <int HD>
@@ -219,24 +242,41 @@ void launch(const __nv_bfloat16* qkv, int qStride, const __nv_bfloat16* k, const
     splits = (sh.capacity + splitKeys - 1) / splitKeys;
     float* ml = workspace;
     float* acc = workspace + std::size_t(sh.batch) * sh.heads * splits * 2;
-    decodeSplitMma<HD><<<dim3(splits, sh.kvHeads, sh.batch), kWarps * 32, smemBytes, s>>>(
-        qkv, qStride, k, v, ml, acc, sh.heads, sh.kvHeads, sh.capacity, ctx, splits, splitKeys,
-        kLog2e / sqrtf(float(HD)));
-    WS_CUDA_LAUNCHED();
-    // Programmatic dependent launch: the combine's blocks are placed while the
-    // split kernel drains instead of after a full launch gap.
-    cudaLaunchConfig_t config{};
-    config.gridDim = dim3(sh.heads, sh.batch);
-    config.blockDim = dim3(decode_split::kCombineThreads);
-    config.stream = s;
-    cudaLaunchAttribute overlap{};
-    overlap.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    overlap.val.programmaticStreamSerializationAllowed = 1;
-    config.attrs = &overlap;
-    config.numAttrs = 1;
-    WS_CUDA(cudaLaunchKernelEx(&config, decode_split::combine<HD>, static_cast<const float*>(ml),
-                               static_cast<const float*>(acc), out, sh.heads, ctx, splits,
-                               splitKeys));
+    int* arrivals = reinterpret_cast<int*>(
+        workspace + decode_split::counterOffset(sh.batch, sh.heads, HD, sh.capacity));
+    // How the splits are combined: by the last block of each sequence to
+    // finish ("fused", one kernel: 1–3% faster on the H200 than a separate
+    // combine kernel launched programmatically dependent, "kernel"). "fused-pdl"
+    // also launches the split kernel dependent on the kernel before it (no
+    // gain measured). WARPSCOPE_DECODE_COMBINE picks one, to compare them.
+    static const std::string mode = [] {
+        const char* env = std::getenv("WARPSCOPE_DECODE_COMBINE");
+        return std::string(env ? env : "fused");
+    }();
+    const bool fused = mode != "kernel", dependent = mode == "fused-pdl";
+    auto launchEx = [&](bool programmatic, auto kernel, dim3 grid, int threads, int smem,
+                        auto... args) {
+        cudaLaunchConfig_t config{};
+        config.gridDim = grid;
+        config.blockDim = dim3(threads);
+        config.dynamicSmemBytes = std::size_t(smem);
+        config.stream = s;
+        cudaLaunchAttribute overlap{};
+        overlap.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+        overlap.val.programmaticStreamSerializationAllowed = 1;
+        config.attrs = &overlap;
+        config.numAttrs = programmatic ? 1 : 0;
+        WS_CUDA(cudaLaunchKernelEx(&config, kernel, args...));
+    };
+    launchEx(dependent, decodeSplitMma<HD>, dim3(splits, sh.kvHeads, sh.batch), kWarps * 32,
+             smemBytes, qkv, qStride, k, v, ml, acc, out, sh.heads, sh.kvHeads, sh.capacity, ctx,
+             splits, splitKeys, kLog2e / sqrtf(float(HD)), fused ? arrivals : nullptr);
+    // The combine's blocks are placed while the split kernel drains instead
+    // of after a full launch gap.
+    if (!fused)
+        launchEx(true, decode_split::combine<HD>, dim3(sh.heads, sh.batch),
+                 decode_split::kCombineThreads, 0, static_cast<const float*>(ml),
+                 static_cast<const float*>(acc), out, sh.heads, ctx, splits, splitKeys);
 }
 
 }  // namespace

@@ -17,10 +17,16 @@ inline int splitsFor(int capacity) {
     return (capacity + kSplitKeys - 1) / kSplitKeys;
 }
 
-// Floats of the partial states at the shortest split.
-inline std::size_t partialFloats(int batch, int heads, int headDim, int capacity) {
+// Where the arrival counters (one int per request and kv head, zero between
+// calls) start: after the partial states at the shortest split.
+inline std::size_t counterOffset(int batch, int heads, int headDim, int capacity) {
     std::size_t slots = std::size_t(batch) * heads * splitsFor(capacity);
     return slots * 2 + slots * headDim;
+}
+
+// Floats of the whole workspace; it must be zeroed once before first use.
+inline std::size_t partialFloats(int batch, int heads, int headDim, int capacity) {
+    return counterOffset(batch, heads, headDim, capacity) + std::size_t(batch) * heads;
 }
 
 // Partial state of (request, head, split) at slot = (b·heads + h)·splits + split:
@@ -72,6 +78,55 @@ __device__ void combineHead(const float* partialMl, const float* partialAcc, __n
         *reinterpret_cast<__nv_bfloat162*>(o + 2) = __floats2bfloat162_rn(A.z / L, A.w / L);
     }
     __syncthreads();  // partA is reused by the next head
+}
+
+// Combines the `used` splits of `group` heads h0… of request b with all
+// `Threads` threads at once: a warp per head finds its max and sum, then each
+// thread owns float4 columns of the outputs and walks the splits with its
+// loads unrolled, so the latency is a few L2 round trips, not one per head.
+template <int HD, int Threads>
+__device__ void combineGroup(const float* partialMl, const float* partialAcc, __nv_bfloat16* out,
+                             int heads, int h0, int group, int b, int splits, int used) {
+    constexpr int kColumns = HD / 4, kWarps = Threads / 32;
+    __shared__ float headM[kMaxGroup], headInvL[kMaxGroup];
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    for (int h = warp; h < group; h += kWarps) {
+        const float* ml = partialMl + (std::size_t(b) * heads + h0 + h) * splits * 2;
+        float M = -INFINITY;
+        for (int sp = lane; sp < used; sp += 32)
+            M = fmaxf(M, __ldcg(ml + sp * 2));
+        M = warpMax(M);
+        float L = 0;
+        for (int sp = lane; sp < used; sp += 32)
+            L += __ldcg(ml + sp * 2 + 1) * exp2f(__ldcg(ml + sp * 2) - M);
+        L = warpSum(L);
+        if (lane == 0) {
+            headM[h] = M;
+            headInvL[h] = 1.0f / L;
+        }
+    }
+    __syncthreads();
+    for (int i = threadIdx.x; i < group * kColumns; i += Threads) {
+        const int h = i / kColumns, column = i % kColumns;
+        const std::size_t slot0 = (std::size_t(b) * heads + h0 + h) * splits;
+        const float* ml = partialMl + slot0 * 2;
+        const auto* acc = reinterpret_cast<const float4*>(partialAcc + slot0 * HD) + column;
+        const float M = headM[h];
+        float4 A = make_float4(0, 0, 0, 0);
+#pragma unroll 8
+        for (int sp = 0; sp < used; ++sp) {
+            float w = exp2f(__ldcg(ml + sp * 2) - M);
+            float4 x = __ldcg(acc + std::size_t(sp) * kColumns);
+            A.x += x.x * w;
+            A.y += x.y * w;
+            A.z += x.z * w;
+            A.w += x.w * w;
+        }
+        const float inv = headInvL[h];
+        __nv_bfloat16* o = out + (std::size_t(b) * heads + h0 + h) * HD + column * 4;
+        *reinterpret_cast<__nv_bfloat162*>(o) = __floats2bfloat162_rn(A.x * inv, A.y * inv);
+        *reinterpret_cast<__nv_bfloat162*>(o + 2) = __floats2bfloat162_rn(A.z * inv, A.w * inv);
+    }
 }
 
 // A block per (head, request).

@@ -86,6 +86,7 @@ Decoder::Decoder(const DecoderOptions& o, cudaStream_t stream) : opt_(o), stream
     }
     attnWorkspace_ = DeviceBuffer<float>(decodeWorkspaceFloats(
         AttentionShape{opt_.batch, m.heads, m.kvHeads, m.headDim, opt_.capacity}));
+    WS_CUDA(cudaMemset(attnWorkspace_.get(), 0, attnWorkspace_.size() * sizeof(float)));
     ids_ = DeviceBuffer<int>(rows);
     tokens_ = DeviceBuffer<int>(opt_.batch);
     generated_ = DeviceBuffer<int>(std::size_t(opt_.capacity) * opt_.batch);

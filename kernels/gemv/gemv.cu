@@ -124,7 +124,11 @@ __global__ void __launch_bounds__(256)
     float acc[NT][4] = {};
     const int kBlocks = (k + kBlockK - 1) / kBlockK;
     for (int kb0 = warp; kb0 < kBlocks; kb0 += kWarps * UNROLL) {
+        // Weights and activations of UNROLL k blocks are all loaded before the
+        // first mma: the activations (up to 16 × k × 2 bytes) come from L2, not
+        // L1, so waiting for each one at its mma would serialize their latency.
         uint4 a[UNROLL][2][2];  // [k block][chunk t or t + 4][row g or g + 8]
+        uint4 xv[UNROLL][2][NT];
 #pragma unroll
         for (int u = 0; u < UNROLL; ++u)
 #pragma unroll
@@ -133,27 +137,29 @@ __global__ void __launch_bounds__(256)
                 bool in = c < chunks;
                 a[u][h][0] = in ? __ldg(reinterpret_cast<const uint4*>(wRow0) + c) : uint4{};
                 a[u][h][1] = in ? __ldg(reinterpret_cast<const uint4*>(wRow8) + c) : uint4{};
+#pragma unroll
+                for (int nt = 0; nt < NT; ++nt) {
+                    int b = nt * 8 + g;
+                    xv[u][h][nt] =
+                        in && b < batch
+                            ? __ldg(reinterpret_cast<const uint4*>(x + std::size_t(b) * k) + c)
+                            : uint4{};
+                }
             }
 #pragma unroll
         for (int u = 0; u < UNROLL; ++u)
 #pragma unroll
-            for (int h = 0; h < 2; ++h) {
-                int c = (kb0 + u * kWarps) * 8 + t + 4 * h;
+            for (int h = 0; h < 2; ++h)
 #pragma unroll
                 for (int nt = 0; nt < NT; ++nt) {
-                    int b = nt * 8 + g;
-                    uint4 xv =
-                        c < chunks && b < batch
-                            ? __ldg(reinterpret_cast<const uint4*>(x + std::size_t(b) * k) + c)
-                            : uint4{};
+                    const uint4& xq = xv[u][h][nt];
                     unsigned fa0[4] = {a[u][h][0].x, a[u][h][1].x, a[u][h][0].y, a[u][h][1].y};
-                    unsigned fb0[2] = {xv.x, xv.y};
+                    unsigned fb0[2] = {xq.x, xq.y};
                     mma16816(acc[nt], fa0, fb0);
                     unsigned fa1[4] = {a[u][h][0].z, a[u][h][1].z, a[u][h][0].w, a[u][h][1].w};
-                    unsigned fb1[2] = {xv.z, xv.w};
+                    unsigned fb1[2] = {xq.z, xq.w};
                     mma16816(acc[nt], fa1, fb1);
                 }
-            }
     }
     // acc[nt]: rows g, g + 8 × batch columns nt·8 + 2t, + 1. Sum over the warps.
     __shared__ float partial[kWarps][16][NT * 8];

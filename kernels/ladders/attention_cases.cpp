@@ -84,6 +84,7 @@ class DecodeAttentionCase : public AttentionCaseBase {
           workspace_(decodeWorkspaceFloats(a_)) {
         int ctx = a_.capacity;
         WS_CUDA(cudaMemcpy(context_.get(), &ctx, sizeof ctx, cudaMemcpyHostToDevice));
+        WS_CUDA(cudaMemset(workspace_.get(), 0, workspace_.size() * sizeof(float)));
     }
     std::string name() const override { return "attention_decode"; }
     std::vector<std::string> rungs() const override { return {"naive", "splitkv", "splitkv_mma"}; }

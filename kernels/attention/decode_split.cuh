@@ -29,6 +29,24 @@ inline std::size_t partialFloats(int batch, int heads, int headDim, int capacity
     return counterOffset(batch, heads, headDim, capacity) + std::size_t(batch) * heads;
 }
 
+// Σ exp2(m_sp − M) · acc_sp over splits sp = first, first + step, … < used, for
+// one float4 column (`columns` float4 per split); loads unrolled so that
+// several are in flight.
+__device__ __forceinline__ float4 weightedSplitSum(const float* ml, const float4* acc, int columns,
+                                                   float M, int first, int step, int used) {
+    float4 A = make_float4(0, 0, 0, 0);
+#pragma unroll 8
+    for (int sp = first; sp < used; sp += step) {
+        float w = exp2f(__ldcg(ml + sp * 2) - M);
+        float4 x = __ldcg(acc + std::size_t(sp) * columns);
+        A.x += x.x * w;
+        A.y += x.y * w;
+        A.z += x.z * w;
+        A.w += x.w * w;
+    }
+    return A;
+}
+
 // Partial state of (request, head, split) at slot = (b·heads + h)·splits + split:
 // ml[2·slot] = running max (log2 domain), ml[2·slot + 1] = sum of exponentials,
 // acc[slot·HD + d] = unnormalized output.
@@ -54,16 +72,7 @@ __device__ void combineHead(const float* partialMl, const float* partialAcc, __n
     L = blockSum(L);
     int column = threadIdx.x % kColumns, part = threadIdx.x / kColumns;
     const auto* acc = reinterpret_cast<const float4*>(partialAcc + slot0 * HD) + column;
-    float4 A = make_float4(0, 0, 0, 0);
-#pragma unroll 4
-    for (int sp = part; sp < used; sp += kParts) {
-        float w = exp2f(__ldcg(ml + sp * 2) - M);
-        float4 x = __ldcg(acc + std::size_t(sp) * kColumns);
-        A.x += x.x * w;
-        A.y += x.y * w;
-        A.z += x.z * w;
-        A.w += x.w * w;
-    }
+    float4 A = weightedSplitSum(ml, acc, kColumns, M, part, kParts, used);
     partA[part][column] = A;
     __syncthreads();
     if (part == 0) {
@@ -111,17 +120,7 @@ __device__ void combineGroup(const float* partialMl, const float* partialAcc, __
         const std::size_t slot0 = (std::size_t(b) * heads + h0 + h) * splits;
         const float* ml = partialMl + slot0 * 2;
         const auto* acc = reinterpret_cast<const float4*>(partialAcc + slot0 * HD) + column;
-        const float M = headM[h];
-        float4 A = make_float4(0, 0, 0, 0);
-#pragma unroll 8
-        for (int sp = 0; sp < used; ++sp) {
-            float w = exp2f(__ldcg(ml + sp * 2) - M);
-            float4 x = __ldcg(acc + std::size_t(sp) * kColumns);
-            A.x += x.x * w;
-            A.y += x.y * w;
-            A.z += x.z * w;
-            A.w += x.w * w;
-        }
+        float4 A = weightedSplitSum(ml, acc, kColumns, headM[h], 0, 1, used);
         const float inv = headInvL[h];
         __nv_bfloat16* o = out + (std::size_t(b) * heads + h0 + h) * HD + column * 4;
         *reinterpret_cast<__nv_bfloat162*>(o) = __floats2bfloat162_rn(A.x * inv, A.y * inv);

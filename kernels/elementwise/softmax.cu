@@ -210,15 +210,20 @@ bool launchCluster(const __nv_bfloat16* x, __nv_bfloat16* y, int rows, int cols,
     cluster.val.clusterDim.z = 1;
     config.attrs = &cluster;
     config.numAttrs = 1;
-    if (blocks > kMaxCluster) {
+    // Whether a non-portable size fits is asked once per size, not per launch
+    // (0: not asked yet, 1: fits, -1: does not).
+    static int fitsBySize[2 * kMaxCluster + 1] = {};
+    if (blocks > kMaxCluster && fitsBySize[blocks] == 0) {
         int fits = 0;
         if (cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) !=
                 cudaSuccess ||
             cudaOccupancyMaxActiveClusters(&fits, kernel, &config) != cudaSuccess || fits == 0) {
             cudaGetLastError();  // the failed query left a (non-sticky) error behind
-            return false;
+            fits = -1;
         }
+        fitsBySize[blocks] = fits > 0 ? 1 : -1;
     }
+    if (blocks > kMaxCluster && fitsBySize[blocks] < 0) return false;
     WS_CUDA(cudaLaunchKernelEx(&config, kernel, x, y, cols));
     return true;
 }

@@ -14,5 +14,4 @@ for shape in "batch = 1, n = 8192, k = 8192" "batch = 1, n = 28672, k = 4096" \
   printf 'name = "g"\nkind = "kernel"\n[kernel]\nname = "gemv_bf16"\nrung = "splitk,mma,int8,cublas"\nshape = { %s }\niterations = 50\nwarmup = 5\n' "$shape" > "$tmp/g.toml"
   "$build/app/warpscope-workload" run "$tmp/g.toml"
 done
-[ -x "$build/exp/gemv_variants" ] && "$build/exp/gemv_variants"
-true
+if [ -x "$build/exp/gemv_variants" ]; then "$build/exp/gemv_variants"; fi

@@ -2,8 +2,8 @@
 // ~1 µs launches as capture_fixture, in-process CUPTI with the given activity
 // kinds enabled and every completed buffer discarded unread. Separates what
 // CUPTI's tracing costs per launch from what the collector adds.
-// Build: nvcc -std=c++20 -O2 -arch=sm_90 -I/usr/local/cuda/include -o cupti_floor cupti_floor.cu -lcupti
-// Usage: cupti_floor none|kernel|kernel+runtime|kernel+runtime+driver|all|all+systid [N]
+// Build: nvcc -std=c++20 -O2 -arch=sm_90 -I/usr/local/cuda/include -o cupti_floor cupti_floor.cu
+// -lcupti Usage: cupti_floor none|kernel|kernel+runtime|kernel+runtime+driver|all|all+systid [N]
 #include <cuda_runtime.h>
 #include <cupti.h>
 
@@ -34,27 +34,33 @@ int main(int argc, char** argv) {
     std::vector<CUpti_ActivityKind> kinds;
     if (mode != "none") kinds.push_back(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
     bool all = mode.rfind("all", 0) == 0;
-    if (mode.find("runtime") != std::string::npos || all) kinds.push_back(CUPTI_ACTIVITY_KIND_RUNTIME);
-    if (mode.find("driver") != std::string::npos || all) kinds.push_back(CUPTI_ACTIVITY_KIND_DRIVER);
+    if (mode.find("runtime") != std::string::npos || all)
+        kinds.push_back(CUPTI_ACTIVITY_KIND_RUNTIME);
+    if (mode.find("driver") != std::string::npos || all)
+        kinds.push_back(CUPTI_ACTIVITY_KIND_DRIVER);
     if (all)
-        for (auto k : {CUPTI_ACTIVITY_KIND_DEVICE, CUPTI_ACTIVITY_KIND_CONTEXT, CUPTI_ACTIVITY_KIND_MEMCPY,
-                       CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_MARKER,
-                       CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, CUPTI_ACTIVITY_KIND_OVERHEAD})
+        for (auto k :
+             {CUPTI_ACTIVITY_KIND_DEVICE, CUPTI_ACTIVITY_KIND_CONTEXT, CUPTI_ACTIVITY_KIND_MEMCPY,
+              CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_MARKER,
+              CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, CUPTI_ACTIVITY_KIND_OVERHEAD})
             kinds.push_back(k);
     if (!kinds.empty()) {
         if (mode == "all+systid") cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
         cuptiActivityRegisterCallbacks(requested, completed);
         for (auto k : kinds)
-            if (cuptiActivityEnable(k) != CUPTI_SUCCESS) std::printf("cannot enable kind %d\n", int(k));
+            if (cuptiActivityEnable(k) != CUPTI_SUCCESS)
+                std::printf("cannot enable kind %d\n", int(k));
     }
     int* sink;
     cudaMalloc(&sink, 1024 * sizeof(int));
     tiny_kernel<<<1, 32>>>(sink);
     cudaDeviceSynchronize();
     auto t0 = std::chrono::steady_clock::now();
-    for (int i = 0; i < n; ++i) tiny_kernel<<<1, 32>>>(sink);
+    for (int i = 0; i < n; ++i)
+        tiny_kernel<<<1, 32>>>(sink);
     cudaDeviceSynchronize();
-    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     if (!kinds.empty()) cuptiActivityFlushAll(1);
     std::printf("%s WALL_MS %.3f (%.2f us/launch, %zu buffers)\n", mode.c_str(), ms, ms * 1e3 / n,
                 completedBuffers);

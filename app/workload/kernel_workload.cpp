@@ -12,6 +12,10 @@ namespace ws::workload {
 
 using namespace ws::kernels;
 
+namespace {
+constexpr double kGraphTimedBelowMs = 2.0;
+}
+
 const RungResult* LadderResult::find(const std::string& rung) const {
     for (const auto& r : rungs)
         if (r.rung == rung) return &r;
@@ -57,6 +61,10 @@ LadderResult runLadder(const std::string& kernel, const Shape& shape,
                                    stream);
             r.medianMs = median(ms);
             r.minMs = *std::min_element(ms.begin(), ms.end());
+            // Fast rungs only: a graph of the slow ones would take seconds.
+            if (r.medianMs < kGraphTimedBelowMs)
+                r.graphMs = timeGraphLaunches([&](int i) { ladder->run(rung, i, stream); },
+                                              iterations, 5, stream);
             out.rungs.push_back(r);
         }
     }
@@ -68,12 +76,17 @@ void printLadder(const LadderResult& r, double copyGBs) {
     std::printf("%s", r.kernel.c_str());
     for (const auto& [k, v] : r.shape)
         std::printf(" %s=%lld", k.c_str(), static_cast<long long>(v));
-    std::printf("\n  %-11s %10s %10s %9s %9s %8s %8s  %s\n", "rung", "median ms", "min ms",
-                "TFLOP/s", "GB/s", "x copy", "x base", "verified (max scaled error)");
+    std::printf("\n  %-11s %10s %10s %10s %9s %9s %8s %8s  %s\n", "rung", "median ms", "min ms",
+                "graph ms", "TFLOP/s", "GB/s", "x copy", "x base", "verified (max scaled error)");
     const RungResult* base = r.baseline.empty() ? nullptr : r.find(r.baseline);
     for (const auto& x : r.rungs) {
-        std::printf("  %-11s %10.4f %10.4f %9.2f %9.1f %8.3f ", x.rung.c_str(), x.medianMs, x.minMs,
-                    x.tflops(), x.gbs(), copyGBs > 0 ? x.gbs() / copyGBs : 0.0);
+        std::printf("  %-11s %10.4f %10.4f ", x.rung.c_str(), x.medianMs, x.minMs);
+        if (x.graphMs > 0)
+            std::printf("%10.4f", x.graphMs);
+        else
+            std::printf("%10s", "-");
+        std::printf(" %9.2f %9.1f %8.3f ", x.tflops(), x.gbs(),
+                    copyGBs > 0 ? x.gbs() / copyGBs : 0.0);
         if (base)
             std::printf("%8.3f", base->medianMs / x.medianMs);
         else
@@ -98,6 +111,7 @@ int runKernelWorkload(const WorkloadConfig& config) {
     int failed = 0;
     for (const auto& r : result.rungs) {
         markProperty("kernel." + r.rung + ".median_ms", r.medianMs);
+        if (r.graphMs > 0) markProperty("kernel." + r.rung + ".graph_ms", r.graphMs);
         markProperty("kernel." + r.rung + ".flops", r.cost.flops);
         markProperty("kernel." + r.rung + ".bytes", r.cost.bytes);
         markProperty("kernel." + r.rung + ".verified", r.verified ? "yes" : "no");

@@ -15,11 +15,15 @@ namespace ws::workload {
 struct RungResult {
     std::string rung;
     double medianMs = 0, minMs = 0;
+    // Per launch when the timed launches are replayed from one CUDA graph; 0
+    // when not measured (slow rungs) or not capturable.
+    double graphMs = 0;
     kernels::KernelCost cost;
     kernels::ref::Agreement agreement;
     bool verified = false;
     double tflops() const { return cost.flops / (medianMs * 1e-3) / 1e12; }
     double gbs() const { return cost.bytes / (medianMs * 1e-3) / 1e9; }
+    double graphGbs() const { return graphMs > 0 ? cost.bytes / (graphMs * 1e-3) / 1e9 : 0; }
 };
 
 struct LadderResult {

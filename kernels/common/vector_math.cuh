@@ -8,8 +8,7 @@
 
 namespace ws::kernels {
 
-__device__ __forceinline__ void loadBf16x8(const __nv_bfloat16* p, float out[8]) {
-    uint4 raw = __ldg(reinterpret_cast<const uint4*>(p));
+__device__ __forceinline__ void unpackBf16x8(uint4 raw, float out[8]) {
     const __nv_bfloat162* h = reinterpret_cast<const __nv_bfloat162*>(&raw);
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
@@ -19,16 +18,23 @@ __device__ __forceinline__ void loadBf16x8(const __nv_bfloat16* p, float out[8])
     }
 }
 
+__device__ __forceinline__ void loadBf16x8(const __nv_bfloat16* p, float out[8]) {
+    unpackBf16x8(__ldg(reinterpret_cast<const uint4*>(p)), out);
+}
+
+// A 16-byte read-only load that does not allocate in L1: for data streamed
+// once (weights), so that it does not evict what the block reuses.
+__device__ __forceinline__ uint4 loadStreaming16(const void* p) {
+    uint4 r;
+    asm volatile("ld.global.nc.L1::no_allocate.v4.u32 {%0,%1,%2,%3}, [%4];\n"
+                 : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w)
+                 : "l"(p));
+    return r;
+}
+
 // Loads through L1 without the read-only path: for data written by the same kernel.
 __device__ __forceinline__ void loadBf16x8Coherent(const __nv_bfloat16* p, float out[8]) {
-    uint4 raw = *reinterpret_cast<const uint4*>(p);
-    const __nv_bfloat162* h = reinterpret_cast<const __nv_bfloat162*>(&raw);
-#pragma unroll
-    for (int i = 0; i < 4; ++i) {
-        float2 f = __bfloat1622float2(h[i]);
-        out[2 * i] = f.x;
-        out[2 * i + 1] = f.y;
-    }
+    unpackBf16x8(*reinterpret_cast<const uint4*>(p), out);
 }
 
 __device__ __forceinline__ void storeBf16x8(__nv_bfloat16* p, const float v[8]) {

@@ -160,10 +160,14 @@ __global__ void __launch_bounds__(512)
     storeSliceSoftmax<512>(raw, chunks, y + base, m, inv);
 }
 
-// Rows too long for one block's registers (> 65536 columns): a cluster of up
-// to 16 blocks (above 8 only where the GPU allows) holds one row, each block a slice of THREADS ×
-// CHUNKS × 8 columns in registers, and the blocks exchange their maxima and sums through
-// distributed shared memory. Still one read and one write per element.
+// Rows too long for one block's registers: a cluster of up to 16 blocks
+// (above 8 only where the GPU allows) holds one row, each block a slice of
+// THREADS × CHUNKS × 8 columns in registers. Still one read and one write per
+// element. Each block reduces its slice to a (max, sum relative to that max)
+// pair and pushes it into every block's shared memory, so one blocking cluster
+// barrier separates the load from the store: the earlier version read the
+// other blocks' max, then their sums, then waited for all reads to finish
+// (three barriers, during which the SM had no loads in flight).
 constexpr int kMaxCluster = 8;  // the portable cluster size
 
 template <int THREADS, int CHUNKS>
@@ -171,26 +175,29 @@ __global__ void __launch_bounds__(THREADS)
     softmaxCluster(const __nv_bfloat16* __restrict__ x, __nv_bfloat16* __restrict__ y, int cols) {
     cg::cluster_group cluster = cg::this_cluster();
     const unsigned rank = cluster.block_rank(), blocks = cluster.num_blocks();
+    // Another block's shared memory may be written only once it runs: this
+    // arrival is waited for after the loads, by when it has long completed.
+    asm volatile("barrier.cluster.arrive.relaxed.aligned;\n" ::: "memory");
     const std::size_t row = blockIdx.x / blocks;
     const int slice = (cols / 8 + int(blocks) - 1) / int(blocks);  // in 8-column chunks
     const int first = int(rank) * slice, chunks = max(0, min(cols / 8 - first, slice));
     uint4 raw[CHUNKS];
     loadSlice<THREADS>(raw, x + row * cols + std::size_t(first) * 8, chunks);
-    __shared__ float partial[2];  // this block's max, then its sum
-    float m = blockMax(sliceMax<THREADS>(raw, chunks));
-    if (threadIdx.x == 0) partial[0] = m;
-    cluster.sync();
+    __shared__ float2 stats[2 * kMaxCluster];  // (max, sum) of each block of the cluster
+    const float m = blockMax(sliceMax<THREADS>(raw, chunks));
+    const float s = m == -INFINITY ? 0.0f : blockSum(sliceExpSum<THREADS>(raw, chunks, m));
+    asm volatile("barrier.cluster.wait.aligned;\n" ::: "memory");
+    if (threadIdx.x < blocks)
+        *cluster.map_shared_rank(&stats[rank], threadIdx.x) = make_float2(m, s);
+    asm volatile("barrier.cluster.arrive.release.aligned;\n" ::: "memory");
+    asm volatile("barrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+    float rowMax = -INFINITY, total = 0;
     for (unsigned r = 0; r < blocks; ++r)
-        m = fmaxf(m, *cluster.map_shared_rank(&partial[0], r));
-    float s = blockSum(sliceExpSum<THREADS>(raw, chunks, m));
-    if (threadIdx.x == 0) partial[1] = s;
-    cluster.sync();
-    float total = 0;
+        rowMax = fmaxf(rowMax, stats[r].x);
     for (unsigned r = 0; r < blocks; ++r)
-        total += *cluster.map_shared_rank(&partial[1], r);
-    cluster.sync();  // no block leaves while another still reads its shared memory
+        if (stats[r].x != -INFINITY) total += stats[r].y * __expf(stats[r].x - rowMax);
     auto* out = y + row * cols + std::size_t(first) * 8;
-    storeSliceSoftmax<THREADS>(raw, chunks, out, m, 1.0f / total);
+    storeSliceSoftmax<THREADS>(raw, chunks, out, rowMax, 1.0f / total);
 }
 
 // False (nothing launched) when the GPU cannot hold a cluster that large:
@@ -263,6 +270,17 @@ bool tryLaunchCluster(const __nv_bfloat16* x, __nv_bfloat16* y, int rows, int co
     return launchCluster<512, 8>(x, y, rows, cols, blocks, s);
 }
 
+// Rows of 32769–65536 columns fit one 512-thread block's registers, but then
+// an SM holds one block and nothing overlaps its reductions with loads.
+// WARPSCOPE_SOFTMAX_LONG=cluster|registers picks the path, to compare them.
+bool clusterFrom65536() {
+    static const bool cluster = [] {
+        const char* env = std::getenv("WARPSCOPE_SOFTMAX_LONG");
+        return env && std::string(env) == "cluster";
+    }();
+    return cluster;
+}
+
 }  // namespace
 
 void softmax(ElementwiseRung rung, const __nv_bfloat16* x, __nv_bfloat16* y, int rows, int cols,
@@ -280,9 +298,9 @@ void softmax(ElementwiseRung rung, const __nv_bfloat16* x, __nv_bfloat16* y, int
             softmaxRegisters<4><<<rows, 512, 0, s>>>(x, y, cols);
         else if (perThread <= 8)
             softmaxRegisters<8><<<rows, 512, 0, s>>>(x, y, cols);
-        else if (perThread <= 16)
+        else if (perThread <= 16 && !(clusterFrom65536() && tryLaunchCluster(x, y, rows, cols, s)))
             softmaxRegisters<16><<<rows, 512, 0, s>>>(x, y, cols);
-        else if (!tryLaunchCluster(x, y, rows, cols, s))
+        else if (perThread > 16 && !tryLaunchCluster(x, y, rows, cols, s))
             softmaxOnline<<<rows, 512, 0, s>>>(x, y, cols);
     }
     WS_CUDA_LAUNCHED();

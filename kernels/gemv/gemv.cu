@@ -34,25 +34,40 @@ __global__ void gemvNaive(const __nv_bfloat16* x, const __nv_bfloat16* w, __nv_b
 // 8-element (16-byte) chunks c = tid, tid + threads, … of every row, UNROLL of
 // them per row at a time: all ROWS × UNROLL loads are issued before the first
 // is used, which is what keeps enough bytes in flight to approach the copy
-// bandwidth (measured on the H200: UNROLL 2 is 4–9% faster than 1; the L2
-// 256-byte prefetch hint made every shape slower).
+// bandwidth. Measured on the H200 (scripts/gpu/experiments/gemv_variants.cu):
+// UNROLL 2 is 4–9% faster than 1; the L2 256-byte prefetch hint made every
+// shape slower; weights that bypass L1 and x loaded with them (batch ≤ 2,
+// where its registers are cheap) gain another 1.5–3%, because x then stays
+// in L1 and its latency no longer follows the weights'.
 template <int MAXB, int ROWS, int WARPS, int UNROLL>
 __device__ __forceinline__ void gemvChunked(const __nv_bfloat16* __restrict__ x,
                                             const __nv_bfloat16* __restrict__ w,
                                             __nv_bfloat16* __restrict__ y, int batch, int n,
                                             int k) {
     constexpr int threads = WARPS * 32;
+    constexpr bool preloadX = MAXB <= 2;
     int row0 = blockIdx.x * ROWS;
     float acc[ROWS][MAXB] = {};
     int chunks = k / 8;
     for (int c0 = threadIdx.x; c0 < chunks; c0 += threads * UNROLL) {
         uint4 wv[UNROLL][ROWS];  // raw: converting at use keeps the registers in budget
+        uint4 xq[UNROLL][preloadX ? MAXB : 1];
+        if constexpr (preloadX) {
+#pragma unroll
+            for (int u = 0; u < UNROLL; ++u)
+#pragma unroll
+                for (int b = 0; b < MAXB; ++b) {
+                    int c = min(c0 + u * threads, chunks - 1);
+                    xq[u][b] = __ldg(
+                        reinterpret_cast<const uint4*>(x + std::size_t(min(b, batch - 1)) * k) + c);
+                }
+        }
 #pragma unroll
         for (int u = 0; u < UNROLL; ++u)
 #pragma unroll
             for (int r = 0; r < ROWS; ++r) {
                 int row = min(row0 + r, n - 1), c = min(c0 + u * threads, chunks - 1);
-                wv[u][r] = __ldg(reinterpret_cast<const uint4*>(w + std::size_t(row) * k + c * 8));
+                wv[u][r] = loadStreaming16(w + std::size_t(row) * k + c * 8);
             }
 #pragma unroll
         for (int u = 0; u < UNROLL; ++u) {
@@ -62,7 +77,10 @@ __device__ __forceinline__ void gemvChunked(const __nv_bfloat16* __restrict__ x,
             for (int b = 0; b < MAXB; ++b) {
                 if (b >= batch) break;
                 float xv[8];
-                loadBf16x8(x + std::size_t(b) * k + c * 8, xv);
+                if constexpr (preloadX)
+                    unpackBf16x8(xq[u][b], xv);
+                else
+                    loadBf16x8(x + std::size_t(b) * k + c * 8, xv);
 #pragma unroll
                 for (int r = 0; r < ROWS; ++r)
                     acc[r][b] += dot8Bf16(wv[u][r], xv);

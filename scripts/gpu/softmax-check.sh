@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine: every ladder's GPU test, then the softmax ladder at
 # the bench's shapes, and the cluster rung's block shapes side by side on the
-# long rows (WARPSCOPE_SOFTMAX_CLUSTER).
+# long rows (WARPSCOPE_SOFTMAX_CLUSTER), and rows of 65536 columns in one block
+# or in a cluster (WARPSCOPE_SOFTMAX_LONG).
 # Usage: softmax-check.sh BUILD_DIR
 set -uo pipefail
 build=$(cd "$1" && pwd); tmp=$(mktemp -d)
@@ -13,8 +14,12 @@ run() {  # shape rung
 }
 run "rows = 4096, cols = 32768" all
 run "rows = 512, cols = 131072" all
-run "rows = 1024, cols = 65536" fused
-for shape in 512x8 256x8 512x4 256x4 512x8; do
+for path in registers cluster; do
+  echo "-- rows of 65536 columns by $path"
+  WARPSCOPE_SOFTMAX_LONG=$path run "rows = 1024, cols = 65536" fused 2>&1 | grep -E "fused|rror"
+done
+for shape in 256x8 512x8 256x4; do
   echo "-- cluster block $shape"
   WARPSCOPE_SOFTMAX_CLUSTER=$shape run "rows = 512, cols = 131072" fused 2>&1 | grep -E "fused|rror"
+  WARPSCOPE_SOFTMAX_LONG=cluster WARPSCOPE_SOFTMAX_CLUSTER=$shape run "rows = 1024, cols = 65536" fused 2>&1 | grep -E "fused|rror"
 done

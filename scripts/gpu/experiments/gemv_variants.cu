@@ -19,10 +19,16 @@
         }                                                                      \
     } while (0)
 
-__device__ __forceinline__ uint4 ld16(const void* p, bool hint) {
+// How weights are loaded: 0 __ldg; 1 L1::no_allocate with the L2 256-byte
+// prefetch hint; 2 L1::no_allocate alone (keeps x in L1).
+__device__ __forceinline__ uint4 ld16(const void* p, int mode) {
     uint4 r;
-    if (hint)
+    if (mode == 1)
         asm volatile("ld.global.nc.L1::no_allocate.L2::256B.v4.u32 {%0,%1,%2,%3}, [%4];"
+                     : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w)
+                     : "l"(p));
+    else if (mode == 2)
+        asm volatile("ld.global.nc.L1::no_allocate.v4.u32 {%0,%1,%2,%3}, [%4];"
                      : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w)
                      : "l"(p));
     else
@@ -50,8 +56,9 @@ __device__ __forceinline__ float warpSum(float v) {
 // GROUP threads share ROWS rows (GROUP = 32: a warp per row set, no shared
 // memory; GROUP = THREADS: the whole block). Each thread keeps ROWS × UNROLL
 // 16-byte loads in flight. Row sets are strided by the grid (persistent when
-// the grid is smaller than the number of row sets).
-template <int ROWS, int UNROLL, bool HINT, int GROUP, int THREADS>
+// the grid is smaller than the number of row sets). XPRE: x is loaded with
+// the weights instead of at its first use.
+template <int ROWS, int UNROLL, int HINT, int GROUP, int THREADS, bool XPRE = false>
 __global__ void __launch_bounds__(THREADS)
     gemvRows(const __nv_bfloat16* __restrict__ x, const __nv_bfloat16* __restrict__ w,
              __nv_bfloat16* __restrict__ y, int n, int k) {
@@ -64,7 +71,14 @@ __global__ void __launch_bounds__(THREADS)
         int row0 = rs * ROWS;
         float acc[ROWS] = {};
         for (int c0 = t; c0 < chunks; c0 += GROUP * UNROLL) {
-            uint4 raw[ROWS][UNROLL];
+            uint4 raw[ROWS][UNROLL], xs[UNROLL];
+            if constexpr (XPRE) {
+#pragma unroll
+                for (int u = 0; u < UNROLL; ++u) {
+                    int c = min(c0 + u * GROUP, chunks - 1);
+                    xs[u] = __ldg(reinterpret_cast<const uint4*>(x + size_t(c) * 8));
+                }
+            }
 #pragma unroll
             for (int u = 0; u < UNROLL; ++u) {
                 int c = c0 + u * GROUP;
@@ -79,7 +93,8 @@ __global__ void __launch_bounds__(THREADS)
             for (int u = 0; u < UNROLL; ++u) {
                 int c = c0 + u * GROUP;
                 if (c < chunks) {
-                    uint4 xv = __ldg(reinterpret_cast<const uint4*>(x + size_t(c) * 8));
+                    uint4 xv =
+                        XPRE ? xs[u] : __ldg(reinterpret_cast<const uint4*>(x + size_t(c) * 8));
 #pragma unroll
                     for (int r = 0; r < ROWS; ++r)
                         acc[r] += dot8(raw[r][u], xv);
@@ -112,7 +127,7 @@ __global__ void __launch_bounds__(THREADS)
 }
 
 // Pure streaming read of the same bytes: the read-only ceiling for this size.
-template <bool HINT>
+template <int HINT>
 __global__ void __launch_bounds__(512) readAll(const uint4* p, size_t n, float* out) {
     float s = 0;
     size_t stride = size_t(gridDim.x) * blockDim.x;
@@ -126,6 +141,8 @@ __global__ void __launch_bounds__(512) readAll(const uint4* p, size_t n, float* 
         s += __uint_as_float(ld16(p + i, HINT).x);
     if (s == 1.2345f) out[0] = s;
 }
+
+__global__ void emptyKernel() {}
 
 __global__ void fill(__nv_bfloat16* p, size_t n, unsigned seed) {
     for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n;
@@ -180,11 +197,16 @@ int main() {
         cudaFree(a);
         cudaFree(b);
     }
+    {
+        double ms = medianMs([&](int) { emptyKernel<<<sms, 256>>>(); });
+        std::printf("empty kernel, per-call events: %.2f us (the boundary every per-call time "
+                    "includes)\n",
+                    ms * 1e3);
+    }
     struct Shape {
         int n, k;
     };
-    for (Shape sh : {Shape{8192, 8192}, Shape{28672, 4096}, Shape{4096, 14336}, Shape{2048, 8192},
-                     Shape{14336, 4096}}) {
+    for (Shape sh : {Shape{8192, 8192}, Shape{28672, 4096}, Shape{4096, 14336}}) {
         size_t elems = size_t(sh.n) * sh.k, bytes = elems * 2;
         int copies = int(std::max<size_t>(2, (200u << 20) / bytes + 1));
         std::vector<__nv_bfloat16*> w(copies), x(copies);
@@ -211,15 +233,15 @@ int main() {
                             CUDA_R_16BF, sh.n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
         });
         std::printf("%-34s %8.2f us %6.0f GB/s\n", "cublas", cub * 1e3, gbs(cub));
-        for (bool hint : {false, true}) {
+        for (int mode : {0, 2}) {
             double ms = medianMs([&](int i) {
-                if (hint)
-                    readAll<true><<<sms * 4, 512>>>((const uint4*)w[i % copies], bytes / 16, sink);
+                if (mode == 2)
+                    readAll<2><<<sms * 4, 512>>>((const uint4*)w[i % copies], bytes / 16, sink);
                 else
-                    readAll<false><<<sms * 4, 512>>>((const uint4*)w[i % copies], bytes / 16, sink);
+                    readAll<0><<<sms * 4, 512>>>((const uint4*)w[i % copies], bytes / 16, sink);
             });
             std::printf("%-34s %8.2f us %6.0f GB/s  %.3f x cublas time\n",
-                        hint ? "read-only (L2 256B hint)" : "read-only", ms * 1e3, gbs(ms),
+                        mode ? "read-only (L1 no_allocate)" : "read-only", ms * 1e3, gbs(ms),
                         cub / ms);
         }
         std::vector<float> ref;
@@ -244,7 +266,6 @@ int main() {
             std::printf("%-34s %8.2f us %6.0f GB/s  %.3f x cublas  grid %d  maxdiff %.3g\n", name,
                         ms * 1e3, gbs(ms), cub / ms, grid, maxd);
         };
-        int occ = 0;
         // Reference output from the cuBLAS call on copy 0.
         CK(cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, sh.n, 1, sh.k, &alpha, w[0], CUDA_R_16BF, sh.k,
                         x[0], CUDA_R_16BF, sh.k, &beta, y, CUDA_R_16BF, sh.n, CUBLAS_COMPUTE_32F,
@@ -255,21 +276,36 @@ int main() {
             for (auto v : out)
                 ref.push_back(__bfloat162float(v));
         }
-        variant("block4 u1 (splitk before)", gemvRows<4, 1, false, 256, 256>, 4, 1, 256, 0);
-        variant("block4 u2", gemvRows<4, 2, false, 256, 256>, 4, 1, 256, 0);
-        variant("block4 u2 hint", gemvRows<4, 2, true, 256, 256>, 4, 1, 256, 0);
-        variant("block4 u3", gemvRows<4, 3, false, 256, 256>, 4, 1, 256, 0);
-        variant("block4 u4", gemvRows<4, 4, false, 256, 256>, 4, 1, 256, 0);
-        variant("block4 u8", gemvRows<4, 8, false, 256, 256>, 4, 1, 256, 0);
-        variant("block2 u4", gemvRows<2, 4, false, 256, 256>, 2, 1, 256, 0);
-        variant("block2 u8", gemvRows<2, 8, false, 256, 256>, 2, 1, 256, 0);
-        variant("block8 u2", gemvRows<8, 2, false, 256, 256>, 8, 1, 256, 0);
-        variant("block4 u2 128t", gemvRows<4, 2, false, 128, 128>, 4, 1, 128, 0);
-        variant("block4 u4 128t", gemvRows<4, 4, false, 128, 128>, 4, 1, 128, 0);
-        variant("block4 u2 512t", gemvRows<4, 2, false, 512, 512>, 4, 1, 512, 0);
-        CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, gemvRows<4, 2, false, 256, 256>, 256,
-                                                         0));
-        variant("block4 u2 persistent", gemvRows<4, 2, false, 256, 256>, 4, 1, 256, sms * occ);
+        variant("block4 u1 (splitk before)", gemvRows<4, 1, 0, 256, 256>, 4, 1, 256, 0);
+        variant("block4 u2 (splitk rung)", gemvRows<4, 2, 0, 256, 256>, 4, 1, 256, 0);
+        variant("block4 u2 hint", gemvRows<4, 2, 1, 256, 256>, 4, 1, 256, 0);
+        variant("block4 u2 noalloc", gemvRows<4, 2, 2, 256, 256>, 4, 1, 256, 0);
+        variant("block4 u2 xpre", gemvRows<4, 2, 0, 256, 256, true>, 4, 1, 256, 0);
+        variant("block4 u2 xpre noalloc", gemvRows<4, 2, 2, 256, 256, true>, 4, 1, 256, 0);
+        variant("block4 u4 xpre noalloc", gemvRows<4, 4, 2, 256, 256, true>, 4, 1, 256, 0);
+        variant("block8 u2 xpre noalloc", gemvRows<8, 2, 2, 256, 256, true>, 8, 1, 256, 0);
+        variant("block2 u4 xpre noalloc", gemvRows<2, 4, 2, 256, 256, true>, 2, 1, 256, 0);
+        // The same kernel, 20 launches replayed from one CUDA graph: how much
+        // of a per-call time is the boundary between two launches.
+        {
+            int rowSets = (sh.n + 3) / 4;
+            cudaStream_t cs;
+            CK(cudaStreamCreateWithFlags(&cs, cudaStreamNonBlocking));
+            cudaGraph_t graph;
+            cudaGraphExec_t exec;
+            CK(cudaStreamBeginCapture(cs, cudaStreamCaptureModeGlobal));
+            for (int i = 0; i < 20; ++i)
+                gemvRows<4, 2, 0, 256, 256><<<rowSets, 256, 0, cs>>>(x[i % copies], w[i % copies],
+                                                                     y, sh.n, sh.k);
+            CK(cudaStreamEndCapture(cs, &graph));
+            CK(cudaGraphInstantiate(&exec, graph, 0));
+            double ms = medianMs([&](int) { CK(cudaGraphLaunch(exec, 0)); }, 15) / 20;
+            std::printf("%-34s %8.2f us %6.0f GB/s  %.3f x cublas (per launch, graph of 20)\n",
+                        "block4 u2 in a graph", ms * 1e3, gbs(ms), cub / ms);
+            cudaGraphExecDestroy(exec);
+            cudaGraphDestroy(graph);
+            cudaStreamDestroy(cs);
+        }
         for (int c = 0; c < copies; ++c) {
             cudaFree(w[c]);
             cudaFree(x[c]);

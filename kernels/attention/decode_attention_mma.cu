@@ -6,8 +6,9 @@
 // each thread's share of d may be any fixed permutation: it is chosen so that
 // every thread reads whole 16-byte pieces of K and V rows.
 // A block of 4 warps walks its split in 64-key chunks (16 keys per warp, online
-// softmax across chunks); the last block of a sequence to finish combines
-// the splits. Chunks arrive by bulk copy (TMA) into a ring of
+// softmax across chunks). The splits of a sequence combine in a thread-block
+// cluster where they fit one (≤ 8), otherwise the last block to finish
+// combines them from global memory. Chunks arrive by bulk copy (TMA) into a ring of
 // shared-memory stages, so the next chunks are in flight while one is computed
 // and the memory system never waits for the compiler's load scheduling.
 #include <algorithm>
@@ -44,7 +45,7 @@ __device__ __forceinline__ unsigned word(const uint4& v, int i) {
 template <int HD>
 constexpr int kStageBytes = 2 * kChunkKeys* HD * 2;  // K and V rows of one chunk
 
-template <int HD>
+template <int HD, bool CLUSTER>
 __global__ void __launch_bounds__(kWarps * 32)
     decodeSplitMma(const __nv_bfloat16* __restrict__ qkv, int qStride,
                    const __nv_bfloat16* __restrict__ kCache,
@@ -62,8 +63,9 @@ __global__ void __launch_bounds__(kWarps * 32)
     const int ctx = *contextLength;
     const int split = blockIdx.x, kvh = blockIdx.y, b = blockIdx.z;
     const int key0 = split * splitKeys;
-    if (key0 >= ctx) return;
-    const int keys = min(splitKeys, ctx - key0);
+    // In a cluster a block past the context still takes part in the combine.
+    if (!CLUSTER && key0 >= ctx) return;
+    const int keys = max(0, min(splitKeys, ctx - key0));
     const int chunks = (keys + kChunkKeys - 1) / kChunkKeys;
     const int group = heads / kvHeads;
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
@@ -198,6 +200,10 @@ __global__ void __launch_bounds__(kWarps * 32)
         }
     }
     __syncthreads();
+    if constexpr (CLUSTER) {
+        decode_split::combineInCluster<HD, kWarps>(wm, wl, wacc, out, heads, kvh * group, group, b);
+        return;
+    }
     decode_split::storeBlockState<HD, kWarps>(wm, wl, wacc, partialMl, partialAcc, b, heads, kvh,
                                               group, split, splits);
     if (!arrivals) return;  // the combine kernel follows
@@ -219,16 +225,31 @@ __global__ void __launch_bounds__(kWarps * 32)
                                                 group, b, splits, used);
 }
 
+// How the splits are combined: "cluster" (the default) where the splits of a
+// sequence fit one cluster, else "fused" (the last block of each sequence to
+// finish; 1–3% faster on the H200 than "kernel", a separate combine kernel
+// launched programmatically dependent); "fused-pdl" also launches the split
+// kernel dependent on the kernel before it (no gain measured).
+// WARPSCOPE_DECODE_COMBINE picks one, to compare them.
+const std::string& combineMode() {
+    static const std::string mode = [] {
+        const char* env = std::getenv("WARPSCOPE_DECODE_COMBINE");
+        return std::string(env ? env : "cluster");
+    }();
+    return mode;
+}
+
 template <int HD>
 void launch(const __nv_bfloat16* qkv, int qStride, const __nv_bfloat16* k, const __nv_bfloat16* v,
             __nv_bfloat16* out, const AttentionShape& sh, const int* ctx, float* workspace,
             cudaStream_t s) {
     constexpr int smemBytes = kStages * kStageBytes<HD>;
     static const int resident = [] {
-        WS_CUDA(cudaFuncSetAttribute(decodeSplitMma<HD>,
-                                     cudaFuncAttributeMaxDynamicSharedMemorySize, smemBytes));
+        for (auto kernel : {decodeSplitMma<HD, false>, decodeSplitMma<HD, true>})
+            WS_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         smemBytes));
         int perSm = 0;
-        WS_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, decodeSplitMma<HD>,
+        WS_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, decodeSplitMma<HD, false>,
                                                               kWarps * 32, smemBytes));
         return std::max(1, perSm) * deviceAttribute(cudaDevAttrMultiProcessorCount);
     }();
@@ -244,37 +265,54 @@ void launch(const __nv_bfloat16* qkv, int qStride, const __nv_bfloat16* k, const
     float* acc = workspace + std::size_t(sh.batch) * sh.heads * splits * 2;
     int* arrivals = reinterpret_cast<int*>(
         workspace + decode_split::counterOffset(sh.batch, sh.heads, HD, sh.capacity));
-    // How the splits are combined: by the last block of each sequence to
-    // finish ("fused", one kernel: 1–3% faster on the H200 than a separate
-    // combine kernel launched programmatically dependent, "kernel"). "fused-pdl"
-    // also launches the split kernel dependent on the kernel before it (no
-    // gain measured). WARPSCOPE_DECODE_COMBINE picks one, to compare them.
-    static const std::string mode = [] {
-        const char* env = std::getenv("WARPSCOPE_DECODE_COMBINE");
-        return std::string(env ? env : "fused");
-    }();
+    const std::string& mode = combineMode();
     const bool fused = mode != "kernel", dependent = mode == "fused-pdl";
-    auto launchEx = [&](bool programmatic, auto kernel, dim3 grid, int threads, int smem,
-                        auto... args) {
+    auto launchEx = [&](bool programmatic, int clusterBlocks, auto kernel, dim3 grid, int threads,
+                        int smem, auto... args) {
         cudaLaunchConfig_t config{};
         config.gridDim = grid;
         config.blockDim = dim3(threads);
         config.dynamicSmemBytes = std::size_t(smem);
         config.stream = s;
-        cudaLaunchAttribute overlap{};
-        overlap.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-        overlap.val.programmaticStreamSerializationAllowed = 1;
-        config.attrs = &overlap;
-        config.numAttrs = programmatic ? 1 : 0;
+        cudaLaunchAttribute attrs[2]{};
+        if (programmatic) {
+            attrs[config.numAttrs].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+            attrs[config.numAttrs++].val.programmaticStreamSerializationAllowed = 1;
+        }
+        if (clusterBlocks > 0) {
+            attrs[config.numAttrs].id = cudaLaunchAttributeClusterDimension;
+            attrs[config.numAttrs++].val.clusterDim = {unsigned(clusterBlocks), 1, 1};
+        }
+        config.attrs = attrs;
+        // Whether a cluster of that many blocks fits is asked once per size.
+        static int clusterFits[decode_split::kMaxClusterSplits + 1] = {};
+        if (clusterBlocks > 0 && clusterFits[clusterBlocks] == 0) {
+            int clusters = 0;
+            clusterFits[clusterBlocks] =
+                cudaOccupancyMaxActiveClusters(&clusters, kernel, &config) == cudaSuccess &&
+                        clusters > 0
+                    ? 1
+                    : -1;
+            cudaGetLastError();  // a failed query leaves a (non-sticky) error behind
+        }
+        if (clusterBlocks > 0 && clusterFits[clusterBlocks] < 0) return false;
         WS_CUDA(cudaLaunchKernelEx(&config, kernel, args...));
+        return true;
     };
-    launchEx(dependent, decodeSplitMma<HD>, dim3(splits, sh.kvHeads, sh.batch), kWarps * 32,
-             smemBytes, qkv, qStride, k, v, ml, acc, out, sh.heads, sh.kvHeads, sh.capacity, ctx,
-             splits, splitKeys, kLog2e / sqrtf(float(HD)), fused ? arrivals : nullptr);
+    const dim3 grid(splits, sh.kvHeads, sh.batch);
+    const float scaleLog2 = kLog2e / sqrtf(float(HD));
+    if (mode == "cluster" && splits <= decode_split::kMaxClusterSplits &&
+        launchEx(false, splits, decodeSplitMma<HD, true>, grid, kWarps * 32, smemBytes, qkv,
+                 qStride, k, v, ml, acc, out, sh.heads, sh.kvHeads, sh.capacity, ctx, splits,
+                 splitKeys, scaleLog2, static_cast<int*>(nullptr)))
+        return;
+    launchEx(dependent, 0, decodeSplitMma<HD, false>, grid, kWarps * 32, smemBytes, qkv, qStride, k,
+             v, ml, acc, out, sh.heads, sh.kvHeads, sh.capacity, ctx, splits, splitKeys, scaleLog2,
+             fused ? arrivals : nullptr);
     // The combine's blocks are placed while the split kernel drains instead
     // of after a full launch gap.
     if (!fused)
-        launchEx(true, decode_split::combine<HD>, dim3(sh.heads, sh.batch),
+        launchEx(true, 0, decode_split::combine<HD>, dim3(sh.heads, sh.batch),
                  decode_split::kCombineThreads, 0, static_cast<const float*>(ml),
                  static_cast<const float*>(acc), out, sh.heads, ctx, splits, splitKeys);
 }

@@ -10,6 +10,16 @@
 
 namespace ws::kernels::decode_split {
 
+// The address of `local`'s counterpart in the shared memory of cluster block `rank`.
+template <typename T>
+__device__ __forceinline__ T* clusterMap(T* local, int rank) {
+    unsigned long long remote;
+    asm volatile("mapa.u64 %0, %1, %2;\n"
+                 : "=l"(remote)
+                 : "l"(reinterpret_cast<unsigned long long>(local)), "r"(rank));
+    return reinterpret_cast<T*>(remote);
+}
+
 constexpr int kSplitKeys = 128;  // keys per block
 constexpr int kMaxGroup = 8;     // q heads per kv head served by one block
 
@@ -141,14 +151,13 @@ __global__ void __launch_bounds__(kCombineThreads)
                                      splits, used);
 }
 
-// Merges the per-warp states of one block (`warps` of them in shared memory)
-// into the block's partial state in global memory.
-template <int HD, int Warps>
-__device__ void storeBlockState(const float (&wm)[Warps][kMaxGroup],
+// Merges the per-warp states of one block (`Warps` of them in shared memory)
+// into the block's state: emit(head, d, max, sum, acc) for every head of the
+// group and every d.
+template <int HD, int Warps, typename Emit>
+__device__ void mergeWarpStates(const float (&wm)[Warps][kMaxGroup],
                                 const float (&wl)[Warps][kMaxGroup],
-                                const float (&wacc)[Warps][kMaxGroup][HD], float* partialMl,
-                                float* partialAcc, int b, int heads, int kvh, int group, int split,
-                                int splits) {
+                                const float (&wacc)[Warps][kMaxGroup][HD], int group, Emit&& emit) {
     for (int i = threadIdx.x; i < group * HD; i += blockDim.x) {
         int g = i / HD, d = i % HD;
         float M = -INFINITY;
@@ -161,13 +170,86 @@ __device__ void storeBlockState(const float (&wm)[Warps][kMaxGroup],
             L += wl[w][g] * f;
             A += wacc[w][g][d] * f;
         }
+        emit(g, d, M, L, A);
+    }
+}
+
+// The block's partial state in global memory, for a combine after the last split.
+template <int HD, int Warps>
+__device__ void storeBlockState(const float (&wm)[Warps][kMaxGroup],
+                                const float (&wl)[Warps][kMaxGroup],
+                                const float (&wacc)[Warps][kMaxGroup][HD], float* partialMl,
+                                float* partialAcc, int b, int heads, int kvh, int group, int split,
+                                int splits) {
+    mergeWarpStates<HD, Warps>(wm, wl, wacc, group, [&](int g, int d, float M, float L, float A) {
         std::size_t slot = (std::size_t(b) * heads + kvh * group + g) * splits + split;
         partialAcc[slot * HD + d] = A;
         if (d == 0) {
             partialMl[slot * 2] = M;
             partialMl[slot * 2 + 1] = L;
         }
-    }
+    });
+}
+
+constexpr int kMaxClusterSplits = 8;  // the portable cluster size
+
+template <int HD>
+struct BlockState {
+    float m[kMaxGroup], l[kMaxGroup];
+    float acc[kMaxGroup][HD];
+};
+
+// When the splits of one (request, kv head) are the blocks of one thread-block
+// cluster, they combine without leaving the SMs: each block keeps its state
+// in shared memory, and after one cluster barrier block r writes the outputs
+// of heads r, r + blocks, … from every block's state, read through
+// distributed shared memory. No global write, fence, atomic or L2 re-read
+// stands between the last split and the output.
+template <int HD, int Warps>
+__device__ void combineInCluster(const float (&wm)[Warps][kMaxGroup],
+                                 const float (&wl)[Warps][kMaxGroup],
+                                 const float (&wacc)[Warps][kMaxGroup][HD], __nv_bfloat16* out,
+                                 int heads, int h0, int group, int b) {
+    __shared__ BlockState<HD> state;
+    mergeWarpStates<HD, Warps>(wm, wl, wacc, group, [&](int g, int d, float M, float L, float A) {
+        state.acc[g][d] = A;
+        if (d == 0) {
+            state.m[g] = M;
+            state.l[g] = L;
+        }
+    });
+    // Every block's state is complete (and every block runs: the first remote
+    // access must follow a cluster barrier).
+    asm volatile("barrier.cluster.arrive.release.aligned;\n" ::: "memory");
+    asm volatile("barrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+    unsigned rank, blocks;
+    asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(rank));
+    asm volatile("mov.u32 %0, %%cluster_nctarank;\n" : "=r"(blocks));
+    const BlockState<HD>* remote[kMaxClusterSplits];
+#pragma unroll
+    for (int r = 0; r < kMaxClusterSplits; ++r)
+        remote[r] = r < int(blocks) ? clusterMap(&state, r) : &state;
+    for (int h = int(rank); h < group; h += int(blocks))
+        for (int d = threadIdx.x; d < HD; d += blockDim.x) {
+            float m[kMaxClusterSplits], M = -INFINITY;
+#pragma unroll
+            for (int r = 0; r < kMaxClusterSplits; ++r) {
+                m[r] = r < int(blocks) ? remote[r]->m[h] : -INFINITY;
+                M = fmaxf(M, m[r]);
+            }
+            float L = 0, A = 0;
+#pragma unroll
+            for (int r = 0; r < kMaxClusterSplits; ++r) {
+                if (m[r] == -INFINITY) continue;  // a block past the context, or absent
+                float f = exp2f(m[r] - M);
+                L += remote[r]->l[h] * f;
+                A += remote[r]->acc[h][d] * f;
+            }
+            out[(std::size_t(b) * heads + h0 + h) * HD + d] = __float2bfloat16(A / L);
+        }
+    // No block leaves while another still reads its shared memory.
+    asm volatile("barrier.cluster.arrive.release.aligned;\n" ::: "memory");
+    asm volatile("barrier.cluster.wait.acquire.aligned;\n" ::: "memory");
 }
 
 }  // namespace ws::kernels::decode_split

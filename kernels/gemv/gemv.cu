@@ -66,8 +66,10 @@ __device__ __forceinline__ void gemvChunked(const __nv_bfloat16* __restrict__ x,
         for (int u = 0; u < UNROLL; ++u)
 #pragma unroll
             for (int r = 0; r < ROWS; ++r) {
-                int row = min(row0 + r, n - 1), c = min(c0 + u * threads, chunks - 1);
-                wv[u][r] = loadStreaming16(w + std::size_t(row) * k + c * 8);
+                int row = min(row0 + r, n - 1), c = c0 + u * threads;
+                wv[u][r] = c < chunks
+                               ? loadStreaming16(w + std::size_t(row) * k + std::size_t(c) * 8)
+                               : uint4{0, 0, 0, 0};
             }
 #pragma unroll
         for (int u = 0; u < UNROLL; ++u) {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine: every ladder's GPU test, then the softmax ladder at
 # the bench's shapes, and the cluster rung's block shapes side by side on the
-# long rows (WARPSCOPE_SOFTMAX_CLUSTER), and rows of 65536 columns in one block
+# long rows (WARPSCOPE_SOFTMAX_CLUSTER: registers or staged in shared memory), and rows of 65536 columns in one block
 # or in a cluster (WARPSCOPE_SOFTMAX_LONG).
 # Usage: softmax-check.sh BUILD_DIR
 set -uo pipefail
@@ -18,7 +18,7 @@ for path in registers cluster; do
   echo "-- rows of 65536 columns by $path"
   WARPSCOPE_SOFTMAX_LONG=$path run "rows = 1024, cols = 65536" fused 2>&1 | grep -E "fused|rror"
 done
-for shape in 256x8 512x8 256x4; do
+for shape in 256x8 staged16k staged32k staged64k 512x8; do
   echo "-- cluster block $shape"
   WARPSCOPE_SOFTMAX_CLUSTER=$shape run "rows = 512, cols = 131072" fused 2>&1 | grep -E "fused|rror"
   WARPSCOPE_SOFTMAX_LONG=cluster WARPSCOPE_SOFTMAX_CLUSTER=$shape run "rows = 1024, cols = 65536" fused 2>&1 | grep -E "fused|rror"

@@ -2,6 +2,8 @@
 // how rows per block, loads in flight, the L2 256-byte prefetch hint and a
 // persistent grid move a bandwidth-bound GEMV toward the copy ceiling.
 // Build: nvcc -std=c++20 -O3 -arch=sm_90 -o gemv_variants gemv_variants.cu -lcublas
+// With -DWITH_RUNG -Ikernels and kernels/gemv/gemv.cu on the command line, the
+// splitk rung itself (ws::kernels::gemvBf16) runs beside the variants.
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
 
@@ -9,6 +11,9 @@
 #include <cstdio>
 #include <functional>
 #include <vector>
+#ifdef WITH_RUNG
+#include "gemv/gemv.h"
+#endif
 
 #define CK(x)                                                                  \
     do {                                                                       \
@@ -285,6 +290,21 @@ int main() {
         variant("block4 u4 xpre noalloc", gemvRows<4, 4, 2, 256, 256, true>, 4, 1, 256, 0);
         variant("block8 u2 xpre noalloc", gemvRows<8, 2, 2, 256, 256, true>, 8, 1, 256, 0);
         variant("block2 u4 xpre noalloc", gemvRows<2, 4, 2, 256, 256, true>, 2, 1, 256, 0);
+#ifdef WITH_RUNG
+        // Old layout, new layout and the rung, alternating, twice: whether the
+        // rung runs as fast as the variant it was made from.
+        for (int round = 0; round < 2; ++round) {
+            variant("block4 u2 (round)", gemvRows<4, 2, 0, 256, 256>, 4, 1, 256, 0);
+            variant("block4 u2 xpre noalloc (round)", gemvRows<4, 2, 2, 256, 256, true>, 4, 1,
+                    256, 0);
+            double ms = medianMs([&](int i) {
+                ws::kernels::gemvBf16(ws::kernels::GemvRung::SplitK, x[i % copies], w[i % copies],
+                                      y, 1, sh.n, sh.k, 0);
+            });
+            std::printf("%-34s %8.2f us %6.0f GB/s  %.3f x cublas\n", "splitk rung (kernels/)",
+                        ms * 1e3, gbs(ms), cub / ms);
+        }
+#endif
         // The same kernel, 20 launches replayed from one CUDA graph: how much
         // of a per-call time is the boundary between two launches.
         {

@@ -3,6 +3,11 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include <stdexcept>
+
+#include "ceilings/ceilings.h"
+#include "common/device_buffer.h"
+#include "common/timing.h"
 #include "ladders/ladder.h"
 
 namespace ws::kernels {
@@ -49,8 +54,8 @@ INSTANTIATE_TEST_SUITE_P(
         LadderParam{"gemv_bf16", {{"batch", 5}, {"n", 777}, {"k", 4096}}, {}},
         LadderParam{"gemv_bf16", {{"batch", 16}, {"n", 512}, {"k", 1024}}, {}},
         LadderParam{"rmsnorm", {{"rows", 33}, {"cols", 4096}}, {}},
+        // Rows longer than 32768 columns: a cluster of 2, then of 4 blocks per row.
         LadderParam{"softmax", {{"rows", 17}, {"cols", 50000}}, {}},
-        // Longer than one block's registers hold: a cluster of 4 blocks per row.
         LadderParam{"softmax", {{"rows", 3}, {"cols", 100000}}, {}},
         LadderParam{"silu_mul", {{"rows", 9}, {"cols", 1000}}, {}},
         LadderParam{"rope", {{"tokens", 300}, {"heads", 6}, {"head_dim", 64}}, {}},
@@ -82,6 +87,30 @@ TEST(LadderGpu, BadShapesAndRungsAreRefusedByName) {
     auto g = makeLadderCase("gemm_bf16", {{"m", 100}, {"n", 100}, {"k", 100}}, 1, 1);
     EXPECT_THROW(g->run("regblock", 0, nullptr), std::invalid_argument);
     EXPECT_THROW(g->run("wgmma", 0, nullptr), std::invalid_argument);
+}
+
+TEST(LadderGpu, GraphTimingMeasuresCapturableLaunchesAndRefusesOthers) {
+    if (!haveGpu()) GTEST_SKIP() << "no CUDA device";
+    cudaStream_t s = nullptr;
+    ASSERT_EQ(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
+    DeviceBuffer<unsigned char> a(1 << 24), b(1 << 24);
+    auto copy = [&](int) { copyKernel(a.get(), b.get(), a.size(), s); };
+    double perLaunch = timeGraphLaunches(copy, 10, 3, s);
+    EXPECT_GT(perLaunch, 0.0);
+    EXPECT_LT(perLaunch, 10.0);  // ms for 16 MiB: a wrong count or unit shows here
+    // A host synchronization cannot be captured: no figure, and the stream
+    // is left usable.
+    double refused = timeGraphLaunches(
+        [&](int i) {
+            copy(i);
+            if (cudaStreamSynchronize(s) != cudaSuccess) throw std::runtime_error("not capturable");
+        },
+        2, 3, s);
+    EXPECT_EQ(refused, 0.0);
+    copy(0);
+    EXPECT_EQ(cudaStreamSynchronize(s), cudaSuccess);
+    EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+    cudaStreamDestroy(s);
 }
 
 }  // namespace

@@ -193,7 +193,7 @@ bool launchCluster(Kernel kernel, int threads, int smemBytes, const __nv_bfloat1
 
 // How a block holds its slice: "staged" (shared memory, stagedBytes a block)
 // or in registers (threads × chunks × 8 columns). WARPSCOPE_SOFTMAX_CLUSTER
-// picks one (256x8, 512x8, 256x4, 512x4, staged16k, staged32k, staged64k) to
+// picks one (256x8, 512x8, 256x4, 512x4, staged16k … staged128k) to
 // compare them side by side.
 struct ClusterShape {
     int threads, chunks, stagedBytes;
@@ -211,7 +211,9 @@ ClusterShape clusterShape() {
         for (ClusterShape c :
              {ClusterShape{256, 8, 0}, ClusterShape{512, 8, 0}, ClusterShape{256, 4, 0},
               ClusterShape{512, 4, 0}, ClusterShape{kStagedThreads, 0, 16 << 10},
-              ClusterShape{kStagedThreads, 0, 32 << 10}, ClusterShape{kStagedThreads, 0, 64 << 10}})
+              ClusterShape{kStagedThreads, 0, 32 << 10}, ClusterShape{kStagedThreads, 0, 64 << 10},
+              ClusterShape{kStagedThreads, 0, 96 << 10},
+              ClusterShape{kStagedThreads, 0, 128 << 10}})
             if (v == c.name()) return c;
         // Fastest on the H200 at 512 × 131072 and 1024 × 65536 (3008 and 3202
         // GB/s; registers 256x8: 2930 and 3053; staged32k 2856 and 2950).

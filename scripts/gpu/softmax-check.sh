@@ -18,7 +18,7 @@ for path in registers cluster; do
   echo "-- rows of 65536 columns by $path"
   WARPSCOPE_SOFTMAX_LONG=$path run "rows = 1024, cols = 65536" fused 2>&1 | grep -E "fused|rror"
 done
-for shape in 256x8 staged16k staged32k staged64k 512x8; do
+for shape in 256x8 staged32k staged64k staged96k staged128k; do
   echo "-- cluster block $shape"
   WARPSCOPE_SOFTMAX_CLUSTER=$shape run "rows = 512, cols = 131072" fused 2>&1 | grep -E "fused|rror"
   WARPSCOPE_SOFTMAX_LONG=cluster WARPSCOPE_SOFTMAX_CLUSTER=$shape run "rows = 1024, cols = 65536" fused 2>&1 | grep -E "fused|rror"

@@ -3,8 +3,10 @@
 //             fused: residual add + norm in one pass, the row kept in registers,
 //             16-byte loads and stores
 //   softmax   naive: three scalar passes (max, sum, write);
-//             fused: rows up to 65536 held in registers (one read, one write);
-//             longer rows: one pass of running max and sum, one pass to write
+//             fused: rows up to 32768 held in one block's registers (one read,
+//             one write); up to 16 × 32768 in a thread-block cluster, each
+//             block a slice staged in shared memory (still one read, one write);
+//             longer rows (or no clusters): running max and sum, then a write pass
 //   silu_mul  silu(gate) · up of a fused gate|up projection; scalar vs 16-byte
 //   rope      rotate-half RoPE in place on the q and k heads of a fused qkv row;
 //             a thread per pair with powf vs eight pairs per thread with 16-byte accesses

@@ -99,7 +99,7 @@ __global__ void __launch_bounds__(512)
 // an SM holds one block and nothing overlaps its reductions with loads: the
 // cluster rung is faster on the H200 (1024 × 65536: 3202 GB/s against 2961).
 // WARPSCOPE_SOFTMAX_LONG=registers|cluster picks the path, to compare them.
-bool clusterFrom65536() {
+bool rowsUpTo65536TakeCluster() {
     static const bool cluster = [] {
         const char* env = std::getenv("WARPSCOPE_SOFTMAX_LONG");
         return !env || std::string(env) != "registers";
@@ -125,7 +125,7 @@ void softmax(ElementwiseRung rung, const __nv_bfloat16* x, __nv_bfloat16* y, int
         else if (perThread <= 8)
             softmaxRegisters<8><<<rows, 512, 0, s>>>(x, y, cols);
         else if (perThread <= 16 &&
-                 !(clusterFrom65536() && tryLaunchSoftmaxCluster(x, y, rows, cols, s)))
+                 !(rowsUpTo65536TakeCluster() && tryLaunchSoftmaxCluster(x, y, rows, cols, s)))
             softmaxRegisters<16><<<rows, 512, 0, s>>>(x, y, cols);
         else if (perThread > 16 && !tryLaunchSoftmaxCluster(x, y, rows, cols, s))
             softmaxOnline<<<rows, 512, 0, s>>>(x, y, cols);

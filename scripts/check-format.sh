@@ -8,7 +8,7 @@ if [ -z "$formatter" ]; then
   exit 1
 fi
 mapfile -t files < <(git ls-files --cached --others --exclude-standard \
-  'app/*' 'core/*' 'kernels/*' 'ui/*' 'tests/*' | grep -E '\.(cpp|h|hpp|cu|cuh)$' || true)
+  'app/*' 'core/*' 'kernels/*' 'ui/*' 'tests/*' 'scripts/*' | grep -E '\.(cpp|h|hpp|cu|cuh)$' || true)
 bad=()
 for f in "${files[@]}"; do
   [ -f "$f" ] || continue

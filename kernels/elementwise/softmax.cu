@@ -124,11 +124,15 @@ void softmax(ElementwiseRung rung, const __nv_bfloat16* x, __nv_bfloat16* y, int
             softmaxRegisters<4><<<rows, 512, 0, s>>>(x, y, cols);
         else if (perThread <= 8)
             softmaxRegisters<8><<<rows, 512, 0, s>>>(x, y, cols);
-        else if (perThread <= 16 &&
-                 !(rowsUpTo65536TakeCluster() && tryLaunchSoftmaxCluster(x, y, rows, cols, s)))
+        else if (perThread <= 16 && !rowsUpTo65536TakeCluster())
             softmaxRegisters<16><<<rows, 512, 0, s>>>(x, y, cols);
-        else if (perThread > 16 && !tryLaunchSoftmaxCluster(x, y, rows, cols, s))
-            softmaxOnline<<<rows, 512, 0, s>>>(x, y, cols);
+        else if (!tryLaunchSoftmaxCluster(x, y, rows, cols, s)) {
+            // No clusters on this GPU, or a row longer than 16 blocks hold.
+            if (perThread <= 16)
+                softmaxRegisters<16><<<rows, 512, 0, s>>>(x, y, cols);
+            else
+                softmaxOnline<<<rows, 512, 0, s>>>(x, y, cols);
+        }
     }
     WS_CUDA_LAUNCHED();
 }

@@ -204,9 +204,10 @@ int main() {
     }
     {
         double ms = medianMs([&](int) { emptyKernel<<<sms, 256>>>(); });
-        std::printf("empty kernel, per-call events: %.2f us (the boundary every per-call time "
-                    "includes)\n",
-                    ms * 1e3);
+        std::printf(
+            "empty kernel, per-call events: %.2f us (the boundary every per-call time "
+            "includes)\n",
+            ms * 1e3);
     }
     struct Shape {
         int n, k;
@@ -295,8 +296,8 @@ int main() {
         // rung runs as fast as the variant it was made from.
         for (int round = 0; round < 2; ++round) {
             variant("block4 u2 (round)", gemvRows<4, 2, 0, 256, 256>, 4, 1, 256, 0);
-            variant("block4 u2 xpre noalloc (round)", gemvRows<4, 2, 2, 256, 256, true>, 4, 1,
-                    256, 0);
+            variant("block4 u2 xpre noalloc (round)", gemvRows<4, 2, 2, 256, 256, true>, 4, 1, 256,
+                    0);
             double ms = medianMs([&](int i) {
                 ws::kernels::gemvBf16(ws::kernels::GemvRung::SplitK, x[i % copies], w[i % copies],
                                       y, 1, sh.n, sh.k, 0);
@@ -315,8 +316,8 @@ int main() {
             cudaGraphExec_t exec;
             CK(cudaStreamBeginCapture(cs, cudaStreamCaptureModeGlobal));
             for (int i = 0; i < 20; ++i)
-                gemvRows<4, 2, 0, 256, 256><<<rowSets, 256, 0, cs>>>(x[i % copies], w[i % copies],
-                                                                     y, sh.n, sh.k);
+                gemvRows<4, 2, 0, 256, 256>
+                    <<<rowSets, 256, 0, cs>>>(x[i % copies], w[i % copies], y, sh.n, sh.k);
             CK(cudaStreamEndCapture(cs, &graph));
             CK(cudaGraphInstantiate(&exec, graph, 0));
             double ms = medianMs([&](int) { CK(cudaGraphLaunch(exec, 0)); }, 15) / 20;

@@ -7,6 +7,10 @@ const std::vector<Command>& commands() {
         {"ls", "ls [--db FILE] [--json]", "list the runs in a store", cmdLs},
         {"show", "show RUN [--db FILE]", "one run's metadata, device and record counts", cmdShow},
         {"rm", "rm RUN... [--db FILE]", "delete runs and everything they recorded", cmdRm},
+        {"compact", "compact [--db FILE] [--progress line|none]",
+         "rewrite older event chunks in the current, smaller format and give the space of "
+         "deleted runs back to the file system",
+         cmdCompact},
         {"export", "export RUN --format csv|json|chrome-trace -o FILE [--table NAME] [--db FILE]",
          "write a run as JSON (everything), one table as CSV (default: kernels), or a Chrome "
          "trace for Perfetto UI / chrome://tracing",

@@ -19,6 +19,7 @@ const std::vector<Command>& commands();
 int cmdLs(const std::vector<std::string>& args);
 int cmdShow(const std::vector<std::string>& args);
 int cmdRm(const std::vector<std::string>& args);
+int cmdCompact(const std::vector<std::string>& args);
 int cmdExport(const std::vector<std::string>& args);
 int cmdValidate(const std::vector<std::string>& args);
 int cmdRecord(const std::vector<std::string>& args);

@@ -97,7 +97,7 @@ void Encoder::record(const T& r) {
     std::string blob;
     // Strings are interned first, so their frames precede the record's.
     codec::encode(
-        one, [this](std::string_view s) { return intern(s); }, blob);
+        one, [this](std::string_view s) { return intern(s); }, blob, codec::Format::Inline);
     auto lane = codec::laneOf(r);
     std::string p;
     Out o(p);
@@ -148,7 +148,7 @@ template <typename T>
 void decodeRecords(In& in, const codec::Lane& lane, std::int64_t count, const codec::Lookup& lookup,
                    const std::function<void(const T&)>& visit) {
     std::vector<T> out;
-    codec::decode(in.rest(), count, lane, lookup, out);
+    codec::decode(in.rest(), count, lane, lookup, out, codec::Format::Inline);
     if (visit)
         for (const auto& r : out)
             visit(r);

@@ -1,6 +1,8 @@
 #include "store/event_codec.h"
 
 #include <algorithm>
+#include <string>
+#include <unordered_map>
 
 #include "store/varint.h"
 
@@ -11,9 +13,154 @@ namespace {
 using varint::In;
 using varint::Out;
 
-// Start times, durations and correlation ids are encoded as deltas from the
-// previous record of the chunk; everything else as plain varints.
-struct Deltas {
+// What a record of each kind stores beyond its timing, split in two: `shared`
+// fields repeat across launches of one kernel or calls of one API (the
+// dictionary format stores them once per chunk), `own` fields differ per
+// record. The inline format writes shared then own for every record; its
+// field order is the format of the first stores and must not change.
+template <typename R>
+struct Fields;
+
+template <>
+struct Fields<KernelRecord> {
+    static void place(KernelRecord& r, Lane lane) {
+        r.deviceId = lane.group;
+        r.streamId = lane.lane;
+    }
+    static std::uint32_t correlation(const KernelRecord& r) { return r.correlationId; }
+    static void setCorrelation(KernelRecord& r, std::uint32_t c) { r.correlationId = c; }
+    static void putShared(Out& o, const KernelRecord& r, const Intern& intern) {
+        o.u(r.contextId);
+        o.u(static_cast<std::uint64_t>(intern(r.name)));
+        for (std::int32_t v : {r.gridX, r.gridY, r.gridZ, r.blockX, r.blockY, r.blockZ, r.clusterX,
+                               r.clusterY, r.clusterZ, r.registersPerThread, r.staticSharedBytes,
+                               r.dynamicSharedBytes, r.localBytesPerThread, r.sharedCarveoutBytes})
+            o.s(v);
+        o.s(r.localBytesTotal);
+        o.u(r.graphId);
+    }
+    static void getShared(In& in, KernelRecord& r, const Lookup& lookup) {
+        r.contextId = in.u32();
+        r.name = lookup(static_cast<std::int64_t>(in.u()));
+        for (std::int32_t* v :
+             {&r.gridX, &r.gridY, &r.gridZ, &r.blockX, &r.blockY, &r.blockZ, &r.clusterX,
+              &r.clusterY, &r.clusterZ, &r.registersPerThread, &r.staticSharedBytes,
+              &r.dynamicSharedBytes, &r.localBytesPerThread, &r.sharedCarveoutBytes})
+            *v = in.i32();
+        r.localBytesTotal = in.s();
+        r.graphId = in.u32();
+    }
+    static void putOwn(Out& o, const KernelRecord& r) { o.u(r.graphNodeId); }
+    static void getOwn(In& in, KernelRecord& r) { r.graphNodeId = in.u(); }
+};
+
+template <>
+struct Fields<MemcpyRecord> {
+    static void place(MemcpyRecord& r, Lane lane) {
+        r.deviceId = lane.group;
+        r.streamId = lane.lane;
+    }
+    static std::uint32_t correlation(const MemcpyRecord& r) { return r.correlationId; }
+    static void setCorrelation(MemcpyRecord& r, std::uint32_t c) { r.correlationId = c; }
+    static void putShared(Out& o, const MemcpyRecord& r, const Intern&) {
+        o.u(r.contextId);
+        o.u(static_cast<std::uint64_t>(r.kind));
+        o.u(static_cast<std::uint64_t>(r.srcKind));
+        o.u(static_cast<std::uint64_t>(r.dstKind));
+        o.s(r.bytes);
+        o.u(r.graphId);
+    }
+    static void getShared(In& in, MemcpyRecord& r, const Lookup&) {
+        r.contextId = in.u32();
+        r.kind = static_cast<MemcpyKind>(std::min<std::uint64_t>(in.u(), 10));
+        r.srcKind = static_cast<MemoryKind>(std::min<std::uint64_t>(in.u(), 7));
+        r.dstKind = static_cast<MemoryKind>(std::min<std::uint64_t>(in.u(), 7));
+        r.bytes = in.s();
+        r.graphId = in.u32();
+    }
+    static void putOwn(Out&, const MemcpyRecord&) {}
+    static void getOwn(In&, MemcpyRecord&) {}
+};
+
+template <>
+struct Fields<MemsetRecord> {
+    static void place(MemsetRecord& r, Lane lane) {
+        r.deviceId = lane.group;
+        r.streamId = lane.lane;
+    }
+    static std::uint32_t correlation(const MemsetRecord& r) { return r.correlationId; }
+    static void setCorrelation(MemsetRecord& r, std::uint32_t c) { r.correlationId = c; }
+    static void putShared(Out& o, const MemsetRecord& r, const Intern&) {
+        o.u(r.contextId);
+        o.s(r.bytes);
+        o.u(r.value);
+        o.u(static_cast<std::uint64_t>(r.memoryKind));
+        o.u(r.graphId);
+    }
+    static void getShared(In& in, MemsetRecord& r, const Lookup&) {
+        r.contextId = in.u32();
+        r.bytes = in.s();
+        r.value = in.u32();
+        r.memoryKind = static_cast<MemoryKind>(std::min<std::uint64_t>(in.u(), 7));
+        r.graphId = in.u32();
+    }
+    static void putOwn(Out&, const MemsetRecord&) {}
+    static void getOwn(In&, MemsetRecord&) {}
+};
+
+template <>
+struct Fields<ApiCallRecord> {
+    static void place(ApiCallRecord& r, Lane lane) {
+        r.processId = lane.group;
+        r.threadId = lane.lane;
+    }
+    static std::uint32_t correlation(const ApiCallRecord& r) { return r.correlationId; }
+    static void setCorrelation(ApiCallRecord& r, std::uint32_t c) { r.correlationId = c; }
+    static void putShared(Out& o, const ApiCallRecord& r, const Intern& intern) {
+        o.u(r.kind == ApiKind::Driver ? 1 : 0);
+        o.u(r.callbackId);
+        o.u(static_cast<std::uint64_t>(intern(r.name)));
+        o.s(r.returnValue);
+    }
+    static void getShared(In& in, ApiCallRecord& r, const Lookup& lookup) {
+        r.kind = in.u() ? ApiKind::Driver : ApiKind::Runtime;
+        r.callbackId = in.u32();
+        r.name = lookup(static_cast<std::int64_t>(in.u()));
+        r.returnValue = in.i32();
+    }
+    static void putOwn(Out&, const ApiCallRecord&) {}
+    static void getOwn(In&, ApiCallRecord&) {}
+};
+
+template <>
+struct Fields<RangeRecord> {
+    static void place(RangeRecord& r, Lane lane) {
+        r.processId = lane.group;
+        r.threadId = lane.lane;
+    }
+    static std::uint32_t correlation(const RangeRecord&) { return 0; }
+    static void setCorrelation(RangeRecord&, std::uint32_t) {}
+    static void putShared(Out& o, const RangeRecord& r, const Intern& intern) {
+        o.u(static_cast<std::uint64_t>(intern(r.name)));
+        o.u(static_cast<std::uint64_t>(intern(r.domain)));
+        o.u(static_cast<std::uint64_t>(r.kind));
+        o.u(r.color);
+        o.s(r.depth);
+    }
+    static void getShared(In& in, RangeRecord& r, const Lookup& lookup) {
+        r.name = lookup(static_cast<std::int64_t>(in.u()));
+        r.domain = lookup(static_cast<std::int64_t>(in.u()));
+        r.kind = static_cast<RangeKind>(std::min<std::uint64_t>(in.u(), 2));
+        r.color = in.u32();
+        r.depth = in.i32();
+    }
+    static void putOwn(Out&, const RangeRecord&) {}
+    static void getOwn(In&, RangeRecord&) {}
+};
+
+// Start and correlation id as deltas from the previous record of the chunk,
+// then the duration; records are sorted by start, so the deltas stay short.
+struct Timing {
     std::int64_t start = 0;
     std::int64_t correlation = 0;
     void put(Out& o, std::int64_t startNs, std::int64_t endNs, std::int64_t corr) {
@@ -23,186 +170,91 @@ struct Deltas {
         start = startNs;
         correlation = corr;
     }
-    void get(In& in, std::int64_t& startNs, std::int64_t& endNs, std::uint32_t& corr) {
+    struct Read {
+        std::int64_t startNs, endNs;
+        std::uint32_t correlation;
+    };
+    Read get(In& in) {
         start += in.s();
-        startNs = start;
-        endNs = start + in.s();
+        Read r{start, start + in.s(), 0};
         correlation += in.s();
-        corr = static_cast<std::uint32_t>(correlation);
-    }
-    // The fields every GPU record (kernel, memcpy, memset) starts with; the
-    // device and stream come from the chunk's lane.
-    template <typename R>
-    void putGpu(Out& o, const R& r) {
-        put(o, r.startNs, r.endNs, r.correlationId);
-        o.u(r.contextId);
-    }
-    template <typename R>
-    void getGpu(In& in, const Lane& lane, R& r) {
-        r.deviceId = lane.group;
-        r.streamId = lane.lane;
-        get(in, r.startNs, r.endNs, r.correlationId);
-        r.contextId = in.u32();
+        r.correlation = static_cast<std::uint32_t>(correlation);
+        return r;
     }
 };
 
 }  // namespace
 
-void encode(const std::vector<const KernelRecord*>& records, const Intern& intern,
-            std::string& out) {
+template <typename R>
+void encode(const std::vector<const R*>& records, const Intern& intern, std::string& out,
+            Format format) {
+    using F = Fields<R>;
     Out o(out);
-    Deltas d;
-    for (const auto* r : records) {
-        d.putGpu(o, *r);
-        o.u(static_cast<std::uint64_t>(intern(r->name)));
-        for (std::int32_t v :
-             {r->gridX, r->gridY, r->gridZ, r->blockX, r->blockY, r->blockZ, r->clusterX,
-              r->clusterY, r->clusterZ, r->registersPerThread, r->staticSharedBytes,
-              r->dynamicSharedBytes, r->localBytesPerThread, r->sharedCarveoutBytes})
-            o.s(v);
-        o.s(r->localBytesTotal);
-        o.u(r->graphId);
-        o.u(r->graphNodeId);
+    Timing timing;
+    // Shared fields already written in this chunk → their 1-based reference.
+    std::unordered_map<std::string, std::uint64_t> seen;
+    std::string shared;
+    for (const R* r : records) {
+        timing.put(o, r->startNs, r->endNs, F::correlation(*r));
+        if (format == Format::Inline) {
+            F::putShared(o, *r, intern);
+        } else {
+            shared.clear();
+            Out s(shared);
+            F::putShared(s, *r, intern);
+            auto [it, added] = seen.try_emplace(shared, seen.size() + 1);
+            o.u(added ? 0 : it->second);
+            if (added) out.append(shared);
+        }
+        F::putOwn(o, *r);
     }
 }
 
+template <typename R>
 void decode(std::string_view blob, std::int64_t count, Lane lane, const Lookup& lookup,
-            std::vector<KernelRecord>& out) {
+            std::vector<R>& out, Format format) {
+    using F = Fields<R>;
+    if (format != Format::Inline && format != Format::Dictionary)
+        throw std::runtime_error("unknown chunk format " +
+                                 std::to_string(static_cast<int>(format)));
     In in(blob);
-    Deltas d;
+    Timing timing;
+    std::vector<R> dictionary;
     for (std::int64_t i = 0; i < count; ++i) {
-        KernelRecord r;
-        d.getGpu(in, lane, r);
-        r.name = lookup(static_cast<std::int64_t>(in.u()));
-        for (std::int32_t* v :
-             {&r.gridX, &r.gridY, &r.gridZ, &r.blockX, &r.blockY, &r.blockZ, &r.clusterX,
-              &r.clusterY, &r.clusterZ, &r.registersPerThread, &r.staticSharedBytes,
-              &r.dynamicSharedBytes, &r.localBytesPerThread, &r.sharedCarveoutBytes})
-            *v = in.i32();
-        r.localBytesTotal = in.s();
-        r.graphId = in.u32();
-        r.graphNodeId = in.u();
+        auto t = timing.get(in);
+        R r;
+        auto reference = format == Format::Inline ? 0 : in.u();
+        if (reference == 0) {
+            F::getShared(in, r, lookup);
+            if (format == Format::Dictionary) dictionary.push_back(r);
+        } else {
+            if (reference > dictionary.size())
+                throw std::runtime_error("record refers to shared fields not yet in its chunk");
+            r = dictionary[reference - 1];
+        }
+        r.startNs = t.startNs;
+        r.endNs = t.endNs;
+        F::setCorrelation(r, t.correlation);
+        F::place(r, lane);
+        F::getOwn(in, r);
         out.push_back(std::move(r));
     }
 }
 
-void encode(const std::vector<const MemcpyRecord*>& records, const Intern&, std::string& out) {
-    Out o(out);
-    Deltas d;
-    for (const auto* r : records) {
-        d.putGpu(o, *r);
-        o.u(static_cast<std::uint64_t>(r->kind));
-        o.u(static_cast<std::uint64_t>(r->srcKind));
-        o.u(static_cast<std::uint64_t>(r->dstKind));
-        o.s(r->bytes);
-        o.u(r->graphId);
-    }
-}
-
-void decode(std::string_view blob, std::int64_t count, Lane lane, const Lookup&,
-            std::vector<MemcpyRecord>& out) {
-    In in(blob);
-    Deltas d;
-    for (std::int64_t i = 0; i < count; ++i) {
-        MemcpyRecord r;
-        d.getGpu(in, lane, r);
-        r.kind = static_cast<MemcpyKind>(std::min<std::uint64_t>(in.u(), 10));
-        r.srcKind = static_cast<MemoryKind>(std::min<std::uint64_t>(in.u(), 7));
-        r.dstKind = static_cast<MemoryKind>(std::min<std::uint64_t>(in.u(), 7));
-        r.bytes = in.s();
-        r.graphId = in.u32();
-        out.push_back(r);
-    }
-}
-
-void encode(const std::vector<const MemsetRecord*>& records, const Intern&, std::string& out) {
-    Out o(out);
-    Deltas d;
-    for (const auto* r : records) {
-        d.putGpu(o, *r);
-        o.s(r->bytes);
-        o.u(r->value);
-        o.u(static_cast<std::uint64_t>(r->memoryKind));
-        o.u(r->graphId);
-    }
-}
-
-void decode(std::string_view blob, std::int64_t count, Lane lane, const Lookup&,
-            std::vector<MemsetRecord>& out) {
-    In in(blob);
-    Deltas d;
-    for (std::int64_t i = 0; i < count; ++i) {
-        MemsetRecord r;
-        d.getGpu(in, lane, r);
-        r.bytes = in.s();
-        r.value = in.u32();
-        r.memoryKind = static_cast<MemoryKind>(std::min<std::uint64_t>(in.u(), 7));
-        r.graphId = in.u32();
-        out.push_back(r);
-    }
-}
-
-void encode(const std::vector<const ApiCallRecord*>& records, const Intern& intern,
-            std::string& out) {
-    Out o(out);
-    Deltas d;
-    for (const auto* r : records) {
-        d.put(o, r->startNs, r->endNs, r->correlationId);
-        o.u(r->kind == ApiKind::Driver ? 1 : 0);
-        o.u(r->callbackId);
-        o.u(static_cast<std::uint64_t>(intern(r->name)));
-        o.s(r->returnValue);
-    }
-}
-
-void decode(std::string_view blob, std::int64_t count, Lane lane, const Lookup& lookup,
-            std::vector<ApiCallRecord>& out) {
-    In in(blob);
-    Deltas d;
-    for (std::int64_t i = 0; i < count; ++i) {
-        ApiCallRecord r;
-        r.processId = lane.group;
-        r.threadId = lane.lane;
-        d.get(in, r.startNs, r.endNs, r.correlationId);
-        r.kind = in.u() ? ApiKind::Driver : ApiKind::Runtime;
-        r.callbackId = in.u32();
-        r.name = lookup(static_cast<std::int64_t>(in.u()));
-        r.returnValue = in.i32();
-        out.push_back(std::move(r));
-    }
-}
-
-void encode(const std::vector<const RangeRecord*>& records, const Intern& intern,
-            std::string& out) {
-    Out o(out);
-    Deltas d;
-    for (const auto* r : records) {
-        d.put(o, r->startNs, r->endNs, 0);
-        o.u(static_cast<std::uint64_t>(intern(r->name)));
-        o.u(static_cast<std::uint64_t>(intern(r->domain)));
-        o.u(static_cast<std::uint64_t>(r->kind));
-        o.u(r->color);
-        o.s(r->depth);
-    }
-}
-
-void decode(std::string_view blob, std::int64_t count, Lane lane, const Lookup& lookup,
-            std::vector<RangeRecord>& out) {
-    In in(blob);
-    Deltas d;
-    for (std::int64_t i = 0; i < count; ++i) {
-        RangeRecord r;
-        r.processId = lane.group;
-        r.threadId = lane.lane;
-        std::uint32_t unused = 0;
-        d.get(in, r.startNs, r.endNs, unused);
-        r.name = lookup(static_cast<std::int64_t>(in.u()));
-        r.domain = lookup(static_cast<std::int64_t>(in.u()));
-        r.kind = static_cast<RangeKind>(std::min<std::uint64_t>(in.u(), 2));
-        r.color = in.u32();
-        r.depth = in.i32();
-        out.push_back(std::move(r));
-    }
-}
+template void encode(const std::vector<const KernelRecord*>&, const Intern&, std::string&, Format);
+template void encode(const std::vector<const MemcpyRecord*>&, const Intern&, std::string&, Format);
+template void encode(const std::vector<const MemsetRecord*>&, const Intern&, std::string&, Format);
+template void encode(const std::vector<const ApiCallRecord*>&, const Intern&, std::string&, Format);
+template void encode(const std::vector<const RangeRecord*>&, const Intern&, std::string&, Format);
+template void decode(std::string_view, std::int64_t, Lane, const Lookup&,
+                     std::vector<KernelRecord>&, Format);
+template void decode(std::string_view, std::int64_t, Lane, const Lookup&,
+                     std::vector<MemcpyRecord>&, Format);
+template void decode(std::string_view, std::int64_t, Lane, const Lookup&,
+                     std::vector<MemsetRecord>&, Format);
+template void decode(std::string_view, std::int64_t, Lane, const Lookup&,
+                     std::vector<ApiCallRecord>&, Format);
+template void decode(std::string_view, std::int64_t, Lane, const Lookup&, std::vector<RangeRecord>&,
+                     Format);
 
 }  // namespace ws::codec

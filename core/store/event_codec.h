@@ -45,29 +45,28 @@ inline Lane laneOf(const RangeRecord& r) {
 using Intern = std::function<std::int64_t(std::string_view)>;
 using Lookup = std::function<const std::string&(std::int64_t)>;
 
+// How a chunk's blob is laid out; stored in event_chunks.format.
+enum class Format : int {
+    // Every record carries all its fields: the first stores' format, and the
+    // capture wire protocol's (one record per frame, nothing to share).
+    Inline = 1,
+    // Fields that repeat across records (a kernel's name and launch
+    // configuration, an API call's name) are stored once per chunk and
+    // referenced: about a third of the inline size for kernels.
+    Dictionary = 2,
+};
+constexpr Format kWriteFormat = Format::Dictionary;
+
 // Encodes records of one lane, already sorted by start, into `out`.
-void encode(const std::vector<const KernelRecord*>& records, const Intern& intern,
-            std::string& out);
-void encode(const std::vector<const MemcpyRecord*>& records, const Intern& intern,
-            std::string& out);
-void encode(const std::vector<const MemsetRecord*>& records, const Intern& intern,
-            std::string& out);
-void encode(const std::vector<const ApiCallRecord*>& records, const Intern& intern,
-            std::string& out);
-void encode(const std::vector<const RangeRecord*>& records, const Intern& intern, std::string& out);
+template <typename R>
+void encode(const std::vector<const R*>& records, const Intern& intern, std::string& out,
+            Format format);
 
 // Decodes a chunk of `count` records of `lane`; throws std::runtime_error on a
 // damaged blob rather than reading past it.
+template <typename R>
 void decode(std::string_view blob, std::int64_t count, Lane lane, const Lookup& lookup,
-            std::vector<KernelRecord>& out);
-void decode(std::string_view blob, std::int64_t count, Lane lane, const Lookup& lookup,
-            std::vector<MemcpyRecord>& out);
-void decode(std::string_view blob, std::int64_t count, Lane lane, const Lookup& lookup,
-            std::vector<MemsetRecord>& out);
-void decode(std::string_view blob, std::int64_t count, Lane lane, const Lookup& lookup,
-            std::vector<ApiCallRecord>& out);
-void decode(std::string_view blob, std::int64_t count, Lane lane, const Lookup& lookup,
-            std::vector<RangeRecord>& out);
+            std::vector<R>& out, Format format);
 
 template <typename T>
 constexpr ChunkKind kindOf();

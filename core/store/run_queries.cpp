@@ -237,10 +237,11 @@ void forEachChunked(Store& store, RunId id, TimeWindow window, std::optional<std
                     const std::function<void(const T&)>& visit) {
     StringCache strings(store);
     codec::Lookup lookup = [&](std::int64_t sid) -> const std::string& { return strings(sid); };
-    sql::Statement st(store.db(),
-                      "SELECT group_id, lane_id, count, data FROM event_chunks WHERE run_id = ?1 "
-                      "AND kind = ?2 AND first_start_ns < ?4 AND max_end_ns > ?3 AND (?5 IS NULL "
-                      "OR lane_id = ?5) ORDER BY group_id, lane_id, first_start_ns");
+    sql::Statement st(
+        store.db(),
+        "SELECT group_id, lane_id, count, data, format FROM event_chunks WHERE run_id = ?1 "
+        "AND kind = ?2 AND first_start_ns < ?4 AND max_end_ns > ?3 AND (?5 IS NULL "
+        "OR lane_id = ?5) ORDER BY group_id, lane_id, first_start_ns");
     st.bind(1, id);
     st.bind(2, static_cast<int>(codec::kindOf<T>()));
     st.bind(3, window.beginNs);
@@ -265,7 +266,8 @@ void forEachChunked(Store& store, RunId id, TimeWindow window, std::optional<std
         if (current && *current != l) emit();
         current = l;
         try {
-            codec::decode(st.blob(3), st.int64(2), l, lookup, records);
+            codec::decode(st.blob(3), st.int64(2), l, lookup, records,
+                          static_cast<codec::Format>(st.int32(4)));
         } catch (const std::runtime_error& e) {
             throw StoreError(StoreError::Kind::Sql,
                              store.path() + ": run " + std::to_string(id) + ": " + e.what());

@@ -123,8 +123,14 @@ constexpr const char* kVersion2 = R"sql(
 ALTER TABLE samples ADD COLUMN clock_event_reasons INTEGER;
 )sql";
 
+// Version 3: the blob format of each event chunk (store/event_codec.h);
+// chunks written before it are inline.
+constexpr const char* kVersion3 = R"sql(
+ALTER TABLE event_chunks ADD COLUMN format INTEGER NOT NULL DEFAULT 1;
+)sql";
+
 // Index i holds the SQL that moves a store from version i to i + 1.
-constexpr const char* kMigrations[] = {kVersion1, kVersion2};
+constexpr const char* kMigrations[] = {kVersion1, kVersion2, kVersion3};
 static_assert(std::size(kMigrations) == kCurrentVersion);
 
 }  // namespace

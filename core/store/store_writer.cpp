@@ -63,7 +63,7 @@ struct StoreWriter::Statements {
           heartbeat(db, "UPDATE runs SET heartbeat_at = ?2 WHERE id = ?1"),
           chunk(db, "event_chunks",
                 {"run_id", "kind", "group_id", "lane_id", "first_start_ns", "max_end_ns", "count",
-                 "busy_ns", "bytes", "data"}),
+                 "busy_ns", "bytes", "data", "format"}),
           request(db, "requests",
                   {"run_id", "request_id", "start_ns", "end_ns", "prompt_tokens", "output_tokens",
                    "success"},
@@ -230,7 +230,7 @@ void StoreWriter::writeChunks(const std::vector<T>& records) {
             bytes += bytesOf(*order[i]);
         }
         blob.clear();
-        codec::encode(chunk, intern, blob);
+        codec::encode(chunk, intern, blob, codec::kWriteFormat);
         insert.bind(1, run_);
         insert.bind(2, static_cast<int>(codec::kindOf<T>()));
         insert.bind(3, lane.group);
@@ -241,6 +241,7 @@ void StoreWriter::writeChunks(const std::vector<T>& records) {
         insert.bind(8, busy);
         insert.bind(9, bytes);
         insert.bindBlob(10, blob);
+        insert.bind(11, static_cast<int>(codec::kWriteFormat));
         insert.step();
         insert.rewind();
     }

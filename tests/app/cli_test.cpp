@@ -81,7 +81,10 @@ TEST_F(CliTest, LsJsonHasTheDocumentedKeys) {
 }
 
 TEST_F(CliTest, LsOnCommittedFixture) {
-    auto r = cli({"ls", "--db", testing::dataFile("fixture.wsdb")});
+    // A copy: opening a store may migrate it, and the committed file must not change.
+    auto copy = dir.file("fixture.wsdb");
+    std::filesystem::copy_file(testing::dataFile("fixture.wsdb"), copy);
+    auto r = cli({"ls", "--db", copy});
     ASSERT_EQ(r.exitCode, 0) << r.err;
     EXPECT_NE(r.out.find("gemm wgmma 4096"), std::string::npos);
 }

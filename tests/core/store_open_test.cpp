@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "store/compact.h"
 #include "store/run_queries.h"
 #include "store/schema.h"
 #include "store/store.h"
@@ -128,13 +129,19 @@ TEST(StoreOpen, OpensCommittedFixtureWithoutChangingIt) {
     EXPECT_EQ(readFile(path), before);
 }
 
-// A store written before schema version 2 (no clock event reasons per sample).
+// A store as version 1 wrote it: no clock event reasons per sample, event
+// chunks inline and without a format column.
 std::string version1Store(const TempDir& dir) {
     auto path = dir.file("v1.wsdb");
     testing::writeFixtureStore(path);
+    {
+        Store store(path);
+        compactStore(store, codec::Format::Inline);
+    }
     sqliteExec(path,
                "PRAGMA journal_mode = DELETE; ALTER TABLE samples DROP COLUMN "
-               "clock_event_reasons; PRAGMA user_version = 1;");
+               "clock_event_reasons; ALTER TABLE event_chunks DROP COLUMN format; PRAGMA "
+               "user_version = 1;");
     return path;
 }
 
@@ -149,6 +156,7 @@ TEST(StoreOpen, UpgradesAVersion1StoreKeepingItsRuns) {
     ASSERT_FALSE(samples.empty());
     EXPECT_FALSE(samples[0].clockEventReasons);  // not recorded then
     EXPECT_TRUE(samples[0].powerW);
+    EXPECT_EQ(kernelsIn(store, runs[0].id).size(), 2u * testing::kFixtureKernelsPerStream);
 }
 
 TEST(StoreOpen, ReadOnlyOlderStoreIsRefusedUntouched) {

@@ -1,0 +1,57 @@
+// compact: rewrites older event chunks in the current, smaller format and
+// gives freed pages back to the file system. Ctrl-C cancels and changes nothing.
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <iostream>
+
+#include "cli/cli_args.h"
+#include "cli/commands.h"
+#include "cli/open_store.h"
+#include "store/compact.h"
+#include "util/format.h"
+
+namespace ws::cli {
+
+namespace {
+
+std::atomic<bool> interrupted{false};
+
+void onSignal(int) {
+    interrupted = true;
+}
+
+}  // namespace
+
+int cmdCompact(const std::vector<std::string>& argv) {
+    auto args = Args::parse(argv, {{}, {"db", "progress"}, 0, 0});
+    std::string progressMode = args.valueOr("progress", "line");
+    if (progressMode != "line" && progressMode != "none")
+        throw UsageError("--progress must be line or none");
+    auto store = openStore(args);
+    struct sigaction sa {};
+    sa.sa_handler = onSignal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, nullptr);
+    sigaction(SIGTERM, &sa, nullptr);
+    bool tty = ::isatty(2);
+    auto result =
+        compactStore(*store, codec::kWriteFormat, [&](std::int64_t done, std::int64_t total) {
+            if (progressMode == "line" && (tty ? done % 64 == 0 || done == total : done == total))
+                std::cerr << (tty ? "\r" : "") << "[warpscope] compacting: " << done << " / "
+                          << total << " event chunks" << (tty && done != total ? "\033[K" : "\n")
+                          << std::flush;
+            return !interrupted.load();
+        });
+    if (result.cancelled) {
+        std::cerr << "\ncompact cancelled; " << store->path() << " is unchanged\n";
+        return 1;
+    }
+    std::cout << store->path() << ": rewrote " << result.chunksRewritten << " event chunks; "
+              << formatBytes(result.bytesBefore) << " -> " << formatBytes(result.bytesAfter)
+              << '\n';
+    return 0;
+}
+
+}  // namespace ws::cli

@@ -1,0 +1,140 @@
+#include "store/compact.h"
+
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "store/store_error.h"
+
+namespace ws {
+
+namespace {
+
+// Interned strings both ways. Chunks only refer to strings already in the
+// store, so a name that is not there means a damaged chunk, never a new string.
+class Strings {
+  public:
+    explicit Strings(sql::Db& db) {
+        sql::Statement st(db, "SELECT id, value FROM strings");
+        while (st.step()) {
+            auto [it, added] = byId_.emplace(st.int64(0), st.text(1));
+            byValue_.emplace(it->second, it->first);
+        }
+    }
+    const std::string& value(std::int64_t id) const {
+        auto it = byId_.find(id);
+        if (it == byId_.end())
+            throw std::runtime_error("refers to string " + std::to_string(id) +
+                                     ", which the store does not hold");
+        return it->second;
+    }
+    std::int64_t id(std::string_view value) const { return byValue_.at(std::string(value)); }
+
+  private:
+    std::unordered_map<std::int64_t, std::string> byId_;
+    std::unordered_map<std::string, std::int64_t> byValue_;
+};
+
+template <typename T>
+std::string recode(std::string_view blob, std::int64_t count, codec::Lane lane, codec::Format from,
+                   codec::Format to, const Strings& strings) {
+    std::vector<T> records;
+    codec::decode(
+        blob, count, lane, [&](std::int64_t id) -> const std::string& { return strings.value(id); },
+        records, from);
+    std::vector<const T*> pointers;
+    for (const auto& r : records)
+        pointers.push_back(&r);
+    std::string out;
+    codec::encode(
+        pointers, [&](std::string_view s) { return strings.id(s); }, out, to);
+    return out;
+}
+
+std::string recode(codec::ChunkKind kind, std::string_view blob, std::int64_t count,
+                   codec::Lane lane, codec::Format from, codec::Format to, const Strings& strings) {
+    switch (kind) {
+        case codec::ChunkKind::Kernel:
+            return recode<KernelRecord>(blob, count, lane, from, to, strings);
+        case codec::ChunkKind::Memcpy:
+            return recode<MemcpyRecord>(blob, count, lane, from, to, strings);
+        case codec::ChunkKind::Memset:
+            return recode<MemsetRecord>(blob, count, lane, from, to, strings);
+        case codec::ChunkKind::ApiCall:
+            return recode<ApiCallRecord>(blob, count, lane, from, to, strings);
+        case codec::ChunkKind::Range:
+            return recode<RangeRecord>(blob, count, lane, from, to, strings);
+    }
+    throw std::runtime_error("unknown chunk kind " + std::to_string(static_cast<int>(kind)));
+}
+
+std::int64_t fileBytes(Store& store) {
+    store.db().exec("PRAGMA wal_checkpoint(TRUNCATE)");
+    std::error_code ec;
+    auto bytes = std::filesystem::file_size(store.path(), ec);
+    return ec ? 0 : static_cast<std::int64_t>(bytes);
+}
+
+}  // namespace
+
+CompactResult compactStore(Store& store, codec::Format format, const CompactProgress& progress) {
+    store.requireWritable("compact");
+    auto& db = store.db();
+    CompactResult result;
+    result.bytesBefore = fileBytes(store);
+    // Row ids first: updating the rows a SELECT is still walking is undefined.
+    std::vector<std::int64_t> rows;
+    {
+        sql::Statement st(db, "SELECT rowid FROM event_chunks WHERE format != ?1");
+        st.bind(1, static_cast<int>(format));
+        while (st.step())
+            rows.push_back(st.int64(0));
+    }
+    {
+        Strings strings(db);
+        sql::Transaction tx(db);
+        sql::Statement select(db,
+                              "SELECT run_id, kind, group_id, lane_id, count, data, format "
+                              "FROM event_chunks WHERE rowid = ?1");
+        sql::Statement update(db,
+                              "UPDATE event_chunks SET data = ?2, format = ?3 WHERE rowid = ?1");
+        for (auto row : rows) {
+            select.bind(1, row);
+            if (!select.step()) continue;
+            codec::Lane lane{static_cast<std::uint32_t>(select.int64(2)),
+                             static_cast<std::uint32_t>(select.int64(3))};
+            std::string blob;
+            try {
+                blob = recode(static_cast<codec::ChunkKind>(select.int32(1)), select.blob(5),
+                              select.int64(4), lane, static_cast<codec::Format>(select.int32(6)),
+                              format, strings);
+            } catch (const std::exception& e) {
+                throw StoreError(StoreError::Kind::Sql,
+                                 store.path() + ": run " + std::to_string(select.int64(0)) +
+                                     ": an event chunk could not be read: " + e.what());
+            }
+            select.reset();
+            update.bind(1, row);
+            update.bindBlob(2, blob);
+            update.bind(3, static_cast<int>(format));
+            update.step();
+            update.reset();
+            ++result.chunksRewritten;
+            if (progress &&
+                !progress(result.chunksRewritten, static_cast<std::int64_t>(rows.size()))) {
+                result.cancelled = true;
+                result.chunksRewritten = 0;
+                result.bytesAfter = result.bytesBefore;
+                return result;  // the transaction rolls back
+            }
+        }
+        tx.commit();
+    }
+    db.exec("VACUUM");
+    result.bytesAfter = fileBytes(store);
+    return result;
+}
+
+}  // namespace ws

@@ -1,0 +1,28 @@
+// Rewrites a store's event chunks in one blob format and gives the pages that
+// deleted runs and rewritten chunks freed back to the file system (VACUUM).
+// Stores written before the dictionary format shrink by about half.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+
+#include "store/event_codec.h"
+#include "store/store.h"
+
+namespace ws {
+
+struct CompactResult {
+    std::int64_t chunksRewritten = 0;
+    std::int64_t bytesBefore = 0;  // the store file, with its write-ahead log folded in
+    std::int64_t bytesAfter = 0;
+    bool cancelled = false;
+};
+
+// Called after each rewritten chunk with (done, total); returning false cancels,
+// which leaves every chunk as it was (one transaction).
+using CompactProgress = std::function<bool(std::int64_t done, std::int64_t total)>;
+
+CompactResult compactStore(Store& store, codec::Format format = codec::kWriteFormat,
+                           const CompactProgress& progress = {});
+
+}  // namespace ws

@@ -21,14 +21,26 @@ using varint::Out;
 template <typename R>
 struct Fields;
 
-template <>
-struct Fields<KernelRecord> {
-    static void place(KernelRecord& r, Lane lane) {
-        r.deviceId = lane.group;
-        r.streamId = lane.lane;
+// What every kind shares: the lane names two of its fields, and it carries a
+// correlation id and no per-record fields beyond its timing.
+template <typename R, auto group, auto lane>
+struct OnLane {
+    static void place(R& r, Lane l) {
+        r.*group = l.group;
+        r.*lane = l.lane;
     }
-    static std::uint32_t correlation(const KernelRecord& r) { return r.correlationId; }
-    static void setCorrelation(KernelRecord& r, std::uint32_t c) { r.correlationId = c; }
+    static std::uint32_t correlation(const R& r) { return r.correlationId; }
+    static void setCorrelation(R& r, std::uint32_t c) { r.correlationId = c; }
+    static void putOwn(Out&, const R&) {}
+    static void getOwn(In&, R&) {}
+};
+template <typename R>
+using OnStream = OnLane<R, &R::deviceId, &R::streamId>;
+template <typename R>
+using OnThread = OnLane<R, &R::processId, &R::threadId>;
+
+template <>
+struct Fields<KernelRecord> : OnStream<KernelRecord> {
     static void putShared(Out& o, const KernelRecord& r, const Intern& intern) {
         o.u(r.contextId);
         o.u(static_cast<std::uint64_t>(intern(r.name)));
@@ -55,13 +67,7 @@ struct Fields<KernelRecord> {
 };
 
 template <>
-struct Fields<MemcpyRecord> {
-    static void place(MemcpyRecord& r, Lane lane) {
-        r.deviceId = lane.group;
-        r.streamId = lane.lane;
-    }
-    static std::uint32_t correlation(const MemcpyRecord& r) { return r.correlationId; }
-    static void setCorrelation(MemcpyRecord& r, std::uint32_t c) { r.correlationId = c; }
+struct Fields<MemcpyRecord> : OnStream<MemcpyRecord> {
     static void putShared(Out& o, const MemcpyRecord& r, const Intern&) {
         o.u(r.contextId);
         o.u(static_cast<std::uint64_t>(r.kind));
@@ -78,18 +84,10 @@ struct Fields<MemcpyRecord> {
         r.bytes = in.s();
         r.graphId = in.u32();
     }
-    static void putOwn(Out&, const MemcpyRecord&) {}
-    static void getOwn(In&, MemcpyRecord&) {}
 };
 
 template <>
-struct Fields<MemsetRecord> {
-    static void place(MemsetRecord& r, Lane lane) {
-        r.deviceId = lane.group;
-        r.streamId = lane.lane;
-    }
-    static std::uint32_t correlation(const MemsetRecord& r) { return r.correlationId; }
-    static void setCorrelation(MemsetRecord& r, std::uint32_t c) { r.correlationId = c; }
+struct Fields<MemsetRecord> : OnStream<MemsetRecord> {
     static void putShared(Out& o, const MemsetRecord& r, const Intern&) {
         o.u(r.contextId);
         o.s(r.bytes);
@@ -104,18 +102,10 @@ struct Fields<MemsetRecord> {
         r.memoryKind = static_cast<MemoryKind>(std::min<std::uint64_t>(in.u(), 7));
         r.graphId = in.u32();
     }
-    static void putOwn(Out&, const MemsetRecord&) {}
-    static void getOwn(In&, MemsetRecord&) {}
 };
 
 template <>
-struct Fields<ApiCallRecord> {
-    static void place(ApiCallRecord& r, Lane lane) {
-        r.processId = lane.group;
-        r.threadId = lane.lane;
-    }
-    static std::uint32_t correlation(const ApiCallRecord& r) { return r.correlationId; }
-    static void setCorrelation(ApiCallRecord& r, std::uint32_t c) { r.correlationId = c; }
+struct Fields<ApiCallRecord> : OnThread<ApiCallRecord> {
     static void putShared(Out& o, const ApiCallRecord& r, const Intern& intern) {
         o.u(r.kind == ApiKind::Driver ? 1 : 0);
         o.u(r.callbackId);
@@ -128,16 +118,10 @@ struct Fields<ApiCallRecord> {
         r.name = lookup(static_cast<std::int64_t>(in.u()));
         r.returnValue = in.i32();
     }
-    static void putOwn(Out&, const ApiCallRecord&) {}
-    static void getOwn(In&, ApiCallRecord&) {}
 };
 
 template <>
-struct Fields<RangeRecord> {
-    static void place(RangeRecord& r, Lane lane) {
-        r.processId = lane.group;
-        r.threadId = lane.lane;
-    }
+struct Fields<RangeRecord> : OnThread<RangeRecord> {
     static std::uint32_t correlation(const RangeRecord&) { return 0; }
     static void setCorrelation(RangeRecord&, std::uint32_t) {}
     static void putShared(Out& o, const RangeRecord& r, const Intern& intern) {
@@ -154,8 +138,6 @@ struct Fields<RangeRecord> {
         r.color = in.u32();
         r.depth = in.i32();
     }
-    static void putOwn(Out&, const RangeRecord&) {}
-    static void getOwn(In&, RangeRecord&) {}
 };
 
 // Start and correlation id as deltas from the previous record of the chunk,

@@ -170,15 +170,5 @@ TEST(StoreCompact, CancelledCompactionChangesNoChunk) {
     EXPECT_EQ(blobBytes(store), bytes);
 }
 
-TEST(StoreCompact, ReadOnlyStoreIsRefused) {
-    TempDir dir;
-    auto path = dir.file("runs.wsdb");
-    testing::writeFixtureStore(path);
-    Store::Options options;
-    options.readOnly = true;
-    Store store(path, options);
-    EXPECT_THROW(compactStore(store), StoreError);
-}
-
 }  // namespace
 }  // namespace ws

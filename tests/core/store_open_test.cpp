@@ -204,6 +204,7 @@ TEST(StoreOpen, ExplicitReadOnlyNeverWrites) {
     options.readOnly = true;
     Store store(path, options);
     EXPECT_THROW(store.beginRun({}), StoreError);
+    EXPECT_THROW(compactStore(store), StoreError);
 }
 
 TEST(StoreOpen, LockedStoreGivesSpecificError) {

@@ -31,6 +31,33 @@ __global__ void gemvNaive(const __nv_bfloat16* x, const __nv_bfloat16* w, __nv_b
 }
 
 // ROWS output rows per block, WARPS warps splitting K; each thread handles
+// The end of a multi-row kernel: each warp holds partial dot products for
+// ROWS rows × MAXB batch columns; they are summed across the block's warps
+// and y[b][row] = scale(row, sum) is stored.
+template <int ROWS, int MAXB, int WARPS, typename Scale>
+__device__ __forceinline__ void storeBlockSums(const float (&acc)[ROWS][MAXB], int row0, int n,
+                                               int batch, __nv_bfloat16* y, Scale scale) {
+    __shared__ float partial[WARPS][ROWS][MAXB];
+    int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+#pragma unroll
+    for (int r = 0; r < ROWS; ++r)
+#pragma unroll
+        for (int b = 0; b < MAXB; ++b) {
+            float v = warpSum(acc[r][b]);
+            if (lane == 0) partial[warp][r][b] = v;
+        }
+    __syncthreads();
+    for (int i = threadIdx.x; i < ROWS * MAXB; i += WARPS * 32) {
+        int r = i / MAXB, b = i % MAXB;
+        if (b >= batch || row0 + r >= n) continue;
+        float s = 0;
+#pragma unroll
+        for (int wi = 0; wi < WARPS; ++wi)
+            s += partial[wi][r][b];
+        y[std::size_t(b) * n + row0 + r] = __float2bfloat16(scale(row0 + r, s));
+    }
+}
+
 // 8-element (16-byte) chunks c = tid, tid + threads, … of every row, UNROLL of
 // them per row at a time: all ROWS × UNROLL loads are issued before the first
 // is used, which is what keeps enough bytes in flight to approach the copy
@@ -89,25 +116,7 @@ __device__ __forceinline__ void gemvChunked(const __nv_bfloat16* __restrict__ x,
             }
         }
     }
-    __shared__ float partial[WARPS][ROWS][MAXB];
-    int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-#pragma unroll
-    for (int r = 0; r < ROWS; ++r)
-#pragma unroll
-        for (int b = 0; b < MAXB; ++b) {
-            float v = warpSum(acc[r][b]);
-            if (lane == 0) partial[warp][r][b] = v;
-        }
-    __syncthreads();
-    for (int i = threadIdx.x; i < ROWS * MAXB; i += threads) {
-        int r = i / MAXB, b = i % MAXB;
-        if (b >= batch || row0 + r >= n) continue;
-        float s = 0;
-#pragma unroll
-        for (int wi = 0; wi < WARPS; ++wi)
-            s += partial[wi][r][b];
-        y[std::size_t(b) * n + row0 + r] = __float2bfloat16(s);
-    }
+    storeBlockSums<ROWS, MAXB, WARPS>(acc, row0, n, batch, y, [](int, float sum) { return sum; });
 }
 
 // Distinct kernel names, so a timeline or kernel summary tells the rungs apart.
@@ -229,25 +238,8 @@ __global__ void __launch_bounds__(256)
                 acc[r][b] += dot8(wv[r], xv) + dot8(wv[r] + 8, xv + 8);
         }
     }
-    __shared__ float partial[WARPS][ROWS][MAXB];
-    int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-#pragma unroll
-    for (int r = 0; r < ROWS; ++r)
-#pragma unroll
-        for (int b = 0; b < MAXB; ++b) {
-            float v = warpSum(acc[r][b]);
-            if (lane == 0) partial[warp][r][b] = v;
-        }
-    __syncthreads();
-    for (int i = threadIdx.x; i < ROWS * MAXB; i += threads) {
-        int r = i / MAXB, b = i % MAXB;
-        if (b >= batch || row0 + r >= n) continue;
-        float s = 0;
-#pragma unroll
-        for (int wi = 0; wi < WARPS; ++wi)
-            s += partial[wi][r][b];
-        y[std::size_t(b) * n + row0 + r] = __float2bfloat16(s * scales[row0 + r]);
-    }
+    storeBlockSums<ROWS, MAXB, WARPS>(acc, row0, n, batch, y,
+                                      [scales](int row, float sum) { return sum * scales[row]; });
 }
 
 void checkShape(int batch, int n, int k, int kMultiple, const char* what) {

@@ -18,6 +18,7 @@
 
 #include "attention/attention.h"
 #include "attention/decode_split.cuh"
+#include "common/cluster_occupancy.h"
 #include "common/cuda_check.h"
 #include "common/mbarrier.cuh"
 #include "common/mma.cuh"
@@ -286,16 +287,9 @@ void launch(const __nv_bfloat16* qkv, int qStride, const __nv_bfloat16* k, const
         config.attrs = attrs;
         // Clusters only where all of them are resident at once: a second wave
         // of clusters costs far more than the combine saves (batch 8 / 4k on
-        // the H200: 56 µs against 42). How many fit is asked once per size.
-        static int clustersFit[decode_split::kMaxClusterSplits + 1] = {};
-        if (clusterBlocks > 0 && clustersFit[clusterBlocks] == 0) {
-            int clusters = 0;
-            if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &config) != cudaSuccess)
-                clusters = 0;
-            cudaGetLastError();  // a failed query leaves a (non-sticky) error behind
-            clustersFit[clusterBlocks] = clusters > 0 ? clusters : -1;
-        }
-        if (clusterBlocks > 0 && clustersFit[clusterBlocks] < int(grid.y * grid.z)) return false;
+        // the H200: 56 µs against 42).
+        if (clusterBlocks > 0 && residentClusters(kernel, config) < int(grid.y * grid.z))
+            return false;
         WS_CUDA(cudaLaunchKernelEx(&config, kernel, args...));
         return true;
     };

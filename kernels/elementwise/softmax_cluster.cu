@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "common/cluster_occupancy.h"
 #include "common/cuda_check.h"
 #include "common/mbarrier.cuh"
 #include "common/vector_math.cuh"
@@ -163,30 +164,7 @@ bool launchCluster(Kernel kernel, int threads, int smemBytes, const __nv_bfloat1
     cluster.val.clusterDim = {unsigned(blocks), 1, 1};
     config.attrs = &cluster;
     config.numAttrs = 1;
-    struct Asked {
-        const void* kernel;
-        int blocks, smemBytes;
-        bool fits;
-    };
-    static std::vector<Asked> asked;
-    const Asked* known = nullptr;
-    for (const auto& a : asked)
-        if (a.kernel == reinterpret_cast<const void*>(kernel) && a.blocks == blocks &&
-            a.smemBytes == smemBytes)
-            known = &a;
-    if (!known) {
-        int fits = 0;
-        bool ok = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                       smemBytes) == cudaSuccess &&
-                  (blocks <= kMaxCluster ||
-                   cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed,
-                                        1) == cudaSuccess) &&
-                  cudaOccupancyMaxActiveClusters(&fits, kernel, &config) == cudaSuccess && fits > 0;
-        cudaGetLastError();  // a failed query leaves a (non-sticky) error behind
-        asked.push_back({reinterpret_cast<const void*>(kernel), blocks, smemBytes, ok});
-        known = &asked.back();
-    }
-    if (!known->fits) return false;
+    if (residentClusters(kernel, config) == 0) return false;
     WS_CUDA(cudaLaunchKernelEx(&config, kernel, x, y, cols));
     return true;
 }

@@ -54,9 +54,13 @@ INSTANTIATE_TEST_SUITE_P(
         LadderParam{"gemv_bf16", {{"batch", 5}, {"n", 777}, {"k", 4096}}, {}},
         LadderParam{"gemv_bf16", {{"batch", 16}, {"n", 512}, {"k", 1024}}, {}},
         LadderParam{"rmsnorm", {{"rows", 33}, {"cols", 4096}}, {}},
-        // Rows longer than 32768 columns: a cluster of 2, then of 4 blocks per row.
+        // Rows longer than 32768 columns: clusters of 4, 2 and 4 blocks per row,
+        // with 64 KiB, 50000-byte and again 64 KiB of shared memory a block: a
+        // shape asked about before must still launch after a smaller one.
+        LadderParam{"softmax", {{"rows", 2}, {"cols", 131072}}, {}},
         LadderParam{"softmax", {{"rows", 17}, {"cols", 50000}}, {}},
         LadderParam{"softmax", {{"rows", 3}, {"cols", 100000}}, {}},
+        LadderParam{"softmax", {{"rows", 1}, {"cols", 131072}}, {}},
         LadderParam{"silu_mul", {{"rows", 9}, {"cols", 1000}}, {}},
         LadderParam{"rope", {{"tokens", 300}, {"heads", 6}, {"head_dim", 64}}, {}},
         LadderParam{

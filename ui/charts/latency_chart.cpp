@@ -1,6 +1,7 @@
 #include "charts/latency_chart.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "analysis/statistics.h"
 #include "charts/chart_style.h"
@@ -84,7 +85,9 @@ QCPRange valueRange(const QCPAxisRect* rect) {
         found |= ok;
     }
     if (!found) return QCPRange(0, 1);
-    double pad = std::max(range.size() * 0.05, 1e-3);
+    // A run of one request (or identical ones) has no spread: pad by 5% of the
+    // value so the axis reads in the value's own digits, not in microseconds.
+    double pad = std::max({range.size() * 0.05, std::abs(range.upper) * 0.05, 1e-3});
     return QCPRange(std::max(0.0, range.lower - pad), range.upper + pad);
 }
 

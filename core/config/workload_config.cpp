@@ -76,9 +76,7 @@ DecoderParams readDecoder(TomlReader& r) {
 KernelParams readKernel(TomlReader& r) {
     KernelParams k;
     assign(k.kernel,
-           r.string("name", true,
-                    {"gemm_bf16", "gemv_bf16", "attention_prefill", "attention_decode", "rmsnorm",
-                     "softmax", "rope", "silu_mul", "copy_bandwidth", "peak_flops"}));
+           r.string("name", true, kKernelWorkloadNames));
     assign(k.rung, r.string("rung", false));
     assign(k.shape, r.integerTable("shape", 1, std::int64_t(1) << 40));
     assign(k.iterations, r.integer("iterations", 1, 1000000, false));

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <map>
 #include <optional>
 #include <string>
@@ -45,6 +46,13 @@ struct DecoderParams {
     std::int64_t seed = 0;
     double qualityTolerance = 0.25;  // max logit error (in logit std units) against the reference
 };
+
+// The kernel ladders a kernel workload may name. kernels/ladders holds them
+// and core cannot link CUDA, so a test with no GPU keeps the two lists equal:
+// a config naming anything else is refused before a run starts.
+inline constexpr std::initializer_list<const char*> kKernelWorkloadNames = {
+    "gemm_bf16", "gemv_bf16", "attention_prefill", "attention_decode", "rmsnorm", "softmax", "rope",
+    "silu_mul",  "copy"};
 
 struct KernelParams {
     std::string kernel;  // e.g. "gemm_bf16"

@@ -3,11 +3,13 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "ceilings/ceilings.h"
 #include "common/device_buffer.h"
 #include "common/timing.h"
+#include "config/workload_config.h"
 #include "ladders/ladder.h"
 
 namespace ws::kernels {
@@ -83,6 +85,16 @@ INSTANTIATE_TEST_SUITE_P(
     [](const ::testing::TestParamInfo<LadderParam>& info) {
         return info.param.kernel + "_" + std::to_string(info.index);
     });
+
+// Needs no GPU: what a workload config accepts is exactly what can run.
+TEST(LadderNames, WorkloadConfigsAcceptEveryLadderAndNothingElse) {
+    std::vector<std::string> accepted(ws::kKernelWorkloadNames.begin(),
+                                      ws::kKernelWorkloadNames.end());
+    auto ladders = ladderNames();
+    std::sort(accepted.begin(), accepted.end());
+    std::sort(ladders.begin(), ladders.end());
+    EXPECT_EQ(accepted, ladders);
+}
 
 TEST(LadderGpu, BadShapesAndRungsAreRefusedByName) {
     if (!haveGpu()) GTEST_SKIP() << "no CUDA device";

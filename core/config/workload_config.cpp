@@ -75,8 +75,7 @@ DecoderParams readDecoder(TomlReader& r) {
 
 KernelParams readKernel(TomlReader& r) {
     KernelParams k;
-    assign(k.kernel,
-           r.string("name", true, kKernelWorkloadNames));
+    assign(k.kernel, r.string("name", true, kKernelWorkloadNames));
     assign(k.rung, r.string("rung", false));
     assign(k.shape, r.integerTable("shape", 1, std::int64_t(1) << 40));
     assign(k.iterations, r.integer("iterations", 1, 1000000, false));

@@ -1,6 +1,7 @@
 #include "charts/roofline_chart.h"
 
 #include <QToolTip>
+#include <algorithm>
 #include <cmath>
 
 #include "charts/chart_style.h"
@@ -26,6 +27,39 @@ RooflineChart::RooflineChart(QWidget* parent) : QCustomPlot(parent) {
     setMouseTracking(true);
     makeZoomable(axisRect(), Qt::Horizontal | Qt::Vertical);
     styleAxes(this);
+    connect(this, &QCustomPlot::beforeReplot, this, &RooflineChart::spreadLabels);
+}
+
+void RooflineChart::spreadLabels() {
+    // Top to bottom; each label takes the nearest free line slot (0, up 1,
+    // down 1, up 2, …) beside its point.
+    std::vector<std::pair<QRectF, const Label*>> order;
+    for (const auto& l : labels_) {
+        QFontMetrics metrics(l.item->font());
+        QPointF at = l.item->position->pixelPosition();
+        QRectF text = metrics.boundingRect(l.item->text());
+        order.push_back({QRectF(at.x() + l.radius + 2, at.y() - l.radius - text.height(),
+                                text.width(), text.height()),
+                         &l});
+    }
+    std::sort(order.begin(), order.end(),
+              [](const auto& a, const auto& b) { return a.first.top() < b.first.top(); });
+    std::vector<QRectF> placed;
+    for (auto& [rect, label] : order) {
+        double line = rect.height();
+        int shift = 0;
+        for (int attempt = 0; attempt < 12; ++attempt) {
+            shift = attempt % 2 ? -(attempt + 1) / 2 : attempt / 2;
+            QRectF moved = rect.translated(0, -shift * line);
+            if (std::none_of(placed.begin(), placed.end(),
+                             [&](const QRectF& p) { return p.intersects(moved); }))
+                break;
+        }
+        int r = int(label->radius);
+        int up = int(shift * line);
+        label->item->setPadding(QMargins(r + 2, 0, 0, r + up));
+        placed.push_back(rect.translated(0, -shift * line));
+    }
 }
 
 void RooflineChart::setRuns(const std::vector<RunAnalysis>& runs) {
@@ -34,6 +68,7 @@ void RooflineChart::setRuns(const std::vector<RunAnalysis>& runs) {
     clearGraphs();
     clearItems();
     hits_.clear();
+    labels_.clear();
     const RooflineCeilings* ceilings = nullptr;
     for (const auto& r : runs)
         if (r.roofline.ceilings.known()) {
@@ -88,6 +123,7 @@ void RooflineChart::setRuns(const std::vector<RunAnalysis>& runs) {
             label->setText(QString::fromStdString(p.name));
             label->setFont(QFont(font().family(), 8));
             label->setColor(colors.label(color));
+            labels_.push_back({label, size / 2});
             double roof = ceilings ? p.tflops() / ceilings->attainableTflops(p.intensity()) : 0;
             hits_.push_back(
                 {p.intensity(), p.tflops(),

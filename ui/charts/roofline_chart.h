@@ -43,8 +43,16 @@ class RooflineChart : public QCustomPlot {
         QString name, origin;
     };
     const Hit* hitAt(const QPointF& pos) const;
+    // Moves labels that would overlap another one up or down by whole lines,
+    // at the current zoom; runs before every replot.
+    void spreadLabels();
     QCPTextElement* note_;
     std::vector<Hit> hits_;
+    struct Label {
+        QCPItemText* item;
+        double radius;  // of the point's disc, in pixels
+    };
+    std::vector<Label> labels_;
 };
 
 }  // namespace ws::ui

@@ -3,10 +3,30 @@
 #include <QToolTip>
 #include <algorithm>
 #include <cmath>
+#include <functional>
 
 #include "charts/chart_style.h"
 
 namespace ws::ui {
+
+namespace {
+
+// Draws nothing; runs `before` at the start of each render, once the layout
+// of that render is known (QCustomPlot's exports emit no replot signal).
+class LabelSpreader : public QCPLayerable {
+  public:
+    LabelSpreader(QCustomPlot* plot, std::function<void()> before)
+        : QCPLayerable(plot, QStringLiteral("grid")), before_(std::move(before)) {}
+
+  protected:
+    void applyDefaultAntialiasingHint(QCPPainter*) const override {}
+    void draw(QCPPainter*) override { before_(); }
+
+  private:
+    std::function<void()> before_;
+};
+
+}  // namespace
 
 RooflineChart::RooflineChart(QWidget* parent) : QCustomPlot(parent) {
     plotLayout()->insertRow(0);
@@ -27,12 +47,14 @@ RooflineChart::RooflineChart(QWidget* parent) : QCustomPlot(parent) {
     setMouseTracking(true);
     makeZoomable(axisRect(), Qt::Horizontal | Qt::Vertical);
     styleAxes(this);
-    connect(this, &QCustomPlot::beforeReplot, this, &RooflineChart::spreadLabels);
+    // Drawn on the grid layer, before the labels' layer: every render (on
+    // screen, or an export at another size) spreads them at its own layout.
+    new LabelSpreader(this, [this] { spreadLabels(); });
 }
 
 void RooflineChart::spreadLabels() {
     // Top to bottom; each label takes the nearest free line slot (0, up 1,
-    // down 1, up 2, …) beside its point.
+    // down 1, up 2, …) to the right of its point.
     std::vector<std::pair<QRectF, const Label*>> order;
     for (const auto& l : labels_) {
         QFontMetrics metrics(l.item->font());
@@ -44,7 +66,12 @@ void RooflineChart::spreadLabels() {
     }
     std::sort(order.begin(), order.end(),
               [](const auto& a, const auto& b) { return a.first.top() < b.first.top(); });
+    // Every point's disc is taken too: a label must not hide another point.
     std::vector<QRectF> placed;
+    for (const auto& l : labels_) {
+        QPointF at = l.item->position->pixelPosition();
+        placed.push_back(QRectF(at.x() - l.radius, at.y() - l.radius, 2 * l.radius, 2 * l.radius));
+    }
     for (auto& [rect, label] : order) {
         double line = rect.height();
         int shift = 0;

@@ -45,7 +45,9 @@ int cmdCompact(const std::vector<std::string>& argv) {
             return !interrupted.load();
         });
     if (result.cancelled) {
-        std::cerr << "\ncompact cancelled; " << store->path() << " is unchanged\n";
+        std::cerr << "\ncompact cancelled: " << result.chunksRewritten
+                  << " event chunks were rewritten, the others are as they were; " << store->path()
+                  << " reads the same\n";
         return 1;
     }
     std::cout << store->path() << ": rewrote " << result.chunksRewritten << " event chunks; "

@@ -1,5 +1,6 @@
 #include "store/compact.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <stdexcept>
 #include <string>
@@ -70,6 +71,10 @@ std::string recode(codec::ChunkKind kind, std::string_view blob, std::int64_t co
     throw std::runtime_error("unknown chunk kind " + std::to_string(static_cast<int>(kind)));
 }
 
+// Each batch commits on its own, so readers see progress and a cancel or a
+// crash keeps what was done (both formats read).
+constexpr std::size_t kChunksPerTransaction = 256;
+
 std::int64_t fileBytes(Store& store) {
     store.db().exec("PRAGMA wal_checkpoint(TRUNCATE)");
     std::error_code ec;
@@ -77,10 +82,24 @@ std::int64_t fileBytes(Store& store) {
     return ec ? 0 : static_cast<std::int64_t>(bytes);
 }
 
+// A run still being recorded holds the store's write lock between flushes;
+// compaction would stall it (and VACUUM cannot run beside it at all).
+void refuseWhileRecording(Store& store) {
+    sql::Statement st(store.db(),
+                      "SELECT id, host FROM runs WHERE status = 'running' ORDER BY id LIMIT 1");
+    if (!st.step()) return;
+    throw StoreError(StoreError::Kind::Locked,
+                     store.path() + ": run " + std::to_string(st.int64(0)) + " (on " + st.text(1) +
+                         ") is still being recorded; compact when it has finished, or remove it "
+                         "with `warpscope-cli rm " +
+                         std::to_string(st.int64(0)) + "` if that recording is gone");
+}
+
 }  // namespace
 
 CompactResult compactStore(Store& store, codec::Format format, const CompactProgress& progress) {
     store.requireWritable("compact");
+    refuseWhileRecording(store);
     auto& db = store.db();
     CompactResult result;
     result.bytesBefore = fileBytes(store);
@@ -92,17 +111,21 @@ CompactResult compactStore(Store& store, codec::Format format, const CompactProg
         while (st.step())
             rows.push_back(st.int64(0));
     }
-    {
-        Strings strings(db);
+    Strings strings(db);
+    sql::Statement select(db,
+                          "SELECT run_id, kind, group_id, lane_id, count, data, format "
+                          "FROM event_chunks WHERE rowid = ?1");
+    sql::Statement update(db, "UPDATE event_chunks SET data = ?2, format = ?3 WHERE rowid = ?1");
+    const auto total = static_cast<std::int64_t>(rows.size());
+    for (std::size_t begin = 0; begin < rows.size(); begin += kChunksPerTransaction) {
         sql::Transaction tx(db);
-        sql::Statement select(db,
-                              "SELECT run_id, kind, group_id, lane_id, count, data, format "
-                              "FROM event_chunks WHERE rowid = ?1");
-        sql::Statement update(db,
-                              "UPDATE event_chunks SET data = ?2, format = ?3 WHERE rowid = ?1");
-        for (auto row : rows) {
-            select.bind(1, row);
-            if (!select.step()) continue;
+        const std::size_t end = std::min(rows.size(), begin + kChunksPerTransaction);
+        for (std::size_t i = begin; i < end; ++i) {
+            select.bind(1, rows[i]);
+            if (!select.step()) {
+                select.reset();
+                continue;
+            }
             codec::Lane lane{static_cast<std::uint32_t>(select.int64(2)),
                              static_cast<std::uint32_t>(select.int64(3))};
             std::string blob;
@@ -116,21 +139,19 @@ CompactResult compactStore(Store& store, codec::Format format, const CompactProg
                                      ": an event chunk could not be read: " + e.what());
             }
             select.reset();
-            update.bind(1, row);
+            update.bind(1, rows[i]);
             update.bindBlob(2, blob);
             update.bind(3, static_cast<int>(format));
             update.step();
             update.reset();
-            ++result.chunksRewritten;
-            if (progress &&
-                !progress(result.chunksRewritten, static_cast<std::int64_t>(rows.size()))) {
+            if (progress && !progress(static_cast<std::int64_t>(i) + 1, total)) {
                 result.cancelled = true;
-                result.chunksRewritten = 0;
                 result.bytesAfter = result.bytesBefore;
-                return result;  // the transaction rolls back
+                return result;  // this batch rolls back; the ones before stay rewritten
             }
         }
         tx.commit();
+        result.chunksRewritten = static_cast<std::int64_t>(end);
     }
     db.exec("VACUUM");
     result.bytesAfter = fileBytes(store);

@@ -12,16 +12,18 @@
 namespace ws {
 
 struct CompactResult {
-    std::int64_t chunksRewritten = 0;
-    std::int64_t bytesBefore = 0;  // the store file, with its write-ahead log folded in
+    std::int64_t chunksRewritten = 0;  // committed; on cancel, those before the last batch
+    std::int64_t bytesBefore = 0;      // the store file, with its write-ahead log folded in
     std::int64_t bytesAfter = 0;
     bool cancelled = false;
 };
 
-// Called after each rewritten chunk with (done, total); returning false cancels,
-// which leaves every chunk as it was (one transaction).
+// Called after each rewritten chunk with (done, total); returning false cancels:
+// the batch in progress rolls back, earlier batches stay rewritten, every chunk
+// reads the same either way, and the file is not vacuumed.
 using CompactProgress = std::function<bool(std::int64_t done, std::int64_t total)>;
 
+// Refused (StoreError) on a read-only store and while a run is being recorded.
 CompactResult compactStore(Store& store, codec::Format format = codec::kWriteFormat,
                            const CompactProgress& progress = {});
 

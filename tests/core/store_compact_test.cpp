@@ -12,6 +12,7 @@
 #include "store/run_queries.h"
 #include "store/schema.h"
 #include "store/store.h"
+#include "store/store_writer.h"
 #include "store/varint.h"
 #include "support/fixture_store.h"
 #include "support/temp_dir.h"
@@ -27,6 +28,12 @@ std::string everything(Store& store) {
     for (const auto& run : listRuns(store))
         exportRunJson(store, run.id, out);
     return out.str();
+}
+
+// The fixture with its remote run ended: a run still recording blocks compaction.
+void writeFinishedFixture(const std::string& path) {
+    auto runs = testing::writeFixtureStore(path);
+    Store(path).finishRun(runs.remoteRunning, RunStatus::Killed);
 }
 
 std::int64_t chunksIn(Store& store, codec::Format format) {
@@ -124,7 +131,7 @@ TEST(EventCodec, ReferenceToSharedFieldsNotYetSeenIsRefused) {
 TEST(StoreCompact, InlineChunksAreRewrittenSmallerAndReadTheSame) {
     TempDir dir;
     auto path = dir.file("runs.wsdb");
-    testing::writeFixtureStore(path);
+    writeFinishedFixture(path);
     Store store(path);
     auto original = everything(store);
     ASSERT_EQ(chunksIn(store, codec::Format::Inline), 0);  // new chunks use the dictionary
@@ -154,10 +161,10 @@ TEST(StoreCompact, InlineChunksAreRewrittenSmallerAndReadTheSame) {
     EXPECT_EQ(compactStore(store).chunksRewritten, 0);
 }
 
-TEST(StoreCompact, CancelledCompactionChangesNoChunk) {
+TEST(StoreCompact, CancelRollsBackTheBatchInProgress) {
     TempDir dir;
     auto path = dir.file("runs.wsdb");
-    testing::writeFixtureStore(path);
+    writeFinishedFixture(path);
     Store store(path);
     compactStore(store, codec::Format::Inline);
     auto inlineChunks = chunksIn(store, codec::Format::Inline);
@@ -168,6 +175,47 @@ TEST(StoreCompact, CancelledCompactionChangesNoChunk) {
     EXPECT_EQ(result.chunksRewritten, 0);
     EXPECT_EQ(chunksIn(store, codec::Format::Inline), inlineChunks);
     EXPECT_EQ(blobBytes(store), bytes);
+}
+
+TEST(StoreCompact, CancelKeepsTheBatchesCommittedBefore) {
+    TempDir dir;
+    Store store(dir.file("runs.wsdb"));
+    auto id = store.beginRun({});
+    {
+        StoreWriter w(store, id, 1);  // a flush, and so a chunk, per record
+        for (int i = 0; i < 600; ++i) {
+            KernelRecord k;
+            k.startNs = i * 1000, k.endNs = k.startNs + 500, k.name = "k";
+            w.add(k);
+        }
+    }
+    store.finishRun(id, RunStatus::Ok);
+    compactStore(store, codec::Format::Inline);
+    auto original = everything(store);
+    auto result = compactStore(store, codec::kWriteFormat,
+                               [](std::int64_t done, std::int64_t) { return done < 300; });
+    EXPECT_TRUE(result.cancelled);
+    EXPECT_EQ(result.chunksRewritten, 256);
+    EXPECT_EQ(chunksIn(store, codec::Format::Dictionary), 256);
+    EXPECT_EQ(chunksIn(store, codec::Format::Inline), 600 - 256);
+    EXPECT_EQ(everything(store), original);
+}
+
+TEST(StoreCompact, RefusedWhileARunIsBeingRecorded) {
+    TempDir dir;
+    auto path = dir.file("runs.wsdb");
+    auto runs = testing::writeFixtureStore(path);  // one run still recording on another host
+    Store store(path);
+    try {
+        compactStore(store);
+        FAIL() << "compacted beside a recording";
+    } catch (const StoreError& e) {
+        EXPECT_EQ(e.kind(), StoreError::Kind::Locked);
+        std::string message = e.what();
+        EXPECT_NE(message.find("run " + std::to_string(runs.remoteRunning)), std::string::npos)
+            << message;
+        EXPECT_NE(message.find("warpscope-cli rm"), std::string::npos) << message;
+    }
 }
 
 }  // namespace

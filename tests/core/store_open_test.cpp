@@ -133,9 +133,10 @@ TEST(StoreOpen, OpensCommittedFixtureWithoutChangingIt) {
 // chunks inline and without a format column.
 std::string version1Store(const TempDir& dir) {
     auto path = dir.file("v1.wsdb");
-    testing::writeFixtureStore(path);
+    auto runs = testing::writeFixtureStore(path);
     {
         Store store(path);
+        store.finishRun(runs.remoteRunning, RunStatus::Killed);
         compactStore(store, codec::Format::Inline);
     }
     sqliteExec(path,

@@ -1,5 +1,7 @@
 #include "main_window.h"
 
+#include <memory>
+
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
@@ -284,6 +286,10 @@ void MainWindow::buildActions() {
     importAction->setToolTip(
         tr("Add a run from an Nsight Systems SQLite export, a PyTorch "
            "profiler trace or a vLLM benchmark result"));
+    QAction* compactAction = file->addAction(tr("&Compact Store"), this, &MainWindow::compactStore);
+    compactAction->setToolTip(
+        tr("Rewrite runs recorded before schema 3 in the smaller event format and give "
+           "the space of removed runs back to the disk"));
     file->addAction(tr("Export Runs &Table…"), this, [this] {
         QString path =
             QFileDialog::getSaveFileName(this, tr("Export Runs Table"), QStringLiteral("runs.csv"),
@@ -547,33 +553,54 @@ void MainWindow::importTrace() {
         tr("Traces (*.sqlite *.json);;Nsight Systems SQLite export (*.sqlite);;"
            "PyTorch profiler or vLLM result (*.json);;All files (*)"));
     if (file.isEmpty()) return;
-    // In warpscope-cli, as launches are: a long import never blocks the window
-    // and a bad file can never take it down.
+    runCli(tr("Import Trace"), tr("Importing %1…").arg(QFileInfo(file).fileName()),
+           {QStringLiteral("import"), file, QStringLiteral("--db"), storePath_});
+}
+
+void MainWindow::compactStore() {
+    if (storePath_.isEmpty()) return;
+    runCli(tr("Compact Store"), tr("Compacting %1…").arg(QFileInfo(storePath_).fileName()),
+           {QStringLiteral("compact"), QStringLiteral("--db"), storePath_});
+}
+
+void MainWindow::runCli(const QString& title, const QString& busyText, const QStringList& args) {
+    // In warpscope-cli, as launches are: long store work never blocks the
+    // window and a bad file can never take it down. Its progress lines show
+    // in the status bar.
     auto* process = new QProcess(this);
-    busyLabel_->setText(tr("Importing %1…").arg(QFileInfo(file).fileName()));
-    connect(process, &QProcess::finished, this, [this, process, file](int code) {
+    busyLabel_->setText(busyText);
+    auto errors = std::make_shared<QString>();
+    connect(process, &QProcess::readyReadStandardError, this, [this, process, errors] {
+        *errors += QString::fromUtf8(process->readAllStandardError());
+        const auto lines = errors->split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+        for (auto it = lines.rbegin(); it != lines.rend(); ++it)
+            if (it->startsWith(QLatin1String("[warpscope] "))) {
+                busyLabel_->setText(it->mid(12).trimmed());
+                break;
+            }
+    });
+    connect(process, &QProcess::finished, this, [this, process, title, errors](int code) {
         busyLabel_->clear();
         QString out = QString::fromUtf8(process->readAllStandardOutput()).trimmed();
-        QString err = QString::fromUtf8(process->readAllStandardError()).trimmed();
+        QString err = (*errors + QString::fromUtf8(process->readAllStandardError())).trimmed();
         process->deleteLater();
         if (code != 0) {
-            QMessageBox::warning(this, tr("Import Trace"),
-                                 err.isEmpty() ? tr("%1 was not imported").arg(file) : err);
+            QMessageBox::warning(this, title, err.isEmpty() ? tr("%1 failed").arg(title) : err);
             return;
         }
         statusBar()->showMessage(out, 10000);
         openStore(storePath_);
     });
-    connect(process, &QProcess::errorOccurred, this, [this, process](QProcess::ProcessError e) {
-        if (e != QProcess::FailedToStart) return;
-        busyLabel_->clear();
-        QMessageBox::warning(
-            this, tr("Import Trace"),
-            tr("Cannot start %1: %2").arg(defaultCliPath(), process->errorString()));
-        process->deleteLater();
-    });
-    process->start(defaultCliPath(),
-                   {QStringLiteral("import"), file, QStringLiteral("--db"), storePath_});
+    connect(process, &QProcess::errorOccurred, this,
+            [this, process, title](QProcess::ProcessError e) {
+                if (e != QProcess::FailedToStart) return;
+                busyLabel_->clear();
+                QMessageBox::warning(
+                    this, title,
+                    tr("Cannot start %1: %2").arg(defaultCliPath(), process->errorString()));
+                process->deleteLater();
+            });
+    process->start(defaultCliPath(), args);
 }
 
 void MainWindow::onDetailsLoaded(const RunDetails& d) {

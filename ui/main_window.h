@@ -74,6 +74,9 @@ class MainWindow : public QMainWindow {
     void showError(const QString& message);
     void offerSamples();
     void importTrace();
+    void compactStore();
+    // Runs warpscope-cli ARGS on the open store in the background, then reloads it.
+    void runCli(const QString& title, const QString& busyText, const QStringList& args);
     void openSamples();
     void onRunsLoaded(const QString& path, const std::vector<RunInfo>& runs,
                       const std::vector<RunId>& recovered);

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <iostream>
 
 #include "cli/cli_args.h"
@@ -35,13 +36,20 @@ int cmdCompact(const std::vector<std::string>& argv) {
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, nullptr);
     sigaction(SIGTERM, &sa, nullptr);
-    bool tty = ::isatty(2);
+    const bool tty = ::isatty(2);
+    auto lastShown = std::chrono::steady_clock::now();
     auto result =
         compactStore(*store, codec::kWriteFormat, [&](std::int64_t done, std::int64_t total) {
-            if (progressMode == "line" && (tty ? done % 64 == 0 || done == total : done == total))
+            // About twice a second, and the last one: a line each on a pipe (the
+            // GUI reads them), one rewritten line on a terminal.
+            auto now = std::chrono::steady_clock::now();
+            if (progressMode == "line" &&
+                (now - lastShown > std::chrono::milliseconds(500) || done == total)) {
+                lastShown = now;
                 std::cerr << (tty ? "\r" : "") << "[warpscope] compacting: " << done << " / "
                           << total << " event chunks" << (tty && done != total ? "\033[K" : "\n")
                           << std::flush;
+            }
             return !interrupted.load();
         });
     if (result.cancelled) {

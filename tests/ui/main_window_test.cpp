@@ -8,6 +8,9 @@
 
 #include "main_window.h"
 #include "models/run_list_model.h"
+#include "store/compact.h"
+#include "store/run_queries.h"
+#include "store/store.h"
 #include "support/temp_dir.h"
 #include "timeline/timeline_view.h"
 
@@ -146,6 +149,33 @@ TEST_F(MainWindowTest, RooflinePointFindsItsKernelInAnotherRunsTimeline) {
     ASSERT_TRUE(waitFor(kernelShown)) << window.errorText().toStdString();
     EXPECT_EQ(window.timeline()->data()->run, 1);
     EXPECT_TRUE(window.detailsText().contains("gemv_bf16_splitk"));
+}
+
+TEST_F(MainWindowTest, CompactStoreRewritesOlderChunksInTheBackgroundAndReloads) {
+    // A store whose chunks are in the first (inline) format, as older
+    // Warpscope builds wrote them.
+    {
+        Store older(store);
+        for (const auto& run : listRuns(older))
+            if (run.status == RunStatus::Running) older.finishRun(run.id, RunStatus::Killed);
+        ws::compactStore(older, codec::Format::Inline);
+    }
+    qputenv("WARPSCOPE_CLI", WARPSCOPE_CLI_PATH);
+    MainWindow window;
+    QSignalSpy loaded(&window, &MainWindow::storeLoaded);
+    window.openStore(QString::fromStdString(store));
+    ASSERT_TRUE(waitFor(loaded));
+    QAction* compact = nullptr;
+    for (auto* action : window.findChildren<QAction*>())
+        if (action->text() == QStringLiteral("&Compact Store")) compact = action;
+    ASSERT_NE(compact, nullptr);
+    loaded.clear();
+    compact->trigger();
+    ASSERT_TRUE(waitFor(loaded, 60000));  // reloaded after warpscope-cli compact finished
+    qunsetenv("WARPSCOPE_CLI");
+    Store after(store);
+    EXPECT_EQ(after.db().queryInt("SELECT count(*) FROM event_chunks WHERE format = 1"), 0);
+    EXPECT_GT(after.db().queryInt("SELECT count(*) FROM event_chunks"), 0);
 }
 
 }  // namespace

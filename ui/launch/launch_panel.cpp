@@ -40,6 +40,9 @@ QStringList configFolders() {
 }  // namespace
 
 QString defaultCliPath() {
+    // WARPSCOPE_CLI: a build or install where the two programs are not side by side.
+    QString fromEnvironment = qEnvironmentVariable("WARPSCOPE_CLI");
+    if (!fromEnvironment.isEmpty()) return fromEnvironment;
     return QDir(QCoreApplication::applicationDirPath()).filePath(QStringLiteral("warpscope-cli"));
 }
 

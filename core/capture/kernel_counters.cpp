@@ -25,7 +25,6 @@ constexpr std::size_t kMaxRanges = 512;  // kernels decoded per batch
 
 struct Launch {
     std::uint32_t correlationId;
-    bool memoryOperation;  // a memset or memcpy: a range only where the driver runs it as a kernel
 };
 
 struct ContextCounters {
@@ -212,18 +211,10 @@ void collect(ContextCounters& c, bool last) {
     // Auto ranges are numbered, not named: the i-th range is the i-th launch
     // profiled in this context. A batch whose count differs cannot be mapped
     // safely (a launch we did not see), so it is left out rather than guessed.
-    // Memsets and copies are ranges when the driver runs them as kernels:
-    // the count says whether this batch's were.
-    std::size_t kernelsOnly = static_cast<std::size_t>(std::count_if(
-        c.launches.begin(), c.launches.end(), [](const Launch& l) { return !l.memoryOperation; }));
-    if (info.numTotalRanges == kernelsOnly && kernelsOnly != c.launches.size()) {
-        std::erase_if(c.launches, [](const Launch& l) { return l.memoryOperation; });
-    } else if (info.numTotalRanges != c.launches.size()) {
-        state->unmatched += static_cast<std::int64_t>(kernelsOnly);
+    if (info.numTotalRanges != c.launches.size()) {
+        state->unmatched += static_cast<std::int64_t>(c.launches.size());
         state->warn(std::to_string(info.numTotalRanges) + " ranges for " +
-                    std::to_string(kernelsOnly) + " kernel launches and " +
-                    std::to_string(c.launches.size() - kernelsOnly) +
-                    " memory operations: this batch is left out");
+                    std::to_string(c.launches.size()) + " kernel launches: this batch is left out");
         c.launches.clear();
     }
     std::vector<double> values(state->metrics.size());
@@ -304,17 +295,21 @@ void resume(ContextCounters& c) {
     if (!initializeImage(c)) c.failed = true;
 }
 
-// Kernel replay cannot replay a CUDA graph: the profiler stops (decoding what
-// it has) before a graph launch and starts again after it, so the graph runs
-// as it would without us and its kernels simply have no counters.
-void aroundGraphLaunch(const CUpti_CallbackData* cb) {
+// The profiler stops (decoding what it has) before a call it must not see
+// and starts again after it; what the call runs has no counters:
+// - a CUDA graph launch: kernel replay cannot replay a graph, so the graph
+//   runs as it would without us;
+// - a memset or memcpy: the driver runs some as kernels, which would be
+//   ranges no launch accounts for (and with them CUPTI 13.0 was seen to
+//   free an invalid pointer on its own thread, killing the workload).
+void aroundUnprofiledCall(const CUpti_CallbackData* cb, bool graph) {
     auto it = state->contexts.find(cb->context);
     if (it == state->contexts.end()) return;
     ContextCounters& c = it->second;
     if (c.failed || !c.profiler) return;
     if (cb->callbackSite == CUPTI_API_ENTER) {
         pause(c);
-        ++state->graphLaunches;
+        if (graph) ++state->graphLaunches;
     } else {
         resume(c);
     }
@@ -374,32 +369,25 @@ void CUPTIAPI onCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cb
         return;
     }
     int edge = captureEdge(domain, cbid);
-    if (edge != 0 || isGraphLaunch(domain, cbid)) {
+    bool memoryOperation = domain == CUPTI_CB_DOMAIN_DRIVER_API && cb->functionName &&
+                           (std::strncmp(cb->functionName, "cuMemset", 8) == 0 ||
+                            std::strncmp(cb->functionName, "cuMemcpy", 8) == 0);
+    if (edge != 0 || isGraphLaunch(domain, cbid) || memoryOperation) {
         busy = true;
         {
             std::lock_guard lock(state->mutex);
             if (edge != 0)
                 aroundCapture(cb, edge);
             else
-                aroundGraphLaunch(cb);
+                aroundUnprofiledCall(cb, !memoryOperation);
         }
         busy = false;
         return;
     }
-    bool memoryOperation = domain == CUPTI_CB_DOMAIN_DRIVER_API && cb->functionName &&
-                           (std::strncmp(cb->functionName, "cuMemset", 8) == 0 ||
-                            std::strncmp(cb->functionName, "cuMemcpy", 8) == 0);
-    if (!isKernelLaunch(domain, cbid) && !memoryOperation) return;
+    if (!isKernelLaunch(domain, cbid)) return;
     busy = true;
     {
         std::lock_guard lock(state->mutex);
-        // Only a kernel launch sets a context up; memory operations only
-        // join a batch that is already being profiled.
-        auto found = state->contexts.find(cb->context);
-        if (memoryOperation && (found == state->contexts.end() || !found->second.profiler)) {
-            busy = false;
-            return;
-        }
         auto [it, fresh] = state->contexts.try_emplace(cb->context);
         ContextCounters& c = it->second;
         if (fresh && !setUp(cb->context, c)) {
@@ -408,8 +396,7 @@ void CUPTIAPI onCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cb
         }
         if (!c.failed && !c.paused) {
             if (cb->callbackSite == CUPTI_API_ENTER) {
-                c.launches.push_back(
-                    {runtimeCorrelation ? runtimeCorrelation : cb->correlationId, memoryOperation});
+                c.launches.push_back({runtimeCorrelation ? runtimeCorrelation : cb->correlationId});
             } else if (c.launches.size() >= kMaxRanges) {
                 collect(c, false);
             }

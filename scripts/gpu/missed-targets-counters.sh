@@ -25,7 +25,7 @@ for spec in "copy|kernel|bytes = 268435456" \
     "$kernel-$run" "$kernel" "$rung" "$shape" > "$cfg/$run.toml"
   echo "== $kernel $rung $shape"
   $cli record --db "$db" --label "$kernel $rung, $shape" --metrics roofline --progress none --workload "$cfg/$run.toml" > "$out/$run.log" 2>&1 || tail -3 "$out/$run.log"
-  $cli export $run --db "$db" --format csv --table kernels -o "$out/k$run.csv"
-  $cli export $run --db "$db" --format csv --table metrics -o "$out/m$run.csv"
-  python3 "$here/counters_report.py" "$out/k$run.csv" "$out/m$run.csv"
+  $cli export $run --db "$db" --format csv --table kernels -o "$cfg/k$run.csv"
+  $cli export $run --db "$db" --format csv --table metrics -o "$cfg/m$run.csv"
+  python3 "$here/counters_report.py" "$cfg/k$run.csv" "$cfg/m$run.csv"
 done

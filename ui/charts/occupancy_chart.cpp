@@ -14,10 +14,6 @@ OccupancyChart::OccupancyChart(QWidget* parent) : QCustomPlot(parent) {
     plotLayout()->addElement(0, 0, note_);
     xAxis->setLabel(tr("occupancy (% of the SM's warps)"));
     xAxis->setRange(0, 175);  // room for the labels right of the bars
-    QSharedPointer<QCPAxisTickerText> percent(new QCPAxisTickerText);
-    for (int p = 0; p <= 100; p += 25)
-        percent->addTick(p, QString::number(p));
-    xAxis->setTicker(percent);
     curveRow_ = new QCPLayoutGrid;
     plotLayout()->addElement(2, 0, curveRow_);
     plotLayout()->setRowStretchFactors({0.01, 3.0, 1.3});

@@ -582,7 +582,12 @@ void MainWindow::runCli(const QString& title, const QString& busyText, const QSt
     connect(process, &QProcess::finished, this, [this, process, title, errors](int code) {
         busyLabel_->clear();
         QString out = QString::fromUtf8(process->readAllStandardOutput()).trimmed();
-        QString err = (*errors + QString::fromUtf8(process->readAllStandardError())).trimmed();
+        // The reason without the progress lines that led up to it.
+        QStringList reason;
+        for (const auto& line : (*errors + QString::fromUtf8(process->readAllStandardError()))
+                                    .split(QLatin1Char('\n'), Qt::SkipEmptyParts))
+            if (!line.startsWith(QLatin1String("[warpscope] "))) reason << line.trimmed();
+        QString err = reason.join(QLatin1Char('\n'));
         process->deleteLater();
         if (code != 0) {
             QMessageBox::warning(this, title, err.isEmpty() ? tr("%1 failed").arg(title) : err);

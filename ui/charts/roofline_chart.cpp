@@ -54,38 +54,34 @@ RooflineChart::RooflineChart(QWidget* parent) : QCustomPlot(parent) {
 
 void RooflineChart::spreadLabels() {
     // Top to bottom; each label takes the nearest free line slot (0, up 1,
-    // down 1, up 2, …) to the right of its point.
+    // down 1, up 2, …) to the right of its point. Every point's disc is
+    // taken from the start: a label must not hide another point.
     std::vector<std::pair<QRectF, const Label*>> order;
-    for (const auto& l : labels_) {
-        QFontMetrics metrics(l.item->font());
-        QPointF at = l.item->position->pixelPosition();
-        QRectF text = metrics.boundingRect(l.item->text());
-        order.push_back({QRectF(at.x() + l.radius + 2, at.y() - l.radius - text.height(),
-                                text.width(), text.height()),
-                         &l});
-    }
-    std::sort(order.begin(), order.end(),
-              [](const auto& a, const auto& b) { return a.first.top() < b.first.top(); });
-    // Every point's disc is taken too: a label must not hide another point.
     std::vector<QRectF> placed;
     for (const auto& l : labels_) {
         QPointF at = l.item->position->pixelPosition();
+        QRectF text = QFontMetrics(l.item->font()).boundingRect(l.item->text());
+        order.push_back({QRectF(at.x() + l.radius + 2, at.y() - l.radius - text.height(),
+                                text.width(), text.height()),
+                         &l});
         placed.push_back(QRectF(at.x() - l.radius, at.y() - l.radius, 2 * l.radius, 2 * l.radius));
     }
-    for (auto& [rect, label] : order) {
-        double line = rect.height();
-        int shift = 0;
+    std::sort(order.begin(), order.end(),
+              [](const auto& a, const auto& b) { return a.first.top() < b.first.top(); });
+    for (const auto& [rect, label] : order) {
+        QRectF moved = rect;
+        int up = 0;  // pixels
         for (int attempt = 0; attempt < 12; ++attempt) {
-            shift = attempt % 2 ? -(attempt + 1) / 2 : attempt / 2;
-            QRectF moved = rect.translated(0, -shift * line);
+            int lines = attempt % 2 ? -(attempt + 1) / 2 : attempt / 2;
+            up = int(lines * rect.height());
+            moved = rect.translated(0, -up);
             if (std::none_of(placed.begin(), placed.end(),
                              [&](const QRectF& p) { return p.intersects(moved); }))
                 break;
         }
         int r = int(label->radius);
-        int up = int(shift * line);
         label->item->setPadding(QMargins(r + 2, 0, 0, r + up));
-        placed.push_back(rect.translated(0, -shift * line));
+        placed.push_back(moved);
     }
 }
 

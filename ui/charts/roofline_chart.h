@@ -43,8 +43,8 @@ class RooflineChart : public QCustomPlot {
         QString name, origin;
     };
     const Hit* hitAt(const QPointF& pos) const;
-    // Moves labels that would overlap another one up or down by whole lines,
-    // at the current zoom; runs before every replot.
+    // Moves labels that would overlap another label or point up or down by
+    // whole lines, at the current zoom; runs at the start of every render.
     void spreadLabels();
     QCPTextElement* note_;
     std::vector<Hit> hits_;

@@ -7,7 +7,7 @@
 #include <sstream>
 #include <string>
 
-#include "record/run_annotations.h"
+#include "conventions/run_annotations.h"
 
 namespace ws::workload {
 

@@ -2,7 +2,7 @@
 
 #include <unordered_map>
 
-#include "analysis/counter_metrics.h"
+#include "model/counter_metrics.h"
 
 namespace ws {
 

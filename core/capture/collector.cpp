@@ -20,9 +20,9 @@
 #include <vector>
 
 #include "capture/cupti_records.h"
-#include "capture/kernel_counters.h"
-#include "record/wire.h"
+#include "capture/range_profiler.h"
 #include "util/process_identity.h"
+#include "wire/frames.h"
 
 namespace ws::capture {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <tuple>
 
-#include "record/run_conventions.h"
+#include "conventions/run_conventions.h"
 #include "store/run_queries.h"
 #include "store/store.h"
 #include "store/store_writer.h"

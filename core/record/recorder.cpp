@@ -19,8 +19,8 @@
 
 #include "record/nvml_sampler.h"
 #include "record/replayed_kernels.h"
-#include "record/run_conventions.h"
-#include "record/wire.h"
+#include "conventions/run_conventions.h"
+#include "wire/frames.h"
 #include "store/run_queries.h"
 #include "store/store.h"
 #include "store/store_writer.h"

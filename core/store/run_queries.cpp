@@ -4,7 +4,7 @@
 #include <cstdlib>
 #include <unordered_map>
 
-#include "store/event_codec.h"
+#include "wire/event_codec.h"
 #include "store/store.h"
 
 namespace ws {

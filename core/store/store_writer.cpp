@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <string>
 
-#include "store/event_codec.h"
+#include "wire/event_codec.h"
 
 #include "store/store.h"
 #include "util/process_identity.h"

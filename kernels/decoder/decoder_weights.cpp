@@ -4,7 +4,7 @@
 
 #include "common/fill.h"
 #include "decoder/decoder_kernels.h"
-#include "io/safetensors.h"
+#include "host/safetensors.h"
 
 namespace ws::kernels {
 

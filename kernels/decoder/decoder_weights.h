@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "common/device_buffer.h"
-#include "host/model_shape.h"
+#include "model/model_shape.h"
 
 namespace ws::kernels {
 

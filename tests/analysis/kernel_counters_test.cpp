@@ -2,7 +2,7 @@
 // achieved occupancy per kernel, and the roofline, summary and occupancy use them.
 #include <gtest/gtest.h>
 
-#include "analysis/counter_metrics.h"
+#include "model/counter_metrics.h"
 #include "analysis/kernel_counters.h"
 #include "analysis/kernel_occupancy.h"
 #include "analysis/kernel_summary.h"

@@ -8,12 +8,12 @@
 
 #include "io/run_export.h"
 #include "store/compact.h"
-#include "store/event_codec.h"
+#include "wire/event_codec.h"
 #include "store/run_queries.h"
 #include "store/schema.h"
 #include "store/store.h"
 #include "store/store_writer.h"
-#include "store/varint.h"
+#include "wire/varint.h"
 #include "support/fixture_store.h"
 #include "support/temp_dir.h"
 

@@ -11,7 +11,7 @@
 #include "decoder/decoder.h"
 #include "decoder/decoder_quality.h"
 #include "host/bf16.h"
-#include "io/safetensors.h"
+#include "host/safetensors.h"
 #include "support/temp_dir.h"
 
 namespace ws::kernels {

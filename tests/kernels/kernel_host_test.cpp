@@ -9,7 +9,7 @@
 #include "host/bf16.h"
 #include "host/cpu_reference.h"
 #include "host/kernel_cost.h"
-#include "host/model_shape.h"
+#include "model/model_shape.h"
 
 namespace ws::kernels {
 namespace {

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "analysis/counter_metrics.h"
+#include "model/counter_metrics.h"
 
 namespace ws {
 namespace {

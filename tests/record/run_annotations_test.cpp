@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "record/run_annotations.h"
+#include "conventions/run_annotations.h"
 
 namespace ws {
 namespace {

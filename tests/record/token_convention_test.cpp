@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "record/token_convention.h"
+#include "conventions/token_convention.h"
 
 namespace ws {
 namespace {

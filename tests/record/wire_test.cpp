@@ -1,7 +1,7 @@
 // The capture stream: records survive encode → arbitrary splits → decode.
 #include <gtest/gtest.h>
 
-#include "record/wire.h"
+#include "wire/frames.h"
 
 namespace ws {
 namespace {

@@ -2,7 +2,7 @@
 // was recorded with --metrics.
 #include <gtest/gtest.h>
 
-#include "analysis/counter_metrics.h"
+#include "model/counter_metrics.h"
 #include "models/run_details_html.h"
 #include "models/store_loader.h"
 

@@ -3,7 +3,7 @@
 #include <QColor>
 #include <QLocale>
 
-#include "analysis/counter_metrics.h"
+#include "model/counter_metrics.h"
 #include "analysis/kernel_summary.h"
 #include "models/run_list_model.h"
 #include "util/format.h"

@@ -1,10 +1,10 @@
-#include "store/event_codec.h"
+#include "wire/event_codec.h"
 
 #include <algorithm>
 #include <string>
 #include <unordered_map>
 
-#include "store/varint.h"
+#include "wire/varint.h"
 
 namespace ws::codec {
 

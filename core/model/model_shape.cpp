@@ -1,8 +1,8 @@
-#include "model_shape.h"
+#include "model/model_shape.h"
 
 #include <stdexcept>
 
-namespace ws::kernels {
+namespace ws {
 
 WeightPrecision parsePrecision(const std::string& text) {
     if (text == "bf16") return WeightPrecision::Bf16;
@@ -67,4 +67,4 @@ std::int64_t ModelShape::decodeWeightBytes(WeightPrecision p) const {
     return all;
 }
 
-}  // namespace ws::kernels
+}  // namespace ws

@@ -4,7 +4,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "io/safetensors.h"
+#include "host/safetensors.h"
 #include "support/temp_dir.h"
 
 namespace ws {

@@ -1,4 +1,4 @@
-#include "io/safetensors.h"
+#include "host/safetensors.h"
 
 #include <filesystem>
 #include <fstream>

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <functional>
 
-#include "store/event_codec.h"
+#include "wire/event_codec.h"
 #include "store/store.h"
 
 namespace ws {

@@ -1,4 +1,4 @@
-#include "capture/kernel_counters.h"
+#include "capture/range_profiler.h"
 
 #include <cuda.h>
 #include <cupti.h>
@@ -15,7 +15,7 @@
 #include <sstream>
 #include <vector>
 
-#include "analysis/counter_metrics.h"
+#include "model/counter_metrics.h"
 
 namespace ws::capture {
 

@@ -1,4 +1,4 @@
-#include "analysis/counter_metrics.h"
+#include "model/counter_metrics.h"
 
 namespace ws::counters {
 

@@ -1,7 +1,7 @@
-#include "record/run_conventions.h"
+#include "conventions/run_conventions.h"
 
-#include "record/run_annotations.h"
-#include "record/token_convention.h"
+#include "conventions/run_annotations.h"
+#include "conventions/token_convention.h"
 #include "store/run_queries.h"
 #include "store/store.h"
 #include "store/store_writer.h"

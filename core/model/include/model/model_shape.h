@@ -4,10 +4,11 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
-#include "config/workload_config.h"
+#include "model/decoder_params.h"
 
-namespace ws::kernels {
+namespace ws {
 
 enum class WeightPrecision { Bf16, Int8WeightOnly };
 WeightPrecision parsePrecision(const std::string& text);  // throws on unknown text
@@ -52,4 +53,4 @@ struct ModelShape {
     }
 };
 
-}  // namespace ws::kernels
+}  // namespace ws

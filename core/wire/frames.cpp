@@ -1,10 +1,10 @@
-#include "record/wire.h"
+#include "wire/frames.h"
 
 #include <cstring>
 #include <stdexcept>
 
-#include "store/event_codec.h"
-#include "store/varint.h"
+#include "wire/event_codec.h"
+#include "wire/varint.h"
 
 namespace ws::wire {
 

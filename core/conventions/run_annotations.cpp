@@ -1,4 +1,4 @@
-#include "record/run_annotations.h"
+#include "conventions/run_annotations.h"
 
 #include <cstdlib>
 #include <map>

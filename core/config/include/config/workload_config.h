@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "model/decoder_params.h"
+
 namespace ws {
 
 enum class WorkloadKind { Decoder, Kernel, Command };
@@ -24,27 +26,6 @@ struct WorkloadContract {
     std::optional<double> e2eTargetMs;
     std::optional<double> memoryBudgetGiB;
     std::optional<double> powerLimitW;
-};
-
-struct DecoderParams {
-    std::string model;  // e.g. "Llama-3.2-1B"
-    int hiddenSize = 0;
-    int layers = 0;
-    int heads = 0;
-    int kvHeads = 0;
-    int headDim = 0;  // 0 = hidden / heads
-    int intermediateSize = 0;
-    int vocabSize = 0;
-    double ropeTheta = 10000.0;
-    double rmsNormEps = 1e-5;
-    int maxPositions = 0;
-    bool tieEmbeddings = false;
-    std::string precision = "bf16";     // bf16 | int8-weight-only
-    std::string variant = "optimized";  // reference | optimized | cublas
-    bool cudaGraphs = false;
-    std::string weights;  // safetensors path; empty = deterministic random weights
-    std::int64_t seed = 0;
-    double qualityTolerance = 0.25;  // max logit error (in logit std units) against the reference
 };
 
 // The kernel ladders a kernel workload may name. kernels/ladders holds them

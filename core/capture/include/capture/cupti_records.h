@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "model/records.h"
-#include "record/wire.h"
+#include "wire/frames.h"
 
 namespace ws::capture {
 

@@ -1,4 +1,4 @@
-#include "record/token_convention.h"
+#include "conventions/token_convention.h"
 
 #include <algorithm>
 #include <charconv>

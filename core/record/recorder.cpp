@@ -17,14 +17,14 @@
 #include <map>
 #include <memory>
 
+#include "conventions/run_conventions.h"
 #include "record/nvml_sampler.h"
 #include "record/replayed_kernels.h"
-#include "conventions/run_conventions.h"
-#include "wire/frames.h"
 #include "store/run_queries.h"
 #include "store/store.h"
 #include "store/store_writer.h"
 #include "util/process_identity.h"
+#include "wire/frames.h"
 
 extern char** environ;
 

@@ -4,8 +4,8 @@
 #include <cstdlib>
 #include <unordered_map>
 
-#include "wire/event_codec.h"
 #include "store/store.h"
+#include "wire/event_codec.h"
 
 namespace ws {
 

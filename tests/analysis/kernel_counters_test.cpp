@@ -2,11 +2,11 @@
 // achieved occupancy per kernel, and the roofline, summary and occupancy use them.
 #include <gtest/gtest.h>
 
-#include "model/counter_metrics.h"
 #include "analysis/kernel_counters.h"
 #include "analysis/kernel_occupancy.h"
 #include "analysis/kernel_summary.h"
 #include "analysis/roofline.h"
+#include "model/counter_metrics.h"
 #include "store/store.h"
 #include "store/store_writer.h"
 #include "support/fixture_store.h"

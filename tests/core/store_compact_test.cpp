@@ -8,14 +8,14 @@
 
 #include "io/run_export.h"
 #include "store/compact.h"
-#include "wire/event_codec.h"
 #include "store/run_queries.h"
 #include "store/schema.h"
 #include "store/store.h"
 #include "store/store_writer.h"
-#include "wire/varint.h"
 #include "support/fixture_store.h"
 #include "support/temp_dir.h"
+#include "wire/event_codec.h"
+#include "wire/varint.h"
 
 namespace ws {
 namespace {

@@ -3,8 +3,8 @@
 #include <QColor>
 #include <QLocale>
 
-#include "model/counter_metrics.h"
 #include "analysis/kernel_summary.h"
+#include "model/counter_metrics.h"
 #include "models/run_list_model.h"
 #include "util/format.h"
 

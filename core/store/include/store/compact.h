@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <functional>
 
-#include "wire/event_codec.h"
 #include "store/store.h"
+#include "wire/event_codec.h"
 
 namespace ws {
 

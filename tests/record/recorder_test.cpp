@@ -1,9 +1,15 @@
 // The launcher's life cycle with ordinary programs (no GPU needed).
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sqlite3.h>
 #include <sys/stat.h>
 
+#include <cerrno>
+#include <cstdlib>
 #include <thread>
 
+#include "record/capture_server.h"
+#include "record/child_process.h"
 #include "record/recorder.h"
 #include "store/run_queries.h"
 #include "store/store.h"
@@ -158,6 +164,90 @@ TEST_F(RecorderTest, ProgressIsReportedAndFinishes) {
     ASSERT_GE(seen.size(), 2u);
     EXPECT_TRUE(seen.back().finished);
     EXPECT_GT(seen.back().elapsedNs, 250'000'000);
+}
+
+// A store that refuses one write, as a full disk or a lock that never ends
+// would: a trigger aborts any log update carrying the marker.
+void refuseLogWritesContaining(const std::string& store, const std::string& marker) {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(store.c_str(), &db), SQLITE_OK);
+    std::string sql = "CREATE TRIGGER refuse BEFORE UPDATE OF log ON runs WHEN NEW.log LIKE '%" +
+                      marker + "%' BEGIN SELECT RAISE(ABORT, 'injected store failure'); END;";
+    char* error = nullptr;
+    EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error), SQLITE_OK) << error;
+    sqlite3_free(error);
+    sqlite3_close(db);
+}
+
+bool processExists(pid_t pid) {
+    return ::kill(pid, 0) == 0 || errno != ESRCH;
+}
+
+TEST_F(RecorderTest, AStoreErrorKillsAndReapsTheProgramAndMarksTheRunFailed) {
+    { Store create(dir.file("runs.wsdb")); }
+    refuseLogWritesContaining(dir.file("runs.wsdb"), "WS-BREAK-STORE");
+    auto pidFile = dir.file("pid");
+    Recorder rec(request(
+        {"/bin/sh", "-c", "echo $$ > '" + pidFile + "'; echo WS-BREAK-STORE; exec sleep 60"}));
+    auto started = std::chrono::steady_clock::now();
+    EXPECT_THROW(rec.run(), StoreError);
+    EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(20));
+    auto pid = static_cast<pid_t>(std::atol(testing::readFile(pidFile).c_str()));
+    ASSERT_GT(pid, 0);
+    // Killed and reaped: not running, not a zombie left to whoever adopts it.
+    EXPECT_FALSE(processExists(pid)) << "the program " << pid << " outlived the recording";
+    Store store(dir.file("runs.wsdb"));
+    auto runs = listRuns(store);
+    ASSERT_EQ(runs.size(), 1u);
+    EXPECT_EQ(runs[0].status, RunStatus::Failed);
+    auto log = runLog(store, runs[0].id);
+    EXPECT_NE(log.find("recording stopped, the program was killed"), std::string::npos) << log;
+    EXPECT_NE(log.find("injected store failure"), std::string::npos) << log;
+}
+
+TEST(ChildProcess, DestroyingAnUnreapedChildKillsAndReapsIt) {
+    pid_t pid = 0;
+    {
+        ChildProcess child(ChildSpec{"/bin/sleep", {"sleep", "60"}, {}, ""});
+        pid = child.pid();
+        EXPECT_TRUE(processExists(pid));
+        EXPECT_FALSE(child.poll());
+    }
+    EXPECT_FALSE(processExists(pid));
+}
+
+TEST(ChildProcess, AProgramThatCannotRunIsARecordErrorNamingIt) {
+    try {
+        ChildProcess child(ChildSpec{"/nonexistent/x", {"x"}, {}, ""});
+        FAIL() << "started";
+    } catch (const RecordError& e) {
+        EXPECT_NE(std::string(e.what()).find("cannot start /nonexistent/x"), std::string::npos);
+    }
+}
+
+TEST(CaptureServer, TheSocketLivesInAFreshPrivateFolder) {
+    TempDir runtime;
+    ::setenv("XDG_RUNTIME_DIR", runtime.path().c_str(), 1);
+    std::string folder;
+    {
+        CaptureServer a([] { return wire::Sink{}; });
+        CaptureServer b([] { return wire::Sink{}; });
+        folder = a.folder();
+        EXPECT_EQ(std::filesystem::path(a.folder()).parent_path(), runtime.path());
+        EXPECT_NE(a.folder(), b.folder());  // not predictable from the pid or the time
+        struct stat st {};
+        ASSERT_EQ(::stat(a.folder().c_str(), &st), 0);
+        EXPECT_EQ(st.st_mode & 0777, 0700u);
+        EXPECT_EQ(st.st_uid, ::getuid());
+        ASSERT_EQ(::stat(a.socketPath().c_str(), &st), 0);
+        EXPECT_TRUE(S_ISSOCK(st.st_mode));
+    }
+    EXPECT_FALSE(std::filesystem::exists(folder));  // removed with the server
+    // Without a usable runtime folder: a fresh one under /tmp.
+    ::setenv("XDG_RUNTIME_DIR", "/nonexistent-runtime", 1);
+    CaptureServer fallback([] { return wire::Sink{}; });
+    EXPECT_EQ(fallback.folder().rfind("/tmp/warpscope-", 0), 0u) << fallback.folder();
+    ::unsetenv("XDG_RUNTIME_DIR");
 }
 
 }  // namespace

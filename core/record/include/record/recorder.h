@@ -1,7 +1,9 @@
 // The recording launcher: starts a program with the capture library injected,
 // receives its records over a Unix socket and is the store's only writer for
 // the run. It owns the run: status, exit code, the program's output as the
-// run's log, device samples, cancellation.
+// run's log, device samples, cancellation. Its parts: ChildProcess (the
+// program), CaptureServer (the socket and its decoders), RecordingSession
+// (records into the store, and the finishing step).
 #pragma once
 
 #include <atomic>
@@ -15,6 +17,10 @@
 #include "model/records.h"
 
 namespace ws {
+
+class ChildProcess;
+class CaptureServer;
+class RecordingSession;
 
 // The program could not be started; no run was created.
 class RecordError : public std::runtime_error {
@@ -68,14 +74,17 @@ class Recorder {
     Recorder& operator=(const Recorder&) = delete;
 
     // Runs the program to its end. Throws RecordError when it cannot be
-    // started (nothing is stored then) and StoreError for store failures.
+    // started (nothing is stored then) and StoreError for store failures;
+    // after a store failure the program has been killed and reaped, and the
+    // run is marked failed with what was written, where the store allows.
     RecordOutcome run();
     // Asks the program to stop: SIGINT first, SIGKILL on a second call. Safe
     // to call from a signal handler.
     void cancel();
 
   private:
-    struct Session;
+    std::string checkRequest() const;  // the resolved program, or RecordError
+    RecordOutcome supervise(ChildProcess& child, CaptureServer& server, RecordingSession& session);
     RecordRequest request_;
     int cancelPipe_[2] = {-1, -1};
 };

@@ -1,0 +1,47 @@
+// Where injected processes send their records: a Unix socket in a private
+// folder (under $XDG_RUNTIME_DIR, else a fresh /tmp/warpscope-XXXXXX, mode
+// 0700), so no other user can connect to it or plant one in its place. Each
+// connection gets its own wire decoder; a malformed or foreign stream drops
+// that connection only, with the reason for the run's log.
+#pragma once
+
+#include <poll.h>
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "wire/frames.h"
+
+namespace ws {
+
+class CaptureServer {
+  public:
+    // Creates the folder and listens. Throws RecordError on failure.
+    explicit CaptureServer(std::function<wire::Sink()> makeSink);
+    ~CaptureServer();  // closes everything, removes the socket and its folder
+    CaptureServer(const CaptureServer&) = delete;
+    CaptureServer& operator=(const CaptureServer&) = delete;
+
+    // What the injected library is told through WARPSCOPE_SOCKET.
+    const std::string& socketPath() const { return socketPath_; }
+    const std::string& folder() const { return folder_; }
+
+    // The descriptors to poll: the listening socket and every connection.
+    void addPollFds(std::vector<pollfd>& fds) const;
+    // Handles one polled descriptor if it is ours (returns false if not).
+    // Messages for the run's log are appended to `log`.
+    bool handle(const pollfd& p, std::string& log);
+    std::size_t connections() const { return connections_.size(); }
+    void closeConnections();
+
+  private:
+    std::function<wire::Sink()> makeSink_;
+    std::string folder_, socketPath_;
+    int listenFd_ = -1;
+    std::map<int, std::unique_ptr<wire::Decoder>> connections_;
+};
+
+}  // namespace ws

@@ -85,7 +85,6 @@ class Collector {
     std::thread writer_, flusher_;
     std::atomic<bool> stopping_{false};
     std::atomic<bool> active_{false};
-    std::atomic<std::uint32_t> writerTid_{0};
     bool busy_ = false;
 };
 
@@ -161,7 +160,6 @@ void Collector::send(const std::string& bytes) {
 void Collector::writerLoop() {
     insideCollector = true;
     auto tid = static_cast<std::uint32_t>(::syscall(SYS_gettid));
-    writerTid_ = tid;
     wire::Encoder enc;
     RecordConverter converter(static_cast<std::uint32_t>(::getpid()), tid);
     std::set<std::uint32_t> devicesSent;
@@ -281,7 +279,13 @@ bool Collector::start() {
     flusher_ = std::thread([this] { flusherLoop(); });
     active_ = true;
     std::atexit([] { collector.stop(); });
-    pthread_atfork(nullptr, nullptr, [] { collector.forgetAfterFork(); });
+    // The send lock is held across fork(), so the child never inherits it
+    // locked by a thread that does not exist there, nor a half-sent frame.
+    pthread_atfork([] { collector.sendMutex_.lock(); }, [] { collector.sendMutex_.unlock(); },
+                   [] {
+                       collector.forgetAfterFork();
+                       collector.sendMutex_.unlock();
+                   });
     return true;
 }
 
@@ -301,6 +305,7 @@ void Collector::stop() {
     wire::Encoder bye;
     bye.bye();
     send(bye.bytes());
+    std::lock_guard lock(sendMutex_);
     if (socket_ >= 0) ::close(socket_);
     socket_ = -1;
 }
@@ -309,6 +314,7 @@ void Collector::forgetAfterFork() {
     // The child shares the parent's socket; it must not write into its
     // stream, and the collector's threads do not exist in it. A child that
     // execs a CUDA program is injected afresh with its own connection.
+    // Runs in the child with sendMutex_ held (see the pthread_atfork in start).
     if (!active_) return;
     active_ = false;
     if (socket_ >= 0) ::close(socket_);

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <exception>
 
 #include "capture/collector.h"
 
@@ -27,18 +28,33 @@ NvtxInit cuptiNvtxInit() {
 
 }  // namespace
 
+// Both entry points catch everything: an exception escaping into the CUDA
+// driver or NVTX would terminate the user's program, and the collector's
+// promise is never to fail it.
 extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) {
-    ws::capture::startCollector();
+    try {
+        ws::capture::startCollector();
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "[warpscope] capture not started: %s\n", e.what());
+    } catch (...) {
+        std::fprintf(stderr, "[warpscope] capture not started: unknown error\n");
+    }
     return 1;  // never fail the program because of us
 }
 
 extern "C" __attribute__((visibility("default"))) int InitializeInjectionNvtx2(
     const void* (*getExportTable)(std::uint32_t)) {
-    if (!ws::capture::startCollector()) return 0;
-    NvtxInit forward = cuptiNvtxInit();
-    if (!forward) {
-        std::fprintf(stderr, "[warpscope] libcupti has no NVTX injection entry: no NVTX ranges\n");
+    try {
+        if (!ws::capture::startCollector()) return 0;
+        NvtxInit forward = cuptiNvtxInit();
+        if (!forward) {
+            std::fprintf(stderr,
+                         "[warpscope] libcupti has no NVTX injection entry: no NVTX ranges\n");
+            return 0;
+        }
+        return forward(getExportTable);
+    } catch (...) {
+        std::fprintf(stderr, "[warpscope] NVTX capture not started\n");
         return 0;
     }
-    return forward(getExportTable);
 }

@@ -34,7 +34,9 @@ std::int64_t Encoder::intern(std::string_view s) {
 
 void Encoder::hello(const Hello& h) {
     std::string p;
+    p.append(kHelloMagic);
     Out o(p);
+    o.u(h.protocolVersion);
     o.s(h.pid);
     o.s(h.parentPid);
     o.s(h.cuptiNs);
@@ -159,11 +161,25 @@ void Decoder::dispatch(FrameType type, std::string_view payload) {
     In in(payload);
     switch (type) {
         case FrameType::Hello: {
+            if (payload.substr(0, kHelloMagic.size()) != kHelloMagic)
+                throw std::runtime_error(
+                    "capture stream: the collector speaks capture protocol version 1 (before "
+                    "versioning); this recorder speaks version " +
+                    std::to_string(kProtocolVersion) +
+                    ": use the libwarpscope_inject.so installed with this warpscope-cli");
+            In versioned(payload.substr(kHelloMagic.size()));
             Hello h;
-            h.pid = in.s();
-            h.parentPid = in.s();
-            h.cuptiNs = in.s();
-            h.unixNs = in.s();
+            h.protocolVersion = static_cast<std::uint32_t>(versioned.u());
+            if (h.protocolVersion != kProtocolVersion)
+                throw std::runtime_error(
+                    "capture stream: the collector speaks capture protocol version " +
+                    std::to_string(h.protocolVersion) + "; this recorder speaks version " +
+                    std::to_string(kProtocolVersion) +
+                    ": use the libwarpscope_inject.so installed with this warpscope-cli");
+            h.pid = versioned.s();
+            h.parentPid = versioned.s();
+            h.cuptiNs = versioned.s();
+            h.unixNs = versioned.s();
             if (sink_.hello) sink_.hello(h);
             return;
         }

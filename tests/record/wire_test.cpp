@@ -94,6 +94,39 @@ TEST(Wire, RoundTripInOneByteSlices) {
     EXPECT_TRUE(got.bye);
 }
 
+TEST(Wire, ACollectorOfAnotherProtocolVersionIsRefusedByName) {
+    Collected got;
+    wire::Encoder newer;
+    wire::Hello h{};
+    h.protocolVersion = wire::kProtocolVersion + 7;
+    newer.hello(h);
+    wire::Decoder d(got.sink());
+    try {
+        d.feed(newer.bytes());
+        FAIL() << "a Hello of version " << h.protocolVersion << " was accepted";
+    } catch (const std::runtime_error& e) {
+        std::string what = e.what();
+        EXPECT_NE(what.find("version " + std::to_string(wire::kProtocolVersion + 7)),
+                  std::string::npos)
+            << what;
+        EXPECT_NE(what.find("speaks version " + std::to_string(wire::kProtocolVersion)),
+                  std::string::npos)
+            << what;
+    }
+    EXPECT_TRUE(got.hellos.empty());
+
+    // A collector from before versioning: its Hello starts with the pid.
+    std::string old = {char(wire::FrameType::Hello), 4, 0, 0, 0, 84, 2, 0, 0};
+    wire::Decoder legacy(got.sink());
+    try {
+        legacy.feed(old);
+        FAIL() << "an unversioned Hello was accepted";
+    } catch (const std::runtime_error& e) {
+        EXPECT_NE(std::string(e.what()).find("version 1 (before versioning)"), std::string::npos)
+            << e.what();
+    }
+}
+
 TEST(Wire, MalformedStreamsAreRejected) {
     Collected got;
     wire::Decoder unknownType(got.sink());

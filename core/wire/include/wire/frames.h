@@ -28,6 +28,14 @@ enum class FrameType : std::uint8_t {
     Metric = 8,    // one hardware counter value of one kernel (name inline, not interned)
 };
 
+// The protocol's version, carried by every Hello after a 4-byte magic. A
+// collector of another version (an older libwarpscope_inject.so on
+// LD_LIBRARY_PATH, say) is refused by name rather than misread. Version 1 was
+// the stream before Hello carried a version. Raise it on any change to a
+// frame's payload.
+constexpr std::uint32_t kProtocolVersion = 2;
+constexpr std::string_view kHelloMagic = "WSCP";
+
 constexpr std::size_t kHeaderBytes = 5;
 constexpr std::uint32_t kMaxPayload = 64u << 20;
 
@@ -36,6 +44,7 @@ struct Hello {
     std::int64_t parentPid = 0;
     std::int64_t cuptiNs = 0;
     std::int64_t unixNs = 0;
+    std::uint32_t protocolVersion = kProtocolVersion;  // what the sender speaks
 };
 
 // Builds frames; strings are interned per encoder (one per connection).
@@ -87,7 +96,8 @@ struct Sink {
 class Decoder {
   public:
     explicit Decoder(Sink sink) : sink_(std::move(sink)) {}
-    // Throws std::runtime_error on a malformed stream.
+    // Throws std::runtime_error on a malformed stream, or on a Hello of
+    // another protocol version (the message names both versions).
     void feed(std::string_view bytes);
     // Bytes of an incomplete frame still waiting for the rest.
     std::size_t buffered() const { return buffer_.size(); }

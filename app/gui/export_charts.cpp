@@ -4,8 +4,8 @@
 #include <QCommandLineParser>
 #include <iostream>
 
+#include "analysis/run_analysis.h"
 #include "charts/charts_panel.h"
-#include "models/run_analysis.h"
 #include "store/store.h"
 
 int runExportCharts(int argc, char** argv) {
@@ -69,7 +69,7 @@ int runExportCharts(int argc, char** argv) {
             }
             ids.push_back(run);
         }
-        auto analyses = ws::ui::analyzeRuns(store, ids);
+        auto analyses = ws::analyzeRuns(store, ids);
         ws::ui::ChartsPanel panel;
         panel.resize(w, h);
         panel.setRuns(analyses);

@@ -1,10 +1,10 @@
-#include "models/run_analysis.h"
+#include "analysis/run_analysis.h"
 
 #include "analysis/run_latency.h"
 #include "store/run_queries.h"
 #include "store/store.h"
 
-namespace ws::ui {
+namespace ws {
 
 RunAnalysis analyzeRun(Store& store, RunId id) {
     RunAnalysis a;
@@ -23,9 +23,9 @@ std::vector<RunAnalysis> analyzeRuns(Store& store, const std::vector<RunId>& ids
     for (std::size_t i = 0; i < ids.size(); ++i) {
         if (stop && stop()) break;
         runs.push_back(analyzeRun(store, ids[i]));
-        if (i > 0) runs.back().againstFirst = compareRuns(store, ids[0], ids[i], 1000);
+        if (i > 0) runs.back().againstFirst = compareRuns(store, ids[0], ids[i]);
     }
     return runs;
 }
 
-}  // namespace ws::ui
+}  // namespace ws

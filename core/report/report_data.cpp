@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <stdexcept>
 
 #include "analysis/run_latency.h"
 #include "analysis/statistics.h"
+#include "model/model_shape.h"
 #include "store/run_queries.h"
 #include "store/store.h"
 #include "util/format.h"
@@ -75,19 +77,23 @@ std::vector<ContractLine> checkContract(const ReportData& d) {
     out.push_back(mem);
 
     if (d.config->decoder) {
-        // 2 × layers × kv_heads × head_dim × tokens × batch × 2 bytes (bf16)
-        const auto& p = *d.config->decoder;
-        int headDim = p.headDim ? p.headDim : (p.heads ? p.hiddenSize / p.heads : 0);
-        double kv =
-            2.0 * p.layers * p.kvHeads * headDim * (c.promptTokens + c.outputTokens) * c.batch * 2;
         ContractLine kvLine;
         kvLine.what = "KV cache (2·layers·kv_heads·head_dim·tokens·batch·2 B)";
         kvLine.target = mem.target;
-        kvLine.measured = formatFixed(kv / kGiB, 3) + " GiB";
-        if (c.memoryBudgetGiB)
-            kvLine.result = kv <= *c.memoryBudgetGiB * kGiB ? CheckResult::Pass : CheckResult::Fail;
-        else
-            kvLine.note = "the workload sets no memory budget";
+        try {
+            // The decoder's own formula (ModelShape), so report and kernels agree.
+            double kv = double(ModelShape::from(*d.config->decoder)
+                                   .kvCacheBytes(c.promptTokens + c.outputTokens, c.batch));
+            kvLine.measured = formatFixed(kv / kGiB, 3) + " GiB";
+            if (c.memoryBudgetGiB)
+                kvLine.result =
+                    kv <= *c.memoryBudgetGiB * kGiB ? CheckResult::Pass : CheckResult::Fail;
+            else
+                kvLine.note = "the workload sets no memory budget";
+        } catch (const std::invalid_argument& e) {
+            kvLine.measured = "—";
+            kvLine.note = e.what();
+        }
         out.push_back(kvLine);
     }
 
@@ -234,8 +240,18 @@ std::vector<Finding> findFindings(const ReportData& d) {
 }
 
 ReportData buildReport(Store& store, RunId id, std::optional<RunId> baseline) {
+    std::vector<RunId> ids;
+    if (baseline) ids.push_back(*baseline);
+    ids.push_back(id);
+    return buildReport(store, analyzeRuns(store, ids));
+}
+
+ReportData buildReport(Store& store, const std::vector<RunAnalysis>& analyses) {
+    if (analyses.empty()) throw std::invalid_argument("buildReport: no run analysed");
+    const RunAnalysis& analysed = analyses.back();
+    const RunId id = analysed.run.id;
     ReportData d;
-    d.run = requireRun(store, id);
+    d.run = analysed.run;
     d.device = runDevice(store, id);
     if (auto w = runWorkload(store, id); w && !w->configText.empty()) {
         auto parsed = parseWorkloadConfig(w->configText, w->name);
@@ -248,11 +264,10 @@ ReportData buildReport(Store& store, RunId id, std::optional<RunId> baseline) {
     if (!d.config)
         d.missing.push_back("no workload contract: the run was not started from a config");
     d.properties = runProperties(store, id);
-    d.latency = runLatency(store, id, contractTargets(store, id));
-    auto window = measuredWindow(store, id);  // not set-up or checks
-    d.summary = summarizeRun(store, id, window);
-    d.roofline = computeRoofline(store, id);
-    d.occupancy = topKernelOccupancy(store, id, d.summary, window);
+    d.latency = analysed.latency;
+    d.summary = analysed.summary;
+    d.roofline = analysed.roofline;
+    d.occupancy = analysed.occupancy;
     d.quality = qualityOf(store, id);
     auto agg = runAggregates(store, id);
     d.overheadCount = agg.overheadCount;
@@ -277,9 +292,9 @@ ReportData buildReport(Store& store, RunId id, std::optional<RunId> baseline) {
         d.samples.smClockMinMhz = c.min;
         d.samples.smClockMaxMhz = c.max;
     }
-    if (baseline) {
-        d.baseline = requireRun(store, *baseline);
-        d.comparison = compareRuns(store, *baseline, id);
+    if (analyses.size() > 1) {
+        d.baseline = analyses.front().run;
+        d.comparison = analysed.againstFirst;
     }
     if (d.run.status != RunStatus::Ok)
         d.missing.push_back(std::string("the run ended ") + toString(d.run.status) +

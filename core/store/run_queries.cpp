@@ -330,6 +330,16 @@ std::vector<ApiCallRecord> apiCallsIn(Store& store, RunId id, TimeWindow window,
     return collect<ApiCallRecord>(store, id, window, thread);
 }
 
+std::optional<ApiCallRecord> launchingCall(Store& store, RunId id, const KernelRecord& kernel) {
+    std::optional<ApiCallRecord> found;
+    forEachApiCall(store, id,
+                   {kernel.startNs - kLaunchSearchWindowNs, kernel.startNs + kLaunchSearchWindowNs},
+                   std::nullopt, [&](const ApiCallRecord& a) {
+                       if (a.correlationId == kernel.correlationId) found = a;
+                   });
+    return found;
+}
+
 std::vector<RequestRecord> requestsOf(Store& store, RunId id) {
     sql::Statement st(store.db(),
                       "SELECT request_id, start_ns, end_ns, prompt_tokens, output_tokens, success "

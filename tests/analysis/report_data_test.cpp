@@ -26,6 +26,8 @@ ReportData decoderRun() {
     p.layers = 32;
     p.heads = 32;
     p.kvHeads = 8;
+    p.intermediateSize = 14336;
+    p.vocabSize = 128256;
     c.decoder = p;
     d.config = c;
     d.latency.ttftMs = {40, 45, 60};  // p99 above the 50 ms target, p50 below
@@ -48,6 +50,13 @@ TEST(ReportContract, EachLinePassesFailsOrSaysWhyUnknown) {
     // KV cache: 2 × 32 × 8 × 128 × 640 tokens × 2 requests × 2 bytes = 160 MiB
     EXPECT_EQ(lines[5].measured, "0.156 GiB");
     EXPECT_EQ(lines[5].result, CheckResult::Pass);
+    // A shape the decoder could not run has no KV size, and says why.
+    auto broken = decoderRun();
+    broken.config->decoder->kvHeads = 5;  // 32 heads are no multiple of 5
+    auto kv = checkContract(broken)[5];
+    EXPECT_EQ(kv.measured, "—");
+    EXPECT_EQ(kv.result, CheckResult::Unknown);
+    EXPECT_NE(kv.note.find("multiple of kv_heads"), std::string::npos) << kv.note;
     EXPECT_EQ(lines[6].result, CheckResult::Pass);
 
     auto d = decoderRun();
@@ -126,6 +135,24 @@ TEST(ReportWriter, MarkdownAndEscapedHtml) {
     EXPECT_NE(html.find("<td class=\"fail\">FAIL</td>"), std::string::npos);
     EXPECT_NE(html.find("src=\"latency.png\""), std::string::npos);
     EXPECT_EQ(html.find("roofline.png"), std::string::npos);  // no source: no image
+}
+
+TEST(ReportWriter, StatesOnlyWhatWasMeasuredForThisDevice) {
+    auto d = decoderRun();
+    d.samples.clockEvents.samplesWithReasons = 4;
+    d.samples.clockEvents.reasons = {{"SW power cap", true, 0.25}};
+    DeviceInfo other;
+    other.name = "NVIDIA L4";
+    d.device = other;
+    auto md = writeReport(d, ReportFormat::Markdown);
+    // Sampled reasons are shown; no stale "not sampled" line contradicts them.
+    EXPECT_EQ(md.find("not sampled yet"), std::string::npos) << md;
+    EXPECT_EQ(md.find("slower traced on the H200"), std::string::npos) << md;
+    EXPECT_NE(md.find("measured on an NVIDIA H200 only"), std::string::npos) << md;
+    EXPECT_NE(md.find("not on NVIDIA L4"), std::string::npos) << md;
+    d.device->name = "NVIDIA H200";
+    md = writeReport(d, ReportFormat::Markdown);
+    EXPECT_NE(md.find("slower traced on the H200"), std::string::npos) << md;
 }
 
 }  // namespace

@@ -8,7 +8,7 @@
 
 class QCustomPlot;
 
-#include "models/run_analysis.h"
+#include "analysis/run_analysis.h"
 
 namespace ws::ui {
 

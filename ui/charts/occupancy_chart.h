@@ -9,7 +9,7 @@
 
 #include <map>
 
-#include "models/run_analysis.h"
+#include "analysis/run_analysis.h"
 
 namespace ws::ui {
 

@@ -7,7 +7,7 @@
 
 #include <qcustomplot.h>
 
-#include "models/run_analysis.h"
+#include "analysis/run_analysis.h"
 
 namespace ws::ui {
 

@@ -17,7 +17,7 @@ StoreLoader::StoreLoader(QObject* parent) : QObject(parent) {
     qRegisterMetaType<std::vector<ws::RunId>>("std::vector<ws::RunId>");
     qRegisterMetaType<ws::ui::RunDetails>("ws::ui::RunDetails");
     qRegisterMetaType<ws::ui::KernelDetails>("ws::ui::KernelDetails");
-    qRegisterMetaType<std::vector<ws::ui::RunAnalysis>>("std::vector<ws::ui::RunAnalysis>");
+    qRegisterMetaType<std::vector<ws::RunAnalysis>>("std::vector<ws::RunAnalysis>");
     qRegisterMetaType<std::shared_ptr<const ws::ui::TimelineData>>(
         "std::shared_ptr<const ws::ui::TimelineData>");
 }
@@ -155,12 +155,7 @@ void StoreLoader::loadKernel(const QString& path, RunId run, std::uint32_t strea
                 details.occupancy = theoreticalOccupancy(limitsOf(*details.device), launch);
             }
             details.metrics = kernelMetricsOf(store, run, details.kernel.correlationId);
-            // The launch call ran shortly before the kernel; found by correlation id.
-            forEachApiCall(store, run, {startNs - 2'000'000'000, startNs + 2'000'000'000},
-                           std::nullopt, [&](const ApiCallRecord& a) {
-                               if (a.correlationId == details.kernel.correlationId)
-                                   details.launch = a;
-                           });
+            details.launch = launchingCall(store, run, details.kernel);
             return details;
         },
         [](StoreLoader& self, const KernelDetails& k) { emit self.kernelLoaded(k); });

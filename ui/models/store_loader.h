@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "analysis/occupancy.h"
+#include "analysis/run_analysis.h"
 #include "model/records.h"
-#include "models/run_analysis.h"
 #include "models/timeline_data.h"
 #include "store/run_queries.h"
 
@@ -67,7 +67,7 @@ class StoreLoader : public QObject {
     void detailsLoaded(const ws::ui::RunDetails& details);
     void timelineLoaded(std::shared_ptr<const ws::ui::TimelineData> timeline);
     void timelineStacked(const QString& note);
-    void analysisLoaded(const std::vector<ws::ui::RunAnalysis>& runs);
+    void analysisLoaded(const std::vector<ws::RunAnalysis>& runs);
     void kernelLoaded(const ws::ui::KernelDetails& kernel);
     void failed(const QString& path, const QString& message);
     void busyChanged(bool busy);
@@ -98,3 +98,6 @@ class StoreLoader : public QObject {
 
 Q_DECLARE_METATYPE(ws::ui::RunDetails)
 Q_DECLARE_METATYPE(ws::ui::KernelDetails)
+
+// Analyses cross threads in queued signals.
+Q_DECLARE_METATYPE(std::vector<ws::RunAnalysis>)

@@ -43,9 +43,8 @@ std::pair<int, long> launchingCall(const TimelineData& data, int kernelLane, lon
     if (k.correlation.empty()) return {-1, -1};
     auto e = static_cast<std::size_t>(kernelEvent);
     std::uint32_t id = k.correlation[e];
-    // Correlation ids are unique in a process; a window around the kernel
-    // keeps the search short.
-    constexpr std::int64_t kWindow = 2'000'000'000;
+    // The in-memory twin of the store's launchingCall: same id, same window.
+    constexpr std::int64_t kWindow = kLaunchSearchWindowNs;
     std::int64_t at = k.events.start(e);
     for (std::size_t l = 0; l < data.lanes.size(); ++l) {
         const auto& lane = data.lanes[l];

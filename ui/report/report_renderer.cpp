@@ -8,13 +8,13 @@
 #include <QTextDocument>
 #include <map>
 
+#include "analysis/run_analysis.h"
 #include "charts/charts_panel.h"
 #include "charts/kernel_chart.h"
 #include "charts/latency_chart.h"
 #include "charts/occupancy_chart.h"
 #include "charts/roofline_chart.h"
 #include "charts/token_latency_chart.h"
-#include "models/run_analysis.h"
 #include "report/report_writer.h"
 
 namespace ws::ui {
@@ -46,13 +46,13 @@ QString renderReport(Store& store, RunId run, std::optional<RunId> baseline, con
     QString fmt = format.toLower();
     if (fmt != QLatin1String("html") && fmt != QLatin1String("md") && fmt != QLatin1String("pdf"))
         return QStringLiteral("unknown report format '%1' (html, md or pdf)").arg(format);
-    auto data = buildReport(store, run, baseline);
-
-    // Charts compare the baseline (first colour) with the run.
+    // One analysis for the report and its charts; the charts compare the
+    // baseline (first colour) with the run.
     std::vector<RunId> ids;
     if (baseline) ids.push_back(*baseline);
     ids.push_back(run);
     auto analyses = analyzeRuns(store, ids);
+    auto data = buildReport(store, analyses);
     ChartsPanel panel;
     panel.resize(kChartWidth, kChartHeight);
     panel.setRuns(analyses);

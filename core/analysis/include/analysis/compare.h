@@ -58,7 +58,11 @@ struct Comparison {
 };
 
 // Resampling is seeded: the same runs always give the same intervals.
-Comparison compareRuns(Store& store, RunId base, RunId candidate, int resamples = 2000);
+// Bootstrap resamples of every comparison the user sees (GUI, report, CLI):
+// one number, so their intervals and verdicts are the same.
+inline constexpr int kComparisonResamples = 2000;
+Comparison compareRuns(Store& store, RunId base, RunId candidate,
+                       int resamples = kComparisonResamples);
 
 // Bootstrap interval of statistic(candidate) − statistic(base), lower-is-better
 // verdict. Exposed for tests.

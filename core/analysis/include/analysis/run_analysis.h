@@ -1,8 +1,8 @@
-// What the charts show for one run: its latency statistics, its
-// kernel/transfer summary and its roofline. Computed off the GUI thread.
+// One run analysed once, for every reader: the GUI's charts and tables, the
+// report and the CLI read these figures, so a chart, an exported report and
+// `compare` never disagree on the same runs.
 #pragma once
 
-#include <QMetaType>
 #include <functional>
 #include <optional>
 #include <vector>
@@ -15,18 +15,16 @@
 #include "model/records.h"
 
 namespace ws {
-class Store;
-}
 
-namespace ws::ui {
+class Store;
 
 struct RunAnalysis {
     RunInfo run;
-    LatencyReport latency;
-    RunSummary summary;
+    LatencyReport latency;  // against the targets of the run's workload contract
+    RunSummary summary;     // over the measured window (not set-up or checks)
     Roofline roofline;
     std::vector<KernelOccupancy> occupancy;  // top kernels by time
-    std::optional<Comparison> againstFirst;  // this run against the first selected one
+    std::optional<Comparison> againstFirst;  // this run against the first of analyzeRuns
 };
 
 RunAnalysis analyzeRun(Store& store, RunId id);
@@ -36,6 +34,4 @@ RunAnalysis analyzeRun(Store& store, RunId id);
 std::vector<RunAnalysis> analyzeRuns(Store& store, const std::vector<RunId>& ids,
                                      const std::function<bool()>& stop = {});
 
-}  // namespace ws::ui
-
-Q_DECLARE_METATYPE(std::vector<ws::ui::RunAnalysis>)
+}  // namespace ws

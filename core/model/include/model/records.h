@@ -67,6 +67,10 @@ struct RunInfo {
     std::int64_t durationNs() const { return endedAtNs ? *endedAtNs - startedAtNs : 0; }
 };
 
+// A kernel's launching API call shares its correlation id (unique within a
+// process) and ran shortly before it: searches look this far either side.
+inline constexpr std::int64_t kLaunchSearchWindowNs = 2'000'000'000;
+
 struct KernelRecord {
     std::int64_t startNs = 0;
     std::int64_t endNs = 0;

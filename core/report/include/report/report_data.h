@@ -15,6 +15,7 @@
 #include "analysis/kernel_summary.h"
 #include "analysis/latency.h"
 #include "analysis/roofline.h"
+#include "analysis/run_analysis.h"
 #include "config/workload_config.h"
 #include "model/records.h"
 
@@ -57,7 +58,6 @@ struct ReportData {
     std::vector<KernelOccupancy> occupancy;
     std::vector<QualityRecord> quality;
     SampleSummary samples;
-    std::int64_t overheadNs = 0;
     std::int64_t overheadCount = 0;
     std::optional<RunInfo> baseline;
     std::optional<Comparison> comparison;
@@ -67,6 +67,9 @@ struct ReportData {
 };
 
 ReportData buildReport(Store& store, RunId run, std::optional<RunId> baseline = std::nullopt);
+// From analyses already made (analyzeRuns of {baseline, run} or {run}), so a
+// report and the charts exported with it read the same figures.
+ReportData buildReport(Store& store, const std::vector<RunAnalysis>& analyses);
 
 // The parts of buildReport that need no store (tested on their own).
 std::vector<ContractLine> checkContract(const ReportData& d);

@@ -83,6 +83,10 @@ void forEachRange(Store& store, RunId id, TimeWindow window, std::optional<std::
 void forEachApiCall(Store& store, RunId id, TimeWindow window, std::optional<std::uint32_t> thread,
                     const std::function<void(const ApiCallRecord&)>& visit);
 
+// The API call that launched `kernel` (same correlation id, within
+// kLaunchSearchWindowNs), if recorded.
+std::optional<ApiCallRecord> launchingCall(Store& store, RunId id, const KernelRecord& kernel);
+
 std::vector<RequestRecord> requestsOf(Store& store, RunId id);
 std::vector<TokenRecord> tokensOf(Store& store, RunId id);
 std::vector<SampleRecord> samplesOf(Store& store, RunId id);

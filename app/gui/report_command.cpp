@@ -6,7 +6,7 @@
 #include <iostream>
 #include <optional>
 
-#include "report/report_renderer.h"
+#include "export/report_renderer.h"
 #include "store/store.h"
 
 int runReportCommand(int argc, char** argv) {

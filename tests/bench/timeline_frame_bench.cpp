@@ -11,7 +11,7 @@
 #include <random>
 
 #include "lod/lane_index.h"
-#include "models/timeline_data.h"
+#include "viewmodels/timeline_data.h"
 #include "timeline/lane_painter.h"
 
 namespace {

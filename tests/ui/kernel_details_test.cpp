@@ -3,8 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "model/counter_metrics.h"
-#include "models/run_details_html.h"
-#include "models/store_loader.h"
+#include "viewmodels/run_details_html.h"
+#include "viewmodels/store_loader.h"
 
 namespace ws::ui {
 namespace {

@@ -7,7 +7,7 @@
 #include <filesystem>
 
 #include "main_window.h"
-#include "models/run_list_model.h"
+#include "viewmodels/run_list_model.h"
 #include "store/compact.h"
 #include "store/run_queries.h"
 #include "store/store.h"

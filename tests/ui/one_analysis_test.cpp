@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/run_analysis.h"
-#include "models/store_loader.h"
+#include "viewmodels/store_loader.h"
 #include "support/run_process.h"
 #include "support/temp_dir.h"
 

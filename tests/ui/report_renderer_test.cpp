@@ -5,7 +5,7 @@
 #include <QFile>
 #include <QFileInfo>
 
-#include "report/report_renderer.h"
+#include "export/report_renderer.h"
 #include "store/store.h"
 #include "support/fixture_store.h"
 #include "support/temp_dir.h"

@@ -6,8 +6,8 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 
-#include "models/run_list_model.h"
-#include "models/table_export.h"
+#include "viewmodels/run_list_model.h"
+#include "viewmodels/table_export.h"
 #include "store/run_queries.h"
 #include "store/store.h"
 #include "support/fixture_store.h"

@@ -1,4 +1,4 @@
-#include "models/timeline_stack.h"
+#include "viewmodels/timeline_stack.h"
 
 #include <gtest/gtest.h>
 

@@ -4,7 +4,7 @@
 #include <QSignalSpy>
 #include <filesystem>
 
-#include "models/timeline_data.h"
+#include "viewmodels/timeline_data.h"
 #include "store/store.h"
 #include "support/fixture_store.h"
 #include "support/temp_dir.h"

@@ -22,8 +22,8 @@
 #include "charts/roofline_chart.h"
 #include "charts/throughput_chart.h"
 #include "charts/token_latency_chart.h"
-#include "models/kernel_table_model.h"
-#include "models/table_export.h"
+#include "viewmodels/kernel_table_model.h"
+#include "viewmodels/table_export.h"
 
 namespace ws::ui {
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "lod/lane_index.h"
-#include "models/timeline_data.h"
+#include "viewmodels/timeline_data.h"
 
 namespace ws::ui {
 

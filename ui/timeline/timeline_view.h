@@ -9,7 +9,7 @@
 #include <optional>
 
 #include "lod/time_axis.h"
-#include "models/timeline_data.h"
+#include "viewmodels/timeline_data.h"
 
 namespace ws::ui {
 

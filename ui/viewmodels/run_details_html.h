@@ -4,7 +4,7 @@
 
 #include <QString>
 
-#include "models/store_loader.h"
+#include "viewmodels/store_loader.h"
 
 namespace ws::ui {
 

@@ -1,11 +1,11 @@
-#include "models/run_details_html.h"
+#include "viewmodels/run_details_html.h"
 
 #include <QColor>
 #include <QLocale>
 
 #include "analysis/kernel_summary.h"
 #include "model/counter_metrics.h"
-#include "models/run_list_model.h"
+#include "viewmodels/run_list_model.h"
 #include "util/format.h"
 
 namespace ws::ui {

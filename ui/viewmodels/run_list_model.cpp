@@ -1,6 +1,6 @@
-#include "models/run_list_model.h"
+#include "viewmodels/run_list_model.h"
 
-#include "models/table_export.h"
+#include "viewmodels/table_export.h"
 
 #include <QColor>
 #include <QDateTime>

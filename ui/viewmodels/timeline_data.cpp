@@ -1,4 +1,4 @@
-#include "models/timeline_data.h"
+#include "viewmodels/timeline_data.h"
 
 #include <algorithm>
 #include <atomic>

@@ -15,7 +15,7 @@
 #include "analysis/occupancy.h"
 #include "analysis/run_analysis.h"
 #include "model/records.h"
-#include "models/timeline_data.h"
+#include "viewmodels/timeline_data.h"
 #include "store/run_queries.h"
 
 namespace ws::ui {

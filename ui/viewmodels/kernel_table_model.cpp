@@ -1,6 +1,6 @@
-#include "models/kernel_table_model.h"
+#include "viewmodels/kernel_table_model.h"
 
-#include "models/table_export.h"
+#include "viewmodels/table_export.h"
 #include "util/format.h"
 
 namespace ws::ui {

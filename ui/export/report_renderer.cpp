@@ -1,4 +1,4 @@
-#include "report/report_renderer.h"
+#include "export/report_renderer.h"
 
 #include <QBuffer>
 #include <QFileInfo>

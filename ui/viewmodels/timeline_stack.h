@@ -8,7 +8,7 @@
 #include <memory>
 #include <string>
 
-#include "models/timeline_data.h"
+#include "viewmodels/timeline_data.h"
 
 namespace ws::ui {
 

@@ -1,4 +1,4 @@
-#include "models/table_export.h"
+#include "viewmodels/table_export.h"
 
 #include <QFileInfo>
 #include <QJsonArray>

@@ -1,4 +1,4 @@
-#include "models/store_loader.h"
+#include "viewmodels/store_loader.h"
 
 #include <QCoreApplication>
 #include <QMetaObject>
@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <optional>
 
-#include "models/timeline_stack.h"
+#include "viewmodels/timeline_stack.h"
 #include "store/store.h"
 
 namespace ws::ui {

@@ -29,17 +29,17 @@
 #include "charts/chart_style.h"
 #include "charts/charts_panel.h"
 #include "charts/roofline_chart.h"
-#include "launch/launch_panel.h"
-#include "viewmodels/run_details_html.h"
-#include "viewmodels/run_list_model.h"
-#include "viewmodels/store_loader.h"
-#include "viewmodels/table_export.h"
 #include "export/report_renderer.h"
+#include "launch/launch_panel.h"
 #include "sample_runs.h"
 #include "store/store.h"
 #include "theme.h"
 #include "timeline/timeline_view.h"
 #include "util/version.h"
+#include "viewmodels/run_details_html.h"
+#include "viewmodels/run_list_model.h"
+#include "viewmodels/store_loader.h"
+#include "viewmodels/table_export.h"
 
 namespace ws::ui {
 

@@ -11,8 +11,8 @@
 #include <random>
 
 #include "lod/lane_index.h"
-#include "viewmodels/timeline_data.h"
 #include "timeline/lane_painter.h"
+#include "viewmodels/timeline_data.h"
 
 namespace {
 

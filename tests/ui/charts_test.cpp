@@ -20,12 +20,12 @@
 #include "charts/roofline_chart.h"
 #include "charts/throughput_chart.h"
 #include "charts/token_latency_chart.h"
-#include "viewmodels/kernel_table_model.h"
-#include "viewmodels/table_export.h"
 #include "store/store.h"
 #include "support/fixture_store.h"
 #include "support/temp_dir.h"
 #include "theme.h"
+#include "viewmodels/kernel_table_model.h"
+#include "viewmodels/table_export.h"
 
 namespace ws::ui {
 namespace {

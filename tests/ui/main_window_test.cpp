@@ -7,12 +7,12 @@
 #include <filesystem>
 
 #include "main_window.h"
-#include "viewmodels/run_list_model.h"
 #include "store/compact.h"
 #include "store/run_queries.h"
 #include "store/store.h"
 #include "support/temp_dir.h"
 #include "timeline/timeline_view.h"
+#include "viewmodels/run_list_model.h"
 
 namespace ws::ui {
 namespace {

@@ -8,9 +8,9 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/run_analysis.h"
-#include "viewmodels/store_loader.h"
 #include "support/run_process.h"
 #include "support/temp_dir.h"
+#include "viewmodels/store_loader.h"
 
 namespace ws::ui {
 namespace {

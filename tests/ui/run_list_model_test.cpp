@@ -6,12 +6,12 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 
-#include "viewmodels/run_list_model.h"
-#include "viewmodels/table_export.h"
 #include "store/run_queries.h"
 #include "store/store.h"
 #include "support/fixture_store.h"
 #include "support/temp_dir.h"
+#include "viewmodels/run_list_model.h"
+#include "viewmodels/table_export.h"
 
 namespace ws::ui {
 namespace {

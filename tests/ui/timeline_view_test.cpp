@@ -4,11 +4,11 @@
 #include <QSignalSpy>
 #include <filesystem>
 
-#include "viewmodels/timeline_data.h"
 #include "store/store.h"
 #include "support/fixture_store.h"
 #include "support/temp_dir.h"
 #include "timeline/timeline_view.h"
+#include "viewmodels/timeline_data.h"
 
 namespace ws::ui {
 namespace {

@@ -1,7 +1,7 @@
 #include "viewmodels/kernel_table_model.h"
 
-#include "viewmodels/table_export.h"
 #include "util/format.h"
+#include "viewmodels/table_export.h"
 
 namespace ws::ui {
 

@@ -5,8 +5,8 @@
 
 #include "analysis/kernel_summary.h"
 #include "model/counter_metrics.h"
-#include "viewmodels/run_list_model.h"
 #include "util/format.h"
+#include "viewmodels/run_list_model.h"
 
 namespace ws::ui {
 

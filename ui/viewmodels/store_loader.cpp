@@ -7,8 +7,8 @@
 #include <algorithm>
 #include <optional>
 
-#include "viewmodels/timeline_stack.h"
 #include "store/store.h"
+#include "viewmodels/timeline_stack.h"
 
 namespace ws::ui {
 

@@ -15,8 +15,8 @@
 #include "analysis/occupancy.h"
 #include "analysis/run_analysis.h"
 #include "model/records.h"
-#include "viewmodels/timeline_data.h"
 #include "store/run_queries.h"
+#include "viewmodels/timeline_data.h"
 
 namespace ws::ui {
 

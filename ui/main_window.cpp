@@ -16,7 +16,6 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPlainTextEdit>
-#include <QProcess>
 #include <QSettings>
 #include <QSortFilterProxyModel>
 #include <QStatusBar>
@@ -35,7 +34,9 @@
 #include "store/store.h"
 #include "theme.h"
 #include "timeline/timeline_view.h"
+#include "util/format.h"
 #include "util/version.h"
+#include "viewmodels/cli_job.h"
 #include "viewmodels/run_details_html.h"
 #include "viewmodels/run_list_model.h"
 #include "viewmodels/store_loader.h"
@@ -565,47 +566,29 @@ void MainWindow::compactStore() {
 
 void MainWindow::runCli(const QString& title, const QString& busyText, const QStringList& args) {
     // In warpscope-cli, as launches are: long store work never blocks the
-    // window and a bad file can never take it down. Its progress lines show
-    // in the status bar.
-    auto* process = new QProcess(this);
+    // window and a bad file can never take it down. Its progress shows in the
+    // status bar; its failure reason in a message box.
+    auto* job = new CliJob(this);
     busyLabel_->setText(busyText);
-    auto errors = std::make_shared<QString>();
-    connect(process, &QProcess::readyReadStandardError, this, [this, process, errors] {
-        *errors += QString::fromUtf8(process->readAllStandardError());
-        const auto lines = errors->split(QLatin1Char('\n'), Qt::SkipEmptyParts);
-        for (auto it = lines.rbegin(); it != lines.rend(); ++it)
-            if (it->startsWith(QLatin1String("[warpscope] "))) {
-                busyLabel_->setText(it->mid(12).trimmed());
-                break;
-            }
+    connect(job, &CliJob::message, this, [this, busyText](const progress::Message& m) {
+        if (m.kind == progress::Kind::Compact)
+            busyLabel_->setText(tr("Compacting: %1 / %2 event chunks").arg(m.done).arg(m.total));
+        else if (m.kind == progress::Kind::Import && m.total > 0)
+            busyLabel_->setText(
+                tr("%1 (%2)").arg(busyText, QString::fromStdString(formatBytes(m.total))));
     });
-    connect(process, &QProcess::finished, this, [this, process, title, errors](int code) {
+    connect(job, &CliJob::finished, this, [this, job, title](bool ok, const QString& summary) {
         busyLabel_->clear();
-        QString out = QString::fromUtf8(process->readAllStandardOutput()).trimmed();
-        // The reason without the progress lines that led up to it.
-        QStringList reason;
-        for (const auto& line : (*errors + QString::fromUtf8(process->readAllStandardError()))
-                                    .split(QLatin1Char('\n'), Qt::SkipEmptyParts))
-            if (!line.startsWith(QLatin1String("[warpscope] "))) reason << line.trimmed();
-        QString err = reason.join(QLatin1Char('\n'));
-        process->deleteLater();
-        if (code != 0) {
-            QMessageBox::warning(this, title, err.isEmpty() ? tr("%1 failed").arg(title) : err);
+        job->deleteLater();
+        if (!ok) {
+            QMessageBox::warning(this, title,
+                                 summary.isEmpty() ? tr("%1 failed").arg(title) : summary);
             return;
         }
-        statusBar()->showMessage(out, 10000);
+        statusBar()->showMessage(summary, 10000);
         openStore(storePath_);
     });
-    connect(process, &QProcess::errorOccurred, this,
-            [this, process, title](QProcess::ProcessError e) {
-                if (e != QProcess::FailedToStart) return;
-                busyLabel_->clear();
-                QMessageBox::warning(
-                    this, title,
-                    tr("Cannot start %1: %2").arg(defaultCliPath(), process->errorString()));
-                process->deleteLater();
-            });
-    process->start(defaultCliPath(), args);
+    job->start(args);
 }
 
 void MainWindow::onDetailsLoaded(const RunDetails& d) {

@@ -1,4 +1,5 @@
 // stats and import: latency statistics of a run, and runs from peer tools.
+#include <filesystem>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
@@ -8,6 +9,7 @@
 #include "cli/cli_args.h"
 #include "cli/commands.h"
 #include "cli/open_store.h"
+#include "cli/progress_output.h"
 #include "io/latency_json.h"
 #include "io/trace_import.h"
 #include "store/run_queries.h"
@@ -119,16 +121,30 @@ int cmdStats(const std::vector<std::string>& argv) {
 }
 
 int cmdImport(const std::vector<std::string>& argv) {
-    auto args = Args::parse(argv, {{}, {"db", "label"}, 1, 1});
+    auto args = Args::parse(argv, {{}, {"db", "label", "progress"}, 1, 1});
+    const ProgressMode reporting = progressMode(args);
     const auto& path = args.positional()[0];
+    if (reporting == ProgressMode::Json) {
+        // The importers read a file whole: one message as it starts (its size),
+        // the result when it is stored.
+        progress::Message started{progress::Kind::Import};
+        std::error_code ec;
+        started.total = static_cast<std::int64_t>(std::filesystem::file_size(path, ec));
+        emitMessage(started);
+    }
     auto file = readTraceFile(path);  // an unknown file is refused before the store is opened
     Store store(storePath(args));     // importing into a new store creates it
     auto result = importTrace(store, file, args.valueOr("label", ""));
-    std::cout << "imported " << result.format << " as run " << result.run << ": " << result.events
-              << " records";
-    if (result.kernels > 0) std::cout << ", " << result.kernels << " kernels";
-    if (result.requests > 0) std::cout << ", " << result.requests << " requests";
-    std::cout << '\n';
+    std::string text = "imported " + result.format + " as run " + std::to_string(result.run) +
+                       ": " + std::to_string(result.events) + " records";
+    if (result.kernels > 0) text += ", " + std::to_string(result.kernels) + " kernels";
+    if (result.requests > 0) text += ", " + std::to_string(result.requests) + " requests";
+    if (reporting == ProgressMode::Json) {
+        progress::Message done{progress::Kind::Done, text};
+        done.run = result.run;
+        emitMessage(done);
+    }
+    std::cout << text << '\n';
     return 0;
 }
 

@@ -7,7 +7,7 @@ const std::vector<Command>& commands() {
         {"ls", "ls [--db FILE] [--json]", "list the runs in a store", cmdLs},
         {"show", "show RUN [--db FILE]", "one run's metadata, device and record counts", cmdShow},
         {"rm", "rm RUN... [--db FILE]", "delete runs and everything they recorded", cmdRm},
-        {"compact", "compact [--db FILE] [--progress line|none]",
+        {"compact", "compact [--db FILE] [--progress line|json|none]",
          "rewrite older event chunks in the current, smaller format and give the space of "
          "deleted runs back to the file system",
          cmdCompact},
@@ -25,7 +25,7 @@ const std::vector<Command>& commands() {
          "FILE]",
          "TTFT, TPOT, ITL, E2E, throughput and goodput of a run (vLLM's definitions and names)",
          cmdStats},
-        {"import", "import FILE [--label L] [--db FILE]",
+        {"import", "import FILE [--label L] [--db FILE] [--progress line|json|none]",
          "store a vLLM `bench serve --save-result` JSON, an nsys SQLite export or a PyTorch "
          "profiler trace as a run",
          cmdImport},

@@ -11,6 +11,7 @@
 #include "cli/cli_args.h"
 #include "cli/commands.h"
 #include "cli/open_store.h"
+#include "cli/progress_output.h"
 #include "store/compact.h"
 #include "util/format.h"
 
@@ -28,9 +29,7 @@ void onSignal(int) {
 
 int cmdCompact(const std::vector<std::string>& argv) {
     auto args = Args::parse(argv, {{}, {"db", "progress"}, 0, 0});
-    std::string progressMode = args.valueOr("progress", "line");
-    if (progressMode != "line" && progressMode != "none")
-        throw UsageError("--progress must be line or none");
+    const ProgressMode reporting = progressMode(args);
     auto store = openStore(args);
     struct sigaction sa {};
     sa.sa_handler = onSignal;
@@ -44,8 +43,14 @@ int cmdCompact(const std::vector<std::string>& argv) {
             // About twice a second, and the last one: a line each on a pipe (the
             // GUI reads them), one rewritten line on a terminal.
             auto now = std::chrono::steady_clock::now();
-            if (progressMode == "line" &&
-                (now - lastShown > std::chrono::milliseconds(500) || done == total)) {
+            bool due = now - lastShown > std::chrono::milliseconds(500) || done == total;
+            if (due && reporting == ProgressMode::Json) {
+                lastShown = now;
+                progress::Message m{progress::Kind::Compact};
+                m.done = done;
+                m.total = total;
+                emitMessage(m);
+            } else if (due && reporting == ProgressMode::Line) {
                 lastShown = now;
                 std::cerr << (tty ? "\r" : "") << "[warpscope] compacting: " << done << " / "
                           << total << " event chunks" << (tty && done != total ? "\033[K" : "\n")
@@ -54,14 +59,20 @@ int cmdCompact(const std::vector<std::string>& argv) {
             return !interrupted.load();
         });
     if (result.cancelled) {
-        std::cerr << "\ncompact cancelled: " << result.chunksRewritten
-                  << " event chunks were rewritten, the others are as they were; " << store->path()
-                  << " reads the same\n";
+        std::string text = "compact cancelled: " + std::to_string(result.chunksRewritten) +
+                           " event chunks were rewritten, the others are as they were; " +
+                           store->path() + " reads the same";
+        if (reporting == ProgressMode::Json)
+            emitMessage({progress::Kind::Error, text});
+        else
+            std::cerr << '\n' << text << '\n';
         return 1;
     }
-    std::cout << store->path() << ": rewrote " << result.chunksRewritten << " event chunks; "
-              << formatBytes(result.bytesBefore) << " -> " << formatBytes(result.bytesAfter)
-              << '\n';
+    std::string text = store->path() + ": rewrote " + std::to_string(result.chunksRewritten) +
+                       " event chunks; " + formatBytes(result.bytesBefore) + " -> " +
+                       formatBytes(result.bytesAfter);
+    if (reporting == ProgressMode::Json) emitMessage({progress::Kind::Done, text});
+    std::cout << text << '\n';
     return 0;
 }
 

@@ -6,6 +6,7 @@
 
 #include "cli/cli_args.h"
 #include "cli/commands.h"
+#include "cli/progress_output.h"
 #include "store/store_error.h"
 #include "util/version.h"
 
@@ -48,15 +49,21 @@ int main(int argc, char** argv) {
             }
             if (a == "--") break;
         }
+        // With --progress json the failure is a message too: the GUI shows
+        // its text as the reason, without guessing which line it is.
+        auto fail = [&](const std::string& text, int status) {
+            if (ws::cli::wantsJsonProgress(rest))
+                ws::cli::emitMessage({ws::progress::Kind::Error, text});
+            else
+                std::cerr << "warpscope-cli " << c.name << ": " << text << '\n';
+            return status;
+        };
         try {
             return c.run(rest);
         } catch (const ws::cli::UsageError& e) {
-            std::cerr << "warpscope-cli " << c.name << ": " << e.what() << "\nusage: warpscope-cli "
-                      << c.usage << '\n';
-            return 2;
+            return fail(std::string(e.what()) + "\nusage: warpscope-cli " + c.usage, 2);
         } catch (const std::exception& e) {
-            std::cerr << "warpscope-cli " << c.name << ": " << e.what() << '\n';
-            return 1;
+            return fail(e.what(), 1);
         }
     }
     std::cerr << "warpscope-cli: unknown command '" << name << "' (see warpscope-cli --help)\n";

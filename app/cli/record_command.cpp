@@ -13,6 +13,7 @@
 #include "cli/cli_args.h"
 #include "cli/commands.h"
 #include "cli/open_store.h"
+#include "cli/progress_output.h"
 #include "config/workload_config.h"
 #include "record/recorder.h"
 #include "store/store.h"
@@ -62,18 +63,12 @@ std::string count(std::int64_t n) {
     return out;
 }
 
-void printProgress(const RecordProgress& p, const std::string& mode) {
-    if (mode == "none") return;
-    if (mode == "json") {
-        std::fprintf(stderr,
-                     "WSPROGRESS {\"elapsed_ns\":%lld,\"kernels\":%lld,\"memcpys\":%lld,"
-                     "\"memcpy_bytes\":%lld,\"api_calls\":%lld,\"ranges\":%lld,\"tokens\":%lld,"
-                     "\"dropped\":%lld,\"processes\":%d,\"finished\":%s}\n",
-                     static_cast<long long>(p.elapsedNs), static_cast<long long>(p.kernels),
-                     static_cast<long long>(p.memcpys), static_cast<long long>(p.memcpyBytes),
-                     static_cast<long long>(p.apiCalls), static_cast<long long>(p.ranges),
-                     static_cast<long long>(p.tokens), static_cast<long long>(p.dropped),
-                     p.processes, p.finished ? "true" : "false");
+void printProgress(const RecordProgress& p, ProgressMode mode) {
+    if (mode == ProgressMode::None) return;
+    if (mode == ProgressMode::Json) {
+        progress::Message m{progress::Kind::Record};
+        m.record = p;
+        emitMessage(m);
         return;
     }
     std::ostringstream line;
@@ -133,16 +128,16 @@ int cmdRecord(const std::vector<std::string>& argv) {
         req.sampleIntervalMs = int(v);
         req.properties.emplace_back("capture.sample_ms", std::to_string(v));
     }
-    std::string progressMode = args.valueOr("progress", "line");
-    if (progressMode != "line" && progressMode != "json" && progressMode != "none")
-        throw UsageError("--progress must be line, json or none");
+    const ProgressMode reporting = progressMode(args);
 
     if (auto path = args.value("workload")) {
         auto config = loadWorkloadConfig(*path);
         if (!config.ok()) {
+            std::string errors;
             for (const auto& e : config.errors)
-                std::cerr << e.toString() << '\n';
-            throw std::runtime_error(*path + ": invalid workload config; nothing was run");
+                errors += "\n" + e.toString();
+            throw std::runtime_error(*path +
+                                     ": invalid workload config; nothing was run:" + errors);
         }
         const auto& c = *config.config;
         req.workload = WorkloadInfo{c.name, toString(c.kind), c.text};
@@ -171,9 +166,10 @@ int cmdRecord(const std::vector<std::string>& argv) {
     if (req.argv.empty()) throw UsageError("no program: give it after --");
     req.injectLibrary = findInjectLibrary();
     if (req.injectLibrary.empty())
-        std::cerr << "[warpscope] capture library not found (this build has no CUDA capture): "
-                     "recording the program's output and device samples only\n";
-    req.onProgress = [progressMode](const RecordProgress& p) { printProgress(p, progressMode); };
+        emitNote(reporting,
+                 "capture library not found (this build has no CUDA capture): recording the "
+                 "program's output and device samples only");
+    req.onProgress = [reporting](const RecordProgress& p) { printProgress(p, reporting); };
 
     Recorder recorder(std::move(req));
     activeRecorder = &recorder;
@@ -190,12 +186,19 @@ int cmdRecord(const std::vector<std::string>& argv) {
         throw;
     }
     activeRecorder = nullptr;
-    std::cerr << "[warpscope] run " << outcome.run << " " << toString(outcome.status);
-    if (outcome.exitCode) std::cerr << ", exit code " << *outcome.exitCode;
-    if (outcome.signal) std::cerr << ", signal " << *outcome.signal;
+    std::string summary = "run " + std::to_string(outcome.run) + " " + toString(outcome.status);
+    if (outcome.exitCode) summary += ", exit code " + std::to_string(*outcome.exitCode);
+    if (outcome.signal) summary += ", signal " + std::to_string(*outcome.signal);
     if (outcome.totals.dropped)
-        std::cerr << ", " << outcome.totals.dropped << " records DROPPED by CUPTI";
-    std::cerr << '\n';
+        summary += ", " + std::to_string(outcome.totals.dropped) + " records DROPPED by CUPTI";
+    if (reporting == ProgressMode::Json) {
+        progress::Message done{progress::Kind::Done, summary};
+        done.run = outcome.run;
+        done.exitCode = outcome.exitCode;
+        emitMessage(done);
+    } else {
+        std::cerr << "[warpscope] " << summary << '\n';
+    }
     return outcome.status == RunStatus::Ok ? 0 : 1;
 }
 

@@ -2,8 +2,11 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <filesystem>
+#include <sstream>
 
+#include "io/progress_messages.h"
 #include "support/fixture_store.h"
 #include "support/run_process.h"
 #include "support/temp_dir.h"
@@ -313,6 +316,92 @@ TEST_F(CliTest, ExportChromeTraceForPerfetto) {
     EXPECT_EQ(counters, 40);   // power, SM and memory clock, temperature × 10 samples
     EXPECT_GE(names, 3);       // the GPU process and its two streams
     EXPECT_EQ(instants, 0);
+}
+
+// Every stderr line of --progress json that is ours parses as a message;
+// returns them in order.
+std::vector<progress::Message> messagesOf(const std::string& err) {
+    std::vector<progress::Message> out;
+    std::istringstream lines(err);
+    for (std::string line; std::getline(lines, line);)
+        if (auto m = progress::parseJsonLine(line)) out.push_back(*m);
+    return out;
+}
+
+TEST_F(CliTest, ProgressJsonSpeaksOneMessageFormatForRecordImportAndCompact) {
+    // A store of its own: the fixture holds a run still recording elsewhere,
+    // which compact refuses.
+    const auto store = dir.file("progress.wsdb");
+    auto rec = cli({"record", "--db", store, "--progress", "json", "--", "/bin/sh", "-c",
+                    "echo '{\"warpscope\": \"not ours\"}' >&2; echo hello >&2; exit 4"});
+    EXPECT_EQ(rec.exitCode, 1);
+    auto recorded = messagesOf(rec.err);
+    ASSERT_FALSE(recorded.empty()) << rec.err;
+    EXPECT_EQ(recorded.back().kind, progress::Kind::Done);
+    EXPECT_EQ(recorded.back().exitCode, 4);
+    EXPECT_NE(recorded.back().text.find("failed, exit code 4"), std::string::npos);
+    EXPECT_TRUE(std::any_of(recorded.begin(), recorded.end(), [](const progress::Message& m) {
+        return m.kind == progress::Kind::Record && m.record.finished;
+    }));
+    // The program's own lines stay output, even one that looks like JSON.
+    EXPECT_NE(rec.err.find("hello\n"), std::string::npos);
+    EXPECT_EQ(recorded.size(),
+              static_cast<std::size_t>(
+                  std::count_if(recorded.begin(), recorded.end(), [](const progress::Message& m) {
+                      return m.kind == progress::Kind::Record || m.kind == progress::Kind::Note ||
+                             m.kind == progress::Kind::Done;
+                  })));
+
+    auto imported =
+        cli({"import", testing::dataFile("vllm_result.json"), "--db", store, "--progress", "json"});
+    ASSERT_EQ(imported.exitCode, 0) << imported.err;
+    auto im = messagesOf(imported.err);
+    ASSERT_EQ(im.size(), 2u) << imported.err;
+    EXPECT_EQ(im[0].kind, progress::Kind::Import);
+    EXPECT_GT(im[0].total, 0);
+    EXPECT_EQ(im[1].kind, progress::Kind::Done);
+    EXPECT_TRUE(im[1].run.has_value());
+
+    auto compacted = cli({"compact", "--db", store, "--progress", "json"});
+    ASSERT_EQ(compacted.exitCode, 0) << compacted.err;
+    auto cm = messagesOf(compacted.err);
+    ASSERT_FALSE(cm.empty()) << compacted.err;
+    EXPECT_EQ(cm.back().kind, progress::Kind::Done);
+
+    // A failure is an error message with the reason, usage errors included.
+    auto missing = cli({"import", dir.file("nope.json"), "--db", store, "--progress", "json"});
+    EXPECT_EQ(missing.exitCode, 1);
+    auto err = messagesOf(missing.err);
+    ASSERT_FALSE(err.empty()) << missing.err;
+    EXPECT_EQ(err.back().kind, progress::Kind::Error);
+    EXPECT_NE(err.back().text.find("nope.json"), std::string::npos) << err.back().text;
+    auto usage = cli({"compact", "--db", store, "--progress", "json", "--bogus"});
+    EXPECT_EQ(usage.exitCode, 2);
+    ASSERT_FALSE(messagesOf(usage.err).empty()) << usage.err;
+    EXPECT_EQ(messagesOf(usage.err).back().kind, progress::Kind::Error);
+}
+
+TEST(ProgressMessages, RoundTripAndForeignLinesAreNotMessages) {
+    progress::Message m{progress::Kind::Record};
+    m.record.kernels = 12;
+    m.record.memcpyBytes = 1 << 20;
+    m.record.processes = 2;
+    m.record.finished = true;
+    auto back = progress::parseJsonLine(progress::toJsonLine(m));
+    ASSERT_TRUE(back);
+    EXPECT_EQ(back->kind, progress::Kind::Record);
+    EXPECT_EQ(back->record.kernels, 12);
+    EXPECT_EQ(back->record.memcpyBytes, 1 << 20);
+    EXPECT_EQ(back->record.processes, 2);
+    EXPECT_TRUE(back->record.finished);
+    progress::Message text{progress::Kind::Error, std::string("bad \xff byte \"quoted\"")};
+    auto error = progress::parseJsonLine(progress::toJsonLine(text));
+    ASSERT_TRUE(error);
+    EXPECT_EQ(error->kind, progress::Kind::Error);
+    EXPECT_NE(error->text.find("quoted"), std::string::npos);
+    for (const char* foreign : {"", "hello", "{", "{}", "[1]", "{\"warpscope\": 3}",
+                                "{\"warpscope\": \"unknown\"}", "{\"kind\": \"record\"}"})
+        EXPECT_FALSE(progress::parseJsonLine(foreign)) << foreign;
 }
 
 }  // namespace

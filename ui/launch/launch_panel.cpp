@@ -7,8 +7,6 @@
 #include <QFileInfo>
 #include <QFontDatabase>
 #include <QHBoxLayout>
-#include <QJsonDocument>
-#include <QJsonObject>
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QProgressBar>
@@ -39,13 +37,6 @@ QStringList configFolders() {
 }
 }  // namespace
 
-QString defaultCliPath() {
-    // WARPSCOPE_CLI: a build or install where the two programs are not side by side.
-    QString fromEnvironment = qEnvironmentVariable("WARPSCOPE_CLI");
-    if (!fromEnvironment.isEmpty()) return fromEnvironment;
-    return QDir(QCoreApplication::applicationDirPath()).filePath(QStringLiteral("warpscope-cli"));
-}
-
 QString launchUnavailableReason() {
     if (!QFileInfo::exists(QStringLiteral("/dev/nvidiactl")) &&
         !QFileInfo::exists(QStringLiteral("/dev/nvidia0")))
@@ -65,8 +56,7 @@ LaunchPanel::LaunchPanel(QWidget* parent)
       cancelButton_(new QPushButton(tr("Cancel"), this)),
       progress_(new QProgressBar(this)),
       counters_(new QLabel(this)),
-      status_(new QLabel(this)),
-      cliPath_(defaultCliPath()) {
+      status_(new QLabel(this)) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(6, 6, 6, 6);
     layout->addWidget(configs_);
@@ -98,19 +88,9 @@ LaunchPanel::LaunchPanel(QWidget* parent)
     connect(editor_, &QPlainTextEdit::textChanged, this, &LaunchPanel::validate);
     connect(launchButton_, &QPushButton::clicked, this, &LaunchPanel::launch);
     connect(cancelButton_, &QPushButton::clicked, this, &LaunchPanel::cancel);
-    connect(&process_, &QProcess::readyReadStandardOutput, this,
-            [this] { emit logOutput(QString::fromUtf8(process_.readAllStandardOutput())); });
-    connect(&process_, &QProcess::readyReadStandardError, this, &LaunchPanel::readProgress);
-    connect(&process_, &QProcess::finished, this, &LaunchPanel::onFinished);
-    connect(&process_, &QProcess::errorOccurred, this, [this](QProcess::ProcessError e) {
-        if (e == QProcess::FailedToStart) {
-            status_->setText(tr("Cannot start %1: %2").arg(cliPath_, process_.errorString()));
-            launchButton_->setEnabled(valid_);
-            cancelButton_->setEnabled(false);
-            progress_->setRange(0, 1);
-            emit runFinished(false, status_->text());
-        }
-    });
+    connect(&job_, &CliJob::output, this, &LaunchPanel::logOutput);
+    connect(&job_, &CliJob::message, this, &LaunchPanel::showMessage);
+    connect(&job_, &CliJob::finished, this, &LaunchPanel::onFinished);
     reloadConfigs();
 }
 
@@ -183,63 +163,53 @@ void LaunchPanel::launch() {
         return;
     }
     f.close();
-    QStringList args = {QStringLiteral("record"), QStringLiteral("--workload"), configFile_,
-                        QStringLiteral("--progress"), QStringLiteral("json")};
+    QStringList args = {QStringLiteral("record"), QStringLiteral("--workload"), configFile_};
     if (!storePath_.isEmpty()) args << QStringLiteral("--db") << storePath_;
-    stderrTail_.clear();
     status_->setText(tr("Running…"));
     counters_->clear();
     progress_->setRange(0, 0);  // busy: a run has no known end
     launchButton_->setEnabled(false);
     cancelButton_->setEnabled(true);
-    process_.start(cliPath_, args);
+    job_.start(args);
 }
 
 void LaunchPanel::cancel() {
     // The recorder forwards SIGINT to the program (SIGKILL on a second cancel)
     // and marks the run killed, keeping what it recorded.
-    if (running()) process_.terminate();
+    job_.cancel();
 }
 
-void LaunchPanel::readProgress() {
-    stderrTail_ += QString::fromUtf8(process_.readAllStandardError());
-    qsizetype nl;
-    while ((nl = stderrTail_.indexOf('\n')) >= 0) {
-        QString line = stderrTail_.left(nl);
-        stderrTail_.remove(0, nl + 1);
-        if (!line.startsWith(QLatin1String("WSPROGRESS "))) {
-            emit logOutput(line + '\n');
-            if (line.startsWith(QLatin1String("[warpscope] run ")) ||
-                line.startsWith(QLatin1String("warpscope-cli")))
-                status_->setText(line);
-            continue;
+void LaunchPanel::showMessage(const progress::Message& m) {
+    switch (m.kind) {
+        case progress::Kind::Record: {
+            const auto& p = m.record;
+            counters_->setText(
+                tr("%1 · %2 kernels · %3 copies (%4) · %5 API calls · %6 tokens%7")
+                    .arg(QString::fromStdString(formatDuration(p.elapsedNs)))
+                    .arg(p.kernels)
+                    .arg(p.memcpys)
+                    .arg(QString::fromStdString(formatBytes(p.memcpyBytes)))
+                    .arg(p.apiCalls)
+                    .arg(p.tokens)
+                    .arg(p.dropped ? tr(" · %1 DROPPED").arg(p.dropped) : QString()));
+            emit progressed();
+            break;
         }
-        auto p = QJsonDocument::fromJson(line.mid(11).toUtf8()).object();
-        counters_->setText(
-            tr("%1 · %2 kernels · %3 copies (%4) · %5 API calls · %6 tokens%7")
-                .arg(QString::fromStdString(formatDuration(p.value("elapsed_ns").toInteger())))
-                .arg(p.value("kernels").toInteger())
-                .arg(p.value("memcpys").toInteger())
-                .arg(QString::fromStdString(formatBytes(p.value("memcpy_bytes").toInteger())))
-                .arg(p.value("api_calls").toInteger())
-                .arg(p.value("tokens").toInteger())
-                .arg(p.value("dropped").toInteger()
-                         ? tr(" · %1 DROPPED").arg(p.value("dropped").toInteger())
-                         : QString()));
-        emit progressed();
+        case progress::Kind::Note:
+            emit logOutput(QStringLiteral("[warpscope] %1\n").arg(QString::fromStdString(m.text)));
+            break;
+        default:
+            break;  // Done and Error arrive as the job's summary
     }
 }
 
-void LaunchPanel::onFinished(int exitCode, QProcess::ExitStatus status) {
-    readProgress();
+void LaunchPanel::onFinished(bool ok, const QString& summary) {
     progress_->setRange(0, 1);
     progress_->setValue(1);
     cancelButton_->setEnabled(false);
     launchButton_->setEnabled(valid_ && commandKind_);
-    bool ok = status == QProcess::NormalExit && exitCode == 0;
-    if (status != QProcess::NormalExit)
-        status_->setText(tr("warpscope-cli stopped unexpectedly: %1").arg(process_.errorString()));
-    emit runFinished(ok, status_->text());
+    status_->setText(summary);
+    emit runFinished(ok, summary);
 }
 
 }  // namespace ws::ui

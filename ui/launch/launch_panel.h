@@ -5,8 +5,9 @@
 // Cancel that leaves the run marked killed with what was recorded.
 #pragma once
 
-#include <QProcess>
 #include <QWidget>
+
+#include "viewmodels/cli_job.h"
 
 class QComboBox;
 class QLabel;
@@ -22,7 +23,7 @@ class LaunchPanel : public QWidget {
     explicit LaunchPanel(QWidget* parent = nullptr);
 
     void setStorePath(const QString& path) { storePath_ = path; }
-    void setCliPath(const QString& path) { cliPath_ = path; }
+    void setCliPath(const QString& path) { job_.setCliPath(path); }
     // Bundled presets and the user's configs (~/.config/warpscope/workloads).
     void reloadConfigs();
     void selectConfig(const QString& path);
@@ -31,7 +32,7 @@ class LaunchPanel : public QWidget {
     QString validationText() const;
     bool canLaunch() const;
     QString statusText() const;
-    bool running() const { return process_.state() != QProcess::NotRunning; }
+    bool running() const { return job_.running(); }
 
   public slots:
     void launch();
@@ -45,8 +46,8 @@ class LaunchPanel : public QWidget {
 
   private:
     void validate();
-    void readProgress();
-    void onFinished(int exitCode, QProcess::ExitStatus status);
+    void showMessage(const progress::Message& m);
+    void onFinished(bool ok, const QString& summary);
 
     QComboBox* configs_;
     QPlainTextEdit* editor_;
@@ -56,17 +57,13 @@ class LaunchPanel : public QWidget {
     QProgressBar* progress_;
     QLabel* counters_;
     QLabel* status_;
-    QProcess process_;
+    CliJob job_;
     QString storePath_;
-    QString cliPath_;
     QString configFile_;  // the text being launched, written here first
-    QString stderrTail_;
     bool valid_ = false;
     bool commandKind_ = false;
 };
 
-// Where the GUI finds warpscope-cli: beside its own binary.
-QString defaultCliPath();
 // Why launching cannot work on this machine, or empty when it can.
 QString launchUnavailableReason();
 

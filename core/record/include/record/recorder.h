@@ -28,19 +28,6 @@ class RecordError : public std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
-struct RecordProgress {
-    std::int64_t elapsedNs = 0;
-    std::int64_t kernels = 0;
-    std::int64_t memcpys = 0;
-    std::int64_t memcpyBytes = 0;
-    std::int64_t apiCalls = 0;
-    std::int64_t ranges = 0;
-    std::int64_t tokens = 0;
-    std::int64_t dropped = 0;
-    int processes = 0;  // processes that connected (CUDA initialised in them)
-    bool finished = false;
-};
-
 struct RecordRequest {
     std::string storePath;
     std::string label;

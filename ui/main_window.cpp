@@ -1,6 +1,7 @@
 #include "main_window.h"
 
 #include <memory>
+#include <utility>
 
 #include <QAction>
 #include <QApplication>
@@ -89,6 +90,7 @@ MainWindow::MainWindow(QWidget* parent)
         selectionLabel_->setText(note);
         emit timelineStacked(note);
     });
+    connect(loader_, &StoreLoader::reportPrepared, this, &MainWindow::onReportPrepared);
     connect(loader_, &StoreLoader::failed, this, [this](const QString& path, const QString& msg) {
         if (path == pendingPath_) pendingPath_.clear();
         showError(msg);
@@ -507,21 +509,29 @@ void MainWindow::exportReport() {
         this, tr("Export Report"), QStringLiteral("warpscope-run-%1.html").arg(run),
         tr("HTML page (*.html);;PDF document (*.pdf);;Markdown (*.md)"));
     if (path.isEmpty()) return;
-    QApplication::setOverrideCursor(Qt::WaitCursor);
-    QString error;
-    try {
-        Store::Options readOnly;
-        readOnly.readOnly = true;
-        Store store(storePath_.toStdString(), readOnly);
-        error = renderReport(store, run, baseline, QFileInfo(path).suffix(), path);
-    } catch (const std::exception& e) {
-        error = QString::fromStdString(e.what());
-    }
-    QApplication::restoreOverrideCursor();
-    if (!error.isEmpty())
+    exportReportTo(run, baseline, path);
+}
+
+void MainWindow::exportReportTo(RunId run, std::optional<RunId> baseline, const QString& path) {
+    // The store work runs as a loader job; charts (widgets) and the file are
+    // made here once it is done. A newer export supersedes a pending one.
+    reportPath_ = path;
+    statusBar()->showMessage(tr("Preparing the report of run %1…").arg(run));
+    loader_->prepareReport(storePath_, run, baseline);
+}
+
+void MainWindow::onReportPrepared(const std::shared_ptr<const ReportInput>& input) {
+    QString path = std::exchange(reportPath_, QString());
+    if (path.isEmpty() || !input) return;
+    statusBar()->showMessage(tr("Writing %1…").arg(QFileInfo(path).fileName()));
+    QString error = writeReportFile(*input, QFileInfo(path).suffix(), path);
+    if (!error.isEmpty()) {
+        statusBar()->clearMessage();
         QMessageBox::warning(this, tr("Export Report"), error);
-    else
+    } else {
         statusBar()->showMessage(tr("Report written to %1").arg(path), 8000);
+        emit reportWritten(path);
+    }
 }
 
 void MainWindow::setStackedTimeline(bool on, const QString& alignAt) {

@@ -3,6 +3,8 @@
 
 #include <QMainWindow>
 #include <QString>
+#include <memory>
+#include <optional>
 #include <vector>
 
 #include "model/records.h"
@@ -15,6 +17,10 @@ class QSortFilterProxyModel;
 class QTableView;
 class QTextBrowser;
 class QToolButton;
+
+namespace ws {
+struct ReportInput;
+}
 
 namespace ws::ui {
 
@@ -55,6 +61,9 @@ class MainWindow : public QMainWindow {
     // Stacks the first two selected runs' timelines aligned at a range name
     // (the Stack button and the field beside it).
     void setStackedTimeline(bool on, const QString& alignAt = QStringLiteral("decode step"));
+    // Writes `run`'s report (against `baseline`) to `path` (.html, .pdf or
+    // .md): the analysis runs in the background; reportWritten follows.
+    void exportReportTo(RunId run, std::optional<RunId> baseline, const QString& path);
 
   signals:
     void storeLoaded(const QString& path);
@@ -64,6 +73,7 @@ class MainWindow : public QMainWindow {
     void chartsShown(int runs);
     void kernelShown(std::uint32_t correlationId);
     void loadFailed(const QString& message);
+    void reportWritten(const QString& path);
 
   protected:
     void closeEvent(QCloseEvent* event) override;
@@ -83,6 +93,7 @@ class MainWindow : public QMainWindow {
     void onDetailsLoaded(const RunDetails& details);
     void onSelectionChanged();
     void exportReport();
+    void onReportPrepared(const std::shared_ptr<const ReportInput>& input);
     void chooseStore();
     void rememberRecent(const QString& path);
     void rebuildRecentMenu();
@@ -104,6 +115,7 @@ class MainWindow : public QMainWindow {
     QLabel* busyLabel_ = nullptr;
     QMenu* recentMenu_ = nullptr;
     QString storePath_;
+    QString reportPath_;  // where the report being prepared goes
     QString pendingPath_;
     bool findAfterLoad_ = false;
     // A kernel was clicked after the run's details were asked for: when they

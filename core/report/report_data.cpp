@@ -240,10 +240,17 @@ std::vector<Finding> findFindings(const ReportData& d) {
 }
 
 ReportData buildReport(Store& store, RunId id, std::optional<RunId> baseline) {
+    return prepareReport(store, id, baseline).data;
+}
+
+ReportInput prepareReport(Store& store, RunId run, std::optional<RunId> baseline) {
     std::vector<RunId> ids;
     if (baseline) ids.push_back(*baseline);
-    ids.push_back(id);
-    return buildReport(store, analyzeRuns(store, ids));
+    ids.push_back(run);
+    ReportInput input;
+    input.analyses = analyzeRuns(store, ids);
+    input.data = buildReport(store, input.analyses);
+    return input;
 }
 
 ReportData buildReport(Store& store, const std::vector<RunAnalysis>& analyses) {

@@ -39,20 +39,28 @@ QString writeText(const QString& path, const std::string& text) {
     return {};
 }
 
+bool knownFormat(const QString& format) {
+    QString fmt = format.toLower();
+    return fmt == QLatin1String("html") || fmt == QLatin1String("md") ||
+           fmt == QLatin1String("pdf");
+}
+
 }  // namespace
 
 QString renderReport(Store& store, RunId run, std::optional<RunId> baseline, const QString& format,
                      const QString& path) {
-    QString fmt = format.toLower();
-    if (fmt != QLatin1String("html") && fmt != QLatin1String("md") && fmt != QLatin1String("pdf"))
+    if (!knownFormat(format))
         return QStringLiteral("unknown report format '%1' (html, md or pdf)").arg(format);
-    // One analysis for the report and its charts; the charts compare the
-    // baseline (first colour) with the run.
-    std::vector<RunId> ids;
-    if (baseline) ids.push_back(*baseline);
-    ids.push_back(run);
-    auto analyses = analyzeRuns(store, ids);
-    auto data = buildReport(store, analyses);
+    return writeReportFile(prepareReport(store, run, baseline), format, path);
+}
+
+QString writeReportFile(const ReportInput& input, const QString& format, const QString& path) {
+    QString fmt = format.toLower();
+    if (!knownFormat(format))
+        return QStringLiteral("unknown report format '%1' (html, md or pdf)").arg(format);
+    const auto& analyses = input.analyses;
+    const auto& data = input.data;
+    const RunId run = data.run.id;
     ChartsPanel panel;
     panel.resize(kChartWidth, kChartHeight);
     panel.setRuns(analyses);

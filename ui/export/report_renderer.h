@@ -6,8 +6,10 @@
 
 #include <QString>
 #include <optional>
+#include <vector>
 
 #include "model/records.h"
+#include "report/report_data.h"
 
 namespace ws {
 class Store;
@@ -15,8 +17,12 @@ class Store;
 
 namespace ws::ui {
 
-// Returns an error message, empty on success. The format comes from `format`
-// ("html", "md" or "pdf").
+// Renders the charts (widgets, so on the GUI thread) and writes the file,
+// from prepareReport's result (a StoreLoader job, off the GUI thread).
+// Returns an error message, empty on success. `format`: "html", "md" or "pdf".
+QString writeReportFile(const ReportInput& input, const QString& format, const QString& path);
+
+// Both steps at once, for `warpscope report` and tests.
 QString renderReport(Store& store, RunId run, std::optional<RunId> baseline, const QString& format,
                      const QString& path);
 

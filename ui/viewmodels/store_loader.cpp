@@ -18,6 +18,8 @@ StoreLoader::StoreLoader(QObject* parent) : QObject(parent) {
     qRegisterMetaType<ws::ui::RunDetails>("ws::ui::RunDetails");
     qRegisterMetaType<ws::ui::KernelDetails>("ws::ui::KernelDetails");
     qRegisterMetaType<std::vector<ws::RunAnalysis>>("std::vector<ws::RunAnalysis>");
+    qRegisterMetaType<std::shared_ptr<const ws::ReportInput>>(
+        "std::shared_ptr<const ws::ReportInput>");
     qRegisterMetaType<std::shared_ptr<const ws::ui::TimelineData>>(
         "std::shared_ptr<const ws::ui::TimelineData>");
 }
@@ -31,21 +33,24 @@ void StoreLoader::finished() {
 }
 
 template <typename Work, typename Deliver>
-void StoreLoader::runJob(const JobCounter& counter, const QString& path, Work work,
-                         Deliver deliver) {
+void StoreLoader::runJob(const JobCounter& counter, const QString& path, Work work, Deliver deliver,
+                         bool readWrite) {
     const quint64 job = ++*counter;
     started();
     QPointer<StoreLoader> self(this);
     auto task = [self, path, job, latest = counter, work = std::move(work),
-                 deliver = std::move(deliver)] {
+                 deliver = std::move(deliver), readWrite] {
         auto isStale = [&] { return job != latest->load(); };
         using Result = decltype(work(std::declval<Store&>(), isStale));
         std::optional<Result> result;
         QString error;
         try {
             // Each job has its own connection: SQLite handles are not shared
-            // between threads here.
-            Store store(path.toStdString());
+            // between threads here. Only opening the store (loadRuns) may
+            // write: migrate it, mark abandoned runs. Reading a run never does.
+            Store::Options options;
+            options.readOnly = !readWrite;
+            Store store(path.toStdString(), options);
             result = work(store, isStale);
         } catch (const std::exception& e) {
             error = QString::fromStdString(e.what());
@@ -78,7 +83,8 @@ void StoreLoader::loadRuns(const QString& path) {
         },
         [path](StoreLoader& self, const Runs& r) {
             emit self.runsLoaded(path, r.runs, r.recovered);
-        });
+        },
+        /*readWrite=*/true);
 }
 
 void StoreLoader::loadDetails(const QString& path, RunId id) {
@@ -100,7 +106,10 @@ void StoreLoader::loadDetails(const QString& path, RunId id) {
 
 void StoreLoader::loadTimeline(const QString& path, RunId id) {
     runJob(
-        timelineJob_, path, [id](Store& store, auto&&) { return ws::ui::loadTimeline(store, id); },
+        timelineJob_, path,
+        [id](Store& store, auto&& isStale) {
+            return ws::ui::loadTimeline(store, id, isStale);  // superseded: stops, returns null
+        },
         [](StoreLoader& self, const std::shared_ptr<const TimelineData>& data) {
             if (data) emit self.timelineLoaded(data);
         });
@@ -111,10 +120,10 @@ void StoreLoader::loadStackedTimeline(const QString& path, RunId first, RunId se
     std::string align = alignAt.toStdString();
     runJob(
         timelineJob_, path,
-        [first, second, align](Store& store, auto&&) {
-            auto a = ws::ui::loadTimeline(store, first);
-            auto b = ws::ui::loadTimeline(store, second);
-            return stackTimelines(*a, *b, align);
+        [first, second, align](Store& store, auto&& isStale) {
+            auto a = ws::ui::loadTimeline(store, first, isStale);
+            auto b = a ? ws::ui::loadTimeline(store, second, isStale) : nullptr;
+            return a && b ? stackTimelines(*a, *b, align) : StackedTimeline{};
         },
         [](StoreLoader& self, const StackedTimeline& stacked) {
             if (!stacked.data) return;
@@ -159,6 +168,17 @@ void StoreLoader::loadKernel(const QString& path, RunId run, std::uint32_t strea
             return details;
         },
         [](StoreLoader& self, const KernelDetails& k) { emit self.kernelLoaded(k); });
+}
+
+void StoreLoader::prepareReport(const QString& path, RunId run, std::optional<RunId> baseline) {
+    runJob(
+        reportJob_, path,
+        [run, baseline](Store& store, auto&&) {
+            return std::make_shared<const ReportInput>(ws::prepareReport(store, run, baseline));
+        },
+        [](StoreLoader& self, const std::shared_ptr<const ReportInput>& input) {
+            emit self.reportPrepared(input);
+        });
 }
 
 }  // namespace ws::ui

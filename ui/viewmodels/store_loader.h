@@ -15,6 +15,7 @@
 #include "analysis/occupancy.h"
 #include "analysis/run_analysis.h"
 #include "model/records.h"
+#include "report/report_data.h"
 #include "store/run_queries.h"
 #include "viewmodels/timeline_data.h"
 
@@ -59,6 +60,8 @@ class StoreLoader : public QObject {
     void loadAnalysis(const QString& path, const std::vector<RunId>& ids);
     // Loads the kernel that starts at `startNs` on `stream`; emits kernelLoaded.
     void loadKernel(const QString& path, RunId run, std::uint32_t stream, std::int64_t startNs);
+    // Analyses a run (against `baseline`) for its report; emits reportPrepared.
+    void prepareReport(const QString& path, RunId run, std::optional<RunId> baseline);
     bool busy() const { return inFlight_ > 0; }
 
   signals:
@@ -69,6 +72,7 @@ class StoreLoader : public QObject {
     void timelineStacked(const QString& note);
     void analysisLoaded(const std::vector<ws::RunAnalysis>& runs);
     void kernelLoaded(const ws::ui::KernelDetails& kernel);
+    void reportPrepared(const std::shared_ptr<const ws::ReportInput>& input);
     void failed(const QString& path, const QString& message);
     void busyChanged(bool busy);
 
@@ -82,7 +86,8 @@ class StoreLoader : public QObject {
     // the store at `path`, then deliver(result) on the GUI thread unless a
     // newer job of the same kind started meanwhile; errors emit failed().
     template <typename Work, typename Deliver>
-    void runJob(const JobCounter& counter, const QString& path, Work work, Deliver deliver);
+    void runJob(const JobCounter& counter, const QString& path, Work work, Deliver deliver,
+                bool readWrite = false);
     void started();
     void finished();
 
@@ -91,6 +96,7 @@ class StoreLoader : public QObject {
     JobCounter timelineJob_ = newCounter();
     JobCounter analysisJob_ = newCounter();
     JobCounter kernelJob_ = newCounter();
+    JobCounter reportJob_ = newCounter();
     int inFlight_ = 0;
 };
 

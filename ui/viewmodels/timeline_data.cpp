@@ -56,12 +56,22 @@ std::pair<int, long> launchingCall(const TimelineData& data, int kernelLane, lon
     return {-1, -1};
 }
 
-std::shared_ptr<const TimelineData> loadTimeline(Store& store, RunId run,
-                                                 const std::atomic<bool>* cancelled) {
+namespace {
+
+// Thrown from inside a store visit once the load is to stop: a lane of
+// millions of events ends within a few thousand of them, not at its end.
+struct LoadStopped {};
+
+std::shared_ptr<const TimelineData> readTimeline(Store& store, RunId run,
+                                                 const std::function<bool()>& stopRequested) {
     auto data = std::make_shared<TimelineData>();
     data->run = run;
     Labels label(data->labels);
-    auto stop = [&] { return cancelled && cancelled->load(); };
+    auto stop = [&] { return stopRequested && stopRequested(); };
+    std::size_t visited = 0;
+    auto poll = [&] {
+        if ((++visited & 4095) == 0 && stop()) throw LoadStopped{};
+    };
     data->beginNs = std::numeric_limits<std::int64_t>::max();
     data->endNs = std::numeric_limits<std::int64_t>::min();
     auto extend = [&](std::int64_t a, std::int64_t b) {
@@ -76,6 +86,7 @@ std::shared_ptr<const TimelineData> loadTimeline(Store& store, RunId run,
         lane.title = QStringLiteral("Stream %1").arg(key.streamId);
         lane.laneId = key.streamId;
         forEachKernel(store, run, {}, key.streamId, [&](const KernelRecord& k) {
+            poll();
             if (k.deviceId != key.deviceId) return;
             lane.events.add(k.startNs, k.endNs, label.kernel(k.name));
             lane.correlation.push_back(k.correlationId);
@@ -88,6 +99,7 @@ std::shared_ptr<const TimelineData> loadTimeline(Store& store, RunId run,
         copies.laneId = key.streamId;
         std::vector<std::tuple<std::int64_t, std::int64_t, std::uint32_t>> transfers;
         forEachMemcpy(store, run, {}, key.streamId, [&](const MemcpyRecord& m) {
+            poll();
             if (m.deviceId == key.deviceId)
                 transfers.emplace_back(m.startNs, m.endNs,
                                        label(std::string("Memcpy ") + toString(m.kind)));
@@ -108,6 +120,7 @@ std::shared_ptr<const TimelineData> loadTimeline(Store& store, RunId run,
     // NVTX ranges: one lane per thread and nesting depth.
     std::map<std::pair<std::uint32_t, int>, std::vector<RangeRecord>> byDepth;
     forEachRange(store, run, {}, std::nullopt, [&](const RangeRecord& r) {
+        poll();
         if (r.kind != RangeKind::Mark) byDepth[{r.threadId, r.depth}].push_back(r);
     });
     for (auto& [key, ranges] : byDepth) {
@@ -129,6 +142,7 @@ std::shared_ptr<const TimelineData> loadTimeline(Store& store, RunId run,
     // CUDA API calls per thread.
     std::map<std::uint32_t, TimelineLane> api;
     forEachApiCall(store, run, {}, std::nullopt, [&](const ApiCallRecord& a) {
+        poll();
         auto& lane = api[a.threadId];
         if (lane.events.size() == 0) {
             lane.kind = LaneKind::ApiCalls;
@@ -169,6 +183,17 @@ std::shared_ptr<const TimelineData> loadTimeline(Store& store, RunId run,
         data->eventCount += l.events.size();
     if (data->beginNs > data->endNs) data->beginNs = data->endNs = 0;
     return data;
+}
+
+}  // namespace
+
+std::shared_ptr<const TimelineData> loadTimeline(Store& store, RunId run,
+                                                 const std::function<bool()>& stop) {
+    try {
+        return readTimeline(store, run, stop);
+    } catch (const LoadStopped&) {
+        return nullptr;
+    }
 }
 
 }  // namespace ws::ui

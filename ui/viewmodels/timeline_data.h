@@ -5,6 +5,7 @@
 
 #include <QString>
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -52,12 +53,13 @@ struct TimelineData {
     std::size_t eventCount = 0;
 };
 
-// Reads everything the timeline shows; `cancelled` is polled between lanes.
 // The API call (lane, event) with the kernel's correlation id, searched among
-// calls within 2 s of the kernel; {-1, -1} when none.
+// calls within kLaunchSearchWindowNs of the kernel; {-1, -1} when none.
 std::pair<int, long> launchingCall(const TimelineData& data, int kernelLane, long kernelEvent);
 
+// Reads everything the timeline shows. `stop` is polled between lanes and
+// every few thousand events; once it says so, the load ends and returns null.
 std::shared_ptr<const TimelineData> loadTimeline(Store& store, RunId run,
-                                                 const std::atomic<bool>* cancelled = nullptr);
+                                                 const std::function<bool()>& stop = {});
 
 }  // namespace ws::ui

@@ -71,6 +71,14 @@ ReportData buildReport(Store& store, RunId run, std::optional<RunId> baseline = 
 // report and the charts exported with it read the same figures.
 ReportData buildReport(Store& store, const std::vector<RunAnalysis>& analyses);
 
+// What a report and the charts beside it are made from, read from the store
+// once: the analyses ({baseline, run} or {run}) and the report's data.
+struct ReportInput {
+    std::vector<RunAnalysis> analyses;
+    ReportData data;
+};
+ReportInput prepareReport(Store& store, RunId run, std::optional<RunId> baseline);
+
 // The parts of buildReport that need no store (tested on their own).
 std::vector<ContractLine> checkContract(const ReportData& d);
 std::vector<Finding> findFindings(const ReportData& d);

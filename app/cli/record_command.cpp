@@ -37,6 +37,32 @@ std::string findBesideSelf(const std::string& name) {
     return std::filesystem::exists(candidate, ec) ? candidate.string() : std::string();
 }
 
+// Where the scripts bundled presets run live: installed,
+// ../share/warpscope/scripts beside this binary; in a build tree, the source
+// tree's scripts/gpu.
+std::string scriptsFolder() {
+    std::error_code ec;
+    auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+    if (!ec) {
+        auto installed = exe.parent_path() / "../share/warpscope/scripts";
+        if (std::filesystem::is_directory(installed, ec))
+            return std::filesystem::weakly_canonical(installed, ec).string();
+    }
+    return WARPSCOPE_SOURCE_SCRIPTS_DIR;
+}
+
+// A command config names a bundled script as ${WARPSCOPE_SCRIPTS}/NAME, so
+// the preset runs what the package installs wherever it is started from.
+std::string expandScripts(std::string text) {
+    static const std::string key = "${WARPSCOPE_SCRIPTS}";
+    for (auto at = text.find(key); at != std::string::npos; at = text.find(key, at)) {
+        auto folder = scriptsFolder();
+        text.replace(at, key.size(), folder);
+        at += folder.size();
+    }
+    return text;
+}
+
 // The capture library: $WARPSCOPE_INJECT_LIBRARY, else beside this binary
 // (installed: ../lib/warpscope/, build tree: ../core/capture/).
 std::string findInjectLibrary() {
@@ -156,11 +182,12 @@ int cmdRecord(const std::vector<std::string>& argv) {
                 req.variant = c.decoder->variant + (c.decoder->cudaGraphs ? "+graphs" : "") +
                               (c.decoder->precision == "bf16" ? "" : " " + c.decoder->precision);
         } else if (req.argv.empty()) {
-            req.argv.push_back(c.command->program);
-            req.argv.insert(req.argv.end(), c.command->args.begin(), c.command->args.end());
+            req.argv.push_back(expandScripts(c.command->program));
+            for (const auto& a : c.command->args)
+                req.argv.push_back(expandScripts(a));
             for (const auto& [k, v] : c.command->env)
-                req.env.push_back(k + "=" + v);
-            req.workingDir = c.command->workingDir;
+                req.env.push_back(k + "=" + expandScripts(v));
+            req.workingDir = expandScripts(c.command->workingDir);
         }
     }
     if (req.argv.empty()) throw UsageError("no program: give it after --");

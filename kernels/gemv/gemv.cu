@@ -61,7 +61,8 @@ __device__ __forceinline__ void storeBlockSums(const float (&acc)[ROWS][MAXB], i
 // 8-element (16-byte) chunks c = tid, tid + threads, … of every row, UNROLL of
 // them per row at a time: all ROWS × UNROLL loads are issued before the first
 // is used, which is what keeps enough bytes in flight to approach the copy
-// bandwidth. Measured on the H200 (scripts/gpu/experiments/gemv_variants.cu):
+// bandwidth. Measured on the H200 (gemv_variants.cu, an experiment removed
+// from scripts/gpu/experiments since; it is in the git history):
 // UNROLL 2 is 4–9% faster than 1; the L2 256-byte prefetch hint made every
 // shape slower; weights that bypass L1 and x loaded with them (batch ≤ 2,
 // where its registers are cheap) gain another 1.5–3%, because x then stays

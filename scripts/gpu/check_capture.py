@@ -3,8 +3,10 @@
 Reads runs through `warpscope-cli export --format json`. Prints a table and
 exits non-zero when a check fails."""
 import json
+import os
 import subprocess
 import sys
+import tempfile
 from collections import Counter, defaultdict
 
 CLI, DB = sys.argv[1], sys.argv[2]
@@ -17,11 +19,14 @@ def check(name, ok, detail):
 
 
 def export(run):
-    out = subprocess.run([CLI, "export", str(run), "--db", DB, "--format", "json", "-o",
-                          "/tmp/ws-run.json"], capture_output=True, text=True)
-    if out.returncode:
-        raise SystemExit(out.stderr)
-    return json.load(open("/tmp/ws-run.json"))
+    with tempfile.TemporaryDirectory(prefix="warpscope-check.") as tmp:
+        path = os.path.join(tmp, "run.json")
+        out = subprocess.run([CLI, "export", str(run), "--db", DB, "--format", "json", "-o",
+                              path], capture_output=True, text=True)
+        if out.returncode:
+            raise SystemExit(out.stderr)
+        with open(path) as f:
+            return json.load(f)
 
 
 def runs():

@@ -5,14 +5,11 @@
 # Usage: decoder-check.sh BUILD_DIR OUT_DIR
 # SAMPLES_DB=FILE appends the sample set to that store; SKIP_E2E=1 skips the
 # tests and the untraced targets, SKIP_SAMPLES=1 the recorded sample set.
-set -uo pipefail
-src=$(cd "$(dirname "$0")/../.." && pwd)
-build=$(cd "$1" && pwd); out=$2; mkdir -p "$out"
-export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+source "$(dirname "$0")/lib.sh"
+ws_args "BUILD_DIR OUT_DIR" 2 "$@"
 cli=$build/app/warpscope-cli; runner=$build/app/warpscope-workload
-presets=$src/resources/workloads; tmp=$(mktemp -d)
-fail=0
-echo "== $(date -u +%FT%TZ) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader)"
+presets=$src/resources/workloads
+ws_header
 
 # variant CONFIG NAME key=value…: a copy of a preset with fields replaced.
 variant() {
@@ -50,7 +47,7 @@ for cfg in \
 done
 fi
 
-[ -n "${SKIP_SAMPLES:-}" ] && exit $fail
+[ -n "${SKIP_SAMPLES:-}" ] && ws_finish
 echo "== sample comparison set (Llama-3.2-1B shape), recorded"
 db=${SAMPLES_DB:-$out/samples.wsdb}; [ -n "${SAMPLES_DB:-}" ] || rm -f "$db"*
 for spec in \
@@ -60,8 +57,9 @@ for spec in \
   "cublas-graphs variant=\"cublas\" cuda_graphs=true" \
   "int8-graphs variant=\"optimized\" cuda_graphs=true precision=\"int8-weight-only\"" \
   "batch8-cublas-graphs variant=\"cublas\" cuda_graphs=true batch=8"; do
-  set -- $spec; name=$1; shift
-  cfg=$(variant $l1 "llama-3.2-1b-$name" "$@")
+  read -r name fields <<< "$spec"
+  # shellcheck disable=SC2086  # fields: key=value words
+  cfg=$(variant $l1 "llama-3.2-1b-$name" $fields)
   "$cli" record --db "$db" --progress none --workload "$cfg" > "$tmp/$name.log" 2>&1 || { fail=1; tail -5 "$tmp/$name.log"; }
   { echo "-- $name"; cat "$tmp/$name.log"; } >> "$out/samples.log"
   grep -E "TTFT|TPOT|quality|run [0-9]+" "$tmp/$name.log"
@@ -69,6 +67,7 @@ done
 "$cli" ls --db "$db"
 ids=$("$cli" ls --db "$db" --json | python3 -c 'import json,sys; print(" ".join(str(r["id"]) for r in json.load(sys.stdin) if r["workload"].startswith("llama-3.2-1b")))')
 for id in $ids; do "$cli" stats "$id" --db "$db" | head -12; done
+# shellcheck disable=SC2086  # ids: run ids, one word each
 set -- $ids
 "$cli" compare "$2" "${@:3}" --db "$db" --top 8 | head -60
-exit $fail
+ws_finish

@@ -4,11 +4,11 @@
 # kernel reads from DRAM, for how long, and at what occupancy, as the
 # workbench's roofline and occupancy views show it.
 # Usage: missed-targets-counters.sh BUILD_DIR OUT_DIR
-set -uo pipefail
-build=$(cd "$1" && pwd); out=$2; mkdir -p "$out"
-cli=$build/app/warpscope-cli; here=$(cd "$(dirname "$0")" && pwd)
-export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
-db=$out/missed.wsdb; rm -f "$db"*; cfg=$(mktemp -d)
+source "$(dirname "$0")/lib.sh"
+ws_args "BUILD_DIR OUT_DIR" 2 "$@"
+cli=$build/app/warpscope-cli
+db=$out/missed.wsdb; rm -f "$db"*
+ws_header
 run=0
 # The copy ceiling and a decode attention case that meets its target are
 # counted the same way, so each rung is compared with them under counters.
@@ -21,11 +21,11 @@ for spec in "copy|kernel|bytes = 268435456" \
             "gemv_bf16|splitk|batch = 1, n = 4096, k = 14336" \
             "gemv_bf16|splitk|batch = 1, n = 8192, k = 8192"; do
   IFS='|' read -r kernel rung shape <<< "$spec"; run=$((run + 1))
-  printf 'name = "%s"\nkind = "kernel"\n[kernel]\nname = "%s"\nrung = "%s"\nshape = { %s }\niterations = 3\nwarmup = 0\n' \
-    "$kernel-$run" "$kernel" "$rung" "$shape" > "$cfg/$run.toml"
+  ws_kernel_config "$tmp/$run.toml" "$kernel-$run" "$kernel" "$rung" "$shape" 3 0
   echo "== $kernel $rung $shape"
-  $cli record --db "$db" --label "$kernel $rung, $shape" --metrics roofline --progress none --workload "$cfg/$run.toml" > "$out/$run.log" 2>&1 || tail -3 "$out/$run.log"
-  $cli export $run --db "$db" --format csv --table kernels -o "$cfg/k$run.csv"
-  $cli export $run --db "$db" --format csv --table metrics -o "$cfg/m$run.csv"
-  python3 "$here/counters_report.py" "$cfg/k$run.csv" "$cfg/m$run.csv"
+  "$cli" record --db "$db" --label "$kernel $rung, $shape" --metrics roofline --progress none --workload "$tmp/$run.toml" > "$out/$run.log" 2>&1 || { fail=1; tail -3 "$out/$run.log"; }
+  "$cli" export $run --db "$db" --format csv --table kernels -o "$tmp/k$run.csv" || fail=1
+  "$cli" export $run --db "$db" --format csv --table metrics -o "$tmp/m$run.csv" || fail=1
+  python3 "$here/counters_report.py" "$tmp/k$run.csv" "$tmp/m$run.csv" || fail=1
 done
+ws_finish

@@ -381,6 +381,19 @@ TEST_F(CliTest, ProgressJsonSpeaksOneMessageFormatForRecordImportAndCompact) {
     EXPECT_EQ(messagesOf(usage.err).back().kind, progress::Kind::Error);
 }
 
+TEST_F(CliTest, BundledScriptsAreNamedByWarpscopeScripts) {
+    // What the torch preset does: the script is found where Warpscope keeps
+    // it (here the build tree's source), not relative to the working folder.
+    auto config = dir.file("script.toml");
+    testing::writeFile(config,
+                       "name = \"scripts\"\nkind = \"command\"\n[command]\nprogram = "
+                       "\"/bin/sh\"\nargs = [\"-c\", \"ls ${WARPSCOPE_SCRIPTS}/lib.sh\"]\n");
+    auto store = dir.file("scripts.wsdb");
+    auto r = cli({"record", "--db", store, "--workload", config, "--progress", "none"});
+    EXPECT_EQ(r.exitCode, 0) << r.out << r.err;
+    EXPECT_NE(r.out.find(WARPSCOPE_SOURCE_DIR "/scripts/gpu/lib.sh"), std::string::npos) << r.out;
+}
+
 TEST(ProgressMessages, RoundTripAndForeignLinesAreNotMessages) {
     progress::Message m{progress::Kind::Record};
     m.record.kernels = 12;

@@ -1,0 +1,63 @@
+# shellcheck shell=bash disable=SC2034  # the variables set here are the sourcing script's
+# Shared by every shell script in scripts/gpu/, which starts with
+#   source "$(dirname "$0")/lib.sh"
+#
+# One error policy for all of them: `set -uo pipefail`, no `-e`. A check or
+# measurement whose failure must not stop the rest records it with
+# `|| fail=1`; the script ends with `ws_finish` (exit $fail). Only a missing
+# argument or build folder stops a script at once (ws_die, exit status 2).
+#
+# Also set here: here (this folder), src (the repository), tmp (a fresh
+# temporary folder, removed on exit however the script ends), and
+# LD_LIBRARY_PATH with the CUDA libraries first.
+set -uo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+src=$(cd "$here/../.." && pwd)
+fail=0
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/warpscope-gpu.XXXXXX") || { echo "mktemp failed" >&2; exit 2; }
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 129' HUP
+trap 'exit 130' INT
+trap 'exit 143' TERM
+export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+
+ws_die() {  # MESSAGE: print it and stop with status 2
+  echo "$(basename "$0"): $*" >&2
+  exit 2
+}
+
+# ws_args "USAGE" N "$@": at least N arguments, the first the build folder
+# (build, made absolute); when USAGE starts with "BUILD_DIR OUT_DIR", the
+# second is the output folder (out, created). The caller shifts what it used.
+ws_args() {
+  local usage=$1 n=$2
+  shift 2
+  [ $# -ge "$n" ] || ws_die "usage: $(basename "$0") $usage"
+  build=$(cd "$1" 2>/dev/null && pwd) || ws_die "$1: no such build folder"
+  case $usage in
+    "BUILD_DIR OUT_DIR"*) out=$2; mkdir -p "$out" || ws_die "cannot create $out" ;;
+  esac
+}
+
+# ws_header: the first line of every script's output, the time (UTC) and the
+# GPU: "== 2026-12-03T09:49:55Z NVIDIA H200, 580.159.04". A script may set
+# gpu_fields first to ask nvidia-smi for more (kernel-bench.sh adds clocks).
+gpu_fields=name,driver_version
+ws_header() {
+  local gpu
+  gpu=$(nvidia-smi --query-gpu="$gpu_fields" --format=csv,noheader 2>/dev/null) ||
+    gpu="(no GPU: nvidia-smi failed)"
+  echo "== $(date -u +%FT%TZ) $gpu"
+}
+
+# ws_kernel_config FILE NAME KERNEL RUNG "SHAPE" ITERATIONS WARMUP: a kernel
+# workload config for warpscope-workload run / warpscope-cli record --workload.
+ws_kernel_config() {
+  printf 'name = "%s"\nkind = "kernel"\n[kernel]\nname = "%s"\nrung = "%s"\nshape = { %s }\niterations = %s\nwarmup = %s\n' \
+    "$2" "$3" "$4" "$5" "$6" "$7" > "$1"
+}
+
+ws_finish() {  # the last line of every script
+  exit "$fail"
+}

@@ -4,6 +4,31 @@
 
 namespace ws::capture {
 
+// Memcpy and memory kinds are copied from CUPTI's records by value: ours have
+// CUPTI's order, and these keep it so (a CUDA update that renumbers them
+// fails the build instead of mislabelling transfers).
+static_assert(int(CUPTI_ACTIVITY_MEMCPY_KIND_UNKNOWN) == int(MemcpyKind::Unknown));
+static_assert(int(CUPTI_ACTIVITY_MEMCPY_KIND_HTOD) == int(MemcpyKind::HtoD));
+static_assert(int(CUPTI_ACTIVITY_MEMCPY_KIND_DTOH) == int(MemcpyKind::DtoH));
+static_assert(int(CUPTI_ACTIVITY_MEMCPY_KIND_HTOA) == int(MemcpyKind::HtoA));
+static_assert(int(CUPTI_ACTIVITY_MEMCPY_KIND_ATOH) == int(MemcpyKind::AtoH));
+static_assert(int(CUPTI_ACTIVITY_MEMCPY_KIND_ATOA) == int(MemcpyKind::AtoA));
+static_assert(int(CUPTI_ACTIVITY_MEMCPY_KIND_ATOD) == int(MemcpyKind::AtoD));
+static_assert(int(CUPTI_ACTIVITY_MEMCPY_KIND_DTOA) == int(MemcpyKind::DtoA));
+static_assert(int(CUPTI_ACTIVITY_MEMCPY_KIND_DTOD) == int(MemcpyKind::DtoD));
+static_assert(int(CUPTI_ACTIVITY_MEMCPY_KIND_HTOH) == int(MemcpyKind::HtoH));
+static_assert(int(CUPTI_ACTIVITY_MEMCPY_KIND_PTOP) == int(MemcpyKind::PtoP));
+constexpr unsigned kLastMemcpyKind = CUPTI_ACTIVITY_MEMCPY_KIND_PTOP;
+static_assert(int(CUPTI_ACTIVITY_MEMORY_KIND_UNKNOWN) == int(MemoryKind::Unknown));
+static_assert(int(CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE) == int(MemoryKind::Pageable));
+static_assert(int(CUPTI_ACTIVITY_MEMORY_KIND_PINNED) == int(MemoryKind::Pinned));
+static_assert(int(CUPTI_ACTIVITY_MEMORY_KIND_DEVICE) == int(MemoryKind::Device));
+static_assert(int(CUPTI_ACTIVITY_MEMORY_KIND_ARRAY) == int(MemoryKind::Array));
+static_assert(int(CUPTI_ACTIVITY_MEMORY_KIND_MANAGED) == int(MemoryKind::Managed));
+static_assert(int(CUPTI_ACTIVITY_MEMORY_KIND_DEVICE_STATIC) == int(MemoryKind::DeviceStatic));
+static_assert(int(CUPTI_ACTIVITY_MEMORY_KIND_MANAGED_STATIC) == int(MemoryKind::ManagedStatic));
+constexpr unsigned kLastMemoryKind = CUPTI_ACTIVITY_MEMORY_KIND_MANAGED_STATIC;
+
 namespace {
 const char* overheadName(CUpti_ActivityOverheadKind kind) {
     switch (kind) {
@@ -149,10 +174,10 @@ void RecordConverter::convert(const CUpti_Activity* record, wire::Encoder& out,
             const auto& m = *reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
             MemcpyRecord r;
             copyGpuFields(r, m);
-            // CUPTI's enumerations have the order of ours.
-            r.kind = static_cast<MemcpyKind>(m.copyKind <= 10 ? m.copyKind : 0);
-            r.srcKind = static_cast<MemoryKind>(m.srcKind <= 7 ? m.srcKind : 0);
-            r.dstKind = static_cast<MemoryKind>(m.dstKind <= 7 ? m.dstKind : 0);
+            // CUPTI's enumerations have the order of ours (asserted above).
+            r.kind = static_cast<MemcpyKind>(m.copyKind <= kLastMemcpyKind ? m.copyKind : 0);
+            r.srcKind = static_cast<MemoryKind>(m.srcKind <= kLastMemoryKind ? m.srcKind : 0);
+            r.dstKind = static_cast<MemoryKind>(m.dstKind <= kLastMemoryKind ? m.dstKind : 0);
             r.bytes = static_cast<std::int64_t>(m.bytes);
             out.add(r);
             return;
@@ -163,7 +188,8 @@ void RecordConverter::convert(const CUpti_Activity* record, wire::Encoder& out,
             copyGpuFields(r, m);
             r.bytes = static_cast<std::int64_t>(m.bytes);
             r.value = m.value;
-            r.memoryKind = static_cast<MemoryKind>(m.memoryKind <= 7 ? m.memoryKind : 0);
+            r.memoryKind =
+                static_cast<MemoryKind>(m.memoryKind <= kLastMemoryKind ? m.memoryKind : 0);
             out.add(r);
             return;
         }

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <unordered_map>
 
+#include "model/device_fields.h"
 #include "store/store.h"
 #include "wire/event_codec.h"
 
@@ -77,39 +78,22 @@ RunInfo requireRun(Store& store, RunId id) {
 }
 
 std::optional<DeviceInfo> runDevice(Store& store, RunId id) {
-    sql::Statement st(store.db(),
-                      "SELECT d.name, d.uuid, d.cc_major, d.cc_minor, d.sm_count, d.memory_bytes, "
-                      "d.memory_bus_width_bits, d.memory_clock_khz, d.sm_clock_khz, d.l2_bytes, "
-                      "d.driver_version, d.cuda_version, d.regs_per_sm, d.regs_per_block, "
-                      "d.smem_per_sm, d.smem_per_block, d.smem_per_block_optin, "
-                      "d.reserved_smem_per_block, d.max_warps_per_sm, d.max_blocks_per_sm, "
-                      "d.max_threads_per_block, d.warp_size FROM runs r JOIN devices d ON "
-                      "d.id = r.device_id WHERE r.id = ?1");
+    std::string columns;
+    for (const auto& f : kDeviceFields)
+        columns += std::string(columns.empty() ? "" : ", ") + "d." + f.column;
+    sql::Statement st(store.db(), "SELECT " + columns +
+                                      " FROM runs r JOIN devices d ON d.id = r.device_id "
+                                      "WHERE r.id = ?1");
     st.bind(1, id);
     if (!st.step()) return std::nullopt;
     DeviceInfo d;
-    d.name = st.text(0);
-    d.uuid = st.text(1);
-    d.ccMajor = st.int32(2);
-    d.ccMinor = st.int32(3);
-    d.smCount = st.int32(4);
-    d.memoryBytes = st.int64(5);
-    d.memoryBusWidthBits = st.int32(6);
-    d.memoryClockKhz = st.int32(7);
-    d.smClockKhz = st.int32(8);
-    d.l2Bytes = st.int64(9);
-    d.driverVersion = st.text(10);
-    d.cudaVersion = st.text(11);
-    d.regsPerSm = st.int32(12);
-    d.regsPerBlock = st.int32(13);
-    d.smemPerSm = st.int32(14);
-    d.smemPerBlock = st.int32(15);
-    d.smemPerBlockOptin = st.int32(16);
-    d.reservedSmemPerBlock = st.int32(17);
-    d.maxWarpsPerSm = st.int32(18);
-    d.maxBlocksPerSm = st.int32(19);
-    d.maxThreadsPerBlock = st.int32(20);
-    d.warpSize = st.int32(21);
+    int col = 0;
+    for (const auto& f : kDeviceFields) {
+        if (f.text) d.*f.text = st.text(col);
+        if (f.int32) d.*f.int32 = st.int32(col);
+        if (f.int64) d.*f.int64 = st.int64(col);
+        ++col;
+    }
     return d;
 }
 

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "model/device_fields.h"
 #include "store/schema.h"
 #include "util/process_identity.h"
 #include "util/version.h"
@@ -165,30 +166,19 @@ std::int64_t Store::upsertDevice(const DeviceInfo& d) {
     find.bind(2, d.name);
     find.bind(3, d.driverVersion);
     if (find.step()) return find.int64(0);
-    sql::Statement ins(*db_,
-                       "INSERT INTO devices (name, uuid, cc_major, cc_minor, sm_count, "
-                       "memory_bytes, memory_bus_width_bits, memory_clock_khz, sm_clock_khz, "
-                       "l2_bytes, driver_version, cuda_version, regs_per_sm, regs_per_block, "
-                       "smem_per_sm, smem_per_block, smem_per_block_optin, "
-                       "reserved_smem_per_block, max_warps_per_sm, max_blocks_per_sm, "
-                       "max_threads_per_block, warp_size) VALUES "
-                       "(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,?19,?20,"
-                       "?21,?22)");
+    std::string columns, values;
+    for (std::size_t i = 0; i < kDeviceFields.size(); ++i) {
+        columns += std::string(i ? ", " : "") + kDeviceFields[i].column;
+        values += (i ? ",?" : "?") + std::to_string(i + 1);
+    }
+    sql::Statement ins(*db_, "INSERT INTO devices (" + columns + ") VALUES (" + values + ")");
     int i = 1;
-    ins.bind(i++, d.name);
-    ins.bind(i++, d.uuid);
-    for (int v : {d.ccMajor, d.ccMinor, d.smCount})
-        ins.bind(i++, v);
-    ins.bind(i++, d.memoryBytes);
-    for (int v : {d.memoryBusWidthBits, d.memoryClockKhz, d.smClockKhz})
-        ins.bind(i++, v);
-    ins.bind(i++, d.l2Bytes);
-    ins.bind(i++, d.driverVersion);
-    ins.bind(i++, d.cudaVersion);
-    for (int v : {d.regsPerSm, d.regsPerBlock, d.smemPerSm, d.smemPerBlock, d.smemPerBlockOptin,
-                  d.reservedSmemPerBlock, d.maxWarpsPerSm, d.maxBlocksPerSm, d.maxThreadsPerBlock,
-                  d.warpSize})
-        ins.bind(i++, v);
+    for (const auto& f : kDeviceFields) {
+        if (f.text) ins.bind(i, std::string_view(d.*f.text));
+        if (f.int32) ins.bind(i, d.*f.int32);
+        if (f.int64) ins.bind(i, d.*f.int64);
+        ++i;
+    }
     ins.exec();
     return db_->lastInsertId();
 }

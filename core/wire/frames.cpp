@@ -3,6 +3,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "model/device_fields.h"
 #include "wire/event_codec.h"
 #include "wire/varint.h"
 
@@ -47,19 +48,11 @@ void Encoder::hello(const Hello& h) {
 void Encoder::device(const DeviceInfo& d) {
     std::string p;
     Out o(p);
-    o.str(d.name);
-    o.str(d.uuid);
-    o.str(d.driverVersion);
-    o.str(d.cudaVersion);
-    for (std::int64_t v :
-         {std::int64_t(d.ccMajor), std::int64_t(d.ccMinor), std::int64_t(d.smCount), d.memoryBytes,
-          std::int64_t(d.memoryBusWidthBits), std::int64_t(d.memoryClockKhz),
-          std::int64_t(d.smClockKhz), d.l2Bytes, std::int64_t(d.regsPerSm),
-          std::int64_t(d.regsPerBlock), std::int64_t(d.smemPerSm), std::int64_t(d.smemPerBlock),
-          std::int64_t(d.smemPerBlockOptin), std::int64_t(d.reservedSmemPerBlock),
-          std::int64_t(d.maxWarpsPerSm), std::int64_t(d.maxBlocksPerSm),
-          std::int64_t(d.maxThreadsPerBlock), std::int64_t(d.warpSize)})
-        o.s(v);
+    for (const auto& f : kDeviceFields) {
+        if (f.text) o.str(d.*f.text);
+        if (f.int32) o.s(d.*f.int32);
+        if (f.int64) o.s(d.*f.int64);
+    }
     frame(FrameType::Device, p);
 }
 
@@ -190,22 +183,11 @@ void Decoder::dispatch(FrameType type, std::string_view payload) {
         }
         case FrameType::Device: {
             DeviceInfo d;
-            d.name = in.str();
-            d.uuid = in.str();
-            d.driverVersion = in.str();
-            d.cudaVersion = in.str();
-            d.ccMajor = in.i32();
-            d.ccMinor = in.i32();
-            d.smCount = in.i32();
-            d.memoryBytes = in.s();
-            d.memoryBusWidthBits = in.i32();
-            d.memoryClockKhz = in.i32();
-            d.smClockKhz = in.i32();
-            d.l2Bytes = in.s();
-            for (int* v : {&d.regsPerSm, &d.regsPerBlock, &d.smemPerSm, &d.smemPerBlock,
-                           &d.smemPerBlockOptin, &d.reservedSmemPerBlock, &d.maxWarpsPerSm,
-                           &d.maxBlocksPerSm, &d.maxThreadsPerBlock, &d.warpSize})
-                *v = in.i32();
+            for (const auto& f : kDeviceFields) {
+                if (f.text) d.*f.text = in.str();
+                if (f.int32) d.*f.int32 = in.i32();
+                if (f.int64) d.*f.int64 = in.s();
+            }
             if (sink_.device) sink_.device(d);
             return;
         }

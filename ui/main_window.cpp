@@ -23,7 +23,6 @@
 #include <QTableView>
 #include <QTextBrowser>
 #include <QTextCursor>
-#include <QToolButton>
 #include <QVBoxLayout>
 
 #include "charts/chart_style.h"
@@ -31,9 +30,11 @@
 #include "charts/roofline_chart.h"
 #include "export/report_renderer.h"
 #include "launch/launch_panel.h"
+#include "recent_stores.h"
 #include "sample_runs.h"
 #include "store/store.h"
 #include "theme.h"
+#include "timeline/timeline_toolbar.h"
 #include "timeline/timeline_view.h"
 #include "util/format.h"
 #include "util/version.h"
@@ -45,9 +46,7 @@
 
 namespace ws::ui {
 
-namespace {
-constexpr int kMaxRecent = 8;
-}
+namespace {}
 
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent),
@@ -81,13 +80,13 @@ MainWindow::MainWindow(QWidget* parent)
     connect(loader_, &StoreLoader::timelineLoaded, this,
             [this](std::shared_ptr<const TimelineData> timeline) {
                 timeline_->setData(timeline);
-                if (!search_->text().isEmpty()) timeline_->setSearch(search_->text());
+                if (!toolbar_->searchText().isEmpty()) timeline_->setSearch(toolbar_->searchText());
                 if (findAfterLoad_) timeline_->findNext();
                 findAfterLoad_ = false;
                 emit timelineShown(timeline->run);
             });
     connect(loader_, &StoreLoader::timelineStacked, this, [this](const QString& note) {
-        selectionLabel_->setText(note);
+        toolbar_->setInfo(note);
         emit timelineStacked(note);
     });
     connect(loader_, &StoreLoader::reportPrepared, this, &MainWindow::onReportPrepared);
@@ -159,71 +158,31 @@ void MainWindow::buildPanels() {
     auto* layout = new QVBoxLayout(central);
     layout->setContentsMargins(4, 4, 4, 0);
     layout->setSpacing(4);
-    auto* bar = new QHBoxLayout();
-    search_ = new QLineEdit(central);
-    search_->setPlaceholderText(tr("Find kernels or ranges by name (Ctrl+K, F3 next)"));
-    search_->setClearButtonEnabled(true);
-    search_->setMaximumWidth(360);
-    auto* prev = new QToolButton(central);
-    prev->setText(QStringLiteral("◀"));
-    prev->setToolTip(tr("Previous match (Shift+F3)"));
-    auto* next = new QToolButton(central);
-    next->setText(QStringLiteral("▶"));
-    next->setToolTip(tr("Next match (F3)"));
-    auto* fit = new QToolButton(central);
-    fit->setText(tr("Fit"));
-    fit->setToolTip(tr("Show the whole run (Home)"));
-    stack_ = new QToolButton(central);
-    stack_->setText(tr("Stack"));
-    stack_->setCheckable(true);
-    stack_->setToolTip(
-        tr("With two runs selected, show the second run's timeline below the "
-           "first, aligned at the range named on the right"));
-    alignAt_ = new QLineEdit(QStringLiteral("decode step"), central);
-    alignAt_->setToolTip(
-        tr("Align the stacked runs at the first NVTX range whose name "
-           "contains this (e.g. decode step, prefill)"));
-    alignAt_->setMaximumWidth(140);
-    connect(stack_, &QToolButton::toggled, this, [this] { onSelectionChanged(); });
-    connect(alignAt_, &QLineEdit::returnPressed, this, [this] {
-        if (stack_->isChecked()) onSelectionChanged();
-    });
-    selectionLabel_ = new QLabel(central);
-    selectionLabel_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    bar->addWidget(search_);
-    bar->addWidget(prev);
-    bar->addWidget(next);
-    bar->addWidget(fit);
-    bar->addSpacing(12);
-    bar->addWidget(stack_);
-    bar->addWidget(alignAt_);
-    bar->addSpacing(12);
-    bar->addWidget(selectionLabel_, 1);
+    toolbar_ = new TimelineToolbar(central);
     timeline_ = new TimelineView(central);
-    layout->addLayout(bar);
+    layout->addWidget(toolbar_);
     layout->addWidget(timeline_, 1);
     setCentralWidget(central);
-    connect(search_, &QLineEdit::textChanged, this, [this](const QString& text) {
+    connect(toolbar_, &TimelineToolbar::searchChanged, this, [this](const QString& text) {
         auto n = timeline_->setSearch(text);
-        selectionLabel_->setText(text.isEmpty() ? QString()
-                                                : tr("%n match(es)", nullptr, static_cast<int>(n)));
+        toolbar_->setInfo(text.isEmpty() ? QString()
+                                         : tr("%n match(es)", nullptr, static_cast<int>(n)));
     });
-    connect(search_, &QLineEdit::returnPressed, this, [this] { timeline_->findNext(); });
-    connect(next, &QToolButton::clicked, this, [this] { timeline_->findNext(); });
-    connect(prev, &QToolButton::clicked, this, [this] { timeline_->findNext(true); });
-    connect(fit, &QToolButton::clicked, timeline_, &TimelineView::fitAll);
-    connect(
-        timeline_, &TimelineView::eventSelected, this,
-        [this](int lane, long event, const QString& description) {
-            selectionLabel_->setText(QString(description).replace('\n', QStringLiteral("  ·  ")));
-            // A kernel's launch configuration and occupancy come from the store.
-            const auto* shown = timeline_->data();
-            if (!shown || lane < 0) return;
-            const auto& l = shown->lanes[static_cast<std::size_t>(lane)];
-            if (l.kind == LaneKind::Kernels)
-                loader_->loadKernel(storePath_, l.run ? l.run : shown->run, l.laneId,
-                                    l.events.start(static_cast<std::size_t>(event)) - l.shiftNs);
-        });
+    connect(toolbar_, &TimelineToolbar::findNext, timeline_, &TimelineView::findNext);
+    connect(toolbar_, &TimelineToolbar::fitRequested, timeline_, &TimelineView::fitAll);
+    connect(toolbar_, &TimelineToolbar::stackChanged, this, [this] { onSelectionChanged(); });
+    connect(timeline_, &TimelineView::eventSelected, this,
+            [this](int lane, long event, const QString& description) {
+                toolbar_->setInfo(QString(description).replace('\n', QStringLiteral("  ·  ")));
+                // A kernel's launch configuration and occupancy come from the store.
+                const auto* shown = timeline_->data();
+                if (!shown || lane < 0) return;
+                const auto& l = shown->lanes[static_cast<std::size_t>(lane)];
+                if (l.kind == LaneKind::Kernels)
+                    loader_->loadKernel(
+                        storePath_, l.run ? l.run : shown->run, l.laneId,
+                        l.events.start(static_cast<std::size_t>(event)) - l.shiftNs);
+            });
 
     details_ = new QTextBrowser(this);
     details_->setOpenLinks(false);
@@ -278,8 +237,8 @@ void MainWindow::buildActions() {
     QMenu* file = menuBar()->addMenu(tr("&File"));
     QAction* open = file->addAction(tr("&Open Store…"), this, &MainWindow::chooseStore);
     open->setShortcut(QKeySequence::Open);
-    recentMenu_ = file->addMenu(tr("Open &Recent"));
-    rebuildRecentMenu();
+    recent_ = new RecentStores(file->addMenu(tr("Open &Recent")), this);
+    connect(recent_, &RecentStores::openRequested, this, &MainWindow::openStore);
     QAction* reload = file->addAction(tr("&Reload"), this, [this] {
         if (!storePath_.isEmpty()) openStore(storePath_);
     });
@@ -326,10 +285,8 @@ void MainWindow::buildActions() {
         filter_->selectAll();
     });
     find->setShortcut(QKeySequence::Find);
-    QAction* findKernel = view->addAction(tr("Find in &Timeline"), this, [this] {
-        search_->setFocus();
-        search_->selectAll();
-    });
+    QAction* findKernel =
+        view->addAction(tr("Find in &Timeline"), this, [this] { toolbar_->focusSearch(); });
     findKernel->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_K));
     QAction* fitAction =
         view->addAction(tr("&Fit Timeline"), this, [this] { timeline_->fitAll(); });
@@ -433,7 +390,7 @@ void MainWindow::onRunsLoaded(const QString& path, const std::vector<RunInfo>& r
         statusBar()->showMessage(tr("%n run(s) whose recorder had died were marked killed", nullptr,
                                     static_cast<int>(recovered.size())),
                                  10000);
-    rememberRecent(path);
+    recent_->remember(path);
     if (!pendingSelection_.empty()) {
         selected = pendingSelection_;
         pendingSelection_.clear();
@@ -482,8 +439,8 @@ void MainWindow::onSelectionChanged() {
     for (const auto& row : rows)
         ids.push_back(row.data(RunListModel::RunIdRole).toLongLong());
     std::sort(ids.begin(), ids.end());
-    if (stack_->isChecked() && ids.size() >= 2)
-        loader_->loadStackedTimeline(storePath_, ids[0], ids[1], alignAt_->text());
+    if (toolbar_->stacked() && ids.size() >= 2)
+        loader_->loadStackedTimeline(storePath_, ids[0], ids[1], toolbar_->alignAt());
     else
         loader_->loadTimeline(storePath_, id);
     loader_->loadAnalysis(storePath_, ids);
@@ -535,15 +492,15 @@ void MainWindow::onReportPrepared(const std::shared_ptr<const ReportInput>& inpu
 }
 
 void MainWindow::setStackedTimeline(bool on, const QString& alignAt) {
-    alignAt_->setText(alignAt);
-    if (stack_->isChecked() == on)
+    toolbar_->setAlignAt(alignAt);
+    if (toolbar_->stacked() == on)
         onSelectionChanged();
     else
-        stack_->setChecked(on);  // reloads through toggled
+        toolbar_->setStacked(on);  // reloads through stackChanged
 }
 
 void MainWindow::findInTimeline(RunId run, const QString& name) {
-    search_->setText(name);  // runs the search on the shown timeline
+    toolbar_->setSearchText(name);  // runs the search on the shown timeline
     if (timeline_->data() && timeline_->data()->run == run) {
         timeline_->findNext();
         timeline_->setFocus();
@@ -612,25 +569,6 @@ void MainWindow::chooseStore() {
     QString path = QFileDialog::getOpenFileName(this, tr("Open Warpscope Store"), dir,
                                                 tr("Warpscope stores (*.wsdb);;All files (*)"));
     if (!path.isEmpty()) openStore(path);
-}
-
-void MainWindow::rememberRecent(const QString& path) {
-    QSettings settings;
-    QStringList recent = settings.value(QStringLiteral("stores/recent")).toStringList();
-    recent.removeAll(path);
-    recent.prepend(path);
-    while (recent.size() > kMaxRecent)
-        recent.removeLast();
-    settings.setValue(QStringLiteral("stores/recent"), recent);
-    rebuildRecentMenu();
-}
-
-void MainWindow::rebuildRecentMenu() {
-    recentMenu_->clear();
-    QStringList recent = QSettings().value(QStringLiteral("stores/recent")).toStringList();
-    for (const QString& path : recent)
-        recentMenu_->addAction(path, this, [this, path] { openStore(path); });
-    recentMenu_->setEnabled(!recent.isEmpty());
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {

@@ -11,12 +11,10 @@
 
 class QLabel;
 class QLineEdit;
-class QMenu;
 class QPlainTextEdit;
 class QSortFilterProxyModel;
 class QTableView;
 class QTextBrowser;
-class QToolButton;
 
 namespace ws {
 struct ReportInput;
@@ -26,6 +24,8 @@ namespace ws::ui {
 
 class RunListModel;
 class TimelineView;
+class TimelineToolbar;
+class RecentStores;
 class ChartsPanel;
 class LaunchPanel;
 class StoreLoader;
@@ -95,16 +95,13 @@ class MainWindow : public QMainWindow {
     void exportReport();
     void onReportPrepared(const std::shared_ptr<const ReportInput>& input);
     void chooseStore();
-    void rememberRecent(const QString& path);
-    void rebuildRecentMenu();
 
     RunListModel* runModel_;
     QSortFilterProxyModel* proxy_;
     StoreLoader* loader_;
     QTableView* runView_ = nullptr;
     QLineEdit* filter_ = nullptr;
-    QLineEdit* search_ = nullptr;
-    QLabel* selectionLabel_ = nullptr;
+    TimelineToolbar* toolbar_ = nullptr;
     TimelineView* timeline_ = nullptr;
     ChartsPanel* charts_ = nullptr;
     LaunchPanel* launch_ = nullptr;
@@ -113,16 +110,14 @@ class MainWindow : public QMainWindow {
     QPlainTextEdit* log_ = nullptr;
     QLabel* storeLabel_ = nullptr;
     QLabel* busyLabel_ = nullptr;
-    QMenu* recentMenu_ = nullptr;
+    RecentStores* recent_ = nullptr;
     QString storePath_;
     QString reportPath_;  // where the report being prepared goes
     QString pendingPath_;
-    bool findAfterLoad_ = false;
+    bool findAfterLoad_ = false;  // select the first search match once a timeline loads
     // A kernel was clicked after the run's details were asked for: when they
     // arrive late they must not replace what the user just chose.
     bool kernelShownSinceRunChosen_ = false;
-    QToolButton* stack_ = nullptr;
-    QLineEdit* alignAt_ = nullptr;  // select the first search match once a timeline loads
     std::vector<RunId> pendingSelection_;
 };
 

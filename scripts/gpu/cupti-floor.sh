@@ -2,12 +2,12 @@
 # Runs on the GPU machine: CUPTI's own per-launch cost by activity kind
 # (experiments/cupti_floor.cu, buffers discarded unread), next to the full
 # collector on the same loop; 3 alternating rounds.
-# Usage: cupti-floor.sh BUILD_DIR   (BUILD_DIR/exp/cupti_floor built by hand
-# with the nvcc line at the top of experiments/cupti_floor.cu)
+# Usage: cupti-floor.sh BUILD_DIR   (a build configured with
+# -DWARPSCOPE_BUILD_EXPERIMENTS=ON, which puts cupti_floor in BUILD_DIR/exp)
 source "$(dirname "$0")/lib.sh"
 ws_args "BUILD_DIR" 1 "$@"
 export LD_LIBRARY_PATH=/usr/local/cuda/extras/CUPTI/lib64:$LD_LIBRARY_PATH
-[ -x "$build/exp/cupti_floor" ] || ws_die "$build/exp/cupti_floor: not built (see experiments/cupti_floor.cu)"
+[ -x "$build/exp/cupti_floor" ] || ws_die "$build/exp/cupti_floor: not built (configure with -DWARPSCOPE_BUILD_EXPERIMENTS=ON)"
 ws_header
 (
   for _ in 1 2 3; do

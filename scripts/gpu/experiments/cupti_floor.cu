@@ -2,8 +2,8 @@
 // ~1 µs launches as capture_fixture, in-process CUPTI with the given activity
 // kinds enabled and every completed buffer discarded unread. Separates what
 // CUPTI's tracing costs per launch from what the collector adds.
-// Build: nvcc -std=c++20 -O2 -arch=sm_90 -I/usr/local/cuda/include -o cupti_floor cupti_floor.cu
-// -lcupti Usage: cupti_floor none|kernel|kernel+runtime|kernel+runtime+driver|all|all+systid [N]
+// Built (C++17) with -DWARPSCOPE_BUILD_EXPERIMENTS=ON into BUILD_DIR/exp.
+// Usage: cupti_floor none|kernel|kernel+runtime|kernel+runtime+driver|all|all+systid [N]
 #include <cuda_runtime.h>
 #include <cupti.h>
 

@@ -35,6 +35,10 @@ TimelineToolbar::TimelineToolbar(QWidget* parent)
            "contains this (e.g. decode step, prefill)"));
     alignAt_->setMaximumWidth(140);
     info_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    // A long selection line takes the room that is left, never the fields'.
+    search_->setMinimumWidth(200);
+    alignAt_->setMinimumWidth(110);
+    info_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
 
     auto* bar = new QHBoxLayout(this);
     bar->setContentsMargins(0, 0, 0, 0);
@@ -83,6 +87,7 @@ void TimelineToolbar::setAlignAt(const QString& rangeName) {
 }
 void TimelineToolbar::setInfo(const QString& text) {
     info_->setText(text);
+    info_->setToolTip(text);  // whole, where the bar clips it
 }
 
 }  // namespace ws::ui

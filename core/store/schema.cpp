@@ -136,6 +136,12 @@ static_assert(std::size(kMigrations) == kCurrentVersion);
 }  // namespace
 
 void migrate(sql::Db& db, int fromVersion) {
+    // Store::checkBeforeWriting refuses these first; an index outside the
+    // table must never run whatever memory holds as SQL.
+    if (fromVersion < 0 || fromVersion > kCurrentVersion)
+        throw StoreError(
+            StoreError::Kind::Damaged,
+            db.path() + ": schema version " + std::to_string(fromVersion) + " cannot be migrated");
     if (fromVersion >= kCurrentVersion) return;
     sql::Transaction tx(db);
     for (int v = fromVersion; v < kCurrentVersion; ++v)

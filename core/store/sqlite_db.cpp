@@ -1,5 +1,6 @@
 #include "store/sqlite_db.h"
 
+#include <cstdio>
 #include <utility>
 
 namespace ws::sql {
@@ -44,16 +45,36 @@ std::string explain(int rc) {
             return sqlite3_errstr(rc);
     }
 }
+
+// SQLite's URI form of a file path: the characters URIs give a meaning escaped.
+std::string immutableUri(const std::string& path) {
+    std::string uri = "file:";
+    for (unsigned char c : path) {
+        if (c == '%' || c == '?' || c == '#' || c < 32 || c >= 127) {
+            char buf[4];
+            std::snprintf(buf, sizeof buf, "%%%02X", c);
+            uri += buf;
+        } else {
+            uri += static_cast<char>(c);
+        }
+    }
+    return uri + "?immutable=1";
+}
 }  // namespace
 
 Db::Db(const std::string& path, Mode mode) : path_(path), mode_(mode) {
     int flags = SQLITE_OPEN_NOMUTEX;
-    if (mode == Mode::ReadOnly)
+    std::string target = path;
+    if (mode == Mode::ReadOnly) {
         flags |= SQLITE_OPEN_READONLY;
-    else
+    } else if (mode == Mode::Snapshot) {
+        flags |= SQLITE_OPEN_READONLY | SQLITE_OPEN_URI;
+        target = immutableUri(path);
+    } else {
         flags |= SQLITE_OPEN_READWRITE;
+    }
     if (mode == Mode::ReadWriteCreate) flags |= SQLITE_OPEN_CREATE;
-    int rc = sqlite3_open_v2(path.c_str(), &db_, flags, nullptr);
+    int rc = sqlite3_open_v2(target.c_str(), &db_, flags, nullptr);
     if (rc != SQLITE_OK) {
         sqlite3_close(db_);
         db_ = nullptr;

@@ -41,10 +41,19 @@ std::string hex(std::int64_t v) {
     return buf;
 }
 
-bool writable(const fs::path& file) {
+bool folderWritable(const fs::path& file) {
     auto dir = file.has_parent_path() ? file.parent_path() : fs::path(".");
+    return access(dir.c_str(), W_OK) == 0;
+}
+
+bool writable(const fs::path& file) {
     // WAL needs the folder writable too, for the -wal and -shm files.
-    return access(file.c_str(), W_OK) == 0 && access(dir.c_str(), W_OK) == 0;
+    return access(file.c_str(), W_OK) == 0 && folderWritable(file);
+}
+
+bool hasWal(const std::string& path) {
+    std::error_code ec;
+    return fs::file_size(path + "-wal", ec) > 0 && !ec;
 }
 
 }  // namespace
@@ -75,7 +84,10 @@ void Store::checkBeforeWriting(const std::string& path, bool& readOnly) {
                          path + ": not a Warpscope store: not an SQLite file (starts with \"" +
                              printable(first) + "\"); the file was not changed");
 
-    sql::Db probe(path, sql::Db::Mode::ReadOnly);
+    // A snapshot probe takes no lock and creates no -wal/-shm beside a file
+    // that may be refused; with a -wal present its content may be newer than
+    // the main file, so the probe then reads through it.
+    sql::Db probe(path, hasWal(path) ? sql::Db::Mode::ReadOnly : sql::Db::Mode::Snapshot);
     auto appId = probe.queryInt("PRAGMA application_id");
     auto version = probe.queryInt("PRAGMA user_version");
     auto tables = probe.queryInt("SELECT count(*) FROM sqlite_master");
@@ -84,6 +96,12 @@ void Store::checkBeforeWriting(const std::string& path, bool& readOnly) {
                          path + ": an SQLite database but not a Warpscope store (application_id " +
                              hex(appId) + ", " + std::to_string(tables) +
                              " schema objects); the file was not changed");
+    }
+    if (version < 0) {
+        throw StoreError(StoreError::Kind::Damaged,
+                         path + ": a damaged Warpscope store (schema version " +
+                             std::to_string(version) +
+                             " is not a version any Warpscope writes); the file was not changed");
     }
     if (version > schema::kCurrentVersion) {
         throw StoreError(StoreError::Kind::Newer,
@@ -103,7 +121,12 @@ Store::Store(const std::string& path, Options options) {
     bool readOnly = options.readOnly;
     checkBeforeWriting(path, readOnly);
     if (readOnly) {
-        db_ = std::make_unique<sql::Db>(path, sql::Db::Mode::ReadOnly);
+        // Without write access to the folder SQLite cannot create the -shm it
+        // needs to read a WAL store; with no -wal there is nothing newer than
+        // the main file, so it is read as an immutable snapshot instead.
+        auto mode = !folderWritable(path) && !hasWal(path) ? sql::Db::Mode::Snapshot
+                                                           : sql::Db::Mode::ReadOnly;
+        db_ = std::make_unique<sql::Db>(path, mode);
         sqlite3_busy_timeout(db_->handle(), options.busyTimeoutMs);
         return;
     }

@@ -11,6 +11,7 @@
 #include "store/store.h"
 #include "support/fixture_store.h"
 #include "support/temp_dir.h"
+#include "support/unprivileged.h"
 
 namespace ws {
 namespace {
@@ -114,6 +115,68 @@ TEST(StoreOpen, RefusesStoreFromNewerWarpscopeUntouched) {
     EXPECT_EQ(readFile(path), before);
 }
 
+TEST(StoreOpen, RefusesNegativeSchemaVersionAsDamagedUntouched) {
+    // A negative user_version once indexed before the migration table and ran
+    // whatever memory held as SQL.
+    TempDir dir;
+    auto path = dir.file("negative.wsdb");
+    { Store store(path); }
+    sqliteExec(path, "PRAGMA journal_mode = DELETE; PRAGMA user_version = -7;");
+    auto before = readFile(path);
+    std::string message;
+    EXPECT_EQ(openError(path, message), StoreError::Kind::Damaged);
+    EXPECT_NE(message.find("schema version -7"), std::string::npos) << message;
+    EXPECT_NE(message.find("not changed"), std::string::npos) << message;
+    Store::Options options;
+    options.readOnly = true;
+    EXPECT_THROW(Store(path, options), StoreError);
+    EXPECT_TRUE(readFile(path) == before) << "the file changed";
+}
+
+TEST(StoreOpen, RefusingAForeignWalDatabaseCreatesNothingBesideIt) {
+    TempDir dir;
+    auto path = dir.file("foreign-wal.db");
+    sqliteExec(path,
+               "PRAGMA journal_mode = WAL; CREATE TABLE t (x INTEGER); INSERT INTO t VALUES (1);");
+    ASSERT_FALSE(std::filesystem::exists(path + "-wal"));  // checkpointed at close
+    auto before = readFile(path);
+    std::string message;
+    EXPECT_EQ(openError(path, message), StoreError::Kind::Foreign);
+    EXPECT_TRUE(readFile(path) == before) << "the file changed";
+    EXPECT_FALSE(std::filesystem::exists(path + "-wal"));
+    EXPECT_FALSE(std::filesystem::exists(path + "-shm"));
+}
+
+TEST(StoreOpen, StoreInAFolderTheUserCannotWriteIsListed) {
+    // A shared results folder: the store and its folder are read-only to us.
+    TempDir dir;
+    auto folder = dir.file("shared");
+    std::filesystem::create_directory(folder);
+    auto path = folder + "/runs.wsdb";
+    testing::writeFixtureStore(path);
+    { Store store(path); }  // checkpoints and removes -wal/-shm; stays in WAL mode
+    ASSERT_FALSE(std::filesystem::exists(path + "-shm"));
+    chmod(path.c_str(), 0444);
+    chmod(folder.c_str(), 0555);
+    testing::allowOthersToReach(folder);
+    auto before = readFile(path);
+    auto problem = testing::runUnprivileged([&]() -> std::string {
+        try {
+            Store store(path);
+            if (!store.readOnly()) return "opened for writing";
+            auto runs = listRuns(store);
+            if (runs.size() != 4) return "listed " + std::to_string(runs.size()) + " runs";
+            return "";
+        } catch (const std::exception& e) {
+            return e.what();
+        }
+    });
+    EXPECT_EQ(problem, "");
+    EXPECT_TRUE(readFile(path) == before) << "the file changed";
+    EXPECT_FALSE(std::filesystem::exists(path + "-shm"));
+    chmod(folder.c_str(), 0755);
+}
+
 TEST(StoreOpen, OpensCommittedFixtureWithoutChangingIt) {
     TempDir dir;
     auto path = dir.file("fixture.wsdb");
@@ -178,23 +241,30 @@ TEST(StoreOpen, ReadOnlyOlderStoreIsRefusedUntouched) {
 }
 
 TEST(StoreOpen, ReadOnlyFileOpensForReadingAndRefusesWrites) {
-    if (geteuid() == 0) GTEST_SKIP() << "root ignores file permissions";
     TempDir dir;
-    auto path = dir.file("ro.wsdb");
+    auto folder = dir.file("ro");
+    std::filesystem::create_directory(folder);
+    auto path = folder + "/ro.wsdb";
     testing::writeFixtureStore(path);
     { Store store(path); }  // checkpoint and close
     chmod(path.c_str(), 0444);
-    chmod(dir.path().c_str(), 0555);
-    Store store(path);
-    EXPECT_TRUE(store.readOnly());
-    EXPECT_EQ(listRuns(store).size(), 4u);
-    try {
-        store.deleteRun(1);
-        FAIL() << "deleting from a read-only store succeeded";
-    } catch (const StoreError& e) {
-        EXPECT_EQ(e.kind(), StoreError::Kind::ReadOnly);
-        EXPECT_NE(std::string(e.what()).find("read-only"), std::string::npos);
-    }
+    chmod(folder.c_str(), 0555);
+    testing::allowOthersToReach(folder);
+    auto problem = testing::runUnprivileged([&]() -> std::string {
+        Store store(path);
+        if (!store.readOnly()) return "opened for writing";
+        if (listRuns(store).size() != 4u) return "runs missing";
+        try {
+            store.deleteRun(1);
+            return "deleting from a read-only store succeeded";
+        } catch (const StoreError& e) {
+            if (e.kind() != StoreError::Kind::ReadOnly) return e.what();
+            if (std::string(e.what()).find("read-only") == std::string::npos) return e.what();
+        }
+        return "";
+    });
+    EXPECT_EQ(problem, "");
+    chmod(folder.c_str(), 0755);
 }
 
 TEST(StoreOpen, ExplicitReadOnlyNeverWrites) {

@@ -73,7 +73,10 @@ class Statement {
 
 class Db {
   public:
-    enum class Mode { ReadOnly, ReadWrite, ReadWriteCreate };
+    // Snapshot: read-only without locks or -wal/-shm files (SQLite's
+    // immutable=1), for probing a file before trusting it and for stores in
+    // folders this user cannot write, where SQLite could not create them.
+    enum class Mode { ReadOnly, Snapshot, ReadWrite, ReadWriteCreate };
     Db(const std::string& path, Mode mode);
     Db(const Db&) = delete;
     Db& operator=(const Db&) = delete;
@@ -85,7 +88,7 @@ class Db {
     int changes() const { return sqlite3_changes(db_); }
     sqlite3* handle() const { return db_; }
     const std::string& path() const { return path_; }
-    bool readOnly() const { return mode_ == Mode::ReadOnly; }
+    bool readOnly() const { return mode_ == Mode::ReadOnly || mode_ == Mode::Snapshot; }
 
     // Converts an SQLite result code into a StoreError with a specific message.
     [[noreturn]] void fail(int rc, std::string_view context) const;

@@ -13,6 +13,7 @@ class StoreError : public std::runtime_error {
         NotSqlite,  // the file is not an SQLite database
         Foreign,    // an SQLite database that is not a Warpscope store
         Newer,      // written by a newer Warpscope (schema version above ours)
+        Damaged,    // a Warpscope store whose header or schema cannot be right
         ReadOnly,   // the file or its folder cannot be written
         Locked,     // another process holds a lock on it
         DiskFull,   // SQLITE_FULL while writing

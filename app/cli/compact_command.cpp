@@ -71,6 +71,9 @@ int cmdCompact(const std::vector<std::string>& argv) {
     std::string text = store->path() + ": rewrote " + std::to_string(result.chunksRewritten) +
                        " event chunks; " + formatBytes(result.bytesBefore) + " -> " +
                        formatBytes(result.bytesAfter);
+    if (!result.vacuumSkipped.empty())
+        text += " (free pages not returned to the file system: " + result.vacuumSkipped +
+                "; run compact again when it has finished)";
     if (reporting == ProgressMode::Json) emitMessage({progress::Kind::Done, text});
     std::cout << text << '\n';
     return 0;

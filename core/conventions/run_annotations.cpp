@@ -1,5 +1,6 @@
 #include "conventions/run_annotations.h"
 
+#include <cmath>
 #include <cstdlib>
 #include <map>
 #include <sstream>
@@ -15,7 +16,8 @@ std::optional<double> number(const std::string& text) {
     if (text.empty()) return std::nullopt;
     char* end = nullptr;
     double v = std::strtod(text.c_str(), &end);
-    if (end != text.c_str() + text.size()) return std::nullopt;
+    // nan, inf and out-of-range values (1e400) are not results a check can report.
+    if (end != text.c_str() + text.size() || !std::isfinite(v)) return std::nullopt;
     return v;
 }
 
@@ -55,7 +57,7 @@ std::optional<QualityRecord> parseQuality(const std::string& body, std::string& 
           Numeric{"tolerance", &q.tolerance}, Numeric{"passed", &passed}}) {
         auto v = number(fields[key]);
         if (!v) {
-            error = std::string("field '") + key + "' is missing or not a number";
+            error = std::string("field '") + key + "' is missing or not a finite number";
             return std::nullopt;
         }
         *out = *v;

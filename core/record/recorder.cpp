@@ -17,6 +17,7 @@
 #include "record/child_process.h"
 #include "record/nvml_sampler.h"
 #include "recording_session.h"
+#include "store/recording_intent.h"
 #include "store/store.h"
 #include "util/process_identity.h"
 
@@ -163,6 +164,10 @@ RecordOutcome Recorder::run() {
     std::unique_ptr<RecordingSession> session;
     CaptureServer server([&session] { return session->sink(); });
 
+    // Announced before the first write, so a compact of this store steps
+    // aside; beginRun then waits for the lock rather than failing.
+    RecordingIntent intent(request_.storePath);
+    store.setBusyTimeout(60'000);
     NewRun nr;
     nr.label = request_.label;
     nr.workload = request_.workload;

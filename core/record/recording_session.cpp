@@ -3,7 +3,9 @@
 #include <signal.h>
 #include <sys/wait.h>
 
+#include <cstdio>
 #include <cstring>
+#include <iostream>
 
 #include "conventions/run_conventions.h"
 
@@ -17,10 +19,24 @@ bool isKillSignal(int sig) {
     return sig == SIGKILL || sig == SIGTERM || sig == SIGINT || sig == SIGHUP || sig == SIGQUIT;
 }
 
+// Records held in memory while the store is locked: about 300 MB at most.
+constexpr std::size_t kMaxWaitingRecords = std::size_t{1} << 21;
+// How long the end of a recording waits for a store that stays locked.
+constexpr auto kFinalWait = std::chrono::minutes(10);
+
+bool isBlocking(const StoreError& e) {
+    return e.kind() == StoreError::Kind::Locked || e.kind() == StoreError::Kind::DiskFull;
+}
+
 }  // namespace
 
 RecordingSession::RecordingSession(Store& store, RunId run)
-    : store_(store), run_(run), writer_(store, run, 1 << 16) {}
+    : store_(store), run_(run), writer_(store, run, 1 << 16) {
+    writer_.keepRecordsWhenBlocked(kMaxWaitingRecords);
+    // Each periodic write waits this long for a lock, then tries again at the
+    // next flush; the program's output and frames are read in between.
+    store_.setBusyTimeout(200);
+}
 
 wire::Sink RecordingSession::sink() {
     wire::Sink s;
@@ -28,7 +44,7 @@ wire::Sink RecordingSession::sink() {
         ++progress.processes;
         if (!clockOffset_) {
             clockOffset_ = h.cuptiNs - h.unixNs;
-            store_.setProperty(run_, "cupti_clock_offset_ns", std::to_string(*clockOffset_));
+            pendingProperties_.emplace_back("cupti_clock_offset_ns", std::to_string(*clockOffset_));
             for (auto& sample : unplacedSamples_) {
                 sample.timeNs += *clockOffset_;
                 writer_.add(sample);
@@ -37,11 +53,11 @@ wire::Sink RecordingSession::sink() {
         }
     };
     s.device = [this](const DeviceInfo& reported) {
-        if (deviceStored_) return;
+        if (deviceSeen_) return;
         DeviceInfo d = reported;
         if (d.driverVersion.empty()) d.driverVersion = driverVersion;
-        store_.setDevice(run_, d);
-        deviceStored_ = true;
+        pendingDevice_ = d;
+        deviceSeen_ = true;
     };
     s.overhead = [this](const OverheadRecord& r) { writer_.add(r); };
     s.metric = [this](const KernelMetricRecord& r) {
@@ -86,15 +102,83 @@ void RecordingSession::addSamples(std::vector<SampleRecord> samples) {
     }
 }
 
-void RecordingSession::flush() {
-    writer_.flush();
-    if (!pendingLog.empty()) {
-        store_.appendLog(run_, pendingLog);
-        pendingLog.clear();
+// The run's own rows: log, dropped count, properties, device. False while
+// the store is locked or full (what was not written stays pending).
+bool RecordingSession::writeRunRows() {
+    try {
+        for (auto& line : writer_.takeProblems())
+            pendingLog += "[warpscope] " + line + "\n";
+        if (writer_.discarded() > discardedLogged_) {
+            droppedPending_ += writer_.discarded() - discardedLogged_;
+            discardedLogged_ = writer_.discarded();
+        }
+        if (!pendingLog.empty()) {
+            store_.appendLog(run_, pendingLog);
+            pendingLog.clear();
+        }
+        if (droppedPending_) {
+            store_.addDroppedRecords(run_, droppedPending_);
+            droppedPending_ = 0;
+        }
+        for (; !pendingProperties_.empty(); pendingProperties_.pop_back())
+            store_.setProperty(run_, pendingProperties_.back().first,
+                               pendingProperties_.back().second);
+        if (pendingDevice_) {
+            store_.setDevice(run_, *pendingDevice_);
+            pendingDevice_.reset();
+        }
+        return true;
+    } catch (const StoreError& e) {
+        if (!isBlocking(e)) throw;
+        noteBlocked(e.what());
+        return false;
     }
-    if (droppedPending_) {
-        store_.addDroppedRecords(run_, droppedPending_);
-        droppedPending_ = 0;
+}
+
+void RecordingSession::noteBlocked(const std::string& reason) {
+    if (blockedSince_) return;
+    blockedSince_ = std::chrono::steady_clock::now();
+    std::string line = "[warpscope] writing paused: " + reason +
+                       "; records wait in memory (up to " + std::to_string(kMaxWaitingRecords) +
+                       ", then newer ones are dropped and counted) and are written when the "
+                       "store can be written again\n";
+    pendingLog += line;
+    std::cerr << line;
+}
+
+void RecordingSession::flush() {
+    bool recordsWritten = writer_.tryFlush();
+    if (!recordsWritten) noteBlocked(store_.path() + ": the store is locked by another process");
+    if (!writeRunRows() || !recordsWritten) return;
+    if (blockedSince_) {
+        auto waited =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - *blockedSince_)
+                .count();
+        blockedSince_.reset();
+        char line[160];
+        std::snprintf(line, sizeof line,
+                      "[warpscope] writing resumed after %.1f s; %lld records were dropped so "
+                      "far\n",
+                      waited, static_cast<long long>(writer_.discarded()));
+        pendingLog += line;
+        std::cerr << line;
+        writeRunRows();
+    }
+}
+
+// The program has ended: wait (bounded) for a store that is still locked, so
+// a lock held by another process delays the end but costs nothing.
+void RecordingSession::finalFlush() {
+    const auto deadline = std::chrono::steady_clock::now() + kFinalWait;
+    store_.setBusyTimeout(1000);
+    for (;;) {
+        flush();
+        if (!blockedSince_ && writer_.pending() == 0) return;
+        if (std::chrono::steady_clock::now() > deadline) {
+            writer_.flush();  // throws the store's reason
+            writeRunRows();
+            return;
+        }
     }
 }
 
@@ -120,15 +204,23 @@ RecordOutcome RecordingSession::finish(int waitStatus, bool cancelled, std::int6
     if (replayed_.unplaced() > 0)
         pendingLog += "[warpscope] " + std::to_string(replayed_.unplaced()) +
                       " replayed kernels had no launch call to place them at\n";
-    flush();
+    finalFlush();
 
     auto conventions = applyNvtxConventions(store_, run_, writer_);
     for (const auto& e : conventions.errors)
         pendingLog += "[warpscope] ignored " + e + "\n";
     progress.tokens = conventions.tokens;
-    flush();
+    finalFlush();
 
-    store_.finishRun(run_, outcome.status, outcome.exitCode, outcome.signal);
+    const auto deadline = std::chrono::steady_clock::now() + kFinalWait;
+    for (;;) {
+        try {
+            store_.finishRun(run_, outcome.status, outcome.exitCode, outcome.signal);
+            break;
+        } catch (const StoreError& e) {
+            if (!isBlocking(e) || std::chrono::steady_clock::now() > deadline) throw;
+        }
+    }
     progress.elapsedNs = elapsedNs;
     progress.finished = true;
     outcome.totals = progress;

@@ -4,6 +4,7 @@
 // for their launches, and the run's log collects the program's output.
 #pragma once
 
+#include <chrono>
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,7 +25,9 @@ class RecordingSession {
     wire::Sink sink();
     // NVML samples, placed on the CUPTI clock once a process reported it.
     void addSamples(std::vector<SampleRecord> samples);
-    // Writes what is buffered, the pending log and dropped-record counts.
+    // Writes what is buffered, the pending log, properties, the device and
+    // dropped-record counts. A store locked by another process (or full) only
+    // delays this: records wait in memory, bounded, and the log says so.
     void flush();
 
     // After the program ended: places what still waits, applies the NVTX
@@ -36,12 +39,20 @@ class RecordingSession {
     std::string driverVersion;  // from NVML; CUDA reports only its API version
 
   private:
+    bool writeRunRows();
+    void noteBlocked(const std::string& reason);
+    void finalFlush();
+
     Store& store_;
     RunId run_;
     StoreWriter writer_;
     std::optional<std::int64_t> clockOffset_;  // CUPTI clock minus Unix time
     std::vector<SampleRecord> unplacedSamples_;
-    bool deviceStored_ = false;
+    std::optional<DeviceInfo> pendingDevice_;
+    bool deviceSeen_ = false;
+    std::vector<std::pair<std::string, std::string>> pendingProperties_;
+    std::optional<std::chrono::steady_clock::time_point> blockedSince_;
+    std::int64_t discardedLogged_ = 0;
     std::int64_t droppedPending_ = 0;
     ReplayedKernels replayed_;  // a counter pass's kernels, until they can be placed
 };

@@ -1,12 +1,14 @@
 #include "store/compact.h"
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
+#include "store/recording_intent.h"
 #include "store/store_error.h"
 
 namespace ws {
@@ -95,6 +97,47 @@ void refuseWhileRecording(Store& store) {
                          std::to_string(st.int64(0)) + "` if that recording is gone");
 }
 
+std::string liveRecording(Store& store) {
+    sql::Statement st(store.db(),
+                      "SELECT id FROM runs WHERE status = 'running' ORDER BY id LIMIT 1");
+    if (st.step()) return "run " + std::to_string(st.int64(0)) + " is being recorded";
+    if (recordingIntended(store.path())) return "a recording is starting";
+    return "";
+}
+
+// VACUUM holds the write lock for as long as it runs (minutes on a large
+// store); a recording that announces itself meanwhile interrupts it, which
+// rolls it back and leaves the file as it was.
+void vacuumUnlessARecordingWaits(Store& store, CompactResult& result) {
+    result.vacuumSkipped = liveRecording(store);
+    if (!result.vacuumSkipped.empty()) return;
+    struct Watch {
+        std::string path;
+        std::chrono::steady_clock::time_point nextCheck;
+        bool yielded = false;
+    } watch{store.path(), std::chrono::steady_clock::now(), false};
+    sqlite3_progress_handler(
+        store.db().handle(), 10000,
+        [](void* p) -> int {
+            auto& w = *static_cast<Watch*>(p);
+            auto now = std::chrono::steady_clock::now();
+            if (now < w.nextCheck) return 0;
+            w.nextCheck = now + std::chrono::milliseconds(50);
+            w.yielded = recordingIntended(w.path);
+            return w.yielded ? 1 : 0;
+        },
+        &watch);
+    try {
+        store.db().exec("VACUUM");
+    } catch (const StoreError&) {
+        sqlite3_progress_handler(store.db().handle(), 0, nullptr, nullptr);
+        if (!watch.yielded) throw;
+        result.vacuumSkipped = "a recording started";
+        return;
+    }
+    sqlite3_progress_handler(store.db().handle(), 0, nullptr, nullptr);
+}
+
 }  // namespace
 
 CompactResult compactStore(Store& store, codec::Format format, const CompactProgress& progress) {
@@ -118,6 +161,8 @@ CompactResult compactStore(Store& store, codec::Format format, const CompactProg
     sql::Statement update(db, "UPDATE event_chunks SET data = ?2, format = ?3 WHERE rowid = ?1");
     const auto total = static_cast<std::int64_t>(rows.size());
     for (std::size_t begin = 0; begin < rows.size(); begin += kChunksPerTransaction) {
+        // A batch holds the lock briefly; a recording waiting for it gets it
+        // between batches (SQLite's busy handler), so nothing more is needed.
         sql::Transaction tx(db);
         const std::size_t end = std::min(rows.size(), begin + kChunksPerTransaction);
         for (std::size_t i = begin; i < end; ++i) {
@@ -153,7 +198,7 @@ CompactResult compactStore(Store& store, codec::Format format, const CompactProg
         tx.commit();
         result.chunksRewritten = static_cast<std::int64_t>(end);
     }
-    db.exec("VACUUM");
+    vacuumUnlessARecordingWaits(store, result);
     result.bytesAfter = fileBytes(store);
     return result;
 }

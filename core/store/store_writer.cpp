@@ -1,7 +1,9 @@
 #include "store/store_writer.h"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
+#include <utility>
 
 #include "wire/event_codec.h"
 
@@ -97,53 +99,81 @@ StoreWriter::~StoreWriter() {
     }
 }
 
-void StoreWriter::maybeFlush() {
-    if (++pending_ >= batchSize_) flush();
+template <typename T>
+void StoreWriter::push(std::vector<T>& records, const T& r) {
+    if (blocked_ && pending_ >= maxPending_) {
+        ++discarded_;
+        return;
+    }
+    records.push_back(r);
+    // While blocked, the next try is the caller's periodic tryFlush().
+    if (++pending_ >= batchSize_ && !blocked_) tolerant_ ? (void)tryFlush() : flush();
 }
 
 void StoreWriter::add(const KernelRecord& r) {
-    kernels_.push_back(r);
-    maybeFlush();
+    push(kernels_, r);
 }
 void StoreWriter::add(const MemcpyRecord& r) {
-    memcpys_.push_back(r);
-    maybeFlush();
+    push(memcpys_, r);
 }
 void StoreWriter::add(const MemsetRecord& r) {
-    memsets_.push_back(r);
-    maybeFlush();
+    push(memsets_, r);
 }
 void StoreWriter::add(const ApiCallRecord& r) {
-    apiCalls_.push_back(r);
-    maybeFlush();
+    push(apiCalls_, r);
 }
 void StoreWriter::add(const RangeRecord& r) {
-    ranges_.push_back(r);
-    maybeFlush();
+    push(ranges_, r);
 }
 void StoreWriter::add(const RequestRecord& r) {
-    requests_.push_back(r);
-    maybeFlush();
+    push(requests_, r);
 }
 void StoreWriter::add(const TokenRecord& r) {
-    tokens_.push_back(r);
-    maybeFlush();
+    push(tokens_, r);
 }
 void StoreWriter::add(const SampleRecord& r) {
-    samples_.push_back(r);
-    maybeFlush();
+    push(samples_, r);
 }
 void StoreWriter::add(const OverheadRecord& r) {
-    overheads_.push_back(r);
-    maybeFlush();
+    push(overheads_, r);
 }
 void StoreWriter::add(const KernelMetricRecord& r) {
-    metrics_.push_back(r);
-    maybeFlush();
+    // A ratio metric over a zero denominator is NaN: no value, nothing stored.
+    if (!std::isfinite(r.value)) {
+        ++discarded_;
+        return;
+    }
+    push(metrics_, r);
 }
 void StoreWriter::add(const QualityRecord& r) {
-    quality_.push_back(r);
-    maybeFlush();
+    if (!std::isfinite(r.tokenAgreement) || !std::isfinite(r.maxLogitError) ||
+        !std::isfinite(r.tolerance)) {
+        ++discarded_;
+        problems_.push_back("quality check '" + r.check + "' not stored: a value is not finite");
+        return;
+    }
+    push(quality_, r);
+}
+
+void StoreWriter::keepRecordsWhenBlocked(std::size_t maxPending) {
+    tolerant_ = true;
+    maxPending_ = std::max(maxPending, batchSize_);
+}
+
+std::vector<std::string> StoreWriter::takeProblems() {
+    return std::exchange(problems_, {});
+}
+
+bool StoreWriter::tryFlush() {
+    try {
+        flush();
+    } catch (const StoreError& e) {
+        if (e.kind() != StoreError::Kind::Locked && e.kind() != StoreError::Kind::DiskFull) throw;
+        blocked_ = true;
+        return false;
+    }
+    blocked_ = false;
+    return true;
 }
 
 std::int64_t StoreWriter::intern(std::string_view text) {
@@ -163,6 +193,7 @@ void StoreWriter::flush() {
     if (pending_ == 0) return;
     if (!st_) st_ = std::make_unique<Statements>(store_.db());
     internedThisBatch_.clear();
+    rejectedThisBatch_ = 0;
     try {
         sql::Transaction tx(store_.db());
         writePending();
@@ -173,7 +204,11 @@ void StoreWriter::flush() {
             strings_.erase(s);
         throw;
     }
-    written_ += static_cast<std::int64_t>(pending_);
+    written_ += static_cast<std::int64_t>(pending_ - rejectedThisBatch_);
+    clearPending();
+}
+
+void StoreWriter::clearPending() {
     pending_ = 0;
     kernels_.clear();
     memcpys_.clear();
@@ -247,63 +282,101 @@ void StoreWriter::writeChunks(const std::vector<T>& records) {
     }
 }
 
+// In a recording (keepRecordsWhenBlocked) each kind is written under its own
+// savepoint, so one kind the store rejects costs only that kind's records.
+template <typename Write>
+void StoreWriter::writeKind(const char* kind, std::size_t count, Write write) {
+    if (count == 0) return;
+    if (!tolerant_) return write();
+    auto& db = store_.db();
+    const auto internedBefore = internedThisBatch_.size();
+    db.exec("SAVEPOINT record_kind");
+    try {
+        write();
+        db.exec("RELEASE record_kind");
+    } catch (const StoreError& e) {
+        if (e.kind() == StoreError::Kind::Locked || e.kind() == StoreError::Kind::DiskFull) throw;
+        db.exec("ROLLBACK TO record_kind");
+        db.exec("RELEASE record_kind");
+        for (auto i = internedBefore; i < internedThisBatch_.size(); ++i)
+            strings_.erase(internedThisBatch_[i]);
+        internedThisBatch_.resize(internedBefore);
+        discarded_ += static_cast<std::int64_t>(count);
+        rejectedThisBatch_ += count;
+        problems_.push_back(std::to_string(count) + " " + kind +
+                            " records not stored: " + e.what());
+    }
+}
+
 void StoreWriter::writePending() {
     auto& s = *st_;
     const RunId run = run_;
-    writeChunks(kernels_);
-    writeChunks(memcpys_);
-    writeChunks(memsets_);
-    writeChunks(apiCalls_);
-    writeChunks(ranges_);
-    s.request.insertAll(requests_, [&](sql::Statement& st, int i, const RequestRecord& r) {
-        st.bind(i, run);
-        st.bind(i + 1, r.requestId);
-        st.bind(i + 2, r.startNs);
-        st.bind(i + 3, r.endNs);
-        st.bind(i + 4, r.promptTokens);
-        st.bind(i + 5, r.outputTokens);
-        st.bind(i + 6, r.success);
+    writeKind("kernel", kernels_.size(), [&] { writeChunks(kernels_); });
+    writeKind("memcpy", memcpys_.size(), [&] { writeChunks(memcpys_); });
+    writeKind("memset", memsets_.size(), [&] { writeChunks(memsets_); });
+    writeKind("API call", apiCalls_.size(), [&] { writeChunks(apiCalls_); });
+    writeKind("range", ranges_.size(), [&] { writeChunks(ranges_); });
+    writeKind("request", requests_.size(), [&] {
+        s.request.insertAll(requests_, [&](sql::Statement& st, int i, const RequestRecord& r) {
+            st.bind(i, run);
+            st.bind(i + 1, r.requestId);
+            st.bind(i + 2, r.startNs);
+            st.bind(i + 3, r.endNs);
+            st.bind(i + 4, r.promptTokens);
+            st.bind(i + 5, r.outputTokens);
+            st.bind(i + 6, r.success);
+        });
     });
-    s.token.insertAll(tokens_, [&](sql::Statement& st, int i, const TokenRecord& r) {
-        st.bind(i, run);
-        st.bind(i + 1, r.requestId);
-        st.bind(i + 2, r.index);
-        st.bind(i + 3, r.timeNs);
+    writeKind("token", tokens_.size(), [&] {
+        s.token.insertAll(tokens_, [&](sql::Statement& st, int i, const TokenRecord& r) {
+            st.bind(i, run);
+            st.bind(i + 1, r.requestId);
+            st.bind(i + 2, r.index);
+            st.bind(i + 3, r.timeNs);
+        });
     });
-    s.sample.insertAll(samples_, [&](sql::Statement& st, int i, const SampleRecord& r) {
-        st.bind(i, run);
-        st.bind(i + 1, r.timeNs);
-        st.bind(i + 2, r.deviceIndex);
-        st.bind(i + 3, r.powerW);
-        st.bind(i + 4, r.smClockMhz);
-        st.bind(i + 5, r.memClockMhz);
-        st.bind(i + 6, r.temperatureC);
-        st.bind(i + 7, r.memoryUsedBytes);
-        st.bind(i + 8, r.gpuUtilPercent);
-        st.bind(i + 9, r.memUtilPercent);
-        st.bind(i + 10, r.energyJ);
-        st.bind(i + 11, r.clockEventReasons);
+    writeKind("device sample", samples_.size(), [&] {
+        s.sample.insertAll(samples_, [&](sql::Statement& st, int i, const SampleRecord& r) {
+            st.bind(i, run);
+            st.bind(i + 1, r.timeNs);
+            st.bind(i + 2, r.deviceIndex);
+            st.bind(i + 3, r.powerW);
+            st.bind(i + 4, r.smClockMhz);
+            st.bind(i + 5, r.memClockMhz);
+            st.bind(i + 6, r.temperatureC);
+            st.bind(i + 7, r.memoryUsedBytes);
+            st.bind(i + 8, r.gpuUtilPercent);
+            st.bind(i + 9, r.memUtilPercent);
+            st.bind(i + 10, r.energyJ);
+            st.bind(i + 11, r.clockEventReasons);
+        });
     });
-    s.overhead.insertAll(overheads_, [&](sql::Statement& st, int i, const OverheadRecord& r) {
-        st.bind(i, run);
-        st.bind(i + 1, r.startNs);
-        st.bind(i + 2, r.endNs);
-        st.bind(i + 3, r.kind);
+    writeKind("overhead", overheads_.size(), [&] {
+        s.overhead.insertAll(overheads_, [&](sql::Statement& st, int i, const OverheadRecord& r) {
+            st.bind(i, run);
+            st.bind(i + 1, r.startNs);
+            st.bind(i + 2, r.endNs);
+            st.bind(i + 3, r.kind);
+        });
     });
-    s.metric.insertAll(metrics_, [&](sql::Statement& st, int i, const KernelMetricRecord& r) {
-        st.bind(i, run);
-        st.bind(i + 1, r.correlationId);
-        st.bind(i + 2, intern(r.metric));
-        st.bind(i + 3, r.value);
+    writeKind("kernel metric", metrics_.size(), [&] {
+        s.metric.insertAll(metrics_, [&](sql::Statement& st, int i, const KernelMetricRecord& r) {
+            st.bind(i, run);
+            st.bind(i + 1, r.correlationId);
+            st.bind(i + 2, intern(r.metric));
+            st.bind(i + 3, r.value);
+        });
     });
-    s.quality.insertAll(quality_, [&](sql::Statement& st, int i, const QualityRecord& r) {
-        st.bind(i, run);
-        st.bind(i + 1, r.check);
-        st.bind(i + 2, r.referenceVariant);
-        st.bind(i + 3, r.tokenAgreement);
-        st.bind(i + 4, r.maxLogitError);
-        st.bind(i + 5, r.tolerance);
-        st.bind(i + 6, r.passed);
+    writeKind("quality", quality_.size(), [&] {
+        s.quality.insertAll(quality_, [&](sql::Statement& st, int i, const QualityRecord& r) {
+            st.bind(i, run);
+            st.bind(i + 1, r.check);
+            st.bind(i + 2, r.referenceVariant);
+            st.bind(i + 3, r.tokenAgreement);
+            st.bind(i + 4, r.maxLogitError);
+            st.bind(i + 5, r.tolerance);
+            st.bind(i + 6, r.passed);
+        });
     });
     s.heartbeat.bind(1, run);
     s.heartbeat.bind(2, unixNowNs());

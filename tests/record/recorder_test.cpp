@@ -4,6 +4,7 @@
 #include <sqlite3.h>
 #include <sys/stat.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdlib>
 #include <thread>
@@ -203,6 +204,54 @@ TEST_F(RecorderTest, AStoreErrorKillsAndReapsTheProgramAndMarksTheRunFailed) {
     auto log = runLog(store, runs[0].id);
     EXPECT_NE(log.find("recording stopped, the program was killed"), std::string::npos) << log;
     EXPECT_NE(log.find("injected store failure"), std::string::npos) << log;
+}
+
+bool runStarted(sqlite3* db) {
+    sqlite3_stmt* st = nullptr;
+    bool found = false;
+    if (sqlite3_prepare_v2(db, "SELECT count(*) FROM runs", -1, &st, nullptr) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW)
+        found = sqlite3_column_int(st, 0) > 0;
+    sqlite3_finalize(st);
+    return found;
+}
+
+TEST_F(RecorderTest, AStoreLockedLongerThanTheBusyTimeoutOnlyDelaysTheRecording) {
+    // Another process holds the write lock for 6 s (past the 5 s after which
+    // a recording used to be abandoned) while the program runs and prints.
+    { Store create(dir.file("runs.wsdb")); }
+    std::atomic<bool> locked{false};
+    std::thread holder([&] {
+        sqlite3* db = nullptr;
+        sqlite3_open(dir.file("runs.wsdb").c_str(), &db);
+        sqlite3_busy_timeout(db, 5000);
+        // Taken once the run has begun, while the program runs.
+        for (int i = 0; i < 500 && !runStarted(db); ++i)
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        if (sqlite3_exec(db, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr) == SQLITE_OK) {
+            locked = true;
+            std::this_thread::sleep_for(std::chrono::seconds(6));
+            sqlite3_exec(db, "COMMIT", nullptr, nullptr, nullptr);
+        }
+        sqlite3_close(db);
+    });
+    auto req = request({"/bin/sh", "-c",
+                        "sleep 0.5; i=0; while [ $i -lt 20 ]; do echo line$i; sleep 0.1; "
+                        "i=$((i+1)); done"});
+    req.flushIntervalMs = 50;
+    Recorder rec(req);
+    auto outcome = rec.run();
+    holder.join();
+    ASSERT_TRUE(locked.load());
+    EXPECT_EQ(outcome.status, RunStatus::Ok);
+    Store store(dir.file("runs.wsdb"));
+    auto run = requireRun(store, outcome.run);
+    EXPECT_EQ(run.status, RunStatus::Ok);
+    auto log = runLog(store, outcome.run);
+    EXPECT_NE(log.find("line0\n"), std::string::npos) << log;
+    EXPECT_NE(log.find("line19\n"), std::string::npos) << log;
+    EXPECT_NE(log.find("writing paused"), std::string::npos) << log;
+    EXPECT_NE(log.find("writing resumed"), std::string::npos) << log;
 }
 
 TEST(ChildProcess, DestroyingAnUnreapedChildKillsAndReapsIt) {

@@ -39,8 +39,24 @@ TEST(RunAnnotations, QualityRoundTripsAndMalformedMarksAreNamed) {
     EXPECT_DOUBLE_EQ(a.quality[0].maxLogitError, 0.0123);
     EXPECT_TRUE(a.quality[0].passed);
     ASSERT_EQ(a.errors.size(), 2u);
-    EXPECT_NE(a.errors[0].find("field 'agreement' is missing or not a number"), std::string::npos);
+    EXPECT_NE(a.errors[0].find("field 'agreement' is missing or not a finite number"),
+              std::string::npos);
     EXPECT_NE(a.errors[1].find("expected ws.property:<key>=<value>"), std::string::npos);
+}
+
+TEST(RunAnnotations, QualityValuesThatAreNotFiniteAreRefusedByName) {
+    // agreement=nan once reached the store and violated NOT NULL at flush.
+    auto a = parseRunAnnotations(
+        {mark(
+             "ws.quality:greedy;ref=fp32;agreement=nan;max_logit_error=0.1;tolerance=0.5;passed=1"),
+         mark("ws.quality:greedy;ref=fp32;agreement=1;max_logit_error=inf;tolerance=0.5;passed=1"),
+         mark("ws.quality:greedy;ref=fp32;agreement=1;max_logit_error=1e400;tolerance=0.5;"
+              "passed=1")});
+    EXPECT_TRUE(a.quality.empty());
+    ASSERT_EQ(a.errors.size(), 3u);
+    EXPECT_NE(a.errors[0].find("'agreement'"), std::string::npos) << a.errors[0];
+    EXPECT_NE(a.errors[1].find("'max_logit_error'"), std::string::npos) << a.errors[1];
+    EXPECT_NE(a.errors[2].find("'max_logit_error'"), std::string::npos) << a.errors[2];
 }
 
 }  // namespace

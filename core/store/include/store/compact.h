@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <string>
 
 #include "store/store.h"
 #include "wire/event_codec.h"
@@ -16,6 +17,9 @@ struct CompactResult {
     std::int64_t bytesBefore = 0;      // the store file, with its write-ahead log folded in
     std::int64_t bytesAfter = 0;
     bool cancelled = false;
+    // Set when the file was not vacuumed because a recording started or was
+    // about to (compact yields to recordings); the rewritten chunks are kept.
+    std::string vacuumSkipped;
 };
 
 // Called after each rewritten chunk with (done, total); returning false cancels:
@@ -24,6 +28,8 @@ struct CompactResult {
 using CompactProgress = std::function<bool(std::int64_t done, std::int64_t total)>;
 
 // Refused (StoreError) on a read-only store and while a run is being recorded.
+// A recording that starts meanwhile is given the store: the rewriting yields
+// between batches, and VACUUM is skipped or interrupted (the file unchanged).
 CompactResult compactStore(Store& store, codec::Format format = codec::kWriteFormat,
                            const CompactProgress& progress = {});
 

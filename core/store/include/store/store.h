@@ -54,6 +54,9 @@ class Store {
     void setDevice(RunId id, const DeviceInfo& device);
     void deleteRun(RunId id);
 
+    // How long a write waits for another process's lock before StoreError(Locked).
+    void setBusyTimeout(int ms) { sqlite3_busy_timeout(db_->handle(), ms); }
+
     sql::Db& db() { return *db_; }
     // Throws StoreError(ReadOnly) with a message naming the store.
     void requireWritable(std::string_view action) const;

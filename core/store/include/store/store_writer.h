@@ -40,6 +40,23 @@ class StoreWriter {
     // Writes everything pending in one transaction. On failure (disk full, lock)
     // nothing of the batch is written and the records stay pending.
     void flush();
+
+    // For recordings, which must not end because another process holds the
+    // store's lock for a while: a locked or full store only delays writes.
+    // Records wait in memory up to `maxPending`; beyond it they are discarded
+    // and counted. A record kind the store rejects is discarded alone (the
+    // other kinds of the batch are written) and said in problems().
+    void keepRecordsWhenBlocked(std::size_t maxPending);
+    // flush() for that mode: false when the store was locked or full and the
+    // records stay pending; any other store error still throws.
+    bool tryFlush();
+    bool blocked() const { return blocked_; }
+    // Records not stored: over the limit while blocked, rejected by the store,
+    // or a metric/quality value that is not a finite number.
+    std::int64_t discarded() const { return discarded_; }
+    // What went wrong since the last call, one line each, for the run's log.
+    std::vector<std::string> takeProblems();
+
     std::size_t pending() const { return pending_; }
     std::int64_t written() const { return written_; }
     RunId run() const { return run_; }
@@ -48,8 +65,12 @@ class StoreWriter {
     struct Table;
     struct Statements;
     std::int64_t intern(std::string_view text);
-    void maybeFlush();
+    template <typename T>
+    void push(std::vector<T>& records, const T& r);
     void writePending();
+    template <typename Write>
+    void writeKind(const char* kind, std::size_t count, Write write);
+    void clearPending();
     template <typename T>
     void writeChunks(const std::vector<T>& records);
 
@@ -58,6 +79,12 @@ class StoreWriter {
     std::size_t batchSize_;
     std::size_t pending_ = 0;
     std::int64_t written_ = 0;
+    bool tolerant_ = false;  // keepRecordsWhenBlocked()
+    std::size_t maxPending_ = 0;
+    bool blocked_ = false;
+    std::int64_t discarded_ = 0;
+    std::size_t rejectedThisBatch_ = 0;
+    std::vector<std::string> problems_;
 
     std::vector<KernelRecord> kernels_;
     std::vector<MemcpyRecord> memcpys_;

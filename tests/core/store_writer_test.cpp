@@ -1,0 +1,168 @@
+// The writer's recording mode: a store locked by another process only delays
+// writes, memory stays bounded, and one record kind the store rejects (or a
+// value that is not a number) costs only those records.
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include <cmath>
+#include <limits>
+
+#include "store/compact.h"
+#include "store/recording_intent.h"
+#include "store/run_queries.h"
+#include "store/store.h"
+#include "store/store_writer.h"
+#include "support/temp_dir.h"
+
+namespace ws {
+namespace {
+
+using testing::TempDir;
+
+// Another process's write transaction on the store, held until destroyed.
+class ForeignLock {
+  public:
+    explicit ForeignLock(const std::string& path) {
+        EXPECT_EQ(sqlite3_open(path.c_str(), &db_), SQLITE_OK);
+        EXPECT_EQ(sqlite3_exec(db_, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr), SQLITE_OK);
+    }
+    ~ForeignLock() {
+        sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+        sqlite3_close(db_);
+    }
+
+  private:
+    sqlite3* db_ = nullptr;
+};
+
+KernelRecord kernel(std::int64_t start) {
+    KernelRecord k;
+    k.startNs = start;
+    k.endNs = start + 10;
+    k.correlationId = static_cast<std::uint32_t>(start);
+    k.name = "gemm";
+    return k;
+}
+
+struct Fixture {
+    TempDir dir;
+    std::string path = dir.file("runs.wsdb");
+    Store store{path};
+    RunId run = store.beginRun({});
+};
+
+TEST(StoreWriterRecording, ALockedStoreOnlyDelaysWrites) {
+    Fixture f;
+    f.store.setBusyTimeout(20);
+    StoreWriter writer(f.store, f.run, 100);
+    writer.keepRecordsWhenBlocked(10'000);
+    {
+        ForeignLock lock(f.path);
+        for (int i = 0; i < 1000; ++i)  // ten batches' worth: none may throw
+            writer.add(kernel(i));
+        EXPECT_TRUE(writer.blocked());
+        EXPECT_FALSE(writer.tryFlush());
+        EXPECT_EQ(writer.pending(), 1000u);
+    }
+    EXPECT_TRUE(writer.tryFlush());
+    EXPECT_FALSE(writer.blocked());
+    EXPECT_EQ(kernelsIn(f.store, f.run).size(), 1000u);
+    EXPECT_EQ(writer.discarded(), 0);
+}
+
+TEST(StoreWriterRecording, WhileBlockedMemoryIsBoundedAndTheExcessCounted) {
+    Fixture f;
+    f.store.setBusyTimeout(20);
+    StoreWriter writer(f.store, f.run, 100);
+    writer.keepRecordsWhenBlocked(500);
+    {
+        ForeignLock lock(f.path);
+        for (int i = 0; i < 2000; ++i)
+            writer.add(kernel(i));
+        EXPECT_EQ(writer.pending(), 500u);
+    }
+    EXPECT_TRUE(writer.tryFlush());
+    EXPECT_EQ(kernelsIn(f.store, f.run).size(), 500u);
+    EXPECT_EQ(writer.discarded(), 1500);
+}
+
+TEST(StoreWriterRecording, AKindTheStoreRejectsCostsOnlyThatKind) {
+    Fixture f;
+    f.store.db().exec(
+        "CREATE TRIGGER refuse BEFORE INSERT ON overheads BEGIN SELECT RAISE(ABORT, 'injected "
+        "rejection'); END");
+    StoreWriter writer(f.store, f.run);
+    writer.keepRecordsWhenBlocked(10'000);
+    writer.add(kernel(1));
+    writer.add(OverheadRecord{0, 5, "flush"});
+    EXPECT_TRUE(writer.tryFlush());
+    EXPECT_EQ(kernelsIn(f.store, f.run).size(), 1u);
+    EXPECT_EQ(writer.discarded(), 1);
+    auto problems = writer.takeProblems();
+    ASSERT_EQ(problems.size(), 1u);
+    EXPECT_NE(problems[0].find("1 overhead records not stored"), std::string::npos) << problems[0];
+    EXPECT_NE(problems[0].find("injected rejection"), std::string::npos) << problems[0];
+    writer.add(kernel(2));  // the string cache survived the rolled-back savepoint
+    EXPECT_TRUE(writer.tryFlush());
+    EXPECT_EQ(kernelsIn(f.store, f.run).size(), 2u);
+}
+
+TEST(StoreWriterRecording, OutsideRecordingModeAStoreErrorStillThrows) {
+    Fixture f;
+    f.store.setBusyTimeout(20);
+    StoreWriter writer(f.store, f.run);
+    writer.add(kernel(1));
+    ForeignLock lock(f.path);
+    EXPECT_THROW(writer.flush(), StoreError);
+    EXPECT_EQ(writer.pending(), 1u);
+}
+
+TEST(StoreWriter, MetricAndQualityValuesThatAreNotNumbersAreNotStored) {
+    // A NaN once violated NOT NULL at flush and abandoned the recording.
+    Fixture f;
+    StoreWriter writer(f.store, f.run);
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    writer.add(KernelMetricRecord{7, "sm__throughput.avg.pct_of_peak_sustained_elapsed", nan});
+    writer.add(KernelMetricRecord{7, "dram__bytes.sum", 1024.0});
+    writer.add(KernelMetricRecord{7, "inf", std::numeric_limits<double>::infinity()});
+    QualityRecord q;
+    q.check = "greedy";
+    q.tokenAgreement = nan;
+    writer.add(q);
+    writer.add(kernel(1));
+    writer.flush();
+    auto metrics = kernelMetricsOf(f.store, f.run);
+    ASSERT_EQ(metrics.size(), 1u);
+    EXPECT_EQ(metrics[0].metric, "dram__bytes.sum");
+    EXPECT_TRUE(qualityOf(f.store, f.run).empty());
+    EXPECT_EQ(kernelsIn(f.store, f.run).size(), 1u);
+    EXPECT_EQ(writer.discarded(), 3);
+}
+
+TEST(StoreCompactYields, VacuumIsSkippedWhileARecordingAnnouncesItself) {
+    Fixture f;
+    f.store.finishRun(f.run, RunStatus::Ok);
+    {
+        StoreWriter writer(f.store, f.run);
+        for (int i = 0; i < 100; ++i)
+            writer.add(kernel(i));
+    }
+    RecordingIntent recording(f.path);
+    EXPECT_TRUE(recordingIntended(f.path));
+    auto result = compactStore(f.store);
+    EXPECT_NE(result.vacuumSkipped.find("recording"), std::string::npos) << result.vacuumSkipped;
+    EXPECT_EQ(kernelsIn(f.store, f.run).size(), 100u);
+}
+
+TEST(StoreCompactYields, WithoutARecordingTheStoreIsVacuumed) {
+    Fixture f;
+    f.store.finishRun(f.run, RunStatus::Ok);
+    EXPECT_FALSE(recordingIntended(f.path));
+    { RecordingIntent ended(f.path); }
+    EXPECT_FALSE(recordingIntended(f.path));
+    auto result = compactStore(f.store);
+    EXPECT_EQ(result.vacuumSkipped, "");
+}
+
+}  // namespace
+}  // namespace ws

@@ -17,28 +17,28 @@ void importError(const std::string& path, const std::string& field, const std::s
 ImportedRun storeImportedRun(Store& store, const NewRun& run,
                              const std::function<void(RunId, StoreWriter&)>& fill,
                              std::int64_t endedAtNs) {
+    // One transaction: a failure, a full disk or kill -9 at any point leaves
+    // no run, no half-written records and no orphan workload or device rows.
+    store.requireWritable("import a run");
+    sql::Transaction tx(store.db());
     RunId id = store.beginRun(run);
-    try {
-        ImportedRun out{id, 0, 0, 0};
-        StoreWriter writer(store, id);
-        fill(id, writer);
-        writer.flush();
-        auto conventions = applyNvtxConventions(store, id, writer);
-        writer.flush();
-        out.records = writer.written();
-        out.requests = conventions.requests;
-        out.tokens = conventions.tokens;
-        if (endedAtNs == 0) {
-            auto agg = runAggregates(store, id);
-            std::int64_t span = agg.firstNs && agg.lastNs ? *agg.lastNs - *agg.firstNs : 0;
-            endedAtNs = requireRun(store, id).startedAtNs + span;
-        }
-        store.finishRun(id, RunStatus::Ok, std::nullopt, std::nullopt, endedAtNs);
-        return out;
-    } catch (...) {
-        store.deleteRun(id);
-        throw;
+    ImportedRun out{id, 0, 0, 0};
+    StoreWriter writer(store, id);
+    fill(id, writer);
+    writer.flush();
+    auto conventions = applyNvtxConventions(store, id, writer);
+    writer.flush();
+    out.records = writer.written();
+    out.requests = conventions.requests;
+    out.tokens = conventions.tokens;
+    if (endedAtNs == 0) {
+        auto agg = runAggregates(store, id);
+        std::int64_t span = agg.firstNs && agg.lastNs ? *agg.lastNs - *agg.firstNs : 0;
+        endedAtNs = requireRun(store, id).startedAtNs + span;
     }
+    store.finishRun(id, RunStatus::Ok, std::nullopt, std::nullopt, endedAtNs);
+    tx.commit();
+    return out;
 }
 
 }  // namespace ws

@@ -4,9 +4,12 @@
 #include <cctype>
 #include <cmath>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 
+#include "model/value_limits.h"
 #include "store/run_queries.h"
 #include "store/store.h"
 #include "store/store_writer.h"
@@ -26,18 +29,35 @@ std::string where(std::size_t index, const Json& e) {
     return "traceEvents[" + std::to_string(index) + "]" + (name.empty() ? "" : " (" + name + ")");
 }
 
-// A numeric argument, or `fallback` when missing or not a number.
+// A string field, or "" when missing or of another type (nlohmann's value()
+// throws a bare type_error then, naming neither file nor field).
+std::string textOf(const Json& object, const char* key) {
+    auto it = object.find(key);
+    return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+// A JSON number as a 64-bit integer, when it is one that fits (a float such
+// as 1e30 converted without this check is undefined behaviour).
+std::optional<std::int64_t> integer(const Json& v) {
+    if (v.is_number_integer()) return v.get<std::int64_t>();
+    if (!v.is_number()) return std::nullopt;
+    long double x = v.get<long double>();
+    if (!(x >= -9.2e18L && x <= 9.2e18L)) return std::nullopt;
+    return static_cast<std::int64_t>(x);
+}
+
+// A numeric argument, or `fallback` when missing, not a number or too large.
 std::int64_t intArg(const Json& args, const char* key, std::int64_t fallback = 0) {
     auto it = args.find(key);
-    if (it == args.end() || !it->is_number()) return fallback;
-    return static_cast<std::int64_t>(it->get<long double>());
+    if (it == args.end()) return fallback;
+    return integer(*it).value_or(fallback);
 }
 
 // pid / tid are numbers, or strings such as "stream 7" on GPU lanes.
 std::uint32_t idOf(const Json& e, const char* key) {
     auto it = e.find(key);
     if (it == e.end()) return 0;
-    if (it->is_number()) return static_cast<std::uint32_t>(it->get<std::int64_t>());
+    if (it->is_number()) return static_cast<std::uint32_t>(integer(*it).value_or(0));
     if (it->is_string()) {
         auto s = it->get<std::string>();
         auto digits = s.find_first_of("0123456789");
@@ -48,12 +68,27 @@ std::uint32_t idOf(const Json& e, const char* key) {
     return 0;
 }
 
-void dims(const Json& args, const char* key, std::int32_t& x, std::int32_t& y, std::int32_t& z) {
+void dims(const std::string& path, const std::string& where, const Json& args, const char* key,
+          std::int32_t& x, std::int32_t& y, std::int32_t& z) {
     auto it = args.find(key);
     if (it == args.end() || !it->is_array() || it->size() != 3) return;
-    x = (*it)[0].get<std::int32_t>();
-    y = (*it)[1].get<std::int32_t>();
-    z = (*it)[2].get<std::int32_t>();
+    std::int32_t* out[] = {&x, &y, &z};
+    for (int i = 0; i < 3; ++i) {
+        auto v = integer((*it)[static_cast<std::size_t>(i)]);
+        if (!v || *v < 0 || *v > std::numeric_limits<std::int32_t>::max())
+            importError(path, where + ".args." + key + "[" + std::to_string(i) + "]",
+                        "not a count of blocks or threads");
+        *out[i] = static_cast<std::int32_t>(*v);
+    }
+}
+
+std::int64_t checkedBytes(const std::string& path, const std::string& where, const Json& args) {
+    auto it = args.find("bytes");
+    if (it == args.end()) return 0;
+    auto bytes = integer(*it);
+    if (!bytes || limits::bytesProblem(*bytes))
+        importError(path, where + ".args.bytes", "negative, over 1 PiB or not a number");
+    return *bytes;
 }
 
 // "Memcpy HtoD (Pageable -> Device)" → kind and both memory kinds.
@@ -78,7 +113,8 @@ void parseMemcpyName(const std::string& name, MemcpyRecord& r) {
     r.dstKind = memoryKind(name.substr(arrow + 4, close - arrow - 4));
 }
 
-std::optional<DeviceInfo> deviceOf(const Json& doc, std::uint32_t deviceId) {
+std::optional<DeviceInfo> deviceOf(const std::string& path, const Json& doc,
+                                   std::uint32_t deviceId) {
     auto it = doc.find("deviceProperties");
     if (it == doc.end() || !it->is_array() || it->empty()) return std::nullopt;
     const Json* chosen = &(*it)[0];
@@ -87,13 +123,16 @@ std::optional<DeviceInfo> deviceOf(const Json& doc, std::uint32_t deviceId) {
     const Json& p = *chosen;
     if (!p.is_object()) return std::nullopt;
     DeviceInfo d;
-    d.name = p.value("name", std::string());
+    d.name = textOf(p, "name");
     d.ccMajor = static_cast<int>(intArg(p, "computeMajor"));
     d.ccMinor = static_cast<int>(intArg(p, "computeMinor"));
     d.smCount = static_cast<int>(intArg(p, "numSms"));
     d.memoryBytes = intArg(p, "totalGlobalMem");
     d.maxThreadsPerBlock = static_cast<int>(intArg(p, "maxThreadsPerBlock"));
     d.warpSize = static_cast<int>(intArg(p, "warpSize", 32));
+    if (d.warpSize <= 0 || d.warpSize > 1024)
+        importError(path, "deviceProperties.warpSize",
+                    std::to_string(d.warpSize) + " is not a warp size");
     d.maxWarpsPerSm = static_cast<int>(intArg(p, "maxThreadsPerMultiprocessor") / d.warpSize);
     d.regsPerBlock = static_cast<int>(intArg(p, "regsPerBlock"));
     d.regsPerSm = static_cast<int>(intArg(p, "regsPerMultiprocessor"));
@@ -132,18 +171,21 @@ Converted convert(const std::string& path, const Json& events) {
         const Json& e = events[i];
         if (!e.is_object())
             importError(path, "traceEvents[" + std::to_string(i) + "]", "not an object");
-        if (e.value("ph", std::string()) != "X") continue;  // flows, counters, metadata
-        std::string cat = e.value("cat", std::string());
+        if (textOf(e, "ph") != "X") continue;  // flows, counters, metadata
+        std::string cat = textOf(e, "cat");
         if (!e.contains("ts") || !e["ts"].is_number())
             importError(path, where(i, e) + ".ts", "missing or not a number");
         if (!e.contains("dur") || !e["dur"].is_number())
             importError(path, where(i, e) + ".dur", "missing or not a number");
-        std::int64_t start = std::llround(e["ts"].get<long double>() * 1000.0L);
-        std::int64_t end = start + std::llround(e["dur"].get<long double>() * 1000.0L);
-        if (end < start) importError(path, where(i, e) + ".dur", "negative");
+        auto ts = limits::toNs(e["ts"].get<long double>(), 1000.0L, 0, limits::kLatestTimeNs);
+        if (!ts)
+            importError(path, where(i, e) + ".ts", "negative, past the year 2100 or not finite");
+        auto dur = limits::toNs(e["dur"].get<long double>(), 1000.0L, 0, limits::kLongestSpanNs);
+        if (!dur) importError(path, where(i, e) + ".dur", "negative, over a year or not finite");
+        std::int64_t start = *ts, end = *ts + *dur;
         if (!any || start < out.firstNs) out.firstNs = start;
         any = true;
-        std::string name = e.value("name", std::string());
+        std::string name = textOf(e, "name");
         static const Json kNoArgs = Json::object();
         const Json& args = e.contains("args") && e["args"].is_object() ? e["args"] : kNoArgs;
         if (cat == "kernel") {
@@ -153,19 +195,19 @@ Converted convert(const std::string& path, const Json& events) {
             r.registersPerThread = static_cast<std::int32_t>(intArg(args, "registers per thread"));
             // Kineto reports static + dynamic shared memory as one number.
             r.staticSharedBytes = static_cast<std::int32_t>(intArg(args, "shared memory"));
-            dims(args, "grid", r.gridX, r.gridY, r.gridZ);
-            dims(args, "block", r.blockX, r.blockY, r.blockZ);
+            dims(path, where(i, e), args, "grid", r.gridX, r.gridY, r.gridZ);
+            dims(path, where(i, e), args, "block", r.blockX, r.blockY, r.blockZ);
             out.kernels.push_back(std::move(r));
         } else if (cat == "gpu_memcpy") {
             MemcpyRecord r;
             placeOnGpu(r, e, args, start, end);
-            r.bytes = intArg(args, "bytes");
+            r.bytes = checkedBytes(path, where(i, e), args);
             parseMemcpyName(name, r);
             out.memcpys.push_back(r);
         } else if (cat == "gpu_memset") {
             MemsetRecord r;
             placeOnGpu(r, e, args, start, end);
-            r.bytes = intArg(args, "bytes");
+            r.bytes = checkedBytes(path, where(i, e), args);
             if (name.find("Device") != std::string::npos) r.memoryKind = MemoryKind::Device;
             out.memsets.push_back(r);
         } else if (cat == "cuda_runtime" || cat == "cuda_driver") {
@@ -202,8 +244,7 @@ bool isKinetoTrace(const std::string& text) {
     if (events == doc.end() || !events->is_array()) return false;
     if (doc.contains("schemaVersion") || doc.contains("deviceProperties")) return true;
     for (const auto& e : *events)
-        if (e.is_object() && (e.value("cat", std::string()) == "kernel" ||
-                              e.value("cat", std::string()) == "cuda_runtime"))
+        if (e.is_object() && (textOf(e, "cat") == "kernel" || textOf(e, "cat") == "cuda_runtime"))
             return true;
     return false;
 }
@@ -224,10 +265,10 @@ ImportResult importKinetoTrace(Store& store, const std::string& path, const std:
     std::string file = std::filesystem::path(path).filename().string();
     nr.label = label.empty() ? "PyTorch profiler " + file : label;
     nr.workload = WorkloadInfo{file, "imported", ""};
-    nr.device = deviceOf(doc, converted.kernels.empty() ? 0 : converted.kernels[0].deviceId);
+    nr.device = deviceOf(path, doc, converted.kernels.empty() ? 0 : converted.kernels[0].deviceId);
     if (nr.device && doc.contains("cuda_driver_version") &&
         doc["cuda_driver_version"].is_number_integer()) {
-        auto v = doc["cuda_driver_version"].get<int>();  // e.g. 13000 = 13.0
+        auto v = doc["cuda_driver_version"].get<std::int64_t>();  // e.g. 13000 = 13.0
         nr.device->cudaVersion = std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
     }
     nr.command = "torch.profiler (imported from " + path + ")";
@@ -237,6 +278,8 @@ ImportResult importKinetoTrace(Store& store, const std::string& path, const std:
         doc.contains("baseTimeNanoseconds") && doc["baseTimeNanoseconds"].is_number_integer()
             ? doc["baseTimeNanoseconds"].get<std::int64_t>()
             : 0;
+    if (base < 0 || base > limits::kLatestTimeNs - converted.firstNs)
+        importError(path, "baseTimeNanoseconds", "negative or past the year 2100");
     constexpr std::int64_t kYear2001Ns = 978'307'200'000'000'000;
     nr.startedAtNs = converted.firstNs > kYear2001Ns ? converted.firstNs
                      : base > 0                      ? base + converted.firstNs

@@ -5,6 +5,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "model/value_limits.h"
 #include "store/schema.h"
 #include "store/sqlite_db.h"
 #include "store/store.h"
@@ -182,7 +183,7 @@ class NsysReader {
         std::int64_t n = 0;
         while (st.step()) {
             KernelRecord r;
-            fillTimes(st, r);
+            fillTimes(st, "CUPTI_ACTIVITY_KIND_KERNEL", r);
             r.name = st.text(6);
             r.gridX = st.int32(7), r.gridY = st.int32(8), r.gridZ = st.int32(9);
             r.blockX = st.int32(10), r.blockY = st.int32(11), r.blockZ = st.int32(12);
@@ -211,8 +212,8 @@ class NsysReader {
                                    " FROM CUPTI_ACTIVITY_KIND_MEMCPY ORDER BY 1");
         while (st.step()) {
             MemcpyRecord r;
-            fillTimes(st, r);
-            r.bytes = st.int64(6);
+            fillTimes(st, "CUPTI_ACTIVITY_KIND_MEMCPY", r);
+            r.bytes = checkedBytes(st, 6, "CUPTI_ACTIVITY_KIND_MEMCPY");
             // copyKind / srcKind / dstKind hold CUPTI's enum values, as ours do.
             r.kind = enumOrUnknown(st.int64(7), MemcpyKind::PtoP);
             r.srcKind = enumOrUnknown(st.int64(8), MemoryKind::ManagedStatic);
@@ -231,8 +232,8 @@ class NsysReader {
                                    " FROM CUPTI_ACTIVITY_KIND_MEMSET ORDER BY 1");
         while (st.step()) {
             MemsetRecord r;
-            fillTimes(st, r);
-            r.bytes = st.int64(6);
+            fillTimes(st, "CUPTI_ACTIVITY_KIND_MEMSET", r);
+            r.bytes = checkedBytes(st, 6, "CUPTI_ACTIVITY_KIND_MEMSET");
             r.value = static_cast<std::uint32_t>(st.int64(7));
             r.memoryKind = enumOrUnknown(st.int64(8), MemoryKind::ManagedStatic);
             w.add(r);
@@ -248,8 +249,7 @@ class NsysReader {
                                    table + " ORDER BY 1");
         while (st.step()) {
             ApiCallRecord r;
-            r.startNs = st.int64(0);
-            r.endNs = st.int64(1);
+            readSpan(st, table, r.startNs, r.endNs);
             r.processId = pidOf(st.int64(2));
             r.threadId = tidOf(st.int64(2));
             r.correlationId = static_cast<std::uint32_t>(st.int64(3));
@@ -281,10 +281,18 @@ class NsysReader {
         std::vector<RangeRecord> ranges;
         while (st.step()) {
             RangeRecord r;
-            r.startNs = st.int64(0);
             int type = st.int32(2);
             // Marks, and ranges still open when capture stopped, have no end.
-            r.endNs = st.isNull(1) || st.int64(1) < r.startNs ? r.startNs : st.int64(1);
+            if (st.isNull(1) || (st.isInteger(1) && st.isInteger(0) && st.int64(1) < st.int64(0))) {
+                if (!st.isInteger(0))
+                    importError(path_, "NVTX_EVENTS.start", "a value that is not an integer");
+                r.startNs = r.endNs = st.int64(0);
+                if (auto problem = limits::spanProblem(r.startNs, r.endNs))
+                    importError(path_, "NVTX_EVENTS row with start " + std::to_string(r.startNs),
+                                *problem);
+            } else {
+                readSpan(st, "NVTX_EVENTS", r.startNs, r.endNs);
+            }
             r.kind = type == kNvtxMark      ? RangeKind::Mark
                      : type == kNvtxPushPop ? RangeKind::PushPop
                                             : RangeKind::StartEnd;
@@ -310,10 +318,33 @@ class NsysReader {
         return "(SELECT value FROM StringIds WHERE id = " + c(column) + ")";
     }
 
+    // start and end (columns 0 and 1) as stored by nsys: integers (text,
+    // blobs, NULL and reals such as 1e300 are refused), a valid span.
+    void readSpan(sql::Statement& st, const char* table, std::int64_t& start,
+                  std::int64_t& end) const {
+        for (int col : {0, 1})
+            if (!st.isInteger(col))
+                importError(path_, std::string(table) + (col ? ".end" : ".start"),
+                            "a value that is not an integer (row with start " + st.text(0) + ")");
+        start = st.int64(0);
+        end = st.int64(1);
+        if (auto problem = limits::spanProblem(start, end))
+            importError(path_, std::string(table) + " row with start " + std::to_string(start),
+                        *problem);
+    }
+
+    std::int64_t checkedBytes(sql::Statement& st, int col, const char* table) const {
+        auto bytes = st.int64(col);
+        if (!st.isInteger(col) || limits::bytesProblem(bytes))
+            importError(
+                path_, std::string(table) + ".bytes",
+                "negative, over 1 PiB or not an integer (row with start " + st.text(0) + ")");
+        return bytes;
+    }
+
     template <typename R>
-    static void fillTimes(sql::Statement& st, R& r) {
-        r.startNs = st.int64(0);
-        r.endNs = st.int64(1);
+    void fillTimes(sql::Statement& st, const char* table, R& r) const {
+        readSpan(st, table, r.startNs, r.endNs);
         r.deviceId = static_cast<std::uint32_t>(st.int64(2));
         r.contextId = static_cast<std::uint32_t>(st.int64(3));
         r.streamId = static_cast<std::uint32_t>(st.int64(4));

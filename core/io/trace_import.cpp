@@ -1,6 +1,11 @@
 #include "io/trace_import.h"
 
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "io/kineto_import.h"
@@ -9,7 +14,30 @@
 
 namespace ws {
 
+namespace {
+
+ImportResult importAs(Store& store, const TraceFile& file, const std::string& label) {
+    switch (file.format) {
+        case TraceFormat::VllmResult:
+            return importVllmResult(store, file.path, file.text, label);
+        case TraceFormat::NsysSqlite:
+            return importNsysExport(store, file.path, label);
+        case TraceFormat::KinetoTrace:
+            return importKinetoTrace(store, file.path, file.text, label);
+    }
+    importError(file.path, "(file)", "unknown format");
+}
+
+}  // namespace
+
 TraceFile readTraceFile(const std::string& path) {
+    // A FIFO would block the import forever, a folder read as "not a format".
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0)
+        importError(path, "(file)", std::string("cannot be read: ") + std::strerror(errno));
+    if (S_ISDIR(st.st_mode)) importError(path, "(file)", "is a folder, not a file");
+    if (!S_ISREG(st.st_mode))
+        importError(path, "(file)", "is not a regular file (a pipe, socket or device)");
     std::ifstream in(path, std::ios::binary);
     if (!in) importError(path, "(file)", "cannot be read");
     std::string head(16, '\0');
@@ -30,15 +58,12 @@ TraceFile readTraceFile(const std::string& path) {
 }
 
 ImportResult importTrace(Store& store, const TraceFile& file, const std::string& label) {
-    switch (file.format) {
-        case TraceFormat::VllmResult:
-            return importVllmResult(store, file.path, file.text, label);
-        case TraceFormat::NsysSqlite:
-            return importNsysExport(store, file.path, label);
-        case TraceFormat::KinetoTrace:
-            return importKinetoTrace(store, file.path, file.text, label);
+    try {
+        return importAs(store, file, label);
+    } catch (const nlohmann::json::exception& e) {
+        // The importers name the fields they check; this names at least the file.
+        importError(file.path, "(file)", std::string("unexpected JSON content: ") + e.what());
     }
-    importError(file.path, "(file)", "unknown format");
 }
 
 }  // namespace ws

@@ -2,7 +2,10 @@
 
 #include <cmath>
 #include <ctime>
+#include <limits>
 #include <nlohmann/json.hpp>
+
+#include "model/value_limits.h"
 
 #include "store/store.h"
 #include "store/store_writer.h"
@@ -16,8 +19,12 @@ namespace {
 
 constexpr const char* kRequired[] = {"duration", "ttfts", "itls", "output_lens"};
 
-std::int64_t toNs(double seconds) {
-    return std::llround(seconds * 1e9);
+// Seconds since the benchmark's start as nanoseconds, or an import error
+// naming the field: negative, not finite, or beyond a year.
+std::int64_t toNs(const std::string& path, const std::string& field, long double seconds) {
+    auto ns = limits::toNs(seconds, 1e9L, 0, limits::kLongestSpanNs);
+    if (!ns) importError(path, field, "negative, over a year or not finite");
+    return *ns;
 }
 
 const json& field(const json& doc, const std::string& path, const char* name) {
@@ -27,13 +34,24 @@ const json& field(const json& doc, const std::string& path, const char* name) {
 }
 
 // vLLM writes the date as "%Y%m%d-%H%M%S" in local time.
-std::int64_t parseDate(const json& doc) {
+std::int64_t parseDate(const std::string& path, const json& doc) {
     auto it = doc.find("date");
     if (it == doc.end() || !it->is_string()) return 0;
     std::tm tm{};
     if (!strptime(it->get<std::string>().c_str(), "%Y%m%d-%H%M%S", &tm)) return 0;
     tm.tm_isdst = -1;
-    return static_cast<std::int64_t>(std::mktime(&tm)) * 1'000'000'000;
+    auto seconds = static_cast<std::int64_t>(std::mktime(&tm));
+    if (seconds < 0 || seconds > limits::kLatestTimeNs / 1'000'000'000)
+        importError(path, "date", "before 1970 or past the year 2100");
+    return seconds * 1'000'000'000;
+}
+
+// The result's count fields: non-negative integers that fit an int.
+int count(const std::string& path, const std::string& field, const json& v) {
+    if (!v.is_number_integer() || v.get<std::int64_t>() < 0 ||
+        v.get<std::int64_t>() > std::numeric_limits<int>::max())
+        importError(path, field, "not a count (a non-negative integer)");
+    return static_cast<int>(v.get<std::int64_t>());
 }
 
 }  // namespace
@@ -57,6 +75,7 @@ ImportResult importVllmResult(Store& store, const std::string& path, const std::
     const auto& duration = field(doc, path, "duration");
     if (!duration.is_number() || duration.get<double>() <= 0)
         importError(path, "duration", "must be a positive number of seconds");
+    const std::int64_t durationNs = toNs(path, "duration", duration.get<double>());
     if (!ttfts.is_array() || !itls.is_array() || !outputLens.is_array())
         importError(path, "ttfts/itls/output_lens", "must be arrays");
     std::size_t n = ttfts.size();
@@ -74,44 +93,50 @@ ImportResult importVllmResult(Store& store, const std::string& path, const std::
     for (std::size_t i = 0; i < n; ++i) {
         auto where = "[" + std::to_string(i) + "]";
         if (!ttfts[i].is_number()) importError(path, "ttfts" + where, "not a number");
-        if (!outputLens[i].is_number_integer())
-            importError(path, "output_lens" + where, "not an integer");
+        const int outputLen = count(path, "output_lens" + where, outputLens[i]);
         if (!itls[i].is_array()) importError(path, "itls" + where, "not an array");
         bool failed = errors && errors->is_array() && i < errors->size() &&
                       (*errors)[i].is_string() && !(*errors)[i].get<std::string>().empty();
         RequestRecord q;
         q.requestId = static_cast<std::int64_t>(i);
         q.startNs = 0;  // vLLM's file keeps no arrival times: requests are aligned at 0
-        q.outputTokens = outputLens[i].get<int>();
+        q.outputTokens = outputLen;
         if (inputLens && inputLens->is_array() && i < inputLens->size() &&
             (*inputLens)[i].is_number_integer())
-            q.promptTokens = (*inputLens)[i].get<int>();
+            q.promptTokens = count(path, "input_lens" + where, (*inputLens)[i]);
         q.success = !failed && q.outputTokens > 0;
-        double t = ttfts[i].get<double>();
-        std::int64_t at = toNs(t);
+        long double t = ttfts[i].get<double>();
+        std::int64_t at = toNs(path, "ttfts" + where, t);
         if (q.success) tokens.push_back({q.requestId, 0, at});
         int index = 1;
-        for (const auto& gap : itls[i]) {
-            if (!gap.is_number()) importError(path, "itls" + where, "holds a non-number");
-            t += gap.get<double>();
-            if (q.success) tokens.push_back({q.requestId, index++, toNs(t)});
+        for (std::size_t g = 0; g < itls[i].size(); ++g) {
+            const auto& gap = itls[i][g];
+            auto field = "itls" + where + "[" + std::to_string(g) + "]";
+            if (!gap.is_number()) importError(path, field, "not a number");
+            long double seconds = gap.get<double>();
+            if (!(seconds >= 0)) importError(path, field, "negative or not finite");
+            t += seconds;
+            if (q.success) tokens.push_back({q.requestId, index++, toNs(path, field, t)});
         }
-        q.endNs = toNs(t);
+        q.endNs = toNs(path, "itls" + where, t);
         requests.push_back(q);
     }
 
     NewRun nr;
-    std::string model = doc.value("model_id", std::string("vllm"));
+    std::string model = doc.contains("model_id") && doc["model_id"].is_string()
+                            ? doc["model_id"].get<std::string>()
+                            : std::string("vllm");
     nr.label = label.empty() ? "vLLM " + model : label;
     json summary = json::object();
+    // Scalars only: a nested value (70,000 levels deep in a hostile file) would
+    // recurse when written out, and indent quadratically.
     for (const char* k : {"backend", "model_id", "tokenizer_id", "num_prompts", "request_rate",
                           "burstiness", "max_concurrency", "date"})
-        if (doc.contains(k)) summary[k] = doc[k];
+        if (doc.contains(k) && doc[k].is_primitive()) summary[k] = doc[k];
     nr.workload = WorkloadInfo{model, "imported", summary.dump(1)};
     nr.command = "vllm bench serve (imported from " + path + ")";
-    std::int64_t started = parseDate(doc);
+    std::int64_t started = parseDate(path, doc);
     nr.startedAtNs = started ? started : unixNowNs();
-    std::int64_t durationNs = toNs(duration.get<double>());
 
     auto imported = storeImportedRun(
         store, nr,

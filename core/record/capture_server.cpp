@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <stdexcept>
 
 #include "record/recorder.h"
@@ -37,10 +38,20 @@ std::string privateFolder() {
     return templ;
 }
 
+// The peer's user: only processes of the recording user may send records.
+std::optional<uid_t> peerUid(int fd) {
+    ucred cred{};
+    socklen_t len = sizeof cred;
+    if (::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) return std::nullopt;
+    return cred.uid;
+}
+
 }  // namespace
 
-CaptureServer::CaptureServer(std::function<wire::Sink()> makeSink)
-    : makeSink_(std::move(makeSink)), folder_(privateFolder()) {
+CaptureServer::CaptureServer(std::function<wire::Sink()> makeSink, std::size_t maxBufferedBytes)
+    : makeSink_(std::move(makeSink)),
+      maxBufferedBytes_(maxBufferedBytes),
+      folder_(privateFolder()) {
     socketPath_ = folder_ + "/capture.sock";
     listenFd_ = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     sockaddr_un addr{};
@@ -63,7 +74,10 @@ CaptureServer::~CaptureServer() {
 }
 
 void CaptureServer::addPollFds(std::vector<pollfd>& fds) const {
-    fds.push_back({listenFd_, POLLIN, 0});
+    // Out of descriptors, the pending connection stays and would wake poll at
+    // once, forever: skip the listening socket for a moment instead.
+    if (std::chrono::steady_clock::now() >= acceptPausedUntil_)
+        fds.push_back({listenFd_, POLLIN, 0});
     for (const auto& [fd, decoder] : connections_)
         fds.push_back({fd, POLLIN, 0});
 }
@@ -71,8 +85,23 @@ void CaptureServer::addPollFds(std::vector<pollfd>& fds) const {
 bool CaptureServer::handle(const pollfd& p, std::string& log) {
     if (p.fd == listenFd_) {
         int c;
-        while ((c = ::accept4(listenFd_, nullptr, nullptr, SOCK_CLOEXEC)) >= 0)
+        while ((c = ::accept4(listenFd_, nullptr, nullptr, SOCK_CLOEXEC)) >= 0) {
+            auto uid = peerUid(c);
+            if (!uid || *uid != ::geteuid()) {
+                log += "[warpscope] refused a capture connection from user " +
+                       (uid ? std::to_string(*uid) : std::string("unknown")) +
+                       ": only the recording user's processes may send records\n";
+                ::close(c);
+                continue;
+            }
             connections_.emplace(c, std::make_unique<wire::Decoder>(makeSink_()));
+        }
+        if (errno == EMFILE || errno == ENFILE) {
+            if (!acceptPausedLogged_)
+                log += "[warpscope] out of file descriptors: new capture connections wait\n";
+            acceptPausedLogged_ = true;
+            acceptPausedUntil_ = std::chrono::steady_clock::now() + std::chrono::milliseconds(100);
+        }
         return true;
     }
     auto it = connections_.find(p.fd);
@@ -83,9 +112,13 @@ bool CaptureServer::handle(const pollfd& p, std::string& log) {
     if (n > 0) {
         try {
             it->second->feed(std::string_view(buf, static_cast<std::size_t>(n)));
+            if (buffered() > maxBufferedBytes_)
+                throw std::runtime_error(
+                    "capture stream: the processes' partly received frames exceed " +
+                    std::to_string(maxBufferedBytes_ >> 20) + " MiB");
         } catch (const StoreError&) {
             throw;  // the store failed, not the stream: the recorder decides
-        } catch (const std::runtime_error& e) {
+        } catch (const std::exception& e) {
             log += std::string("[warpscope] ") + e.what() + "; that process's stream was dropped\n";
             closeIt = true;
         }
@@ -95,6 +128,13 @@ bool CaptureServer::handle(const pollfd& p, std::string& log) {
         connections_.erase(it);
     }
     return true;
+}
+
+std::size_t CaptureServer::buffered() const {
+    std::size_t total = 0;
+    for (const auto& [fd, decoder] : connections_)
+        total += decoder->buffered();
+    return total;
 }
 
 void CaptureServer::closeConnections() {

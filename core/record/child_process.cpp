@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -44,12 +45,17 @@ ChildProcess::ChildProcess(const ChildSpec& spec) {
         envp.push_back(e.data());
     envp.push_back(nullptr);
 
+    const pid_t parent = ::getpid();
     pid_t child = ::fork();
     if (child < 0)
         throw RecordError("cannot start " + spec.program +
                           ": fork failed: " + std::strerror(errno));
     if (child == 0) {
         ::setpgid(0, 0);  // its own group: cancelling forwards to all of it
+        // Killed with the recorder (kill -9 of warpscope-cli), not left running
+        // unsupervised with nobody reading its output.
+        ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (::getppid() != parent) ::_exit(127);  // the recorder died before prctl
         ::dup2(out.write.get(), 1);
         ::dup2(err.write.get(), 2);
         int devnull = ::open("/dev/null", O_RDONLY);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 #include <utility>
 
@@ -224,6 +225,21 @@ void StoreWriter::clearPending() {
 }
 
 namespace {
+// Summary columns only: records are range-checked where they come in, and a
+// sum that would still overflow stops at the limit instead.
+std::int64_t saturatingAdd(std::int64_t a, std::int64_t b) {
+    std::int64_t out;
+    if (!__builtin_add_overflow(a, b, &out)) return out;
+    return b > 0 ? std::numeric_limits<std::int64_t>::max()
+                 : std::numeric_limits<std::int64_t>::min();
+}
+std::int64_t saturatingSub(std::int64_t a, std::int64_t b) {
+    std::int64_t out;
+    if (!__builtin_sub_overflow(a, b, &out)) return out;
+    return b < 0 ? std::numeric_limits<std::int64_t>::max()
+                 : std::numeric_limits<std::int64_t>::min();
+}
+
 std::int64_t bytesOf(const MemcpyRecord& r) {
     return r.bytes;
 }
@@ -261,8 +277,8 @@ void StoreWriter::writeChunks(const std::vector<T>& records) {
              ++i) {
             chunk.push_back(order[i]);
             maxEnd = std::max(maxEnd, order[i]->endNs);
-            busy += order[i]->endNs - order[i]->startNs;
-            bytes += bytesOf(*order[i]);
+            busy = saturatingAdd(busy, saturatingSub(order[i]->endNs, order[i]->startNs));
+            bytes = saturatingAdd(bytes, bytesOf(*order[i]));
         }
         blob.clear();
         codec::encode(chunk, intern, blob, codec::kWriteFormat);

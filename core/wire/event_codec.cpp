@@ -142,13 +142,23 @@ struct Fields<RangeRecord> : OnThread<RangeRecord> {
 
 // Start and correlation id as deltas from the previous record of the chunk,
 // then the duration; records are sorted by start, so the deltas stay short.
+// Deltas wrap modulo 2^64 (defined for any input, exact on the way back), so
+// a forged or damaged value cannot overflow here; ranges are checked where
+// records come in (model/value_limits.h).
+std::int64_t wrappingSub(std::int64_t a, std::int64_t b) {
+    return static_cast<std::int64_t>(static_cast<std::uint64_t>(a) - static_cast<std::uint64_t>(b));
+}
+std::int64_t wrappingAdd(std::int64_t a, std::int64_t b) {
+    return static_cast<std::int64_t>(static_cast<std::uint64_t>(a) + static_cast<std::uint64_t>(b));
+}
+
 struct Timing {
     std::int64_t start = 0;
     std::int64_t correlation = 0;
     void put(Out& o, std::int64_t startNs, std::int64_t endNs, std::int64_t corr) {
-        o.s(startNs - start);
-        o.s(endNs - startNs);
-        o.s(corr - correlation);
+        o.s(wrappingSub(startNs, start));
+        o.s(wrappingSub(endNs, startNs));
+        o.s(wrappingSub(corr, correlation));
         start = startNs;
         correlation = corr;
     }
@@ -157,9 +167,9 @@ struct Timing {
         std::uint32_t correlation;
     };
     Read get(In& in) {
-        start += in.s();
-        Read r{start, start + in.s(), 0};
-        correlation += in.s();
+        start = wrappingAdd(start, in.s());
+        Read r{start, wrappingAdd(start, in.s()), 0};
+        correlation = wrappingAdd(correlation, in.s());
         r.correlation = static_cast<std::uint32_t>(correlation);
         return r;
     }

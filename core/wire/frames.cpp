@@ -2,8 +2,10 @@
 
 #include <cstring>
 #include <stdexcept>
+#include <type_traits>
 
 #include "model/device_fields.h"
+#include "model/value_limits.h"
 #include "wire/event_codec.h"
 #include "wire/varint.h"
 
@@ -140,10 +142,31 @@ void Decoder::feed(std::string_view bytes) {
 
 namespace {
 template <typename T>
+constexpr const char* recordKindName() {
+    if constexpr (std::is_same_v<T, KernelRecord>) return "kernel";
+    if constexpr (std::is_same_v<T, MemcpyRecord>) return "memcpy";
+    if constexpr (std::is_same_v<T, MemsetRecord>) return "memset";
+    if constexpr (std::is_same_v<T, ApiCallRecord>) return "API call";
+    return "range";
+}
+
+template <typename T>
+void checkValues(const T& r) {
+    auto problem = limits::spanProblem(r.startNs, r.endNs);
+    if constexpr (requires { r.bytes; })
+        if (!problem) problem = limits::bytesProblem(r.bytes);
+    if (problem)
+        throw std::runtime_error(std::string("capture stream: a ") + recordKindName<T>() +
+                                 " record's value is out of range: " + *problem);
+}
+
+template <typename T>
 void decodeRecords(In& in, const codec::Lane& lane, std::int64_t count, const codec::Lookup& lookup,
                    const std::function<void(const T&)>& visit) {
     std::vector<T> out;
     codec::decode(in.rest(), count, lane, lookup, out, codec::Format::Inline);
+    for (const auto& r : out)
+        checkValues(r);
     if (visit)
         for (const auto& r : out)
             visit(r);
@@ -196,6 +219,11 @@ void Decoder::dispatch(FrameType type, std::string_view payload) {
             r.startNs = in.s();
             r.endNs = in.s();
             r.kind = in.str();
+            if (auto problem = limits::spanProblem(r.startNs, r.endNs))
+                throw std::runtime_error(
+                    "capture stream: an overhead record's value is out of "
+                    "range: " +
+                    *problem);
             if (sink_.overhead) sink_.overhead(r);
             return;
         }

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <limits>
+#include <map>
 #include <sstream>
 
 #include "io/run_export.h"
@@ -109,6 +111,47 @@ TEST(EventCodec, EveryKindRoundTripsInBothFormats) {
     auto inlineBytes = check(kernels, {1, 7}, codec::Format::Inline).second;
     auto dictionaryBytes = check(kernels, {1, 7}, codec::Format::Dictionary).second;
     EXPECT_LT(dictionaryBytes * 2, inlineBytes);
+}
+
+TEST(EventCodec, ExtremeValuesRoundTripWithoutOverflow) {
+    // The deltas between records once overflowed (undefined behaviour, caught
+    // by UBSan in the asan preset) for values far apart.
+    std::vector<KernelRecord> in(3);
+    in[0].startNs = std::numeric_limits<std::int64_t>::min();
+    in[0].endNs = std::numeric_limits<std::int64_t>::max();
+    in[0].correlationId = 0xffffffffu;
+    in[1].startNs = std::numeric_limits<std::int64_t>::max();
+    in[1].endNs = std::numeric_limits<std::int64_t>::min();
+    in[2].startNs = 0;
+    in[2].endNs = 0;
+    for (auto& k : in)
+        k.name = "k";
+    std::vector<const KernelRecord*> pointers;
+    for (const auto& k : in)
+        pointers.push_back(&k);
+    for (auto format : {codec::Format::Inline, codec::Format::Dictionary}) {
+        std::map<std::string, std::int64_t, std::less<>> ids;
+        std::vector<std::string> names;
+        std::string blob;
+        codec::encode(
+            pointers,
+            [&](std::string_view s) {
+                auto [it, added] = ids.emplace(std::string(s), names.size());
+                if (added) names.emplace_back(s);
+                return it->second;
+            },
+            blob, format);
+        std::vector<KernelRecord> out;
+        codec::decode(
+            blob, 3, codec::laneOf(in[0]),
+            [&](std::int64_t id) -> const std::string& { return names.at(id); }, out, format);
+        ASSERT_EQ(out.size(), 3u);
+        for (std::size_t i = 0; i < 3; ++i) {
+            EXPECT_EQ(out[i].startNs, in[i].startNs);
+            EXPECT_EQ(out[i].endNs, in[i].endNs);
+            EXPECT_EQ(out[i].correlationId, in[i].correlationId);
+        }
+    }
 }
 
 TEST(EventCodec, ReferenceToSharedFieldsNotYetSeenIsRefused) {

@@ -2,11 +2,15 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sqlite3.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
 
 #include <atomic>
 #include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <thread>
 
 #include "record/capture_server.h"
@@ -15,6 +19,7 @@
 #include "store/run_queries.h"
 #include "store/store.h"
 #include "support/temp_dir.h"
+#include "support/unprivileged.h"
 
 namespace ws {
 namespace {
@@ -254,6 +259,38 @@ TEST_F(RecorderTest, AStoreLockedLongerThanTheBusyTimeoutOnlyDelaysTheRecording)
     EXPECT_NE(log.find("writing resumed"), std::string::npos) << log;
 }
 
+TEST_F(RecorderTest, KillingTheRecorderWithSigkillAlsoEndsTheProgram) {
+    // The program once ran on unsupervised after kill -9 of warpscope-cli.
+    auto pidFile = dir.file("pid");
+    auto req = request({"/bin/sh", "-c", "echo $$ > '" + pidFile + "'; exec sleep 60"});
+    pid_t recorder = ::fork();
+    ASSERT_GE(recorder, 0);
+    if (recorder == 0) {
+        try {
+            Recorder(req).run();
+        } catch (...) {
+        }
+        ::_exit(0);
+    }
+    for (int i = 0; i < 500 && testing::readFile(pidFile).empty(); ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    auto program = static_cast<pid_t>(std::atol(testing::readFile(pidFile).c_str()));
+    ASSERT_GT(program, 0);
+    ::kill(recorder, SIGKILL);
+    ::waitpid(recorder, nullptr, 0);
+    bool gone = false;
+    for (int i = 0; i < 200 && !gone; ++i) {
+        // The program was the recorder's child; once orphaned it is reaped by
+        // init (or this test, as subreaper), so "gone" means no such process
+        // or a zombie.
+        std::string stat = testing::readFile("/proc/" + std::to_string(program) + "/stat");
+        gone = stat.empty() || stat.find(") Z ") != std::string::npos;
+        if (!gone) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    EXPECT_TRUE(gone) << "the program " << program << " outlived its recorder";
+    if (!gone) ::kill(program, SIGKILL);
+}
+
 TEST(ChildProcess, DestroyingAnUnreapedChildKillsAndReapsIt) {
     pid_t pid = 0;
     {
@@ -297,6 +334,92 @@ TEST(CaptureServer, TheSocketLivesInAFreshPrivateFolder) {
     CaptureServer fallback([] { return wire::Sink{}; });
     EXPECT_EQ(fallback.folder().rfind("/tmp/warpscope-", 0), 0u) << fallback.folder();
     ::unsetenv("XDG_RUNTIME_DIR");
+}
+
+int connectTo(const std::string& socketPath) {
+    int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    std::strncpy(addr.sun_path, socketPath.c_str(), sizeof addr.sun_path - 1);
+    if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+        ::close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+// Accepts and reads whatever is pending, as the recorder's loop does.
+void serve(CaptureServer& server, std::string& log) {
+    for (int round = 0; round < 50; ++round) {
+        std::vector<pollfd> fds;
+        server.addPollFds(fds);
+        if (::poll(fds.data(), fds.size(), 20) <= 0) continue;
+        for (const auto& p : fds)
+            if (p.revents) server.handle(p, log);
+    }
+}
+
+TEST(CaptureServer, AnotherUsersConnectionIsRefused) {
+    if (::geteuid() != 0) GTEST_SKIP() << "needs root to connect as another user";
+    ::unsetenv("XDG_RUNTIME_DIR");
+    int kernels = 0;
+    CaptureServer server([&] {
+        wire::Sink s;
+        s.kernel = [&](const KernelRecord&) { ++kernels; };
+        return s;
+    });
+    // As if the folder had been opened up: the uid check must still refuse.
+    ::chmod(server.folder().c_str(), 0755);
+    ::chmod(server.socketPath().c_str(), 0777);
+    auto problem = testing::runUnprivileged([&]() -> std::string {
+        int fd = connectTo(server.socketPath());
+        if (fd < 0) return "cannot connect: " + std::string(std::strerror(errno));
+        wire::Encoder enc;
+        KernelRecord k;
+        k.name = "forged";
+        k.endNs = 1;
+        enc.add(k);
+        auto bytes = enc.bytes();
+        (void)!::write(fd, bytes.data(), bytes.size());
+        ::close(fd);
+        return "";
+    });
+    ASSERT_EQ(problem, "");
+    std::string log;
+    serve(server, log);
+    EXPECT_EQ(kernels, 0);
+    EXPECT_NE(log.find("refused a capture connection from user 65534"), std::string::npos) << log;
+}
+
+TEST(CaptureServer, PartlyReceivedFramesAreBoundedOverAllConnections) {
+    ::unsetenv("XDG_RUNTIME_DIR");
+    CaptureServer server([] { return wire::Sink{}; }, 1 << 20);
+    // Each announces a 4 MiB frame and sends 700 KB of it: the second goes
+    // over the 1 MiB bound and is dropped; the first stays.
+    std::string header = {char(wire::FrameType::Records), 0, 0, char(0x40), 0};
+    std::string part(700'000, 'x');
+    int a = connectTo(server.socketPath()), b = connectTo(server.socketPath());
+    ASSERT_GE(a, 0);
+    ASSERT_GE(b, 0);
+    std::string log;
+    std::thread writer([&] {
+        for (int fd : {a, b}) {
+            (void)!::send(fd, header.data(), header.size(), MSG_NOSIGNAL);
+            for (std::size_t sent = 0; sent < part.size();) {
+                auto n = ::send(fd, part.data() + sent, part.size() - sent, MSG_NOSIGNAL);
+                if (n <= 0) break;
+                sent += static_cast<std::size_t>(n);
+            }
+        }
+    });
+    serve(server, log);
+    writer.join();
+    serve(server, log);
+    EXPECT_NE(log.find("partly received frames exceed 1 MiB"), std::string::npos) << log;
+    EXPECT_EQ(server.connections(), 1u);
+    EXPECT_LE(server.buffered(), std::size_t{1} << 20);
+    ::close(a);
+    ::close(b);
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 // The capture stream: records survive encode → arbitrary splits → decode.
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "wire/frames.h"
 
 namespace ws {
@@ -147,6 +149,46 @@ TEST(Wire, MalformedStreamsAreRejected) {
     auto recordFrame = bytes.substr(stringFrameBytes);
     wire::Decoder missing(got.sink());
     EXPECT_THROW(missing.feed(recordFrame), std::runtime_error);
+}
+
+TEST(Wire, RecordsWithTimesOrSizesOutOfRangeDropTheStreamWithAReason) {
+    // Forged or damaged values once reached the store as runs of -153 million
+    // minutes, or overflowed in the codec.
+    auto refused = [](auto record) {
+        wire::Encoder enc;
+        enc.add(record);
+        Collected got;
+        wire::Decoder dec(got.sink());
+        try {
+            dec.feed(enc.bytes());
+        } catch (const std::runtime_error& e) {
+            return std::string(e.what());
+        }
+        return std::string("(accepted)");
+    };
+    KernelRecord backwards;
+    backwards.name = "k";
+    backwards.startNs = 100;
+    backwards.endNs = 50;
+    EXPECT_NE(refused(backwards).find("kernel record's value is out of range: ends before it"),
+              std::string::npos)
+        << refused(backwards);
+    KernelRecord extreme;
+    extreme.name = "k";
+    extreme.startNs = std::numeric_limits<std::int64_t>::min();
+    extreme.endNs = std::numeric_limits<std::int64_t>::max();
+    EXPECT_NE(refused(extreme).find("out of range"), std::string::npos) << refused(extreme);
+    MemcpyRecord huge;
+    huge.startNs = 1;
+    huge.endNs = 2;
+    huge.bytes = std::numeric_limits<std::int64_t>::max();
+    EXPECT_NE(refused(huge).find("memcpy record's value is out of range"), std::string::npos)
+        << refused(huge);
+    KernelRecord fine;
+    fine.name = "k";
+    fine.startNs = 1'700'000'000'000'000'000;
+    fine.endNs = fine.startNs + 1000;
+    EXPECT_EQ(refused(fine), "(accepted)");
 }
 
 }  // namespace

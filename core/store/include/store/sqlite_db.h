@@ -52,6 +52,7 @@ class Statement {
     void rewind() { sqlite3_reset(stmt_); }
 
     bool isNull(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }
+    bool isInteger(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_INTEGER; }
     std::int64_t int64(int col) const { return sqlite3_column_int64(stmt_, col); }
     int int32(int col) const { return sqlite3_column_int(stmt_, col); }
     double real(int col) const { return sqlite3_column_double(stmt_, col); }
@@ -100,6 +101,9 @@ class Db {
 };
 
 // Begins on construction, rolls back unless commit() was called.
+// BEGIN IMMEDIATE ... COMMIT, rolled back unless committed. Inside another
+// transaction it is a savepoint of it, so a caller can make several steps
+// (an import: run row, records, conventions) one atomic write.
 class Transaction {
   public:
     explicit Transaction(Db& db);
@@ -108,6 +112,7 @@ class Transaction {
 
   private:
     Db& db_;
+    bool nested_ = false;
     bool done_ = false;
 };
 

@@ -1,4 +1,5 @@
 // stats and import: latency statistics of a run, and runs from peer tools.
+#include <charconv>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
@@ -24,14 +25,11 @@ std::vector<double> parsePercentiles(const std::string& text) {
     std::stringstream in(text);
     std::string item;
     while (std::getline(in, item, ',')) {
-        try {
-            std::size_t used = 0;
-            double p = std::stod(item, &used);
-            if (used != item.size() || p < 0 || p > 100) throw std::invalid_argument(item);
-            out.push_back(p);
-        } catch (const std::exception&) {
+        double p = 0;
+        auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), p);
+        if (ec != std::errc() || end != item.data() + item.size() || !(p >= 0 && p <= 100))
             throw UsageError("--percentiles: '" + item + "' is not a number from 0 to 100");
-        }
+        out.push_back(p);
     }
     if (out.empty()) throw UsageError("--percentiles needs at least one value");
     return out;
@@ -47,12 +45,8 @@ LatencyTargets parseGoodput(const std::string& text) {
         if (colon == std::string::npos)
             throw UsageError("--goodput: expected METRIC:MS, got '" + item + "'");
         auto name = item.substr(0, colon);
-        double v = 0;
-        try {
-            v = std::stod(item.substr(colon + 1));
-        } catch (const std::exception&) {
-            throw UsageError("--goodput: '" + item + "' has no number");
-        }
+        double v = parseFiniteNumber("goodput " + name, item.substr(colon + 1));
+        if (v <= 0) throw UsageError("--goodput: '" + item + "' needs a positive number of ms");
         if (name == "ttft")
             t.ttftMs = v;
         else if (name == "tpot")
@@ -79,7 +73,7 @@ int cmdStats(const std::vector<std::string>& argv) {
     auto report = runLatency(store, id, targets);
     auto j = latencyJson(report, percentiles);
     if (args.flag("json")) {
-        std::cout << j.dump(2) << '\n';
+        std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
         return 0;
     }
     if (report.requests.empty()) {

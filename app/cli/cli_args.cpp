@@ -1,6 +1,7 @@
 #include "cli/cli_args.h"
 
 #include <charconv>
+#include <cmath>
 
 namespace ws::cli {
 
@@ -65,6 +66,24 @@ long long parseRunId(const std::string& text) {
     if (ec != std::errc() || end != text.data() + text.size() || id <= 0)
         throw UsageError("'" + text + "' is not a run id (a positive integer, as `ls` prints)");
     return id;
+}
+
+long long parseInteger(const std::string& option, const std::string& text, long long min,
+                       long long max) {
+    long long v = 0;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (ec != std::errc() || end != text.data() + text.size() || v < min || v > max)
+        throw UsageError("--" + option + " must be a whole number from " + std::to_string(min) +
+                         " to " + std::to_string(max) + ", not '" + text + "'");
+    return v;
+}
+
+double parseFiniteNumber(const std::string& option, const std::string& text) {
+    double v = 0;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(v))
+        throw UsageError("--" + option + ": '" + text + "' is not a finite number");
+    return v;
 }
 
 }  // namespace ws::cli

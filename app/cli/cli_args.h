@@ -42,5 +42,11 @@ class Args {
 
 // Parses a run id ("12"); throws UsageError naming the bad text.
 long long parseRunId(const std::string& text);
+// A whole number in [min, max] for `--option`; "-1", "abc" and "3x" are
+// usage errors naming the option, never wrapped around or half read.
+long long parseInteger(const std::string& option, const std::string& text, long long min,
+                       long long max);
+// A finite decimal number for `--option` ("nan", "inf", "1e400" refused).
+double parseFiniteNumber(const std::string& option, const std::string& text);
 
 }  // namespace ws::cli

@@ -47,7 +47,8 @@ int cmdCompare(const std::vector<std::string>& argv) {
     Store& store = *opened;
     auto base = parseRunId(args.positional()[0]);
     requireRun(store, base);
-    std::size_t top = args.value("top") ? std::stoul(*args.value("top")) : 15;
+    auto top = static_cast<std::size_t>(
+        args.value("top") ? parseInteger("top", *args.value("top"), 1, 100000) : 15);
     nlohmann::ordered_json all = nlohmann::ordered_json::array();
     for (std::size_t i = 1; i < args.positional().size(); ++i) {
         auto cand = parseRunId(args.positional()[i]);
@@ -138,7 +139,8 @@ int cmdCompare(const std::vector<std::string>& argv) {
         for (const auto& n : c.notes)
             std::cout << "  note: " << n << '\n';
     }
-    if (args.flag("json")) std::cout << all.dump(2) << '\n';
+    if (args.flag("json"))
+        std::cout << all.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
     return 0;
 }
 

@@ -1,4 +1,5 @@
 // warpscope-cli occupancy: the theoretical occupancy of a launch configuration.
+#include <charconv>
 #include <iomanip>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -35,11 +36,13 @@ int cmdOccupancy(const std::vector<std::string>& argv) {
     auto dot = cc.find('.');
     std::optional<SmLimits> sm;
     if (dot != std::string::npos) {
-        try {
-            sm = limitsForComputeCapability(std::stoi(cc.substr(0, dot)),
-                                            std::stoi(cc.substr(dot + 1)));
-        } catch (const std::exception&) {
-        }
+        // Both parts whole numbers: "9.0x" or "9.-1" is not a capability.
+        int major = 0, minor = 0;
+        auto a = std::from_chars(cc.data(), cc.data() + dot, major);
+        auto b = std::from_chars(cc.data() + dot + 1, cc.data() + cc.size(), minor);
+        if (a.ec == std::errc() && a.ptr == cc.data() + dot && b.ec == std::errc() &&
+            b.ptr == cc.data() + cc.size() && dot > 0 && dot + 1 < cc.size())
+            sm = limitsForComputeCapability(major, minor);
     }
     if (!sm)
         throw UsageError("--cc " + cc +
@@ -65,7 +68,7 @@ int cmdOccupancy(const std::vector<std::string>& argv) {
                                     {"shared_memory_per_block", o.sharedBytesPerBlock},
                                     {"shared_memory_config_per_sm", o.smemConfigPerSm}};
         if (!o.problem.empty()) j["problem"] = o.problem;
-        std::cout << j.dump(2) << '\n';
+        std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
         return 0;
     }
     auto limit = [](int v) { return v > 1'000'000 ? std::string("-") : std::to_string(v); };

@@ -44,7 +44,7 @@ int cmdRoofline(const std::vector<std::string>& argv) {
             j["points"].push_back(row);
         }
         j["notes"] = r.notes;
-        std::cout << j.dump(2) << '\n';
+        std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
         return 0;
     }
     std::printf("device %s\n", r.device.empty() ? "(none)" : r.device.c_str());

@@ -1,5 +1,11 @@
 // ls, show, rm, export: commands that read or edit a store.
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
@@ -13,6 +19,7 @@
 #include "store/run_queries.h"
 #include "store/store.h"
 #include "util/format.h"
+#include "util/text.h"
 
 namespace ws::cli {
 
@@ -42,9 +49,10 @@ int cmdLs(const std::vector<std::string>& argv) {
               << "DURATION\n";
     for (const auto& r : runs) {
         std::cout << std::left << std::setw(5) << r.id << std::setw(8) << toString(r.status)
-                  << std::setw(28) << truncate(r.label, 27) << std::setw(26)
-                  << truncate(r.workload, 25) << std::setw(20) << truncate(r.device, 19)
-                  << std::setw(21) << formatTimestamp(r.startedAtNs)
+                  << std::setw(28) << truncate(forTerminal(r.label), 27) << std::setw(26)
+                  << truncate(forTerminal(r.workload), 25) << std::setw(20)
+                  << truncate(forTerminal(r.device), 19) << std::setw(21)
+                  << formatTimestamp(r.startedAtNs)
                   << (r.endedAtNs ? formatDuration(r.durationNs()) : "-") << '\n';
     }
     return 0;
@@ -57,7 +65,10 @@ int cmdShow(const std::vector<std::string>& argv) {
     auto run = requireRun(*store, id);
     auto agg = runAggregates(*store, id);
     auto row = [](const char* key, const std::string& value) {
-        if (!value.empty()) std::cout << std::left << std::setw(18) << key << value << '\n';
+        // Labels, commands and device names come from files and programs:
+        // escape sequences in them are shown, not sent to the terminal.
+        if (!value.empty())
+            std::cout << std::left << std::setw(18) << key << forTerminal(value) << '\n';
     };
     row("run", std::to_string(run.id));
     row("label", run.label);
@@ -103,7 +114,8 @@ int cmdShow(const std::vector<std::string>& argv) {
     for (const auto& p : properties)
         width = std::max(width, p.first.size());
     for (const auto& [key, value] : properties)
-        std::cout << "  " << std::left << std::setw(int(width) + 2) << key << value << '\n';
+        std::cout << "  " << std::left << std::setw(int(width) + 2) << forTerminal(key)
+                  << forTerminal(value) << '\n';
     return 0;
 }
 
@@ -140,11 +152,7 @@ int cmdExport(const std::vector<std::string>& argv) {
     }
     auto store = openStore(args);
     requireRun(*store, id);
-    // Written beside the target first, so a failure never leaves half a file.
-    std::string partial = *output + ".partial";
-    {
-        std::ofstream out(partial, std::ios::binary);
-        if (!out) throw std::runtime_error(*output + ": cannot write the file");
+    auto write = [&](std::ostream& out) {
         if (*format == "json")
             exportRunJson(*store, id, out);
         else if (*format == "chrome-trace")
@@ -152,10 +160,42 @@ int cmdExport(const std::vector<std::string>& argv) {
         else
             exportRunCsv(*store, id, *table, out);
         out.flush();
-        if (!out) throw std::runtime_error(*output + ": write failed (disk full?)");
+    };
+    if (*output == "-") {
+        write(std::cout);
+        if (!std::cout) throw std::runtime_error("standard output: write failed");
+        return 0;
     }
-    if (std::rename(partial.c_str(), output->c_str()) != 0)
+    // A device, FIFO or socket is never replaced by a file (as root, -o
+    // /dev/full once did); a symbolic link is followed to the file it names.
+    namespace fs = std::filesystem;
+    fs::path target = *output;
+    std::error_code ec;
+    if (fs::is_symlink(target, ec)) target = fs::weakly_canonical(target, ec);
+    auto status = fs::status(target, ec);
+    if (fs::exists(status) && !fs::is_regular_file(status))
+        throw std::runtime_error(*output +
+                                 ": not a regular file; use -o - to write to standard output");
+    // Written beside the target first (a fresh name, never an existing file),
+    // so a failure never leaves half a file.
+    std::string partial = target.string() + ".XXXXXX";
+    int fd = ::mkstemp(partial.data());
+    if (fd < 0)
+        throw std::runtime_error(*output + ": cannot write beside it: " + std::strerror(errno));
+    ::fchmod(fd, 0644);
+    ::close(fd);
+    try {
+        std::ofstream out(partial, std::ios::binary | std::ios::trunc);
+        write(out);
+        if (!out) throw std::runtime_error(*output + ": write failed (disk full?)");
+    } catch (...) {
+        ::unlink(partial.c_str());
+        throw;
+    }
+    if (std::rename(partial.c_str(), target.c_str()) != 0) {
+        ::unlink(partial.c_str());
         throw std::runtime_error(*output + ": cannot replace the file");
+    }
     return 0;
 }
 

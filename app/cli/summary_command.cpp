@@ -30,13 +30,8 @@ int cmdSummary(const std::vector<std::string>& argv) {
     auto args = Args::parse(argv, {{"json"}, {"db", "top"}, 1, 1});
     auto id = parseRunId(args.positional()[0]);
     std::size_t top = 20;
-    if (auto t = args.value("top")) {
-        try {
-            top = static_cast<std::size_t>(std::stoul(*t));
-        } catch (const std::exception&) {
-            throw UsageError("--top must be a positive integer");
-        }
-    }
+    if (auto t = args.value("top"))
+        top = static_cast<std::size_t>(parseInteger("top", *t, 1, 100000));
     auto opened = openStore(args);
     Store& store = *opened;
     requireRun(store, id);
@@ -74,7 +69,7 @@ int cmdSummary(const std::vector<std::string>& argv) {
             row["kernel_time_ns"] = r.kernelTimeNs;
             j["ranges"].push_back(row);
         }
-        std::cout << j.dump(2) << '\n';
+        std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
         return 0;
     }
     std::cout << "GPU busy " << std::fixed << std::setprecision(1) << s.gpuBusyFraction * 100

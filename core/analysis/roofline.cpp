@@ -1,10 +1,11 @@
 #include "analysis/roofline.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <map>
 #include <nlohmann/json.hpp>
-#include <regex>
+#include <optional>
 
 #include "analysis/kernel_counters.h"
 #include "analysis/kernel_summary.h"
@@ -58,6 +59,37 @@ double RooflineCeilings::attainableTflops(double intensity) const {
 }
 
 namespace {
+
+struct DeclaredWork {
+    std::string kernel;
+    double flops = 0, bytes = 0;
+};
+
+// "<kernel>/<rung> flops=F bytes=B", parsed by hand: std::regex_match recursed
+// per character and overflowed the stack on a 50,000-character range name.
+std::optional<DeclaredWork> parseDeclaredWork(const std::string& name) {
+    auto bytesAt = name.rfind(" bytes=");
+    auto flopsAt = name.rfind(" flops=", bytesAt);
+    if (bytesAt == std::string::npos || flopsAt == std::string::npos || flopsAt == 0)
+        return std::nullopt;
+    DeclaredWork w;
+    w.kernel = name.substr(0, flopsAt);
+    auto slash = w.kernel.find('/');
+    if (slash == 0 || slash == std::string::npos || slash + 1 == w.kernel.size() ||
+        w.kernel.find_first_of(" \t") != std::string::npos)
+        return std::nullopt;
+    auto number = [](const std::string& text, double& out) {
+        if (text.empty() || text.find_first_not_of("0123456789.eE+-") != std::string::npos)
+            return false;
+        char* end = nullptr;
+        out = std::strtod(text.c_str(), &end);
+        return end == text.c_str() + text.size() && std::isfinite(out);
+    };
+    if (!number(name.substr(flopsAt + 7, bytesAt - flopsAt - 7), w.flops) ||
+        !number(name.substr(bytesAt + 7), w.bytes))
+        return std::nullopt;
+    return w;
+}
 
 // Ceilings, FLOPs and bytes only count when positive.
 std::optional<double> positiveProperty(const std::map<std::string, std::string>& props,
@@ -129,17 +161,16 @@ Roofline computeRoofline(Store& store, RunId id) {
     }
     // Kernel ladders: "<kernel>/<rung> flops=F bytes=B" around the timed launches;
     // counters of the same kernels make them redundant.
-    static const std::regex declared(R"(^(\S+/\S+) flops=([0-9.eE+-]+) bytes=([0-9.eE+-]+)$)");
     auto ranges = rangesIn(store, id);
     std::vector<double> steps;
     std::optional<RangeRecord> prefill;
     for (const auto& range : ranges) {
-        std::smatch m;
-        if (counted.empty() && std::regex_match(range.name, m, declared)) {
-            auto& p = points[m[1].str()];
+        std::optional<DeclaredWork> declared;
+        if (counted.empty() && (declared = parseDeclaredWork(range.name))) {
+            auto& p = points[declared->kernel];
             p.origin = "declared";
-            p.flops = std::strtod(m[2].str().c_str(), nullptr);
-            p.bytes = std::strtod(m[3].str().c_str(), nullptr);
+            p.flops = declared->flops;
+            p.bytes = declared->bytes;
             forEachKernel(store, id, TimeWindow{range.startNs, range.endNs}, std::nullopt,
                           [&](const KernelRecord& k) {
                               if (k.startNs < range.startNs || k.endNs > range.endNs) return;

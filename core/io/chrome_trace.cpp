@@ -24,7 +24,8 @@ class Writer {
 
     double us(std::int64_t ns) const { return static_cast<double>(ns - origin_) / 1000.0; }
     void emit(const ordered_json& e) {
-        out_ << (first_ ? "" : ",\n") << e.dump();
+        out_ << (first_ ? "" : ",\n")
+             << e.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
         first_ = false;
         ++stats.events;
     }

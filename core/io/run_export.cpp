@@ -29,7 +29,7 @@ template <typename T>
 std::string str(const std::optional<T>& v) {
     if (!v) return "";
     ordered_json j = *v;
-    return j.dump();
+    return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 // Each table is described once as (column names, row → json object); CSV and
@@ -237,7 +237,7 @@ std::vector<std::string> columnsOf(RunTable table) {
 std::string csvValue(const ordered_json& v) {
     if (v.is_null()) return "";
     if (v.is_string()) return csvField(v.get<std::string>());
-    return v.dump();
+    return v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 }  // namespace
@@ -305,7 +305,7 @@ void exportRunJson(Store& store, RunId id, std::ostream& out) {
     head["properties"] = runProperties(store, id);
     head["log"] = runLog(store, id);
     // The head is written without its closing brace; tables follow, streamed.
-    std::string text = head.dump(1);
+    std::string text = head.dump(1, ' ', false, nlohmann::json::error_handler_t::replace);
     text.erase(text.find_last_of('}'));
     while (!text.empty() && (text.back() == '\n' || text.back() == ' '))
         text.pop_back();
@@ -314,7 +314,8 @@ void exportRunJson(Store& store, RunId id, std::ostream& out) {
         out << ",\n \"" << kTableNames[t] << "\": [";
         bool first = true;
         forEachRow(store, id, static_cast<RunTable>(t), [&](const ordered_json& row) {
-            out << (first ? "\n  " : ",\n  ") << row.dump();
+            out << (first ? "\n  " : ",\n  ")
+                << row.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
             first = false;
         });
         out << (first ? "]" : "\n ]");
@@ -326,7 +327,7 @@ void writeRunListJson(const std::vector<RunInfo>& runs, std::ostream& out) {
     ordered_json list = ordered_json::array();
     for (const auto& r : runs)
         list.push_back(runJson(r));
-    out << list.dump(2) << '\n';
+    out << list.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
 }
 
 }  // namespace ws

@@ -133,7 +133,8 @@ ImportResult importVllmResult(Store& store, const std::string& path, const std::
     for (const char* k : {"backend", "model_id", "tokenizer_id", "num_prompts", "request_rate",
                           "burstiness", "max_concurrency", "date"})
         if (doc.contains(k) && doc[k].is_primitive()) summary[k] = doc[k];
-    nr.workload = WorkloadInfo{model, "imported", summary.dump(1)};
+    nr.workload = WorkloadInfo{model, "imported",
+                               summary.dump(1, ' ', false, json::error_handler_t::replace)};
     nr.command = "vllm bench serve (imported from " + path + ")";
     std::int64_t started = parseDate(path, doc);
     nr.startedAtNs = started ? started : unixNowNs();

@@ -47,16 +47,43 @@ std::string escapeHtml(const std::string& s) {
     return out;
 }
 
-std::string escapeMarkdownCell(const std::string& s) {
+// Text in Markdown: renderers pass inline HTML through (a label holding
+// <script> or <img onerror> ran in the reader's viewer) and act on link and
+// emphasis syntax, so both are escaped; the text reads the same.
+std::string escapeMarkdownText(const std::string& s) {
     std::string out;
     for (char c : s) {
-        if (c == '|')
-            out += "\\|";
-        else if (c == '\n')
-            out += ' ';
-        else
-            out += c;
+        switch (c) {
+            case '<':
+                out += "&lt;";
+                break;
+            case '>':
+                out += "&gt;";
+                break;
+            case '&':
+                out += "&amp;";
+                break;
+            case '\\':
+            case '`':
+            case '*':
+            case '_':
+            case '[':
+            case ']':
+            case '|':
+                out += '\\';
+                out += c;
+                break;
+            default:
+                out += c;
+        }
     }
+    return out;
+}
+
+std::string escapeMarkdownCell(const std::string& s) {
+    std::string out = escapeMarkdownText(s);
+    for (auto& c : out)
+        if (c == '\n') c = ' ';
     return out;
 }
 
@@ -68,14 +95,14 @@ class Doc {
         if (html_)
             out_ << "<h" << level << ">" << escapeHtml(text) << "</h" << level << ">\n";
         else
-            out_ << std::string(level, '#') << ' ' << text << "\n\n";
+            out_ << std::string(level, '#') << ' ' << escapeMarkdownText(text) << "\n\n";
     }
     void para(const std::string& text, const char* cssClass = nullptr) {
         if (html_)
             out_ << "<p" << (cssClass ? std::string(" class=\"") + cssClass + "\"" : "") << ">"
                  << escapeHtml(text) << "</p>\n";
         else
-            out_ << text << "\n\n";
+            out_ << escapeMarkdownText(text) << "\n\n";
     }
     void list(const std::vector<std::string>& items) {
         if (items.empty()) return;
@@ -86,7 +113,7 @@ class Doc {
             out_ << "</ul>\n";
         } else {
             for (const auto& i : items)
-                out_ << "- " << i << '\n';
+                out_ << "- " << escapeMarkdownText(i) << '\n';
             out_ << '\n';
         }
     }
@@ -139,7 +166,7 @@ class Doc {
             out_ << "<figure><img alt=\"" << escapeHtml(caption) << "\" src=\"" << src
                  << "\"><figcaption>" << escapeHtml(caption) << "</figcaption></figure>\n";
         else
-            out_ << "![" << caption << "](" << src << ")\n\n";
+            out_ << "![" << escapeMarkdownText(caption) << "](" << src << ")\n\n";
     }
     void finding(const Finding& f) {
         if (html_) {
@@ -147,8 +174,9 @@ class Doc {
                  << escapeHtml(f.evidence) << "<br><i>Next:</i> " << escapeHtml(f.next)
                  << "<br><span class=\"rule\">rule: " << escapeHtml(f.rule) << "</span></div>\n";
         } else {
-            out_ << "- **" << f.title << "** — " << f.evidence << ". *Next:* " << f.next
-                 << " (rule: " << f.rule << ")\n";
+            out_ << "- **" << escapeMarkdownText(f.title) << "** — "
+                 << escapeMarkdownText(f.evidence) << ". *Next:* " << escapeMarkdownText(f.next)
+                 << " (rule: " << escapeMarkdownText(f.rule) << ")\n";
         }
     }
     std::string str() const { return out_.str(); }

@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <utility>
 
+#include "util/text.h"
+
 namespace ws::sql {
 
 namespace {
@@ -135,6 +137,14 @@ void Statement::check(int rc) {
 }
 
 void Statement::bind(int index, std::string_view value) {
+    // Every text reaching a store is valid UTF-8, whatever file or stream it
+    // came from: a single bad byte once broke `ls --json` for the whole store.
+    if (!isValidUtf8(value)) {
+        std::string valid = toValidUtf8(value);
+        check(sqlite3_bind_text(stmt_, index, valid.data(), static_cast<int>(valid.size()),
+                                SQLITE_TRANSIENT));
+        return;
+    }
     check(sqlite3_bind_text(stmt_, index, value.data(), static_cast<int>(value.size()),
                             SQLITE_TRANSIENT));
 }

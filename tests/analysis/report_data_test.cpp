@@ -124,7 +124,9 @@ TEST(ReportWriter, MarkdownAndEscapedHtml) {
     auto md = writeReport(d, ReportFormat::Markdown);
     EXPECT_NE(md.find("clock event reasons | SW power cap (25%) of samples"), std::string::npos)
         << md;
-    EXPECT_NE(md.find("# Warpscope report: run 3 — llama & <graphs>"), std::string::npos);
+    // Markdown viewers pass inline HTML through: labels are escaped there too.
+    EXPECT_NE(md.find("# Warpscope report: run 3 — llama &amp; &lt;graphs&gt;"), std::string::npos);
+    EXPECT_EQ(md.find("<graphs>"), std::string::npos);
     EXPECT_NE(md.find("| TTFT p99 | ≤ 50.00 ms | 59.700 ms | FAIL |"), std::string::npos);
     EXPECT_NE(md.find("- no device samples (power, clocks)"), std::string::npos);
     auto html = writeReport(d, ReportFormat::Html, [](const std::string& id) {
@@ -135,6 +137,16 @@ TEST(ReportWriter, MarkdownAndEscapedHtml) {
     EXPECT_NE(html.find("<td class=\"fail\">FAIL</td>"), std::string::npos);
     EXPECT_NE(html.find("src=\"latency.png\""), std::string::npos);
     EXPECT_EQ(html.find("roofline.png"), std::string::npos);  // no source: no image
+}
+
+TEST(ReportWriter, MarkupInLabelsNeverReachesAMarkdownViewerAsMarkup) {
+    auto d = decoderRun();
+    d.run.label = "<img src=x onerror=alert(1)> [click](javascript:alert(2)) <script>x</script>";
+    auto md = writeReport(d, ReportFormat::Markdown);
+    EXPECT_EQ(md.find("<img"), std::string::npos) << md;
+    EXPECT_EQ(md.find("<script"), std::string::npos) << md;
+    EXPECT_EQ(md.find("[click]"), std::string::npos) << md;
+    EXPECT_NE(md.find("\\[click\\](javascript:alert(2))"), std::string::npos) << md;
 }
 
 TEST(ReportWriter, StatesOnlyWhatWasMeasuredForThisDevice) {

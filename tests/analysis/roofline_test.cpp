@@ -77,6 +77,33 @@ TEST(Roofline, DeclaredPointsMeasuredCeilingsAndNotes) {
     EXPECT_NE(measured.ceilings.dramSource.find("measured"), std::string::npos);
 }
 
+TEST(Roofline, HugeAndMalformedRangeNamesAreNotDeclaredWork) {
+    // A 50,000-character range name once overflowed the stack in std::regex_match.
+    testing::TempDir dir;
+    Store store(dir.file("runs.wsdb"));
+    auto run = store.beginRun({});
+    {
+        StoreWriter w(store, run);
+        auto range = [&](std::string name) {
+            w.add(RangeRecord{0, 1000, 1, 1, std::move(name), "", RangeKind::PushPop, 0, 0});
+        };
+        range(std::string(50'000, 'a') + "/b flops=1 bytes=1");  // long but well formed
+        range("x/" + std::string(50'000, ' ') + " flops=1 bytes=1");
+        range("a/b flops=nan bytes=1");
+        range("a/b flops=1 bytes=1e400");
+        range("/b flops=1 bytes=1");
+        range("ab flops=1 bytes=1");
+        KernelRecord k;
+        k.startNs = 10;
+        k.endNs = 500;
+        k.name = "k";
+        w.add(k);
+    }
+    auto r = computeRoofline(store, run);
+    ASSERT_EQ(r.points.size(), 1u);
+    EXPECT_EQ(r.points[0].name.size(), 50'002u);
+}
+
 TEST(Roofline, DecoderPhasesFromTheModelAndEmptyRunsSayWhy) {
     testing::TempDir dir;
     Store store(dir.file("runs.wsdb"));

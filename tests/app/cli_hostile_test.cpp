@@ -1,0 +1,124 @@
+// warpscope-cli given bad bytes and bad arguments: labels that are not UTF-8
+// or carry terminal escapes, numbers that are not numbers, export targets
+// that are not files. Each was a broken store listing, a wrapped-around
+// number or a replaced device before.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "store/run_queries.h"
+#include "store/store.h"
+#include "support/fixture_store.h"
+#include "support/run_process.h"
+#include "support/temp_dir.h"
+
+namespace ws {
+namespace {
+
+using testing::ProcessResult;
+using testing::TempDir;
+
+ProcessResult cli(std::vector<std::string> args) {
+    args.insert(args.begin(), WARPSCOPE_CLI_PATH);
+    return testing::runProcess(args);
+}
+
+class CliHostileTest : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        db = dir.file("runs.wsdb");
+        runs = testing::writeFixtureStore(db);
+    }
+    TempDir dir;
+    std::string db;
+    testing::FixtureRuns runs;
+};
+
+TEST_F(CliHostileTest, LabelsThatAreNotUtf8NeverBreakJsonListing) {
+    {
+        Store store(db);
+        NewRun nr;
+        nr.label = "bad \xff\xfe bytes \xc3";
+        nr.command = "\xed\xa0\x80 surrogate";
+        auto id = store.beginRun(nr);
+        store.setProperty(id, "note\xff", "value\x80");
+        store.finishRun(id, RunStatus::Ok);
+    }
+    auto ls = cli({"ls", "--db", db, "--json"});
+    ASSERT_EQ(ls.exitCode, 0) << ls.err;
+    auto list = nlohmann::json::parse(ls.out, nullptr, false);
+    ASSERT_FALSE(list.is_discarded()) << ls.out;
+    bool found = false;
+    for (const auto& r : list)
+        found = found || r.value("label", "") == "bad \xEF\xBF\xBD\xEF\xBF\xBD bytes \xEF\xBF\xBD";
+    EXPECT_TRUE(found) << ls.out;
+    auto id = std::to_string(list.back().value("id", 0));
+    auto exported = dir.file("run.json");
+    auto ex = cli({"export", id, "--db", db, "--format", "json", "-o", exported});
+    ASSERT_EQ(ex.exitCode, 0) << ex.err;
+    EXPECT_FALSE(nlohmann::json::parse(testing::readFile(exported), nullptr, false).is_discarded());
+}
+
+TEST_F(CliHostileTest, TerminalEscapesInLabelsAreShownNotSent) {
+    {
+        Store store(db);
+        NewRun nr;
+        nr.label = "\x1b]0;pwned\x07\x1b[2Jred";
+        store.finishRun(store.beginRun(nr), RunStatus::Ok);
+    }
+    auto ls = cli({"ls", "--db", db});
+    ASSERT_EQ(ls.exitCode, 0) << ls.err;
+    EXPECT_EQ(ls.out.find('\x1b'), std::string::npos);
+    EXPECT_NE(ls.out.find("\\x1b]0;pwned"), std::string::npos) << ls.out;
+}
+
+TEST_F(CliHostileTest, NumbersThatAreNotInRangeAreUsageErrors) {
+    struct Case {
+        std::vector<std::string> args;
+        std::string message;
+    } cases[] = {
+        {{"summary", "1", "--top", "-1"}, "--top must be a whole number"},
+        {{"summary", "1", "--top", "abc"}, "--top must be a whole number"},
+        {{"compare", "1", "2", "--top", "18446744073709551615"}, "--top must be a whole number"},
+        {{"stats", "1", "--percentiles", "nan"}, "'nan' is not a number from 0 to 100"},
+        {{"stats", "1", "--goodput", "tpot:nan"}, "is not a finite number"},
+        {{"stats", "1", "--goodput", "tpot:-3"}, "needs a positive number"},
+        {{"occupancy", "--cc", "9.0x", "--threads", "128", "--regs", "32"}, "--cc 9.0x"},
+    };
+    for (auto& c : cases) {
+        if (c.args[0] != "occupancy") c.args.insert(c.args.end(), {"--db", db});
+        auto r = cli(c.args);
+        EXPECT_EQ(r.exitCode, 2) << c.args[0] << ' ' << r.err;
+        EXPECT_NE(r.err.find(c.message), std::string::npos) << r.err;
+    }
+}
+
+TEST_F(CliHostileTest, ExportNeverReplacesADeviceAndWritesToStandardOutput) {
+    auto id = std::to_string(runs.decoderOk);
+    auto toNull = cli({"export", id, "--db", db, "--format", "csv", "-o", "/dev/null"});
+    EXPECT_NE(toNull.exitCode, 0);
+    EXPECT_NE(toNull.err.find("not a regular file"), std::string::npos) << toNull.err;
+    struct stat st {};
+    ASSERT_EQ(::stat("/dev/null", &st), 0);
+    EXPECT_TRUE(S_ISCHR(st.st_mode));
+    auto out = cli({"export", id, "--db", db, "--format", "csv", "-o", "-"});
+    ASSERT_EQ(out.exitCode, 0) << out.err;
+    EXPECT_NE(out.out.find("name"), std::string::npos);
+    // A symbolic link is followed: the file it names is replaced, the link stays.
+    auto target = dir.file("real.csv");
+    testing::writeFile(target, "old");
+    auto link = dir.file("link.csv");
+    std::filesystem::create_symlink(target, link);
+    ASSERT_EQ(cli({"export", id, "--db", db, "--format", "csv", "-o", link}).exitCode, 0);
+    EXPECT_TRUE(std::filesystem::is_symlink(link));
+    EXPECT_NE(testing::readFile(target), "old");
+    for (const auto& e : std::filesystem::directory_iterator(dir.path()))
+        EXPECT_EQ(e.path().filename().string().find(".csv."), std::string::npos)
+            << "left behind: " << e.path();
+}
+
+}  // namespace
+}  // namespace ws

@@ -227,10 +227,18 @@ RunId Store::beginRun(const NewRun& run) {
     if (run.workload) workloadId = upsertWorkload(*run.workload);
     if (run.device) deviceId = upsertDevice(*run.device);
     auto self = ProcessIdentity::current();
+    // Never an id a removed run had: scripts that saved it must not find a
+    // different run under it (rowid reuse would hand out max(id) + 1 again).
+    std::optional<std::int64_t> nextId;
+    if (db_->queryInt("SELECT count(*) FROM sqlite_master WHERE name = 'run_id_high_water'") > 0)
+        nextId = db_->queryInt(
+            "SELECT max(coalesce((SELECT max(id) FROM runs), 0), "
+            "(SELECT id FROM run_id_high_water)) + 1");
     sql::Statement ins(*db_,
                        "INSERT INTO runs (label, workload_id, device_id, variant, tags, status, "
                        "started_at, command, host, writer_pid, writer_start_ticks, "
-                       "warpscope_version) VALUES (?1,?2,?3,?4,?5,'running',?6,?7,?8,?9,?10,?11)");
+                       "warpscope_version, id) "
+                       "VALUES (?1,?2,?3,?4,?5,'running',?6,?7,?8,?9,?10,?11,?12)");
     ins.bind(1, run.label);
     ins.bind(2, workloadId);
     ins.bind(3, deviceId);
@@ -242,6 +250,7 @@ RunId Store::beginRun(const NewRun& run) {
     ins.bind(9, self.pid);
     ins.bind(10, self.startTicks);
     ins.bind(11, std::string_view(kWarpscopeVersion));
+    ins.bind(12, nextId);  // NULL: SQLite's max(id) + 1
     ins.exec();
     auto id = db_->lastInsertId();
     tx.commit();
@@ -304,11 +313,23 @@ void Store::setDevice(RunId id, const DeviceInfo& device) {
 
 void Store::deleteRun(RunId id) {
     requireWritable("delete a run");
+    sql::Transaction tx(*db_);
     sql::Statement st(*db_, "DELETE FROM runs WHERE id = ?1");
     st.bind(1, id);
     st.exec();
     if (db_->changes() == 0)
         throw StoreError(StoreError::Kind::NotFound, path() + ": no run " + std::to_string(id));
+    // The highest id ever removed (docs/store-schema.md); made on the first
+    // removal, so opening or reading a store never changes it.
+    db_->exec(
+        "CREATE TABLE IF NOT EXISTS run_id_high_water (single INTEGER PRIMARY KEY CHECK "
+        "(single = 1), id INTEGER NOT NULL)");
+    sql::Statement mark(*db_,
+                        "INSERT INTO run_id_high_water VALUES (1, ?1) ON CONFLICT (single) DO "
+                        "UPDATE SET id = max(id, excluded.id)");
+    mark.bind(1, id);
+    mark.exec();
+    tx.commit();
 }
 
 }  // namespace ws

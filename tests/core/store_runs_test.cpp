@@ -52,6 +52,21 @@ TEST(StoreRuns, LifeCycleRunningToOk) {
     EXPECT_EQ(store.db().queryInt("SELECT count(*) FROM workloads"), 1);
 }
 
+TEST(StoreRuns, RemovedRunIdsAreNeverHandedOutAgain) {
+    // rm of the highest run once made the next recording take its id.
+    testing::TempDir dir;
+    Store store(dir.file("runs.wsdb"));
+    auto a = store.beginRun({});
+    auto b = store.beginRun({});
+    store.deleteRun(b);
+    auto c = store.beginRun({});
+    EXPECT_GT(c, b);
+    store.deleteRun(c);
+    store.deleteRun(a);  // a lower id does not lower the mark
+    Store again(dir.file("runs.wsdb"));
+    EXPECT_GT(again.beginRun({}), c);
+}
+
 TEST(StoreRuns, FinishingUnknownRunFails) {
     TempDir dir;
     Store store(dir.file("runs.wsdb"));

@@ -2,12 +2,16 @@
 // or carry terminal escapes, numbers that are not numbers, export targets
 // that are not files. Each was a broken store listing, a wrapped-around
 // number or a replaced device before.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "store/run_queries.h"
 #include "store/store.h"
@@ -118,6 +122,47 @@ TEST_F(CliHostileTest, ExportNeverReplacesADeviceAndWritesToStandardOutput) {
     for (const auto& e : std::filesystem::directory_iterator(dir.path()))
         EXPECT_EQ(e.path().filename().string().find(".csv."), std::string::npos)
             << "left behind: " << e.path();
+}
+
+TEST_F(CliHostileTest, KillNineDuringImportsNeverLeavesAPartialRun) {
+    // 7 of 24 kill -9 rounds once left partial runs (read as 12 h "killed"
+    // recordings); an import is now one transaction.
+    const auto trace = testing::dataFile("kineto_llama_h200.json");
+    auto countRuns = [&] {
+        Store store(db);
+        return store.db().queryInt("SELECT count(*) FROM runs");
+    };
+    const auto before = countRuns();
+    std::int64_t imported = 0;
+    const int rounds = 12;
+    for (int round = 0; round < rounds; ++round) {
+        pid_t pid = ::fork();
+        ASSERT_GE(pid, 0);
+        if (pid == 0) {
+            int null = ::open("/dev/null", O_WRONLY);
+            ::dup2(null, 1);
+            ::dup2(null, 2);
+            ::execl(WARPSCOPE_CLI_PATH, "warpscope-cli", "import", trace.c_str(), "--db",
+                    db.c_str(), "--progress", "none", static_cast<char*>(nullptr));
+            ::_exit(127);
+        }
+        // Spread over the import's life (about 1 s in a debug build).
+        std::this_thread::sleep_for(std::chrono::milliseconds(60 + 80 * round));
+        ::kill(pid, SIGKILL);
+        int status = 0;
+        ::waitpid(pid, &status, 0);
+        if (WIFEXITED(status) && WEXITSTATUS(status) == 0) ++imported;
+        Store store(db);
+        EXPECT_EQ(store.db().queryInt("SELECT count(*) FROM runs WHERE status != 'ok' AND id > 4"),
+                  0)
+            << "round " << round;
+        EXPECT_EQ(store.db().queryInt("SELECT count(*) FROM runs"), before + imported)
+            << "round " << round;
+        sql::Statement check(store.db(), "PRAGMA integrity_check");
+        ASSERT_TRUE(check.step());
+        EXPECT_EQ(check.text(0), "ok");
+    }
+    RecordProperty("completed_imports", static_cast<int>(imported));
 }
 
 }  // namespace

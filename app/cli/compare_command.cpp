@@ -62,15 +62,24 @@ int cmdCompare(const std::vector<std::string>& argv) {
             j["total_kernel_time"] = c.totalKernelTime ? metricJson(*c.totalKernelTime) : nullptr;
             j["kernels"] = nlohmann::ordered_json::array();
             for (const auto& k : c.kernels)
-                j["kernels"].push_back({{"name", k.name},
-                                        {"presence", presence(k.presence)},
-                                        {"base_total_ns", k.baseTotalNs},
-                                        {"candidate_total_ns", k.candidateTotalNs},
-                                        {"base_mean_ns", k.baseMeanNs},
-                                        {"candidate_mean_ns", k.candidateMeanNs},
-                                        {"ci95_low_ns", optJson(k.ciLow)},
-                                        {"ci95_high_ns", optJson(k.ciHigh)},
-                                        {"verdict", toString(k.verdict)}});
+                j["kernels"].push_back(
+                    {{"name", k.name},
+                     {"presence", presence(k.presence)},
+                     {"launches", {{"base", k.baseLaunches}, {"candidate", k.candidateLaunches}}},
+                     {"total_ns",
+                      {{"base", k.baseTotalNs},
+                       {"candidate", k.candidateTotalNs},
+                       {"delta", k.candidateTotalNs - k.baseTotalNs},
+                       {"ci95_low", optJson(k.totalCiLow)},
+                       {"ci95_high", optJson(k.totalCiHigh)},
+                       {"verdict", toString(k.totalVerdict)}}},
+                     {"per_launch_ns",
+                      {{"base", k.baseMeanNs},
+                       {"candidate", k.candidateMeanNs},
+                       {"delta", k.candidateMeanNs - k.baseMeanNs},
+                       {"ci95_low", optJson(k.ciLow)},
+                       {"ci95_high", optJson(k.ciHigh)},
+                       {"verdict", toString(k.perLaunchVerdict)}}}});
             j["memory"] = nlohmann::ordered_json::array();
             for (const auto& m : c.memory)
                 j["memory"].push_back({{"name", m.name},
@@ -105,13 +114,35 @@ int cmdCompare(const std::vector<std::string>& argv) {
             std::cout << "  total kernel time  " << c.totalKernelTime->base << " ms -> "
                       << c.totalKernelTime->candidate << " ms  x" << std::setprecision(2)
                       << c.totalKernelTime->speedup << '\n';
+        if (!c.kernels.empty())
+            std::cout << "  kernels while requests were served (whole run without requests); "
+                         "each quantity with its own verdict:\n"
+                      // setw counts bytes: one more for the two bytes of µ.
+                      << "    " << std::left << std::setw(15) << "launches" << std::setw(43)
+                      << "total µs (delta, verdict)" << std::setw(36)
+                      << "per launch µs (delta, verdict)"
+                      << "kernel\n"
+                      << std::right;
         for (std::size_t k = 0; k < c.kernels.size() && k < top; ++k) {
             const auto& d = c.kernels[k];
-            std::cout << "    " << std::setw(9) << std::setprecision(1)
-                      << (d.candidateTotalNs - d.baseTotalNs) / 1e3 << " us  " << std::setw(14)
-                      << (d.presence == KernelDelta::Presence::Both ? toString(d.verdict)
-                                                                    : presence(d.presence))
-                      << "  " << d.name << '\n';
+            std::ostringstream launches, total, perLaunch;
+            launches << d.baseLaunches << " -> " << d.candidateLaunches;
+            total << std::fixed << std::setprecision(1) << d.baseTotalNs / 1e3 << " -> "
+                  << d.candidateTotalNs / 1e3;
+            if (d.presence == KernelDelta::Presence::Both) {
+                total << " (" << std::showpos << (d.candidateTotalNs - d.baseTotalNs) / 1e3
+                      << std::noshowpos << ", " << toString(d.totalVerdict) << ")";
+                perLaunch << std::fixed << std::setprecision(2) << d.baseMeanNs / 1e3 << " -> "
+                          << d.candidateMeanNs / 1e3 << " (" << std::showpos
+                          << (d.candidateMeanNs - d.baseMeanNs) / 1e3 << std::noshowpos << ", "
+                          << toString(d.perLaunchVerdict) << ")";
+            } else {
+                total << " (" << presence(d.presence) << ")";
+                perLaunch << "-";
+            }
+            std::cout << "    " << std::left << std::setw(15) << launches.str() << std::setw(42)
+                      << total.str() << std::setw(35) << perLaunch.str() << d.name << std::right
+                      << '\n';
         }
         for (const auto& m : c.memory) {
             auto gib = [](const std::optional<double>& v) {

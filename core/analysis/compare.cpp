@@ -17,6 +17,12 @@ namespace {
 double meanOf(std::vector<double> v) {
     return stats::summarize(std::move(v)).mean;
 }
+double sumOf(std::vector<double> v) {
+    double total = 0;
+    for (double x : v)
+        total += x;
+    return total;
+}
 double medianOf(std::vector<double> v) {
     return stats::percentile(std::move(v), 50);
 }
@@ -145,6 +151,8 @@ Comparison compareRuns(Store& store, RunId base, RunId candidate, int resamples)
             k.baseTotalNs += v;
         for (double v : samples.second)
             k.candidateTotalNs += v;
+        k.baseLaunches = static_cast<std::int64_t>(samples.first.size());
+        k.candidateLaunches = static_cast<std::int64_t>(samples.second.size());
         sumB += k.baseTotalNs;
         sumC += k.candidateTotalNs;
         if (samples.first.empty()) {
@@ -158,7 +166,12 @@ Comparison compareRuns(Store& store, RunId base, RunId candidate, int resamples)
             k.candidateMeanNs = d.candidate;
             k.ciLow = d.ciLow;
             k.ciHigh = d.ciHigh;
-            k.verdict = d.verdict;
+            k.perLaunchVerdict = d.verdict;
+            auto t = compareSamples(name, samples.first, samples.second, sumOf,
+                                    std::min(resamples, 500), seed++);
+            k.totalCiLow = t.ciLow;
+            k.totalCiHigh = t.ciHigh;
+            k.totalVerdict = t.verdict;
         }
         c.kernels.push_back(std::move(k));
     }

@@ -411,15 +411,29 @@ std::string writeReport(const ReportData& d, ReportFormat format, const ChartSou
         std::vector<std::vector<std::string>> kernels;
         for (std::size_t i = 0; i < c.kernels.size() && i < 10; ++i) {
             const auto& k = c.kernels[i];
-            kernels.push_back({k.name, formatFixed(k.baseTotalNs / 1e6, 3),
-                               formatFixed(k.candidateTotalNs / 1e6, 3),
-                               k.presence == KernelDelta::Presence::New ? "new"
-                               : k.presence == KernelDelta::Presence::Vanished
-                                   ? "vanished"
-                                   : toString(k.verdict)});
+            const bool both = k.presence == KernelDelta::Presence::Both;
+            const std::string presence =
+                k.presence == KernelDelta::Presence::New ? "new" : "vanished";
+            kernels.push_back(
+                {k.name,
+                 std::to_string(k.baseLaunches) + " → " + std::to_string(k.candidateLaunches),
+                 formatFixed(k.baseTotalNs / 1e6, 3) + " → " +
+                     formatFixed(k.candidateTotalNs / 1e6, 3),
+                 both ? toString(k.totalVerdict) : presence,
+                 both ? formatFixed(k.baseMeanNs / 1e3, 2) + " → " +
+                            formatFixed(k.candidateMeanNs / 1e3, 2)
+                      : "—",
+                 both ? toString(k.perLaunchVerdict) : presence});
         }
-        if (!kernels.empty())
-            doc.table({"kernel", "baseline ms", "this run ms", "verdict"}, kernels);
+        if (!kernels.empty()) {
+            doc.para(
+                "Kernels while requests were served (the whole run when it has none). "
+                "Total time and time per launch each carry their own verdict: fewer "
+                "launches can lower the total while each launch got slower.");
+            doc.table({"kernel", "launches", "total ms", "total verdict", "per launch µs",
+                       "per launch verdict"},
+                      kernels);
+        }
         std::vector<std::vector<std::string>> memory;
         for (const auto& m : c.memory)
             memory.push_back({m.name, m.base ? formatBytes(std::int64_t(*m.base)) : "—",

@@ -74,5 +74,36 @@ TEST(Compare, MemoryAndQualitySideBySide) {
     EXPECT_DOUBLE_EQ(c.quality[0].candidate->tokenAgreement, 0.9375);
 }
 
+TEST(Compare, FewerSlowerLaunchesGetAVerdictPerQuantity) {
+    // The sample store's gemvSplitK: 92 ms -> 16 ms in total, which `compare`
+    // printed as "slower" because each launch got slower.
+    testing::TempDir dir;
+    Store store(dir.file("runs.wsdb"));
+    auto base = store.beginRun({}), cand = store.beginRun({});
+    auto launches = [&](RunId run, int n, std::vector<double> durations) {
+        StoreWriter w(store, run);
+        for (int i = 0; i < n; ++i) {
+            KernelRecord k;
+            k.name = "gemvSplitK";
+            k.startNs = i * 100'000;
+            k.endNs = k.startNs + static_cast<std::int64_t>(durations[std::size_t(i)]);
+            w.add(k);
+        }
+    };
+    launches(base, 400, noisy(20'000, 500, 400, 1));
+    launches(cand, 50, noisy(30'000, 500, 50, 2));
+    auto c = compareRuns(store, base, cand, 500);
+    ASSERT_EQ(c.kernels.size(), 1u);
+    const auto& k = c.kernels[0];
+    EXPECT_EQ(k.baseLaunches, 400);
+    EXPECT_EQ(k.candidateLaunches, 50);
+    EXPECT_LT(k.candidateTotalNs, k.baseTotalNs);
+    EXPECT_EQ(k.totalVerdict, Verdict::Faster);
+    ASSERT_TRUE(k.totalCiHigh.has_value());
+    EXPECT_LT(*k.totalCiHigh, 0);  // the interval is of the total's delta
+    EXPECT_EQ(k.perLaunchVerdict, Verdict::Slower);
+    EXPECT_GT(*k.ciLow, 0);
+}
+
 }  // namespace
 }  // namespace ws

@@ -60,11 +60,14 @@ TEST(OneAnalysis, TheGuisComparisonEqualsCompareJsonValueForValue) {
         const auto& c = cli["kernels"][i];
         SCOPED_TRACE(g.name);
         EXPECT_EQ(c["name"], g.name);
-        EXPECT_EQ(c["base_mean_ns"].get<double>(), g.baseMeanNs);
-        EXPECT_EQ(c["candidate_mean_ns"].get<double>(), g.candidateMeanNs);
-        EXPECT_EQ(optional(c["ci95_low_ns"]), g.ciLow);
-        EXPECT_EQ(optional(c["ci95_high_ns"]), g.ciHigh);
-        EXPECT_EQ(c["verdict"], toString(g.verdict));
+        EXPECT_EQ(c["launches"]["base"].get<std::int64_t>(), g.baseLaunches);
+        EXPECT_EQ(c["per_launch_ns"]["base"].get<double>(), g.baseMeanNs);
+        EXPECT_EQ(c["per_launch_ns"]["candidate"].get<double>(), g.candidateMeanNs);
+        EXPECT_EQ(optional(c["per_launch_ns"]["ci95_low"]), g.ciLow);
+        EXPECT_EQ(optional(c["per_launch_ns"]["ci95_high"]), g.ciHigh);
+        EXPECT_EQ(c["per_launch_ns"]["verdict"], toString(g.perLaunchVerdict));
+        EXPECT_EQ(optional(c["total_ns"]["ci95_low"]), g.totalCiLow);
+        EXPECT_EQ(c["total_ns"]["verdict"], toString(g.totalVerdict));
         withInterval += g.ciLow.has_value();
     }
     // Bootstrap intervals were compared, not only empty ones.

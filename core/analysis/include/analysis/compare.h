@@ -25,12 +25,20 @@ struct MetricDelta {
     Verdict verdict = Verdict::NotComparable;
 };
 
+// One kernel in both runs. Each quantity carries its own delta, interval and
+// verdict: a kernel launched less often can take less time in total while
+// each launch got slower, and a row must never pair one with the other.
 struct KernelDelta {
     std::string name;  // short kernel name
+    std::int64_t baseLaunches = 0, candidateLaunches = 0;
     double baseTotalNs = 0, candidateTotalNs = 0;
     double baseMeanNs = 0, candidateMeanNs = 0;
-    std::optional<double> ciLow, ciHigh;  // of the mean's delta
-    Verdict verdict = Verdict::NotComparable;
+    // Total time: bootstrap of the sum over each run's launches.
+    std::optional<double> totalCiLow, totalCiHigh;
+    Verdict totalVerdict = Verdict::NotComparable;
+    // Time per launch: bootstrap of the mean.
+    std::optional<double> ciLow, ciHigh;
+    Verdict perLaunchVerdict = Verdict::NotComparable;
     enum class Presence { Both, New, Vanished } presence = Presence::Both;
 };
 

@@ -69,7 +69,13 @@ int cmdOccupancy(const std::vector<std::string>& argv) {
                                     {"shared_memory_config_per_sm", o.smemConfigPerSm}};
         if (!o.problem.empty()) j["problem"] = o.problem;
         std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
-        return 0;
+        return o.problem.empty() ? 0 : 1;
+    }
+    // A configuration that cannot launch is an error, not "limited by invalid".
+    if (!o.problem.empty()) {
+        std::cerr << "warpscope-cli occupancy: this launch cannot run on compute capability " << cc
+                  << ": " << o.problem << '\n';
+        return 1;
     }
     auto limit = [](int v) { return v > 1'000'000 ? std::string("-") : std::to_string(v); };
     std::cout << "compute capability " << cc << ", " << launch.threadsPerBlock << " threads, "
@@ -83,7 +89,6 @@ int cmdOccupancy(const std::vector<std::string>& argv) {
               << limit(o.blockLimitRegisters) << ", shared memory "
               << limit(o.blockLimitSharedMemory) << ", blocks " << limit(o.blockLimitBlocks)
               << '\n';
-    if (!o.problem.empty()) std::cout << "cannot launch: " << o.problem << '\n';
     return 0;
 }
 

@@ -122,11 +122,18 @@ int cmdShow(const std::vector<std::string>& argv) {
 int cmdRm(const std::vector<std::string>& argv) {
     auto args = Args::parse(argv, {{}, {"db"}, 1, 64});
     auto store = openStore(args);
-    for (const auto& text : args.positional()) {
-        auto id = parseRunId(text);
+    // Every id first: `rm 4 99` once removed run 4 and then failed on 99.
+    std::vector<RunId> ids;
+    for (const auto& text : args.positional())
+        ids.push_back(parseRunId(text));
+    for (auto id : ids)
+        requireRun(*store, id);
+    sql::Transaction tx(store->db());
+    for (auto id : ids)
         store->deleteRun(id);
+    tx.commit();
+    for (auto id : ids)
         std::cout << "removed run " << id << '\n';
-    }
     return 0;
 }
 

@@ -165,5 +165,23 @@ TEST_F(CliHostileTest, KillNineDuringImportsNeverLeavesAPartialRun) {
     RecordProperty("completed_imports", static_cast<int>(imported));
 }
 
+TEST_F(CliHostileTest, RmChecksEveryIdBeforeRemovingAny) {
+    auto r = cli({"rm", std::to_string(runs.kernelFailed), "99", "--db", db});
+    EXPECT_EQ(r.exitCode, 1);
+    EXPECT_NE(r.err.find("99"), std::string::npos) << r.err;
+    Store store(db);
+    EXPECT_TRUE(findRun(store, runs.kernelFailed).has_value());
+}
+
+TEST_F(CliHostileTest, AnOccupancyThatCannotLaunchIsAnError) {
+    // 2048 threads per block: "limited by invalid" with exit code 0 before.
+    auto r = cli({"occupancy", "--cc", "9.0", "--threads", "2048", "--regs", "32"});
+    EXPECT_EQ(r.exitCode, 1);
+    EXPECT_NE(r.err.find("cannot run"), std::string::npos) << r.err;
+    auto j = cli({"occupancy", "--cc", "9.0", "--threads", "2048", "--regs", "32", "--json"});
+    EXPECT_EQ(j.exitCode, 1);
+    EXPECT_NE(j.out.find("\"problem\""), std::string::npos) << j.out;
+}
+
 }  // namespace
 }  // namespace ws

@@ -1,7 +1,8 @@
-// The decoder workload: requests of the workload contract prefilled together,
-// then decoded step by step with a token mark per request per step (the
-// conventions in docs/token-conventions.md, so TTFT/TPOT/ITL follow), then the
-// quality check against the reference variant by teacher forcing.
+// The decoder workload: untimed warm-up requests first, then the contract's
+// requests in rounds of `batch` prefilled together and decoded step by step,
+// with a token mark per request per step (docs/token-conventions.md, so
+// TTFT/TPOT/ITL follow), then the quality check against the reference
+// variant by teacher forcing.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -98,39 +99,62 @@ int runDecoderWorkload(const WorkloadConfig& config) {
     std::int64_t peak = deviceBytesInUse() - before;
     std::vector<int> prompts = promptTokens(opt.seed, opt.batch * c.promptTokens, m.vocab);
 
-    std::vector<nvtxRangeId_t> requests(opt.batch);
-    auto markTokens = [&] {
-        for (int b = 0; b < opt.batch; ++b)
-            nvtxMarkA(("ws.token:" + std::to_string(b)).c_str());
-    };
-    for (int b = 0; b < opt.batch; ++b)
-        requests[b] = nvtxRangeStartA(
-            ("ws.request:" + std::to_string(b) + ":prompt=" + std::to_string(c.promptTokens))
-                .c_str());
-    auto start = Clock::now();
-    {
-        NvtxRange range("prefill");
-        decoder->prefill(prompts, c.promptTokens);
-        WS_CUDA(cudaStreamSynchronize(stream));
-    }
-    markTokens();
-    double ttftMs = msSince(start);
-    std::vector<double> steps;
-    {
-        NvtxRange range("decode");
-        for (int step = 1; step < c.outputTokens; ++step) {
-            // The first step runs eagerly (lazy one-time setup), then the graph is captured.
-            if (d.cudaGraphs && step == 2) decoder->captureDecodeGraph();
-            auto t = Clock::now();
-            NvtxRange stepRange("decode step " + std::to_string(step));
-            decoder->decodeStep();
+    // One round: the batch prefilled together, then decoded step by step.
+    // `first` is the id of the round's first request; timed rounds mark
+    // requests and tokens, warm-up rounds only run.
+    std::vector<double> ttfts, steps;
+    auto runRound = [&](std::optional<int> first) {
+        std::vector<nvtxRangeId_t> requests(opt.batch);
+        auto markTokens = [&] {
+            if (first)
+                for (int b = 0; b < opt.batch; ++b)
+                    nvtxMarkA(("ws.token:" + std::to_string(*first + b)).c_str());
+        };
+        if (first)
+            for (int b = 0; b < opt.batch; ++b)
+                requests[b] = nvtxRangeStartA(("ws.request:" + std::to_string(*first + b) +
+                                               ":prompt=" + std::to_string(c.promptTokens))
+                                                  .c_str());
+        auto start = Clock::now();
+        {
+            NvtxRange range("prefill");
+            decoder->prefill(prompts, c.promptTokens);
             WS_CUDA(cudaStreamSynchronize(stream));
-            markTokens();
-            steps.push_back(msSince(t));
         }
+        markTokens();
+        if (first) ttfts.push_back(msSince(start));
+        {
+            NvtxRange range("decode");
+            for (int step = 1; step < c.outputTokens; ++step) {
+                // The first step runs eagerly (lazy one-time setup), then the graph
+                // is captured; later rounds replay it from their first step.
+                if (d.cudaGraphs && step == 2 && !decoder->graphCaptured())
+                    decoder->captureDecodeGraph();
+                auto t = Clock::now();
+                NvtxRange stepRange("decode step " + std::to_string(step));
+                decoder->decodeStep();
+                WS_CUDA(cudaStreamSynchronize(stream));
+                markTokens();
+                if (first) steps.push_back(msSince(t));
+            }
+        }
+        if (first)
+            for (auto id : requests)
+                nvtxRangeEnd(id);
+    };
+    const int timedRequests = c.requests > 0 ? c.requests : opt.batch;
+    const int timedRounds = (timedRequests + opt.batch - 1) / opt.batch;
+    const int warmupRounds = (c.warmupRequests + opt.batch - 1) / opt.batch;
+    if (warmupRounds > 0) {
+        NvtxRange range("warm-up (untimed)");
+        for (int r = 0; r < warmupRounds; ++r)
+            runRound(std::nullopt);
     }
-    for (auto id : requests)
-        nvtxRangeEnd(id);
+    for (int r = 0; r < timedRounds; ++r)
+        runRound(r * opt.batch);
+    double ttftMs = 0;
+    for (double t : ttfts)
+        ttftMs += t / double(ttfts.size());
     peak = std::max(peak, deviceBytesInUse() - before);
 
     double tpotMs = 0;
@@ -141,8 +165,11 @@ int runDecoderWorkload(const WorkloadConfig& config) {
                      (copyGBs * 1e9) * 1e3;
     double prefillFlops =
         2.0 * double(m.layers * m.layerMatrixElements()) * c.promptTokens * opt.batch;
-    std::printf("TTFT %.3f ms (prefill %.1f%% of cuBLAS bf16 peak %.0f TFLOP/s)\n", ttftMs,
-                100 * prefillFlops / (ttftMs * 1e-3) / (tflops * 1e12), tflops);
+    std::printf(
+        "TTFT %.3f ms mean over %d requests after %d warm-up (prefill %.1f%% of cuBLAS "
+        "bf16 peak %.0f TFLOP/s)\n",
+        ttftMs, timedRounds * opt.batch, warmupRounds * opt.batch,
+        100 * prefillFlops / (ttftMs * 1e-3) / (tflops * 1e12), tflops);
     if (!steps.empty())
         std::printf(
             "TPOT %.4f ms mean over %zu steps; floor %.4f ms at %.0f GB/s copy: floor/TPOT %.3f\n",
@@ -158,6 +185,8 @@ int runDecoderWorkload(const WorkloadConfig& config) {
     markProperty("decoder.variant", toString(opt.variant));
     markProperty("decoder.precision", d.precision);
     markProperty("decoder.cuda_graphs", d.cudaGraphs ? "yes" : "no");
+    markProperty("decoder.warmup_requests", warmupRounds * opt.batch);
+    markProperty("decoder.requests", timedRounds * opt.batch);
     markProperty("decoder.prefill_flops", prefillFlops);
     markProperty("decoder.decode_step_bytes",
                  m.decodeStepBytes(opt.precision, std::int64_t(meanContext), opt.batch));

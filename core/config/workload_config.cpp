@@ -25,6 +25,7 @@ WorkloadContract readContract(TomlReader& r) {
     assign(c.outputTokens, r.integer("output_tokens", 0, kMaxTokens, false));
     assign(c.batch, r.integer("batch", 1, 65536, false));
     assign(c.requests, r.integer("requests", 0, 1 << 24, false));
+    assign(c.warmupRequests, r.integer("warmup_requests", 0, 1 << 16, false));
     c.ttftTargetMs = r.number("ttft_target_ms", 1e-3, 1e7, false);
     c.tpotTargetMs = r.number("tpot_target_ms", 1e-3, 1e7, false);
     c.e2eTargetMs = r.number("e2e_target_ms", 1e-3, 1e9, false);

@@ -12,8 +12,8 @@ std::string intentFile(const std::string& storePath) {
 }
 }  // namespace
 
-RecordingIntent::RecordingIntent(const std::string& storePath) {
-    fd_ = ::open(intentFile(storePath).c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+RecordingIntent::RecordingIntent(const std::string& storePath) : path_(intentFile(storePath)) {
+    fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (fd_ >= 0 && ::flock(fd_, LOCK_SH) != 0) {
         ::close(fd_);
         fd_ = -1;
@@ -21,7 +21,11 @@ RecordingIntent::RecordingIntent(const std::string& storePath) {
 }
 
 RecordingIntent::~RecordingIntent() {
-    if (fd_ >= 0) ::close(fd_);  // releases the lock
+    if (fd_ < 0) return;
+    // The last recording removes the file, so a store folder keeps no trace
+    // of it; while another recording holds its shared lock it stays.
+    if (::flock(fd_, LOCK_EX | LOCK_NB) == 0) ::unlink(path_.c_str());
+    ::close(fd_);  // releases the lock
 }
 
 bool recordingIntended(const std::string& storePath) {

@@ -5,6 +5,7 @@
 #include <sqlite3.h>
 
 #include <cmath>
+#include <filesystem>
 #include <limits>
 
 #include "store/compact.h"
@@ -160,6 +161,13 @@ TEST(StoreCompactYields, WithoutARecordingTheStoreIsVacuumed) {
     EXPECT_FALSE(recordingIntended(f.path));
     { RecordingIntent ended(f.path); }
     EXPECT_FALSE(recordingIntended(f.path));
+    EXPECT_FALSE(std::filesystem::exists(f.path + "-recording"));  // no trace left
+    {
+        RecordingIntent a(f.path);
+        { RecordingIntent b(f.path); }
+        EXPECT_TRUE(recordingIntended(f.path));  // b ended, a still records
+    }
+    EXPECT_FALSE(std::filesystem::exists(f.path + "-recording"));
     auto result = compactStore(f.store);
     EXPECT_EQ(result.vacuumSkipped, "");
 }

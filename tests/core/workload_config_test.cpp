@@ -49,6 +49,7 @@ TEST(WorkloadConfig, ParsesDecoderWithContract) {
     EXPECT_EQ(c.kind, WorkloadKind::Decoder);
     EXPECT_EQ(c.contract.promptTokens, 128);
     EXPECT_EQ(c.contract.batch, 4);
+    EXPECT_EQ(c.contract.warmupRequests, 1);  // warm by default
     EXPECT_DOUBLE_EQ(*c.contract.tpotTargetMs, 10.5);
     EXPECT_DOUBLE_EQ(*c.contract.ttftTargetMs, 50.0);
     ASSERT_TRUE(c.decoder);
@@ -103,6 +104,16 @@ TEST(WorkloadConfig, OutOfRangeValueIsRejected) {
     EXPECT_EQ(e.field, "contract.batch");
     EXPECT_EQ(e.line, 7);
     EXPECT_NE(e.message.find("out of range"), std::string::npos);
+}
+
+TEST(WorkloadConfig, WarmupRequestsAreReadAndRangeChecked) {
+    std::string text = kDecoder;
+    text.replace(text.find("batch = 4"), 9, "batch = 4\nwarmup_requests = 0");
+    auto r = parseWorkloadConfig(text, "tiny.toml");
+    ASSERT_TRUE(r.ok());
+    EXPECT_EQ(r.config->contract.warmupRequests, 0);
+    text.replace(text.find("warmup_requests = 0"), 19, "warmup_requests = -1");
+    EXPECT_EQ(onlyError(text).field, "contract.warmup_requests");
 }
 
 TEST(WorkloadConfig, WrongTypeIsRejected) {

@@ -21,6 +21,9 @@ struct WorkloadContract {
     int outputTokens = 0;
     int batch = 1;     // concurrent requests
     int requests = 0;  // total requests; 0 = batch
+    // Untimed requests run first (first-call initialisation, lazy module
+    // loading, graph capture), so TTFT measures a warm engine as users see it.
+    int warmupRequests = 1;
     std::optional<double> ttftTargetMs;
     std::optional<double> tpotTargetMs;
     std::optional<double> e2eTargetMs;

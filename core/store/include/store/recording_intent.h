@@ -18,6 +18,7 @@ class RecordingIntent {
     RecordingIntent& operator=(const RecordingIntent&) = delete;
 
   private:
+    std::string path_;
     int fd_ = -1;
 };
 

@@ -117,8 +117,80 @@ std::string ConfigError::toString() const {
     return out.str();
 }
 
+namespace {
+
+// TOML allows characters beyond ASCII only in strings and comments; toml++
+// 3.3.0 reaches __builtin_unreachable on some of them elsewhere (#295), so
+// they are refused here first. Tracks just enough of the syntax (comments and
+// the four string forms) to know where text is.
+std::optional<ConfigError> nonAsciiOutsideStrings(const std::string& text,
+                                                  const std::string& sourcePath) {
+    enum class In { Code, Comment, Basic, Literal, MultiBasic, MultiLiteral } in = In::Code;
+    int line = 1, column = 0;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        ++column;
+        auto next = [&](std::string_view s) { return text.compare(i, s.size(), s) == 0; };
+        if (c == '\n') {
+            ++line;
+            column = 0;
+            if (in == In::Comment || in == In::Basic || in == In::Literal) in = In::Code;
+            continue;
+        }
+        switch (in) {
+            case In::Code:
+                if (static_cast<unsigned char>(c) >= 0x80)
+                    return ConfigError{sourcePath, line, column, "(syntax)",
+                                       "a character beyond ASCII outside a string or comment"};
+                if (c == '#') {
+                    in = In::Comment;
+                } else if (next("\"\"\"")) {
+                    in = In::MultiBasic;
+                    i += 2;
+                } else if (next("'''")) {
+                    in = In::MultiLiteral;
+                    i += 2;
+                } else if (c == '"') {
+                    in = In::Basic;
+                } else if (c == '\'') {
+                    in = In::Literal;
+                }
+                break;
+            case In::Basic:
+            case In::MultiBasic:
+                if (c == '\\') {
+                    ++i;  // the escaped character, whatever it is
+                } else if (in == In::Basic && c == '"') {
+                    in = In::Code;
+                } else if (in == In::MultiBasic && next("\"\"\"")) {
+                    in = In::Code;
+                    i += 2;
+                }
+                break;
+            case In::Literal:
+                if (c == '\'') in = In::Code;
+                break;
+            case In::MultiLiteral:
+                if (next("'''")) {
+                    in = In::Code;
+                    i += 2;
+                }
+                break;
+            case In::Comment:
+                break;
+        }
+    }
+    return std::nullopt;
+}
+
+}  // namespace
+
 ConfigResult parseWorkloadConfig(const std::string& text, const std::string& sourcePath) {
     ConfigResult result;
+    if (auto error = nonAsciiOutsideStrings(text, sourcePath)) {
+        result.errors.push_back(*error);
+        return result;
+    }
     toml::table root;
     try {
         root = toml::parse(text, sourcePath);

@@ -116,6 +116,27 @@ TEST(WorkloadConfig, WarmupRequestsAreReadAndRangeChecked) {
     EXPECT_EQ(onlyError(text).field, "contract.warmup_requests");
 }
 
+TEST(WorkloadConfig, InputsThatCrashedTheTomlLibraryAreSyntaxErrors) {
+    // toml++ 3.3.0 asserted (debug builds abort) or reached
+    // __builtin_unreachable on these; found by tests/fuzz.
+    for (const char* text : {"[+", "o=1979-05-27T:", "e=[}", "\xce\xa4", "a = 1 \xc2\xa0"}) {
+        auto e = onlyError(text);
+        EXPECT_EQ(e.field, "(syntax)") << text;
+        EXPECT_GE(e.line, 1) << text;
+    }
+    EXPECT_NE(onlyError("\xce\xa4").message.find("beyond ASCII"), std::string::npos);
+}
+
+TEST(WorkloadConfig, UnicodeInStringsAndCommentsIsKept) {
+    std::string text = kDecoder;
+    text.replace(text.find("name = \"tiny\""), 13,
+                 "# tiny µ-model, 2048³\nname = \"tiny ³\"\ndescription = '''Ωmega\n\"µs\"'''");
+    auto r = parseWorkloadConfig(text, "tiny.toml");
+    ASSERT_TRUE(r.ok()) << r.errors[0].toString();
+    EXPECT_EQ(r.config->name, "tiny ³");
+    EXPECT_EQ(r.config->description, "Ωmega\n\"µs\"");
+}
+
 TEST(WorkloadConfig, WrongTypeIsRejected) {
     std::string text = kDecoder;
     text.replace(text.find("layers = 2"), 10, "layers = \"two\"");

@@ -63,7 +63,10 @@ for t in "${targets[@]}"; do
   if [ -n "${WARPSCOPE_FUZZ_KEEP_GOING:-}" ]; then
     args+=(-fork=1 -ignore_crashes=1 -ignore_ooms=1 -ignore_timeouts=1)
   fi
-  if nice -n 10 "$bin/fuzz_$t" "${args[@]}" "$work/corpus/$t" "$work/seeds/$t" >"$log" 2>&1; then
+  rc=0
+  nice -n 10 "$bin/fuzz_$t" "${args[@]}" "$work/corpus/$t" "$work/seeds/$t" >"$log" 2>&1 || rc=$?
+  # Fork mode may exit 0 after crashes it ignored: a crash input written is a failure too.
+  if [ "$rc" -eq 0 ] && ! compgen -G "$artifacts/$t-*" >/dev/null; then
     # e.g. "#41210 DONE cov: 2301 ft: 9120 corp: 412/61Kb lim: 4096 exec/s: 5151 rss: 310Mb"
     # (fork mode: "#41210: cov: 2301 ft: 9120 corp: 412 exec/s 228 oom/timeout/crash: 0/0/0 ...")
     done_line=$(grep -E '^#[0-9]+(:|[[:space:]]+DONE)' "$log" | tail -n 1 || true)
@@ -80,7 +83,8 @@ for t in "${targets[@]}"; do
   mapfile -t inputs < <(find "$dir" -type f | sort)
   [ ${#inputs[@]} -gt 0 ] || continue
   log=$work/$t.replay.log
-  if nice -n 10 "$bin/fuzz_$t" -rss_limit_mb=2048 -timeout=10 "${inputs[@]}" >"$log" 2>&1; then
+  if nice -n 10 "$bin/fuzz_$t" -rss_limit_mb=2048 -timeout=10 -artifact_prefix="$artifacts/$t-replay-" \
+    "${inputs[@]}" >"$log" 2>&1; then
     echo "$t: ${#inputs[@]} regression inputs pass"
   else
     report "$t (regression replay)" "$log"

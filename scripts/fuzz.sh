@@ -27,6 +27,10 @@ fi
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 work=$(mktemp -d "${TMPDIR:-/tmp}/warpscope-fuzz.XXXXXX")
 trap 'rm -rf "$work"' EXIT
+# The harnesses' scratch folders (temp stores and exports) go here too, so a
+# harness that aborts on a finding leaves nothing behind in /tmp.
+export TMPDIR=$work/tmp
+mkdir -p "$TMPDIR"
 mkdir -p "$artifacts"
 
 # Seeds: what make_fuzz_seeds encodes (capture streams, event chunks, the nsys

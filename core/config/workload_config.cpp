@@ -1,5 +1,6 @@
 #include "config/workload_config.h"
 
+#include <algorithm>
 #include <fstream>
 #include <limits>
 #include <sstream>
@@ -119,60 +120,86 @@ std::string ConfigError::toString() const {
 
 namespace {
 
-// TOML allows characters beyond ASCII only in strings and comments; toml++
-// 3.3.0 reaches __builtin_unreachable on some of them elsewhere (#295), so
-// they are refused here first. Tracks just enough of the syntax (comments and
-// the four string forms) to know where text is.
-std::optional<ConfigError> nonAsciiOutsideStrings(const std::string& text,
-                                                  const std::string& sourcePath) {
+// TOML allows characters beyond ASCII only in strings and comments. toml++
+// 3.3.0 classifies a character as whitespace wherever one may stand — after
+// a value, and after a backslash in a basic string — and for many code points
+// (U+00A1–U+0499 among them) that reaches __builtin_unreachable (#295, #190).
+// So, before it parses: nothing beyond ASCII outside strings and comments,
+// and none right after a backslash (and the whitespace it trims). Tracks just
+// enough syntax to know where text is: comments, the four string forms, and
+// where a string may start (a quote after a bare value is not a string).
+std::optional<ConfigError> unsafeForTheTomlLibrary(const std::string& text,
+                                                   const std::string& sourcePath) {
     enum class In { Code, Comment, Basic, Literal, MultiBasic, MultiLiteral } in = In::Code;
-    int line = 1, column = 0;
+    bool valueMayStart = true;  // at a key or after = [ , { .
+    auto error = [&](std::size_t at, const char* what) {
+        auto lineStart = text.rfind('\n', at == 0 ? 0 : at - 1);
+        int col = static_cast<int>(at - (lineStart == std::string::npos ? 0 : lineStart + 1)) + 1;
+        int ln = 1 + static_cast<int>(std::count(text.begin(), text.begin() + at, '\n'));
+        return ConfigError{sourcePath, ln, col, "(syntax)", what};
+    };
     for (std::size_t i = 0; i < text.size(); ++i) {
         const char c = text[i];
-        ++column;
+        const bool ascii = static_cast<unsigned char>(c) < 0x80;
         auto next = [&](std::string_view s) { return text.compare(i, s.size(), s) == 0; };
         if (c == '\n') {
-            ++line;
-            column = 0;
             if (in == In::Comment || in == In::Basic || in == In::Literal) in = In::Code;
+            if (in == In::Code) valueMayStart = true;
             continue;
         }
         switch (in) {
             case In::Code:
-                if (static_cast<unsigned char>(c) >= 0x80)
-                    return ConfigError{sourcePath, line, column, "(syntax)",
-                                       "a character beyond ASCII outside a string or comment"};
+                if (!ascii) return error(i, "a character beyond ASCII outside a string or comment");
                 if (c == '#') {
                     in = In::Comment;
-                } else if (next("\"\"\"")) {
+                } else if (valueMayStart && next("\"\"\"")) {
                     in = In::MultiBasic;
                     i += 2;
-                } else if (next("'''")) {
+                } else if (valueMayStart && next("'''")) {
                     in = In::MultiLiteral;
                     i += 2;
-                } else if (c == '"') {
+                } else if (valueMayStart && c == '"') {
                     in = In::Basic;
-                } else if (c == '\'') {
+                } else if (valueMayStart && c == '\'') {
                     in = In::Literal;
+                } else if (c != ' ' && c != '\t' && c != '\r') {
+                    valueMayStart = c == '=' || c == '[' || c == ',' || c == '{' || c == '.';
                 }
                 break;
             case In::Basic:
             case In::MultiBasic:
                 if (c == '\\') {
-                    ++i;  // the escaped character, whatever it is
+                    // The escaped character, or the whitespace a line-ending
+                    // backslash trims, then the first character after it.
+                    std::size_t j = i + 1;
+                    while (j < text.size() && (text[j] == ' ' || text[j] == '\t' ||
+                                               text[j] == '\r' || text[j] == '\n')) {
+                        ++j;
+                    }
+                    if (j < text.size() && static_cast<unsigned char>(text[j]) >= 0x80)
+                        return error(j,
+                                     "a character beyond ASCII right after a backslash in a "
+                                     "string");
+                    i = j;
                 } else if (in == In::Basic && c == '"') {
                     in = In::Code;
+                    valueMayStart = false;
                 } else if (in == In::MultiBasic && next("\"\"\"")) {
                     in = In::Code;
+                    valueMayStart = false;
                     i += 2;
                 }
                 break;
             case In::Literal:
-                if (c == '\'') in = In::Code;
+                if (c == '\'') {
+                    in = In::Code;
+                    valueMayStart = false;
+                }
                 break;
             case In::MultiLiteral:
                 if (next("'''")) {
                     in = In::Code;
+                    valueMayStart = false;
                     i += 2;
                 }
                 break;
@@ -187,7 +214,7 @@ std::optional<ConfigError> nonAsciiOutsideStrings(const std::string& text,
 
 ConfigResult parseWorkloadConfig(const std::string& text, const std::string& sourcePath) {
     ConfigResult result;
-    if (auto error = nonAsciiOutsideStrings(text, sourcePath)) {
+    if (auto error = unsafeForTheTomlLibrary(text, sourcePath)) {
         result.errors.push_back(*error);
         return result;
     }

@@ -119,7 +119,9 @@ TEST(WorkloadConfig, WarmupRequestsAreReadAndRangeChecked) {
 TEST(WorkloadConfig, InputsThatCrashedTheTomlLibraryAreSyntaxErrors) {
     // toml++ 3.3.0 asserted (debug builds abort) or reached
     // __builtin_unreachable on these; found by tests/fuzz.
-    for (const char* text : {"[+", "o=1979-05-27T:", "e=[}", "\xce\xa4", "a = 1 \xc2\xa0"}) {
+    for (const char* text :
+         {"[+", "o=1979-05-27T:", "e=[}", "\xce\xa4", "a = 1 \xc2\xa0", "o=7\"\xce\xb9",
+          "s = \"\"\"\\\xef\xbb\xa3", "s = \"\"\"\\\n\xc2\xa7\"\"\""}) {
         auto e = onlyError(text);
         EXPECT_EQ(e.field, "(syntax)") << text;
         EXPECT_GE(e.line, 1) << text;

@@ -36,6 +36,10 @@ std::size_t sequenceAt(std::string_view text, std::size_t i) {
 
 }  // namespace
 
+std::size_t utf8SequenceLength(std::string_view text, std::size_t i) {
+    return i < text.size() ? sequenceAt(text, i) : 0;
+}
+
 bool isValidUtf8(std::string_view text) {
     for (std::size_t i = 0; i < text.size();) {
         auto n = sequenceAt(text, i);

@@ -9,6 +9,8 @@
 namespace ws {
 
 bool isValidUtf8(std::string_view text);
+// Bytes of the valid UTF-8 sequence starting at text[i]; 0 when invalid.
+std::size_t utf8SequenceLength(std::string_view text, std::size_t i);
 // Invalid bytes (and overlong or surrogate encodings) each become U+FFFD.
 std::string toValidUtf8(std::string_view text);
 // For printing to a terminal: control characters (ESC, BEL, CR, ...) other

@@ -64,6 +64,13 @@ wire::Sink RecordingSession::sink() {
         replayed_.metric(r);
         writer_.add(r);
     };
+    s.rejected = [this](const std::string& why) {
+        ++progress.dropped;
+        ++droppedPending_;
+        // The first few reasons in the log; every one is counted as dropped.
+        if (++rejectedRecords_ <= 5)
+            pendingLog += "[warpscope] capture stream: dropped " + why + "\n";
+    };
     s.dropped = [this](std::int64_t n) {
         progress.dropped += n;
         droppedPending_ += n;

@@ -53,6 +53,7 @@ class RecordingSession {
     std::vector<std::pair<std::string, std::string>> pendingProperties_;
     std::optional<std::chrono::steady_clock::time_point> blockedSince_;
     std::int64_t discardedLogged_ = 0;
+    std::int64_t rejectedRecords_ = 0;
     std::int64_t droppedPending_ = 0;
     ReplayedKernels replayed_;  // a counter pass's kernels, until they can be placed
 };

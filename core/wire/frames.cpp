@@ -1,6 +1,7 @@
 #include "wire/frames.h"
 
 #include <cstring>
+#include <optional>
 #include <stdexcept>
 #include <type_traits>
 
@@ -151,25 +152,28 @@ constexpr const char* recordKindName() {
 }
 
 template <typename T>
-void checkValues(const T& r) {
+std::optional<std::string> valueProblem(const T& r) {
     auto problem = limits::spanProblem(r.startNs, r.endNs);
     if constexpr (requires { r.bytes; })
         if (!problem) problem = limits::bytesProblem(r.bytes);
     if (problem)
-        throw std::runtime_error(std::string("capture stream: a ") + recordKindName<T>() +
-                                 " record's value is out of range: " + *problem);
+        return std::string("a ") + recordKindName<T>() + " record out of range: " + *problem;
+    return std::nullopt;
 }
 
 template <typename T>
 void decodeRecords(In& in, const codec::Lane& lane, std::int64_t count, const codec::Lookup& lookup,
-                   const std::function<void(const T&)>& visit) {
+                   const std::function<void(const T&)>& visit,
+                   const std::function<void(const std::string&)>& rejected) {
     std::vector<T> out;
     codec::decode(in.rest(), count, lane, lookup, out, codec::Format::Inline);
-    for (const auto& r : out)
-        checkValues(r);
-    if (visit)
-        for (const auto& r : out)
+    for (const auto& r : out) {
+        if (auto problem = valueProblem(r)) {
+            if (rejected) rejected(*problem);
+        } else if (visit) {
             visit(r);
+        }
+    }
 }
 }  // namespace
 
@@ -255,15 +259,20 @@ void Decoder::dispatch(FrameType type, std::string_view payload) {
             };
             switch (kind) {
                 case codec::ChunkKind::Kernel:
-                    return decodeRecords<KernelRecord>(in, lane, count, lookup, sink_.kernel);
+                    return decodeRecords<KernelRecord>(in, lane, count, lookup, sink_.kernel,
+                                                       sink_.rejected);
                 case codec::ChunkKind::Memcpy:
-                    return decodeRecords<MemcpyRecord>(in, lane, count, lookup, sink_.memcpy);
+                    return decodeRecords<MemcpyRecord>(in, lane, count, lookup, sink_.memcpy,
+                                                       sink_.rejected);
                 case codec::ChunkKind::Memset:
-                    return decodeRecords<MemsetRecord>(in, lane, count, lookup, sink_.memset);
+                    return decodeRecords<MemsetRecord>(in, lane, count, lookup, sink_.memset,
+                                                       sink_.rejected);
                 case codec::ChunkKind::ApiCall:
-                    return decodeRecords<ApiCallRecord>(in, lane, count, lookup, sink_.apiCall);
+                    return decodeRecords<ApiCallRecord>(in, lane, count, lookup, sink_.apiCall,
+                                                        sink_.rejected);
                 case codec::ChunkKind::Range:
-                    return decodeRecords<RangeRecord>(in, lane, count, lookup, sink_.range);
+                    return decodeRecords<RangeRecord>(in, lane, count, lookup, sink_.range,
+                                                      sink_.rejected);
             }
             throw std::runtime_error("capture stream: unknown record kind " +
                                      std::to_string(static_cast<int>(kind)));

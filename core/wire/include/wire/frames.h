@@ -90,6 +90,10 @@ struct Sink {
     std::function<void(const MemsetRecord&)> memset;
     std::function<void(const ApiCallRecord&)> apiCall;
     std::function<void(const RangeRecord&)> range;
+    // A record whose times or size are out of range (model/value_limits.h) is
+    // not passed on: one bad record from a driver must not cost the rest of
+    // the stream. Called with why, once per such record.
+    std::function<void(const std::string&)> rejected;
 };
 
 // Consumes a byte stream in arbitrary pieces (one per connection).

@@ -1,8 +1,11 @@
 #include "io/chrome_trace.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <unordered_set>
 
+#include "analysis/kernel_summary.h"
 #include "store/run_queries.h"
 #include "store/store.h"
 
@@ -56,7 +59,12 @@ class Writer {
 ChromeTraceStats exportChromeTrace(Store& store, RunId run, std::ostream& out) {
     auto info = requireRun(store, run);
     auto agg = runAggregates(store, run);
+    // Timestamps from the run's first record, samples included (NVML samples
+    // can precede the first CUPTI record), so none is negative.
+    auto samples = samplesOf(store, run);
     std::int64_t origin = agg.firstNs.value_or(0);
+    for (const auto& s : samples)
+        origin = std::min(origin, s.timeNs);
     std::unordered_set<std::uint32_t> launched;  // correlation ids with a kernel
     {
         Writer w(out, origin);
@@ -69,13 +77,29 @@ ChromeTraceStats exportChromeTrace(Store& store, RunId run, std::ostream& out) {
                            std::to_string(device) + ")");
             return pid;
         };
+        // Host processes and threads named as Perfetto and chrome://tracing
+        // show them, with the run they belong to.
+        std::unordered_set<std::int64_t> namedHostPids;
+        std::set<std::pair<std::int64_t, std::int64_t>> namedThreads;
+        auto hostLane = [&](std::uint32_t pid, std::uint32_t tid) {
+            if (namedHostPids.insert(pid).second)
+                w.meta("process_name", pid, 0,
+                       "run " + std::to_string(run) +
+                           (info.label.empty() ? std::string() : ": " + info.label) + " (pid " +
+                           std::to_string(pid) + ")");
+            if (namedThreads.emplace(pid, tid).second)
+                w.meta("thread_name", pid, tid, "thread " + std::to_string(tid));
+        };
         for (const auto& key : runStreams(store, run))
             w.meta("thread_name", gpuPid(key.deviceId), key.streamId,
                    "Stream " + std::to_string(key.streamId));
         forEachKernel(store, run, {}, std::nullopt, [&](const KernelRecord& k) {
             std::int64_t pid = gpuPid(k.deviceId);
-            w.slice(k.name, "kernel", pid, k.streamId, k.startNs, k.endNs,
-                    {{"grid", {k.gridX, k.gridY, k.gridZ}},
+            // Demangled, as Nsight Systems shows kernels; the mangled name
+            // stays as an argument for tools that match on it.
+            w.slice(demangle(k.name), "kernel", pid, k.streamId, k.startNs, k.endNs,
+                    {{"mangled_name", k.name},
+                     {"grid", {k.gridX, k.gridY, k.gridZ}},
                      {"block", {k.blockX, k.blockY, k.blockZ}},
                      {"registers_per_thread", k.registersPerThread},
                      {"static_smem", k.staticSharedBytes},
@@ -105,6 +129,7 @@ ChromeTraceStats exportChromeTrace(Store& store, RunId run, std::ostream& out) {
                     {{"bytes", m.bytes}, {"value", m.value}});
         });
         forEachApiCall(store, run, {}, std::nullopt, [&](const ApiCallRecord& a) {
+            hostLane(a.processId, a.threadId);
             w.slice(a.name, a.kind == ApiKind::Runtime ? "cuda_runtime" : "cuda_driver",
                     a.processId, a.threadId, a.startNs, a.endNs,
                     {{"correlation_id", a.correlationId}, {"return", a.returnValue}});
@@ -120,6 +145,7 @@ ChromeTraceStats exportChromeTrace(Store& store, RunId run, std::ostream& out) {
             }
         });
         forEachRange(store, run, {}, std::nullopt, [&](const RangeRecord& r) {
+            hostLane(r.processId, r.threadId);
             if (r.kind == RangeKind::Mark) {
                 w.emit({{"name", r.name},
                         {"cat", "nvtx"},
@@ -134,7 +160,7 @@ ChromeTraceStats exportChromeTrace(Store& store, RunId run, std::ostream& out) {
                         {{"domain", r.domain}});
             }
         });
-        for (const auto& s : samplesOf(store, run)) {
+        for (const auto& s : samples) {
             std::int64_t pid = gpuPid(s.deviceIndex);
             ordered_json args = ordered_json::object();
             if (s.powerW) args["power_w"] = *s.powerW;

@@ -295,7 +295,8 @@ TEST_F(CliTest, ExportChromeTraceForPerfetto) {
     ASSERT_EQ(r.exitCode, 0) << r.err;
     auto j = nlohmann::json::parse(testing::readFile(out));
     ASSERT_TRUE(j.contains("traceEvents"));
-    int kernels = 0, flowsStart = 0, flowsEnd = 0, counters = 0, nvtx = 0, instants = 0, names = 0;
+    int kernels = 0, flowsStart = 0, flowsEnd = 0, counters = 0, nvtx = 0, instants = 0, names = 0,
+        hostThreadNames = 0;
     for (const auto& e : j["traceEvents"]) {
         auto ph = e["ph"].get<std::string>();
         if (ph == "X" && e["cat"] == "kernel") ++kernels;
@@ -308,7 +309,18 @@ TEST_F(CliTest, ExportChromeTraceForPerfetto) {
         if (ph == "X") {
             EXPECT_GE(e["dur"].get<double>(), 0);
         }
+        if (e.contains("ts")) {
+            EXPECT_GE(e["ts"].get<double>(), 0) << e;  // from the run's start
+        }
+        if (ph == "X" && e["cat"] == "kernel") {
+            // Demangled for reading, the mangled name kept for matching.
+            EXPECT_EQ(e["name"].get<std::string>().rfind("_Z", 0), std::string::npos) << e;
+            EXPECT_TRUE(e["args"].contains("mangled_name")) << e;
+        }
+        if (ph == "M" && e["name"] == "thread_name" && e["pid"].get<std::int64_t>() < 1'000'000'000)
+            ++hostThreadNames;
     }
+    EXPECT_GE(hostThreadNames, 1);  // host threads are named, not only GPU streams
     EXPECT_EQ(kernels, 240);
     EXPECT_EQ(nvtx, 5);
     EXPECT_EQ(flowsStart, 4);  // the four recorded launches

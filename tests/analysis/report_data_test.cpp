@@ -115,6 +115,69 @@ TEST(ReportFindings, RulesFireOnTheirThresholdsOnly) {
     EXPECT_TRUE(findFindings(d).empty());
 }
 
+TEST(ReportFindings, FindingsKnowTheWorkloadKind) {
+    // "Use CUDA graphs" on a graph run, "optimize gemvNaive first" on a ladder
+    // whose reference rung it is, "GPU idle 99.9%" on a counter pass: each
+    // said what the figures beside it did not back.
+    auto idle = [](ReportData d) {
+        d.summary.gpuSpanNs = 1000;
+        d.summary.gpuBusyNs = 1;
+        d.summary.gpuBusyFraction = 0.001;
+        return d;
+    };
+    auto rulesOf = [](const ReportData& d) {
+        std::vector<std::string> rules;
+        for (const auto& f : findFindings(d))
+            rules.push_back(f.rule);
+        return rules;
+    };
+    auto counterPass = idle(decoderRun());
+    counterPass.properties["capture.metrics"] = "roofline";
+    EXPECT_TRUE(rulesOf(counterPass).empty());
+
+    auto graphs = idle(decoderRun());
+    graphs.properties["decoder.cuda_graphs"] = "yes";
+    auto f = findFindings(graphs);
+    ASSERT_EQ(f.size(), 1u);
+    EXPECT_EQ(f[0].next.find("use CUDA graphs"), std::string::npos) << f[0].next;
+    EXPECT_NE(f[0].next.find("already replay as CUDA graphs"), std::string::npos);
+
+    auto ladder = decoderRun();
+    ladder.run.workloadKind = "kernel";
+    KernelStat naive;
+    naive.name = "gemvNaive";
+    naive.timePercent = 80;
+    ladder.summary.kernels = {naive};
+    EXPECT_TRUE(rulesOf(ladder).empty());
+}
+
+TEST(ReportFindings, RegressionsAgainstTheBaselineComeFirst) {
+    auto d = decoderRun();
+    d.run.droppedRecords = 3;  // another finding, which must come after
+    Comparison c;
+    MetricDelta ttft;  // one request each: no interval, +40%
+    ttft.metric = "median_ttft_ms";
+    ttft.base = 4.4;
+    ttft.candidate = 6.16;
+    ttft.verdict = Verdict::NotComparable;
+    MetricDelta itl;
+    itl.metric = "mean_itl_ms";
+    itl.base = 1.0;
+    itl.candidate = 1.2;
+    itl.ciLow = 0.15;
+    itl.ciHigh = 0.25;
+    itl.verdict = Verdict::Slower;
+    c.latency = {ttft, itl};
+    d.comparison = c;
+    auto f = findFindings(d);
+    ASSERT_EQ(f.size(), 3u);
+    EXPECT_NE(f[0].title.find("median_ttft_ms is 40% above the baseline's, without an interval"),
+              std::string::npos)
+        << f[0].title;
+    EXPECT_EQ(f[1].title, "mean_itl_ms regressed against the baseline");
+    EXPECT_EQ(f[2].rule, "dropped records > 0");
+}
+
 TEST(ReportWriter, MarkdownAndEscapedHtml) {
     auto d = decoderRun();
     d.contract = checkContract(d);

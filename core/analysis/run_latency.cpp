@@ -9,7 +9,8 @@ namespace ws {
 LatencyTargets contractTargets(Store& store, RunId run) {
     LatencyTargets t;
     auto workload = runWorkload(store, run);
-    if (!workload || workload->configText.empty()) return t;
+    // Imported runs store the source tool's settings, not a Warpscope config.
+    if (!workload || workload->configText.empty() || workload->kind == "imported") return t;
     auto parsed = parseWorkloadConfig(workload->configText, workload->name);
     if (!parsed.config) return t;
     const auto& c = parsed.config->contract;

@@ -286,7 +286,13 @@ ReportData buildReport(Store& store, const std::vector<RunAnalysis>& analyses) {
     ReportData d;
     d.run = analysed.run;
     d.device = runDevice(store, id);
-    if (auto w = runWorkload(store, id); w && !w->configText.empty()) {
+    // An imported run's stored text is the source tool's own settings (a vLLM
+    // result's summary), not a Warpscope config: it is not parsed as one.
+    auto w = runWorkload(store, id);
+    if (w && w->kind == "imported") {
+        d.missing.push_back("no workload contract: an imported run (" + w->name +
+                            "); the source's settings are stored with its workload");
+    } else if (w && !w->configText.empty()) {
         auto parsed = parseWorkloadConfig(w->configText, w->name);
         if (parsed.ok())
             d.config = parsed.config;
@@ -294,7 +300,7 @@ ReportData buildReport(Store& store, const std::vector<RunAnalysis>& analyses) {
             d.missing.push_back("the stored workload config could not be read again: " +
                                 parsed.errors.front().toString());
     }
-    if (!d.config)
+    if (!d.config && !(w && w->kind == "imported"))
         d.missing.push_back("no workload contract: the run was not started from a config");
     d.properties = runProperties(store, id);
     d.latency = analysed.latency;

@@ -5,7 +5,9 @@
 
 #include "analysis/run_latency.h"
 #include "io/latency_json.h"
+#include "io/trace_import.h"
 #include "io/vllm_import.h"
+#include "report/report_data.h"
 #include "store/run_queries.h"
 #include "store/store.h"
 #include "support/temp_dir.h"
@@ -61,6 +63,20 @@ TEST(VllmImport, ForeignOrBrokenFilesAddNothing) {
     std::string mismatched = R"({"duration": 1.0, "ttfts": [0.1], "itls": [], "output_lens": []})";
     EXPECT_THROW(importVllmResult(store, "m.json", mismatched, ""), std::runtime_error);
     EXPECT_TRUE(listRuns(store).empty());
+}
+
+TEST(VllmImport, TheReportOfAnImportedRunSaysSoWithoutAConfigError) {
+    // It once printed a TOML parse error about the vLLM summary stored with it.
+    testing::TempDir dir;
+    Store store(dir.file("runs.wsdb"));
+    auto path = testing::dataFile("vllm_result.json");
+    auto result = importTrace(store, readTraceFile(path), "");
+    auto d = buildReport(store, result.run);
+    std::string missing;
+    for (const auto& m : d.missing)
+        missing += m + "\n";
+    EXPECT_EQ(missing.find("could not be read"), std::string::npos) << missing;
+    EXPECT_NE(missing.find("an imported run"), std::string::npos) << missing;
 }
 
 }  // namespace

@@ -18,15 +18,7 @@ int intOption(const Args& args, const std::string& name, int min, int max, bool 
         if (required) throw UsageError("--" + name + " is required");
         return fallback;
     }
-    try {
-        std::size_t used = 0;
-        long long n = std::stoll(*v, &used);
-        if (used != v->size() || n < min || n > max) throw std::out_of_range(*v);
-        return static_cast<int>(n);
-    } catch (const std::exception&) {
-        throw UsageError("--" + name + " must be an integer from " + std::to_string(min) + " to " +
-                         std::to_string(max) + ", not '" + *v + "'");
-    }
+    return static_cast<int>(parseInteger(name, *v, min, max));
 }
 }  // namespace
 

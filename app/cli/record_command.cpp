@@ -144,13 +144,7 @@ int cmdRecord(const std::vector<std::string>& argv) {
     }
     if (auto ms = args.value("sample-ms")) {
         // Device samples every N ms (power, clocks, memory, energy); 0 turns them off.
-        char* end = nullptr;
-        long v = std::strtol(ms->c_str(), &end, 10);
-        if (ms->empty() || *end != '\0' || v < 0 || v > 60000)
-            throw UsageError(
-                "--sample-ms must be a whole number of milliseconds, 0 to 60000 "
-                "(0: no device samples); got '" +
-                *ms + "'");
+        auto v = parseInteger("sample-ms", *ms, 0, 60000);
         req.sampleIntervalMs = int(v);
         req.properties.emplace_back("capture.sample_ms", std::to_string(v));
     }

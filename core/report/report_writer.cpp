@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
+#include <string_view>
 
 #include "analysis/statistics.h"
 #include "util/format.h"
@@ -53,31 +54,10 @@ std::string escapeHtml(const std::string& s) {
 std::string escapeMarkdownText(const std::string& s) {
     std::string out;
     for (char c : s) {
-        switch (c) {
-            case '<':
-                out += "&lt;";
-                break;
-            case '>':
-                out += "&gt;";
-                break;
-            case '&':
-                out += "&amp;";
-                break;
-            case '\\':
-            case '`':
-            case '*':
-            case '_':
-            case '[':
-            case ']':
-            case '|':
-                out += '\\';
-                out += c;
-                break;
-            default:
-                out += c;
-        }
+        if (std::string_view("\\`*_[]|").find(c) != std::string_view::npos) out += '\\';
+        out += c;
     }
-    return out;
+    return escapeHtml(out);
 }
 
 std::string escapeMarkdownCell(const std::string& s) {

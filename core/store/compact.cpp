@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
@@ -84,23 +85,30 @@ std::int64_t fileBytes(Store& store) {
     return ec ? 0 : static_cast<std::int64_t>(bytes);
 }
 
+// The first run still being recorded, and the host recording it.
+std::optional<std::pair<RunId, std::string>> runBeingRecorded(Store& store) {
+    sql::Statement st(store.db(),
+                      "SELECT id, host FROM runs WHERE status = 'running' ORDER BY id LIMIT 1");
+    if (!st.step()) return std::nullopt;
+    return std::pair(st.int64(0), st.text(1));
+}
+
 // A run still being recorded holds the store's write lock between flushes;
 // compaction would stall it (and VACUUM cannot run beside it at all).
 void refuseWhileRecording(Store& store) {
-    sql::Statement st(store.db(),
-                      "SELECT id, host FROM runs WHERE status = 'running' ORDER BY id LIMIT 1");
-    if (!st.step()) return;
+    auto running = runBeingRecorded(store);
+    if (!running) return;
+    auto id = std::to_string(running->first);
     throw StoreError(StoreError::Kind::Locked,
-                     store.path() + ": run " + std::to_string(st.int64(0)) + " (on " + st.text(1) +
+                     store.path() + ": run " + id + " (on " + running->second +
                          ") is still being recorded; compact when it has finished, or remove it "
                          "with `warpscope-cli rm " +
-                         std::to_string(st.int64(0)) + "` if that recording is gone");
+                         id + "` if that recording is gone");
 }
 
 std::string liveRecording(Store& store) {
-    sql::Statement st(store.db(),
-                      "SELECT id FROM runs WHERE status = 'running' ORDER BY id LIMIT 1");
-    if (st.step()) return "run " + std::to_string(st.int64(0)) + " is being recorded";
+    if (auto running = runBeingRecorded(store))
+        return "run " + std::to_string(running->first) + " is being recorded";
     if (recordingIntended(store.path())) return "a recording is starting";
     return "";
 }

@@ -13,10 +13,9 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "app/cli_fixture.h"
 #include "store/run_queries.h"
 #include "store/store.h"
-#include "support/fixture_store.h"
-#include "support/run_process.h"
 #include "support/temp_dir.h"
 
 namespace ws {
@@ -25,21 +24,7 @@ namespace {
 using testing::ProcessResult;
 using testing::TempDir;
 
-ProcessResult cli(std::vector<std::string> args) {
-    args.insert(args.begin(), WARPSCOPE_CLI_PATH);
-    return testing::runProcess(args);
-}
-
-class CliHostileTest : public ::testing::Test {
-  protected:
-    void SetUp() override {
-        db = dir.file("runs.wsdb");
-        runs = testing::writeFixtureStore(db);
-    }
-    TempDir dir;
-    std::string db;
-    testing::FixtureRuns runs;
-};
+using CliHostileTest = CliFixture;
 
 TEST_F(CliHostileTest, LabelsThatAreNotUtf8NeverBreakJsonListing) {
     {

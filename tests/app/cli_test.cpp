@@ -6,9 +6,8 @@
 #include <filesystem>
 #include <sstream>
 
+#include "app/cli_fixture.h"
 #include "io/progress_messages.h"
-#include "support/fixture_store.h"
-#include "support/run_process.h"
 #include "support/temp_dir.h"
 
 namespace ws {
@@ -17,21 +16,7 @@ namespace {
 using testing::ProcessResult;
 using testing::TempDir;
 
-ProcessResult cli(std::vector<std::string> args) {
-    args.insert(args.begin(), WARPSCOPE_CLI_PATH);
-    return testing::runProcess(args);
-}
-
-class CliTest : public ::testing::Test {
-  protected:
-    void SetUp() override {
-        db = dir.file("runs.wsdb");
-        runs = testing::writeFixtureStore(db);
-    }
-    TempDir dir;
-    std::string db;
-    testing::FixtureRuns runs;
-};
+using CliTest = CliFixture;
 
 TEST_F(CliTest, VersionAndHelp) {
     auto v = cli({"--version"});

@@ -28,6 +28,19 @@ void sqliteExec(const std::string& path, const std::string& sql) {
     sqlite3_close(db);
 }
 
+// The fixture store, closed (so checkpointed, no -wal/-shm, still WAL mode),
+// then it and its folder made read-only and reachable by `nobody`.
+std::string readOnlyFixtureStore(const std::string& folder) {
+    std::filesystem::create_directory(folder);
+    auto path = folder + "/runs.wsdb";
+    testing::writeFixtureStore(path);
+    { Store store(path); }
+    chmod(path.c_str(), 0444);
+    chmod(folder.c_str(), 0555);
+    testing::allowOthersToReach(folder);
+    return path;
+}
+
 StoreError::Kind openError(const std::string& path, std::string& message) {
     try {
         Store store(path);
@@ -151,14 +164,8 @@ TEST(StoreOpen, StoreInAFolderTheUserCannotWriteIsListed) {
     // A shared results folder: the store and its folder are read-only to us.
     TempDir dir;
     auto folder = dir.file("shared");
-    std::filesystem::create_directory(folder);
-    auto path = folder + "/runs.wsdb";
-    testing::writeFixtureStore(path);
-    { Store store(path); }  // checkpoints and removes -wal/-shm; stays in WAL mode
+    auto path = readOnlyFixtureStore(folder);
     ASSERT_FALSE(std::filesystem::exists(path + "-shm"));
-    chmod(path.c_str(), 0444);
-    chmod(folder.c_str(), 0555);
-    testing::allowOthersToReach(folder);
     auto before = readFile(path);
     auto problem = testing::runUnprivileged([&]() -> std::string {
         try {
@@ -243,13 +250,7 @@ TEST(StoreOpen, ReadOnlyOlderStoreIsRefusedUntouched) {
 TEST(StoreOpen, ReadOnlyFileOpensForReadingAndRefusesWrites) {
     TempDir dir;
     auto folder = dir.file("ro");
-    std::filesystem::create_directory(folder);
-    auto path = folder + "/ro.wsdb";
-    testing::writeFixtureStore(path);
-    { Store store(path); }  // checkpoint and close
-    chmod(path.c_str(), 0444);
-    chmod(folder.c_str(), 0555);
-    testing::allowOthersToReach(folder);
+    auto path = readOnlyFixtureStore(folder);
     auto problem = testing::runUnprivileged([&]() -> std::string {
         Store store(path);
         if (!store.readOnly()) return "opened for writing";

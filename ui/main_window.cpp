@@ -75,6 +75,7 @@ MainWindow::MainWindow(QWidget* parent)
                 charts_->setRuns(runs);
                 emit chartsShown(static_cast<int>(runs.size()));
             });
+    connect(charts_, &ChartsPanel::windowChanged, this, [this] { onSelectionChanged(); });
     connect(charts_->rooflineChart(), &RooflineChart::pointClicked, this,
             [this](RunId run, const QString& name, const QString&) { findInTimeline(run, name); });
     connect(loader_, &StoreLoader::timelineLoaded, this,
@@ -443,7 +444,7 @@ void MainWindow::onSelectionChanged() {
         loader_->loadStackedTimeline(storePath_, ids[0], ids[1], toolbar_->alignAt());
     else
         loader_->loadTimeline(storePath_, id);
-    loader_->loadAnalysis(storePath_, ids);
+    loader_->loadAnalysis(storePath_, ids, charts_->window());
 }
 
 void MainWindow::exportReport() {

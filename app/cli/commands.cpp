@@ -17,7 +17,8 @@ const std::vector<Command>& commands() {
          cmdExport},
         {"record",
          "record [--db FILE] [--label L] [--workload CONFIG] [--no-driver-api] [--metrics "
-         "roofline|NAME,...] [--sample-ms N] [--progress line|json|none] -- "
+         "roofline|NAME,... [--cache-control all|none]] [--sample-ms N] [--progress "
+         "line|json|none] -- "
          "PROGRAM ARGS...",
          "run any CUDA program with capture injected and store it as a run", cmdRecord},
         {"stats",
@@ -29,10 +30,11 @@ const std::vector<Command>& commands() {
          "store a vLLM `bench serve --save-result` JSON, an nsys SQLite export or a PyTorch "
          "profiler trace as a run",
          cmdImport},
-        {"summary", "summary RUN [--top N] [--json] [--db FILE]",
+        {"summary", "summary RUN [--top N] [--window run|requests|range:NAME] [--json] [--db FILE]",
          "kernels, memory copies and NVTX ranges by time, GPU busy/idle (as nsys stats)",
          cmdSummary},
-        {"compare", "compare BASE RUN... [--top N] [--json] [--db FILE]",
+        {"compare",
+         "compare BASE RUN... [--top N] [--window requests|run|range:NAME] [--json] [--db FILE]",
          "latency metrics and kernels against a baseline, with 95% bootstrap intervals",
          cmdCompare},
         {"roofline", "roofline RUN [--json] [--db FILE]",

@@ -8,6 +8,7 @@
 #include "cli/cli_args.h"
 #include "cli/commands.h"
 #include "cli/open_store.h"
+#include "cli/window_arg.h"
 #include "store/run_queries.h"
 #include "store/store.h"
 
@@ -42,23 +43,26 @@ const char* presence(KernelDelta::Presence p) {
 }  // namespace
 
 int cmdCompare(const std::vector<std::string>& argv) {
-    auto args = Args::parse(argv, {{"json"}, {"db", "top"}, 2, 64});
+    auto args = Args::parse(argv, {{"json"}, {"db", "top", "window"}, 2, 64});
     auto opened = openStore(args);
     Store& store = *opened;
     auto base = parseRunId(args.positional()[0]);
     requireRun(store, base);
+    auto window = parseWindowArg(args, WindowChoice::Kind::Requests);
     auto top = static_cast<std::size_t>(
         args.value("top") ? parseInteger("top", *args.value("top"), 1, 100000) : 15);
     nlohmann::ordered_json all = nlohmann::ordered_json::array();
     for (std::size_t i = 1; i < args.positional().size(); ++i) {
         auto cand = parseRunId(args.positional()[i]);
         requireRun(store, cand);
-        auto c = compareRuns(store, base, cand);
+        auto c = compareRuns(store, base, cand, kComparisonResamples, window);
         if (args.flag("json")) {
             nlohmann::ordered_json j = {{"base", base}, {"candidate", cand}};
             j["latency"] = nlohmann::ordered_json::array();
             for (const auto& d : c.latency)
                 j["latency"].push_back(metricJson(d));
+            j["kernel_window"] = {
+                {"spec", toSpec(window)}, {"base", c.baseWindow}, {"candidate", c.candidateWindow}};
             j["total_kernel_time"] = c.totalKernelTime ? metricJson(*c.totalKernelTime) : nullptr;
             j["kernels"] = nlohmann::ordered_json::array();
             for (const auto& k : c.kernels)
@@ -115,8 +119,9 @@ int cmdCompare(const std::vector<std::string>& argv) {
                       << c.totalKernelTime->candidate << " ms  x" << std::setprecision(2)
                       << c.totalKernelTime->speedup << '\n';
         if (!c.kernels.empty())
-            std::cout << "  kernels while requests were served (whole run without requests); "
-                         "each quantity with its own verdict:\n"
+            std::cout << "  kernels, each quantity with its own verdict; window: baseline "
+                      << c.baseWindow << ", candidate " << c.candidateWindow
+                      << "\n"
                       // setw counts bytes: one more for the two bytes of µ.
                       << "    " << std::left << std::setw(15) << "launches" << std::setw(43)
                       << "total µs (delta, verdict)" << std::setw(36)

@@ -121,11 +121,12 @@ bool validMetricSpec(const std::string& spec) {
 }  // namespace
 
 int cmdRecord(const std::vector<std::string>& argv) {
-    ArgSpec spec{{"no-driver-api"},
-                 {"db", "label", "workload", "variant", "progress", "metrics", "sample-ms"},
-                 0,
-                 0,
-                 true};
+    ArgSpec spec{
+        {"no-driver-api"},
+        {"db", "label", "workload", "variant", "progress", "metrics", "cache-control", "sample-ms"},
+        0,
+        0,
+        true};
     auto args = Args::parse(argv, spec);
     RecordRequest req;
     req.storePath = storePath(args);
@@ -141,6 +142,15 @@ int cmdRecord(const std::vector<std::string>& argv) {
         req.env.push_back("WARPSCOPE_METRICS=" + *metrics);
         // Kernel replay serializes and repeats every kernel: say so with the run.
         req.properties.emplace_back("capture.metrics", *metrics);
+        // As Nsight Compute's --cache-control: "all" empties L2 before each
+        // kernel, so its DRAM bytes are its own; "none" counts it warm.
+        std::string cache = args.valueOr("cache-control", "all");
+        if (cache != "all" && cache != "none")
+            throw UsageError("--cache-control must be 'all' or 'none', not '" + cache + "'");
+        req.env.push_back("WARPSCOPE_CACHE_CONTROL=" + cache);
+        req.properties.emplace_back("capture.cache_control", cache);
+    } else if (args.value("cache-control")) {
+        throw UsageError("--cache-control applies to a counter pass: give --metrics too");
     }
     if (auto ms = args.value("sample-ms")) {
         // Device samples every N ms (power, clocks, memory, energy); 0 turns them off.

@@ -5,10 +5,12 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "analysis/analysis_window.h"
 #include "analysis/kernel_summary.h"
 #include "cli/cli_args.h"
 #include "cli/commands.h"
 #include "cli/open_store.h"
+#include "cli/window_arg.h"
 #include "store/store.h"
 #include "util/format.h"
 
@@ -27,7 +29,7 @@ std::string ns(double v) {
 }  // namespace
 
 int cmdSummary(const std::vector<std::string>& argv) {
-    auto args = Args::parse(argv, {{"json"}, {"db", "top"}, 1, 1});
+    auto args = Args::parse(argv, {{"json"}, {"db", "top", "window"}, 1, 1});
     auto id = parseRunId(args.positional()[0]);
     std::size_t top = 20;
     if (auto t = args.value("top"))
@@ -35,9 +37,18 @@ int cmdSummary(const std::vector<std::string>& argv) {
     auto opened = openStore(args);
     Store& store = *opened;
     requireRun(store, id);
-    auto s = summarizeRun(store, id);
+    auto choice = parseWindowArg(args, WindowChoice::Kind::WholeRun);
+    ResolvedWindow window;
+    try {
+        window = resolveWindow(store, id, choice);
+    } catch (const std::invalid_argument& e) {
+        throw UsageError(std::string("--window: ") + e.what());
+    }
+    auto s = summarizeRun(store, id, window.span, window.label);
     if (args.flag("json")) {
         nlohmann::ordered_json j;
+        j["window"] = toSpec(choice);
+        j["window_label"] = s.window;
         j["gpu_span_ns"] = s.gpuSpanNs;
         j["gpu_busy_ns"] = s.gpuBusyNs;
         j["gpu_busy_fraction"] = s.gpuBusyFraction;
@@ -66,14 +77,16 @@ int cmdSummary(const std::vector<std::string>& argv) {
             row["name"] = r.name;
             row["domain"] = r.domain;
             row["gpu_busy_fraction"] = r.gpuBusyFraction;
-            row["kernel_time_ns"] = r.kernelTimeNs;
+            row["kernel_inclusive_ns"] = r.inclusiveKernelNs;
+            row["kernel_self_ns"] = r.selfKernelNs;
             j["ranges"].push_back(row);
         }
         std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
         return 0;
     }
-    std::cout << "GPU busy " << std::fixed << std::setprecision(1) << s.gpuBusyFraction * 100
-              << "% of " << formatDuration(s.gpuSpanNs) << "\n\nKernels\n";
+    std::cout << "Window: " << s.window << "\nGPU busy " << std::fixed << std::setprecision(1)
+              << s.gpuBusyFraction * 100 << "% of " << formatDuration(s.gpuSpanNs)
+              << "\n\nKernels\n";
     // Counter columns only for runs recorded with --metrics.
     bool counters = std::any_of(s.kernels.begin(), s.kernels.end(),
                                 [](const KernelStat& k) { return k.dramGBs.has_value(); });
@@ -114,14 +127,17 @@ int cmdSummary(const std::vector<std::string>& argv) {
     if (!s.ranges.empty()) {
         std::cout << "\nNVTX ranges\n"
                   << std::setw(11) << "total" << std::setw(10) << "count" << std::setw(11) << "mean"
-                  << std::setw(10) << "GPU busy" << std::setw(12) << "kernels"
-                  << "  name\n";
+                  << std::setw(10) << "GPU busy" << std::setw(12) << "kernels" << std::setw(11)
+                  << "self"
+                  << "  name    (kernels: launched inside, nested ranges included; self: "
+                     "innermost range only)\n";
         for (std::size_t i = 0; i < s.ranges.size() && i < top; ++i) {
             const auto& r = s.ranges[i];
             std::cout << std::setw(11) << ns(r.time.totalNs) << std::setw(10) << r.time.count
                       << std::setw(11) << ns(r.time.meanNs) << std::setw(9)
-                      << r.gpuBusyFraction * 100 << "%" << std::setw(12) << ns(r.kernelTimeNs)
-                      << "  " << r.name << (r.domain.empty() ? "" : "  [" + r.domain + "]") << '\n';
+                      << r.gpuBusyFraction * 100 << "%" << std::setw(12) << ns(r.inclusiveKernelNs)
+                      << std::setw(11) << ns(r.selfKernelNs) << "  " << r.name
+                      << (r.domain.empty() ? "" : "  [" + r.domain + "]") << '\n';
         }
     }
     return 0;

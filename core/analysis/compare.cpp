@@ -88,7 +88,8 @@ MetricDelta compareSamples(const std::string& metric, const std::vector<double>&
     return d;
 }
 
-Comparison compareRuns(Store& store, RunId base, RunId candidate, int resamples) {
+Comparison compareRuns(Store& store, RunId base, RunId candidate, int resamples,
+                       const WindowChoice& window) {
     Comparison c;
     c.base = base;
     c.candidate = candidate;
@@ -133,16 +134,18 @@ Comparison compareRuns(Store& store, RunId base, RunId candidate, int resamples)
     // Kernels matched by short name; an interval for the mean duration.
     std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> byName;
     std::vector<double> totalsB, totalsC;
-    forEachKernel(store, base, measuredWindow(store, base), std::nullopt,
-                  [&](const KernelRecord& k) {
-                      byName[shortKernelName(demangle(k.name))].first.push_back(
-                          static_cast<double>(k.durationNs()));
-                  });
-    forEachKernel(store, candidate, measuredWindow(store, candidate), std::nullopt,
-                  [&](const KernelRecord& k) {
-                      byName[shortKernelName(demangle(k.name))].second.push_back(
-                          static_cast<double>(k.durationNs()));
-                  });
+    auto baseWindow = resolveWindow(store, base, window, true);
+    auto candidateWindow = resolveWindow(store, candidate, window, true);
+    c.baseWindow = baseWindow.label;
+    c.candidateWindow = candidateWindow.label;
+    forEachKernel(store, base, baseWindow.span, std::nullopt, [&](const KernelRecord& k) {
+        byName[shortKernelName(demangle(k.name))].first.push_back(
+            static_cast<double>(k.durationNs()));
+    });
+    forEachKernel(store, candidate, candidateWindow.span, std::nullopt, [&](const KernelRecord& k) {
+        byName[shortKernelName(demangle(k.name))].second.push_back(
+            static_cast<double>(k.durationNs()));
+    });
     double sumB = 0, sumC = 0;
     for (auto& [name, samples] : byName) {
         KernelDelta k;

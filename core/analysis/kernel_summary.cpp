@@ -94,8 +94,9 @@ TimeWindow measuredWindow(Store& store, RunId run) {
     return w;
 }
 
-RunSummary summarizeRun(Store& store, RunId run, TimeWindow window) {
+RunSummary summarizeRun(Store& store, RunId run, TimeWindow window, std::string label) {
     RunSummary out;
+    out.window = std::move(label);
     std::vector<Interval> gpu;
     std::map<std::string, std::vector<double>> kernelTimes;
     std::unordered_map<std::uint32_t, std::int64_t> kernelNsByCorrelation;
@@ -158,12 +159,13 @@ RunSummary summarizeRun(Store& store, RunId run, TimeWindow window) {
                           : 0;
 
     // NVTX ranges: durations, GPU busy inside each instance, and the kernels
-    // whose launch call ran inside it (innermost range on the launching thread).
-    auto ranges = rangesIn(store, run);
+    // whose launch call ran inside it (on the launching thread).
+    auto ranges = rangesIn(store, run, window);
     std::map<std::pair<std::string, std::string>, std::size_t> index;
     std::vector<std::vector<double>> rangeTimes;
-    // Per thread: range indices sorted by start, and the running maximum of
-    // their ends, so the search for an enclosing range stops early.
+    // Per thread: range indices sorted by start, each with the range that
+    // encloses it (push/pop ranges nest), so a call finds its innermost range
+    // by one search and the others by walking up.
     std::map<std::uint32_t, std::vector<std::size_t>> rangesByThread;
     for (std::size_t i = 0; i < ranges.size(); ++i) {
         const auto& r = ranges[i];
@@ -171,7 +173,7 @@ RunSummary summarizeRun(Store& store, RunId run, TimeWindow window) {
         auto key = std::make_pair(r.domain, r.name);
         auto [it, inserted] = index.try_emplace(key, out.ranges.size());
         if (inserted) {
-            out.ranges.push_back({r.name, r.domain, {}, 0, 0, 0});
+            out.ranges.push_back({r.name, r.domain, {}, 0, 0, 0, 0});
             rangeTimes.emplace_back();
         }
         rangeTimes[it->second].push_back(static_cast<double>(r.endNs - r.startNs));
@@ -179,38 +181,45 @@ RunSummary summarizeRun(Store& store, RunId run, TimeWindow window) {
             static_cast<double>(busyWithin(merged, r.startNs, r.endNs));
         rangesByThread[r.threadId].push_back(i);
     }
-    std::map<std::uint32_t, std::vector<std::int64_t>> maxEndByThread;
+    constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+    std::vector<std::size_t> parent(ranges.size(), kNone);
     for (auto& [thread, list] : rangesByThread) {
         std::sort(list.begin(), list.end(), [&](std::size_t a, std::size_t b) {
             return ranges[a].startNs < ranges[b].startNs;
         });
-        auto& ends = maxEndByThread[thread];
-        for (auto i : list)
-            ends.push_back(std::max(ends.empty() ? 0 : ends.back(), ranges[i].endNs));
+        std::vector<std::size_t> open;
+        for (auto i : list) {
+            while (!open.empty() && ranges[open.back()].endNs <= ranges[i].startNs)
+                open.pop_back();
+            if (!open.empty()) parent[i] = open.back();
+            open.push_back(i);
+        }
     }
+    std::vector<std::size_t> credited;  // range stats already given this kernel
     forEachApiCall(store, run, {}, std::nullopt, [&](const ApiCallRecord& a) {
         auto k = kernelNsByCorrelation.find(a.correlationId);
         if (k == kernelNsByCorrelation.end()) return;
         auto t = rangesByThread.find(a.threadId);
         if (t == rangesByThread.end()) return;
         const auto& list = t->second;
-        const auto& ends = maxEndByThread[a.threadId];
-        // The latest-starting range that contains the call is the innermost.
+        // The latest range to start before the call, or the nearest range
+        // around that one still open, is the innermost; its ancestors follow.
         auto pos =
             std::upper_bound(list.begin(), list.end(), a.startNs,
                              [&](std::int64_t v, std::size_t i) { return v < ranges[i].startNs; });
-        const RangeRecord* innermost = nullptr;
-        for (auto i = pos - list.begin();
-             i-- > 0 && ends[static_cast<std::size_t>(i)] > a.startNs;) {
-            const auto& r = ranges[list[static_cast<std::size_t>(i)]];
-            if (a.startNs < r.endNs) {
-                innermost = &r;
-                break;
-            }
+        if (pos == list.begin()) return;
+        std::size_t r = *(pos - 1);
+        while (r != kNone && ranges[r].endNs <= a.startNs)
+            r = parent[r];
+        auto ns = static_cast<double>(k->second);
+        credited.clear();
+        for (bool innermost = true; r != kNone; r = parent[r], innermost = false) {
+            std::size_t stat = index[{ranges[r].domain, ranges[r].name}];
+            if (innermost) out.ranges[stat].selfKernelNs += ns;
+            if (std::find(credited.begin(), credited.end(), stat) != credited.end()) continue;
+            credited.push_back(stat);
+            out.ranges[stat].inclusiveKernelNs += ns;
         }
-        if (innermost)
-            out.ranges[index[{innermost->domain, innermost->name}]].kernelTimeNs +=
-                static_cast<double>(k->second);
     });
     for (std::size_t i = 0; i < out.ranges.size(); ++i) {
         out.ranges[i].time = durations(rangeTimes[i]);

@@ -6,24 +6,28 @@
 
 namespace ws {
 
-RunAnalysis analyzeRun(Store& store, RunId id) {
+RunAnalysis analyzeRun(Store& store, RunId id, const WindowChoice& choice) {
     RunAnalysis a;
     a.run = requireRun(store, id);
     a.latency = runLatency(store, id, contractTargets(store, id));
-    auto window = measuredWindow(store, id);  // not set-up or checks
-    a.summary = summarizeRun(store, id, window);
+    auto resolved = resolveWindow(store, id, choice, true);
+    auto window = resolved.span;
+    a.summary = summarizeRun(store, id, window, resolved.label);
     a.roofline = computeRoofline(store, id);
     a.occupancy = topKernelOccupancy(store, id, a.summary, window);
     return a;
 }
 
 std::vector<RunAnalysis> analyzeRuns(Store& store, const std::vector<RunId>& ids,
-                                     const std::function<bool()>& stop) {
+                                     const std::function<bool()>& stop,
+                                     const WindowChoice& window) {
     std::vector<RunAnalysis> runs;
     for (std::size_t i = 0; i < ids.size(); ++i) {
         if (stop && stop()) break;
-        runs.push_back(analyzeRun(store, ids[i]));
-        if (i > 0) runs.back().againstFirst = compareRuns(store, ids[0], ids[i]);
+        runs.push_back(analyzeRun(store, ids[i], window));
+        if (i > 0)
+            runs.back().againstFirst =
+                compareRuns(store, ids[0], ids[i], kComparisonResamples, window);
     }
     return runs;
 }

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "analysis/analysis_window.h"
 #include "analysis/kernel_summary.h"
 #include "store/store.h"
 #include "store/store_writer.h"
@@ -71,8 +72,96 @@ TEST(KernelSummary, HandComputedRun) {
     EXPECT_EQ(s.gpuSpanNs, 300);                // 100 .. 400
     EXPECT_EQ(s.gpuBusyNs, 200);                // 10 + 30 + 60 + 100
     ASSERT_EQ(s.ranges.size(), 1u);
-    EXPECT_DOUBLE_EQ(s.ranges[0].kernelTimeNs, 40);  // kernels 1 and 2, launched inside
-    EXPECT_DOUBLE_EQ(s.ranges[0].gpuBusyNs, 40);     // [100,110) and [120,150)
+    EXPECT_DOUBLE_EQ(s.ranges[0].selfKernelNs, 40);  // kernels 1 and 2, launched inside
+    EXPECT_DOUBLE_EQ(s.ranges[0].inclusiveKernelNs, 40);
+    EXPECT_DOUBLE_EQ(s.ranges[0].gpuBusyNs, 40);  // [100,110) and [120,150)
+}
+
+// A decoder's ranges nest: step > layer > op, with a layer inside a layer (a
+// block calling a sub-block of the same name) and a kernel launched between
+// ops. Inclusive time is what nsys's nvtx_kern_sum gives; self what PyTorch's
+// "self CUDA" gives.
+TEST(KernelSummary, InclusiveAndSelfKernelTimePerRange) {
+    testing::TempDir dir;
+    Store store(dir.file("runs.wsdb"));
+    auto run = store.beginRun({});
+    {
+        StoreWriter w(store, run);
+        auto launch = [&](std::int64_t at, std::uint32_t corr, std::int64_t ns) {
+            KernelRecord k;
+            k.startNs = 10000 + at;
+            k.endNs = k.startNs + ns;
+            k.name = "_Z1kv";
+            k.correlationId = corr;
+            w.add(k);
+            w.add(
+                ApiCallRecord{at, at + 1, 1, 1, corr, ApiKind::Runtime, 0, "cudaLaunchKernel", 0});
+        };
+        auto range = [&](std::int64_t start, std::int64_t end, const char* name) {
+            w.add(RangeRecord{start, end, 1, 1, name, "", RangeKind::PushPop, 0, 0});
+        };
+        range(0, 1000, "step");
+        range(100, 900, "layer");
+        range(200, 400, "layer");  // nested in a layer of the same name
+        range(250, 300, "matmul");
+        range(500, 600, "matmul");
+        launch(260, 1, 7);    // step > layer > layer > matmul
+        launch(350, 2, 11);   // step > layer > layer
+        launch(550, 3, 13);   // step > layer > matmul
+        launch(700, 4, 17);   // step > layer, after its ops
+        launch(950, 5, 19);   // step alone
+        launch(1500, 6, 23);  // in no range
+    }
+    auto s = summarizeRun(store, run);
+    auto find = [&](const std::string& name) {
+        for (const auto& r : s.ranges)
+            if (r.name == name) return r;
+        ADD_FAILURE() << "no range " << name;
+        return RangeStat{};
+    };
+    EXPECT_DOUBLE_EQ(find("step").inclusiveKernelNs, 7 + 11 + 13 + 17 + 19);
+    EXPECT_DOUBLE_EQ(find("step").selfKernelNs, 19);
+    EXPECT_DOUBLE_EQ(find("layer").inclusiveKernelNs, 7 + 11 + 13 + 17);  // once, not twice
+    EXPECT_DOUBLE_EQ(find("layer").selfKernelNs, 11 + 17);
+    EXPECT_DOUBLE_EQ(find("matmul").inclusiveKernelNs, 7 + 13);
+    EXPECT_DOUBLE_EQ(find("matmul").selfKernelNs, 7 + 13);
+    EXPECT_EQ(s.window, "whole run");
+}
+
+TEST(AnalysisWindow, ParsesAndResolvesEachKind) {
+    EXPECT_EQ(parseWindowChoice("run").kind, WindowChoice::Kind::WholeRun);
+    EXPECT_EQ(parseWindowChoice("requests").kind, WindowChoice::Kind::Requests);
+    EXPECT_EQ(parseWindowChoice("range:decode").range, "decode");
+    EXPECT_EQ(toSpec(parseWindowChoice("range:a:b")), "range:a:b");
+    EXPECT_THROW(parseWindowChoice("range:"), std::invalid_argument);
+    EXPECT_THROW(parseWindowChoice("all"), std::invalid_argument);
+
+    testing::TempDir dir;
+    Store store(dir.file("runs.wsdb"));
+    auto run = store.beginRun({});
+    {
+        StoreWriter w(store, run);
+        w.add(RangeRecord{100, 200, 1, 1, "decode", "", RangeKind::PushPop, 0, 0});
+        w.add(RangeRecord{300, 450, 1, 1, "decode", "", RangeKind::PushPop, 0, 0});
+    }
+    auto whole = resolveWindow(store, run, parseWindowChoice("run"));
+    EXPECT_EQ(whole.label, "whole run");
+    auto requests = resolveWindow(store, run, parseWindowChoice("requests"));
+    EXPECT_EQ(requests.label, "whole run (it has no requests)");
+    EXPECT_EQ(requests.span.beginNs, TimeWindow{}.beginNs);
+    auto decode = resolveWindow(store, run, parseWindowChoice("range:decode"));
+    EXPECT_EQ(decode.span.beginNs, 100);
+    EXPECT_EQ(decode.span.endNs, 450);
+    EXPECT_NE(decode.label.find("first of its 2 instances"), std::string::npos) << decode.label;
+    try {
+        resolveWindow(store, run, parseWindowChoice("range:prefill"));
+        ADD_FAILURE() << "an unknown range resolved";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("no NVTX range 'prefill'"), std::string::npos);
+    }
+    auto fallback = resolveWindow(store, run, parseWindowChoice("range:prefill"), true);
+    EXPECT_EQ(fallback.span.endNs, TimeWindow{}.endNs);
+    EXPECT_NE(fallback.label.find("whole run"), std::string::npos);
 }
 
 }  // namespace

@@ -265,6 +265,45 @@ TEST_F(CliTest, CompareAndSummaryCommands) {
     EXPECT_EQ(sj["kernels"].size(), 4u);
     EXPECT_EQ(sj["kernels"][0]["instances"], 60);
     EXPECT_EQ(sj["memcpys"].size(), 2u);
+    EXPECT_EQ(sj["window"], "run");
+}
+
+// summary and compare say which part of the run their tables cover, and
+// --window picks it: the fixture's decode steps each launch one kernel.
+TEST_F(CliTest, WindowPicksAndNamesWhatTablesCover) {
+    auto run = std::to_string(runs.decoderOk);
+    auto whole = cli({"summary", run, "--db", db});
+    ASSERT_EQ(whole.exitCode, 0) << whole.err;
+    EXPECT_NE(whole.out.find("Window: whole run"), std::string::npos) << whole.out;
+    auto steps = cli({"summary", run, "--db", db, "--window", "range:decode_step", "--json"});
+    ASSERT_EQ(steps.exitCode, 0) << steps.err;
+    auto j = nlohmann::json::parse(steps.out);
+    EXPECT_EQ(j["window"], "range:decode_step");
+    EXPECT_NE(j["window_label"].get<std::string>().find("first of its 4 instances"),
+              std::string::npos);
+    EXPECT_LT(j["gpu_span_ns"].get<double>(), 640'000 + 1);  // inside the four steps
+    auto all = nlohmann::json::parse(cli({"summary", run, "--db", db, "--json"}).out);
+    bool found = false;
+    for (const auto& r : all["ranges"])
+        if (r["name"] == "decode_step") {
+            found = true;
+            EXPECT_GT(r["kernel_inclusive_ns"].get<double>(), 0) << r;
+            EXPECT_EQ(r["kernel_inclusive_ns"], r["kernel_self_ns"]) << r;  // nothing nested
+        }
+    EXPECT_TRUE(found);
+    auto missing = cli({"summary", run, "--db", db, "--window", "range:nope"});
+    EXPECT_EQ(missing.exitCode, 2);
+    EXPECT_NE(missing.err.find("has no NVTX range 'nope'"), std::string::npos) << missing.err;
+    auto bad = cli({"compare", run, run, "--db", db, "--window", "everything"});
+    EXPECT_EQ(bad.exitCode, 2);
+    EXPECT_NE(bad.err.find("none of run, requests or range:NAME"), std::string::npos) << bad.err;
+    auto cmp = cli({"compare", run, run, "--db", db, "--window", "run", "--json"});
+    ASSERT_EQ(cmp.exitCode, 0) << cmp.err;
+    auto c = nlohmann::json::parse(cmp.out);
+    EXPECT_EQ(c[0]["kernel_window"]["base"], "whole run");
+    auto text = cli({"compare", run, run, "--db", db});
+    EXPECT_NE(text.out.find("window: baseline while requests were served"), std::string::npos)
+        << text.out;
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <QTableView>
 #include <filesystem>
 
+#include "charts/charts_panel.h"
 #include "main_window.h"
 #include "store/compact.h"
 #include "store/run_queries.h"
@@ -136,6 +137,37 @@ TEST_F(MainWindowTest, ClickedKernelShowsLaunchConfigAndOccupancy) {
     EXPECT_TRUE(text.contains("75.0%")) << text.toStdString();
     EXPECT_TRUE(text.contains("Limited by")) << text.toStdString();
     EXPECT_TRUE(text.contains("cudaLaunchKernel"));
+}
+
+// The charts' window switch re-analyses the selection over the chosen part
+// of each run, and the kernel table says which part it shows.
+TEST_F(MainWindowTest, WindowSwitchReanalysesAndCaptionsTheKernelTable) {
+    MainWindow window;
+    QSignalSpy charts(&window, &MainWindow::chartsShown);
+    window.selectRun(1);
+    window.openStore(QString::fromStdString(store));
+    ASSERT_TRUE(waitFor(charts));
+    auto caption = [&] {
+        QString text;
+        for (auto* label : window.charts()->findChildren<QLabel*>())
+            if (label->text().startsWith("Kernels over")) text = label->text();
+        return text;
+    };
+    EXPECT_TRUE(caption().contains("run 1: while requests were served")) << caption().toStdString();
+    charts.clear();
+    window.charts()->setWindow(parseWindowChoice("run"));
+    emit window.charts()->windowChanged(window.charts()->window());
+    ASSERT_TRUE(waitFor(charts));
+    while (!caption().contains("whole run") && charts.wait(5000)) {
+    }
+    EXPECT_TRUE(caption().contains("run 1: whole run")) << caption().toStdString();
+    charts.clear();
+    window.charts()->setWindow(parseWindowChoice("range:decode_step"));
+    emit window.charts()->windowChanged(window.charts()->window());
+    ASSERT_TRUE(waitFor(charts));
+    while (!caption().contains("decode_step") && charts.wait(5000)) {
+    }
+    EXPECT_TRUE(caption().contains("NVTX range 'decode_step'")) << caption().toStdString();
 }
 
 TEST_F(MainWindowTest, RooflinePointFindsItsKernelInAnotherRunsTimeline) {

@@ -1,9 +1,12 @@
 #include "charts/charts_panel.h"
 
+#include <QComboBox>
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QHBoxLayout>
 #include <QHeaderView>
+#include <QLabel>
 #include <QMenu>
 #include <QMessageBox>
 #include <QPainter>
@@ -12,6 +15,7 @@
 #include <QSortFilterProxyModel>
 #include <QTableView>
 #include <QToolButton>
+#include <QVBoxLayout>
 
 #include "charts/chart_style.h"
 #include "charts/comparison_chart.h"
@@ -36,7 +40,9 @@ ChartsPanel::ChartsPanel(QWidget* parent)
       roofline_(new RooflineChart(this)),
       occupancy_(new OccupancyChart(this)),
       comparison_(new ComparisonChart(this)),
-      table_(new KernelTableModel(this)) {
+      table_(new KernelTableModel(this)),
+      window_(new QComboBox(this)),
+      tableCaption_(new QLabel(this)) {
     addTab(latency_, tr("Latency"));
     addTab(comparison_, tr("Comparison"));
     addTab(tokens_, tr("Per-token latency"));
@@ -55,7 +61,22 @@ ChartsPanel::ChartsPanel(QWidget* parent)
     view->verticalHeader()->setDefaultSectionSize(20);
     view->horizontalHeader()->setStretchLastSection(true);
     view->setAlternatingRowColors(true);
-    addTab(view, tr("Kernel table"));
+    auto* tablePage = new QWidget(this);
+    auto* tableLayout = new QVBoxLayout(tablePage);
+    tableLayout->setContentsMargins(4, 4, 4, 0);
+    tableCaption_->setWordWrap(true);
+    tableCaption_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    tableLayout->addWidget(tableCaption_);
+    tableLayout->addWidget(view, 1);
+    addTab(tablePage, tr("Kernel table"));
+    window_->setToolTip(
+        tr("Which part of each run the kernel table, kernel breakdown, occupancy and the "
+           "kernel comparison cover: while its requests were served (what a benchmark "
+           "measures), the whole run (set-up and checks too), or an NVTX range"));
+    window_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    window_->addItem(tr("Kernels: while requests were served"), QStringLiteral("requests"));
+    window_->addItem(tr("Kernels: whole run"), QStringLiteral("run"));
+    connect(window_, &QComboBox::activated, this, [this] { emit windowChanged(window()); });
     auto* exportButton = new QToolButton(this);
     exportButton->setText(tr("Export…"));
     exportButton->setToolTip(
@@ -74,7 +95,12 @@ ChartsPanel::ChartsPanel(QWidget* parent)
     });
     exportButton->setMenu(menu);
     exportButton->setPopupMode(QToolButton::MenuButtonPopup);
-    setCornerWidget(exportButton, Qt::TopRightCorner);
+    auto* corner = new QWidget(this);
+    auto* cornerLayout = new QHBoxLayout(corner);
+    cornerLayout->setContentsMargins(0, 0, 0, 0);
+    cornerLayout->addWidget(window_);
+    cornerLayout->addWidget(exportButton);
+    setCornerWidget(corner, Qt::TopRightCorner);
     connect(exportButton, &QToolButton::clicked, this, &ChartsPanel::exportCurrent);
 }
 
@@ -93,6 +119,40 @@ void ChartsPanel::setRuns(const std::vector<RunAnalysis>& runs) {
     comparison_->setRuns(runs);
     kernels_->setRuns(runs);
     table_->setRuns(runs);
+    offerRanges(runs);
+    QStringList windows;
+    for (const auto& r : runs)
+        windows << tr("run %1: %2").arg(r.run.id).arg(QString::fromStdString(r.summary.window));
+    tableCaption_->setText(windows.isEmpty()
+                               ? QString()
+                               : tr("Kernels over — %1").arg(windows.join(QStringLiteral("; "))));
+}
+
+WindowChoice ChartsPanel::window() const {
+    return parseWindowChoice(window_->currentData().toString().toStdString());
+}
+
+void ChartsPanel::setWindow(const WindowChoice& window) {
+    QString spec = QString::fromStdString(toSpec(window));
+    int i = window_->findData(spec);
+    if (i < 0) {
+        window_->addItem(tr("Kernels: NVTX range %1").arg(QString::fromStdString(window.range)),
+                         spec);
+        i = window_->count() - 1;
+    }
+    window_->setCurrentIndex(i);
+}
+
+// The ranges of the runs shown join the choices (kept once offered, so a
+// choice stays while other runs are looked at).
+void ChartsPanel::offerRanges(const std::vector<RunAnalysis>& runs) {
+    for (const auto& r : runs)
+        for (const auto& range : r.summary.ranges) {
+            QString spec = QString::fromStdString("range:" + range.name);
+            if (window_->findData(spec) < 0 && window_->count() < 40)
+                window_->addItem(
+                    tr("Kernels: NVTX range %1").arg(QString::fromStdString(range.name)), spec);
+        }
 }
 
 QStringList ChartsPanel::exportAll(const QString& dir, const QString& format, int width, int height,

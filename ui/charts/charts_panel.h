@@ -6,7 +6,9 @@
 #include <utility>
 #include <vector>
 
+class QComboBox;
 class QCustomPlot;
+class QLabel;
 
 #include "analysis/run_analysis.h"
 
@@ -34,6 +36,10 @@ class ChartsPanel : public QTabWidget {
     OccupancyChart* occupancyChart() const { return occupancy_; }
     ComparisonChart* comparisonChart() const { return comparison_; }
     KernelTableModel* kernelTable() const { return table_; }
+    // The part of each run the kernel table, kernel chart, occupancy and
+    // comparison cover (while requests were served, the whole run, a range).
+    WindowChoice window() const;
+    void setWindow(const WindowChoice& window);
     // Writes every chart as DIR/<chart>.<format>; returns the files written.
     QStringList exportAll(const QString& dir, const QString& format, int width, int height,
                           QString* error = nullptr);
@@ -41,11 +47,15 @@ class ChartsPanel : public QTabWidget {
     // or a single-page PDF (by the extension). Returns an error, empty on success.
     QString exportDashboard(const QString& path, int chartWidth = 1000, int chartHeight = 560);
 
+  signals:
+    void windowChanged(const ws::WindowChoice& window);
+
   protected:
     void changeEvent(QEvent* event) override;
 
   private:
     void exportCurrent();
+    void offerRanges(const std::vector<RunAnalysis>& runs);
     std::vector<std::pair<QCustomPlot*, const char*>> charts() const;
     LatencyChart* latency_;
     KernelChart* kernels_;
@@ -55,6 +65,8 @@ class ChartsPanel : public QTabWidget {
     OccupancyChart* occupancy_;
     ComparisonChart* comparison_;
     KernelTableModel* table_;
+    QComboBox* window_;
+    QLabel* tableCaption_;
     std::vector<RunAnalysis> runs_;  // kept to redraw in a new theme
 };
 

@@ -132,11 +132,14 @@ void StoreLoader::loadStackedTimeline(const QString& path, RunId first, RunId se
         });
 }
 
-void StoreLoader::loadAnalysis(const QString& path, const std::vector<RunId>& ids) {
+void StoreLoader::loadAnalysis(const QString& path, const std::vector<RunId>& ids,
+                               const WindowChoice& window) {
     runJob(
         analysisJob_, path,
-        [ids](Store& store, auto&& isStale) {
-            return analyzeRuns(store, ids, [&] { return isStale(); });  // superseded: stop early
+        [ids, window](Store& store, auto&& isStale) {
+            // Superseded: stop early.
+            return analyzeRuns(
+                store, ids, [&] { return isStale(); }, window);
         },
         [](StoreLoader& self, const std::vector<RunAnalysis>& runs) {
             emit self.analysisLoaded(runs);

@@ -56,8 +56,10 @@ class StoreLoader : public QObject {
     // then timelineStacked with what was aligned.
     void loadStackedTimeline(const QString& path, RunId first, RunId second,
                              const QString& alignAt);
-    // Starts analysing the given runs for the charts; emits analysisLoaded.
-    void loadAnalysis(const QString& path, const std::vector<RunId>& ids);
+    // Starts analysing the given runs for the charts, kernel tables over
+    // `window`; emits analysisLoaded.
+    void loadAnalysis(const QString& path, const std::vector<RunId>& ids,
+                      const WindowChoice& window = {});
     // Loads the kernel that starts at `startNs` on `stream`; emits kernelLoaded.
     void loadKernel(const QString& path, RunId run, std::uint32_t stream, std::int64_t startNs);
     // Analyses a run (against `baseline`) for its report; emits reportPrepared.

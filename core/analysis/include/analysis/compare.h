@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/analysis_window.h"
 #include "model/records.h"
 
 namespace ws {
@@ -59,6 +60,8 @@ struct Comparison {
     RunId candidate = 0;
     std::vector<MetricDelta> latency;
     std::vector<KernelDelta> kernels;  // by |total delta|, largest first
+    // The windows the kernel rows cover in each run ("while requests were served (…)").
+    std::string baseWindow, candidateWindow;
     std::optional<MetricDelta> totalKernelTime;
     std::vector<ValueDelta> memory;     // only keys at least one run has
     std::vector<QualityDelta> quality;  // by check name
@@ -69,8 +72,11 @@ struct Comparison {
 // Bootstrap resamples of every comparison the user sees (GUI, report, CLI):
 // one number, so their intervals and verdicts are the same.
 inline constexpr int kComparisonResamples = 2000;
+// Kernels are compared over `window` in each run (by default while requests
+// were served); a range one run lacks falls back to its whole run, said in
+// the window's label.
 Comparison compareRuns(Store& store, RunId base, RunId candidate,
-                       int resamples = kComparisonResamples);
+                       int resamples = kComparisonResamples, const WindowChoice& window = {});
 
 // Bootstrap interval of statistic(candidate) − statistic(base), lower-is-better
 // verdict. Exposed for tests.

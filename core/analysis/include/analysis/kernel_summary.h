@@ -41,16 +41,22 @@ struct MemcpyStat {
     double timePercent = 0;
 };
 
+// Kernel time attributed to a range the way nsys's nvtx_kern_sum and
+// PyTorch's CUDA total / self do: a kernel belongs to every range open on the
+// thread that launched it (inclusive), and to the innermost one (self).
+// A range nested in another of the same name counts a kernel once.
 struct RangeStat {
     std::string name;
     std::string domain;
     DurationStats time;
-    double gpuBusyNs = 0;     // GPU activity inside the range's instances
-    double kernelTimeNs = 0;  // kernels launched from inside the range (innermost)
+    double gpuBusyNs = 0;  // GPU activity inside the range's instances
+    double inclusiveKernelNs = 0;
+    double selfKernelNs = 0;
     double gpuBusyFraction = 0;
 };
 
 struct RunSummary {
+    std::string window;  // what it covers: "whole run", "while requests were served …"
     std::vector<KernelStat> kernels;  // by total time, largest first
     std::vector<MemcpyStat> memcpys;
     std::vector<RangeStat> ranges;
@@ -59,7 +65,10 @@ struct RunSummary {
     double gpuBusyFraction = 0;
 };
 
-RunSummary summarizeRun(Store& store, RunId run, TimeWindow window = {});
+// Kernels, copies and ranges that overlap `window` (a range's figures are its
+// whole instances'); `label` says which window that is.
+RunSummary summarizeRun(Store& store, RunId run, TimeWindow window = {},
+                        std::string label = "whole run");
 // The part of a run its requests span (first arrival to last token): what a
 // benchmark measures, without set-up or a quality check after it. The whole
 // run when it has no requests.

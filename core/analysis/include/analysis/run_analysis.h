@@ -21,17 +21,21 @@ class Store;
 struct RunAnalysis {
     RunInfo run;
     LatencyReport latency;  // against the targets of the run's workload contract
-    RunSummary summary;     // over the measured window (not set-up or checks)
+    RunSummary summary;     // over the chosen window; summary.window says which
     Roofline roofline;
     std::vector<KernelOccupancy> occupancy;  // top kernels by time
     std::optional<Comparison> againstFirst;  // this run against the first of analyzeRuns
 };
 
-RunAnalysis analyzeRun(Store& store, RunId id);
+// Kernel tables, occupancy and comparisons over `window` (by default while
+// requests were served: not set-up or checks); a range the run lacks falls
+// back to the whole run, said in summary.window.
+RunAnalysis analyzeRun(Store& store, RunId id, const WindowChoice& window = {});
 // Every run, and each run after the first compared with the first (the
 // baseline of comparison mode). Stops early, returning what it has, once
 // `stop` says so.
 std::vector<RunAnalysis> analyzeRuns(Store& store, const std::vector<RunId>& ids,
-                                     const std::function<bool()>& stop = {});
+                                     const std::function<bool()>& stop = {},
+                                     const WindowChoice& window = {});
 
 }  // namespace ws

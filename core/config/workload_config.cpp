@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "config/toml_reader.h"
+#include "model/ladder_catalog.h"
 #include "toml_guard.h"
 
 namespace ws {
@@ -76,14 +77,49 @@ DecoderParams readDecoder(TomlReader& r) {
     return d;
 }
 
+std::string listOf(const std::vector<std::string>& names) {
+    std::string out;
+    for (const auto& n : names)
+        out += (out.empty() ? "" : ", ") + n;
+    return out;
+}
+
+// Kernel, rung and shape keys from the ladder catalog, the table the CUDA
+// ladders run from: a config that names anything else never starts.
 KernelParams readKernel(TomlReader& r) {
     KernelParams k;
-    assign(k.kernel, r.string("name", true, kKernelWorkloadNames));
+    assign(k.kernel, r.string("name", true));
     assign(k.rung, r.string("rung", false));
     assign(k.shape, r.integerTable("shape", 1, std::int64_t(1) << 40));
     assign(k.iterations, r.integer("iterations", 1, 1000000, false));
     assign(k.warmup, r.integer("warmup", 0, 1000000, false));
     r.rejectUnknown();
+    if (k.kernel.empty()) return k;
+    const LadderSpec* ladder = findLadder(k.kernel);
+    if (!ladder) {
+        std::vector<std::string> names;
+        for (const auto& spec : ladderCatalog())
+            names.push_back(spec.kernel);
+        r.error(r.raw().get("name")->source(), "name",
+                "unknown kernel '" + k.kernel + "' (one of " + listOf(names) + ")");
+        return k;
+    }
+    if (!k.rung.empty() && k.rung != "all" &&
+        std::find(ladder->rungs.begin(), ladder->rungs.end(), k.rung) == ladder->rungs.end())
+        r.error(r.raw().get("rung")->source(), "rung",
+                "'" + k.rung + "' is not a rung of " + k.kernel + " (all, " +
+                    listOf(ladder->rungs) + ")");
+    if (const auto* shape = r.raw().get_as<toml::table>("shape")) {
+        std::vector<std::string> keys;
+        for (const auto& [key, value] : ladder->shape)
+            keys.push_back(key);
+        for (const auto& [key, value] : *shape) {
+            std::string name(key.str());
+            if (std::find(keys.begin(), keys.end(), name) == keys.end())
+                r.error(key.source(), "shape." + name,
+                        "not a shape key of " + k.kernel + " (" + listOf(keys) + ")");
+        }
+    }
     return k;
 }
 

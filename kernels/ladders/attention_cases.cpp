@@ -87,7 +87,6 @@ class DecodeAttentionCase : public AttentionCaseBase {
         WS_CUDA(cudaMemset(workspace_.get(), 0, workspace_.size() * sizeof(float)));
     }
     std::string name() const override { return "attention_decode"; }
-    std::vector<std::string> rungs() const override { return {"naive", "splitkv", "splitkv_mma"}; }
     KernelCost cost(const std::string&) const override {
         return decodeAttentionCost(a_.batch, a_.heads, a_.kvHeads, a_.headDim, a_.capacity);
     }
@@ -113,7 +112,6 @@ class PrefillAttentionCase : public AttentionCaseBase {
         : AttentionCaseBase(attentionShape(s, "tokens"), int(shapeValue(s, "tokens")), copies,
                             seed) {}
     std::string name() const override { return "attention_prefill"; }
-    std::vector<std::string> rungs() const override { return {"naive", "flash", "flash_mma"}; }
     KernelCost cost(const std::string&) const override {
         return prefillAttentionCost(a_.batch, a_.heads, a_.kvHeads, a_.headDim, tokens_);
     }

@@ -8,8 +8,6 @@ namespace ws::kernels {
 
 namespace {
 
-const std::vector<std::string> kRungs = {"naive", "fused"};
-
 class RmsnormCase : public LadderCase {
   public:
     RmsnormCase(const Shape& s, int copies, std::uint64_t seed)
@@ -21,7 +19,6 @@ class RmsnormCase : public LadderCase {
           weight_(1, cols_, seed + 2, 1.0f),
           y_(size()) {}
     std::string name() const override { return "rmsnorm"; }
-    std::vector<std::string> rungs() const override { return kRungs; }
     KernelCost cost(const std::string&) const override { return rmsnormCost(rows_, cols_, true); }
     void run(const std::string& rung, int copy, cudaStream_t s) override {
         rmsnorm(parseElementwiseRung(rung), x_.at(copy), residual_.at(copy), weight_.at(0),
@@ -55,7 +52,6 @@ class SoftmaxCase : public LadderCase {
           x_(copies, std::size_t(rows_) * cols_, seed, 8.0f),
           y_(std::size_t(rows_) * cols_) {}
     std::string name() const override { return "softmax"; }
-    std::vector<std::string> rungs() const override { return kRungs; }
     KernelCost cost(const std::string&) const override { return softmaxCost(rows_, cols_); }
     void run(const std::string& rung, int copy, cudaStream_t s) override {
         softmax(parseElementwiseRung(rung), x_.at(copy), y_.get(), rows_, cols_, s);
@@ -84,7 +80,6 @@ class SiluMulCase : public LadderCase {
           in_(copies, std::size_t(rows_) * cols_ * 2, seed, 4.0f),
           out_(std::size_t(rows_) * cols_) {}
     std::string name() const override { return "silu_mul"; }
-    std::vector<std::string> rungs() const override { return kRungs; }
     KernelCost cost(const std::string&) const override { return siluMulCost(rows_, cols_); }
     void run(const std::string& rung, int copy, cudaStream_t s) override {
         siluMul(parseElementwiseRung(rung), in_.at(copy), out_.get(), rows_, cols_, s);
@@ -117,7 +112,6 @@ class RopeCase : public LadderCase {
         WS_CUDA(cudaMemset(zero_.get(), 0, sizeof(int)));
     }
     std::string name() const override { return "rope"; }
-    std::vector<std::string> rungs() const override { return kRungs; }
     KernelCost cost(const std::string&) const override {
         return ropeCost(tokens_, heads_, headDim_);
     }

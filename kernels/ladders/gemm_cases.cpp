@@ -51,10 +51,6 @@ class GemmCase : public LadderCase {
           b_(copies, std::size_t(n_) * k_, seed + 1, 1.0f),
           c_(std::size_t(m_) * n_) {}
     std::string name() const override { return "gemm_bf16"; }
-    std::vector<std::string> rungs() const override {
-        return {"naive", "tiled", "regblock", "mma", "mma_wide", "wgmma", "cublas"};
-    }
-    std::string baseline() const override { return "cublas"; }
     KernelCost cost(const std::string&) const override { return gemmCost(m_, n_, k_); }
     void run(const std::string& rung, int copy, cudaStream_t s) override {
         gemmBf16(parseGemmRung(rung), a_.at(copy), b_.at(copy), c_.get(), m_, n_, k_, s,
@@ -95,10 +91,6 @@ class GemvCase : public LadderCase {
         fillUniformFloat(scales_.get(), n_, seed + 3, 0.002f, 0.01f);
     }
     std::string name() const override { return "gemv_bf16"; }
-    std::vector<std::string> rungs() const override {
-        return {"naive", "vectorized", "splitk", "mma", "int8", "cublas"};
-    }
-    std::string baseline() const override { return "cublas"; }
     KernelCost cost(const std::string& rung) const override {
         return gemvCost(batch_, n_, k_, rung == "int8" ? 1 : 2);
     }

@@ -7,6 +7,7 @@
 #include "common/cuda_check.h"
 #include "common/device_buffer.h"
 #include "ladders/ladder_cases.h"
+#include "model/ladder_catalog.h"
 
 namespace ws::kernels {
 
@@ -23,7 +24,6 @@ class CopyCase : public LadderCase {
         WS_CUDA(cudaMemset(src_.get(), 7, src_.bytes()));
     }
     std::string name() const override { return "copy"; }
-    std::vector<std::string> rungs() const override { return {"kernel", "memcpy"}; }
     KernelCost cost(const std::string&) const override { return copyCost(std::int64_t(bytes_)); }
     void run(const std::string& rung, int copy, cudaStream_t s) override {
         auto* src = src_.get() + std::size_t(copy % copies_) * bytes_;
@@ -53,31 +53,31 @@ using Factory = std::function<std::unique_ptr<LadderCase>(const Shape&, int, std
 
 struct Entry {
     const char* name;
-    Shape defaults;
     Factory make;
 };
 
 const std::vector<Entry>& entries() {
     static const std::vector<Entry> list = {
-        {"gemm_bf16", {{"m", 4096}, {"n", 4096}, {"k", 4096}}, makeGemmCase},
-        {"gemv_bf16", {{"batch", 1}, {"n", 8192}, {"k", 8192}}, makeGemvCase},
-        {"rmsnorm", {{"rows", 16384}, {"cols", 8192}}, makeRmsnormCase},
-        {"softmax", {{"rows", 4096}, {"cols", 32768}}, makeSoftmaxCase},
-        {"silu_mul", {{"rows", 4096}, {"cols", 14336}}, makeSiluMulCase},
-        {"rope", {{"tokens", 4096}, {"heads", 48}, {"head_dim", 128}}, makeRopeCase},
-        {"attention_decode",
-         {{"batch", 1}, {"heads", 32}, {"kv_heads", 8}, {"head_dim", 128}, {"context", 8192}},
-         makeDecodeAttentionCase},
-        {"attention_prefill",
-         {{"batch", 1}, {"heads", 32}, {"kv_heads", 8}, {"head_dim", 128}, {"tokens", 2048}},
-         makePrefillAttentionCase},
+        {"gemm_bf16", makeGemmCase},
+        {"gemv_bf16", makeGemvCase},
+        {"rmsnorm", makeRmsnormCase},
+        {"softmax", makeSoftmaxCase},
+        {"silu_mul", makeSiluMulCase},
+        {"rope", makeRopeCase},
+        {"attention_decode", makeDecodeAttentionCase},
+        {"attention_prefill", makePrefillAttentionCase},
         {"copy",
-         {{"bytes", 1ll << 30}},
          [](const Shape& s, int c, std::uint64_t) -> std::unique_ptr<LadderCase> {
              return std::make_unique<CopyCase>(s, c);
          }},
     };
     return list;
+}
+
+const LadderSpec& specOf(const std::string& kernel) {
+    const LadderSpec* spec = findLadder(kernel);
+    if (!spec) throw std::logic_error(kernel + " is not in the ladder catalog");
+    return *spec;
 }
 
 }  // namespace
@@ -91,19 +91,31 @@ std::vector<std::string> ladderNames() {
 
 Shape ladderDefaultShape(const std::string& kernel) {
     for (const auto& e : entries())
-        if (kernel == e.name) return e.defaults;
+        if (kernel == e.name) {
+            const auto& defaults = specOf(kernel).shape;
+            return Shape(defaults.begin(), defaults.end());
+        }
     throw std::invalid_argument("unknown kernel '" + kernel + "'");
+}
+
+std::vector<std::string> LadderCase::rungs() const {
+    return specOf(name()).rungs;
+}
+
+std::string LadderCase::baseline() const {
+    return specOf(name()).baseline;
 }
 
 std::unique_ptr<LadderCase> makeLadderCase(const std::string& kernel, const Shape& shape,
                                            int copies, std::uint64_t seed) {
     for (const auto& e : entries()) {
         if (kernel != e.name) continue;
-        Shape full = e.defaults;
+        const Shape defaults = ladderDefaultShape(kernel);
+        Shape full = defaults;
         for (const auto& [key, value] : shape) {
             if (!full.count(key)) {
                 std::string keys;
-                for (const auto& [k, v] : e.defaults)
+                for (const auto& [k, v] : defaults)
                     keys += (keys.empty() ? "" : ", ") + k;
                 throw std::invalid_argument(kernel + ": unknown shape key '" + key + "' (" + keys +
                                             ")");

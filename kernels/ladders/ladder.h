@@ -22,8 +22,10 @@ class LadderCase {
   public:
     virtual ~LadderCase() = default;
     virtual std::string name() const = 0;
-    virtual std::vector<std::string> rungs() const = 0;  // reference first, best last
-    virtual std::string baseline() const { return {}; }  // a rung that is not ours (cublas)
+    // Reference first, best last; and the rung that is not ours (cublas), if
+    // any: both from the ladder catalog (model/ladder_catalog.h).
+    std::vector<std::string> rungs() const;
+    std::string baseline() const;
     virtual KernelCost cost(const std::string& rung) const = 0;
     // Launches `rung` once on input copy `copy % copies`.
     virtual void run(const std::string& rung, int copy, cudaStream_t stream) = 0;

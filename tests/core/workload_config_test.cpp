@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "config/workload_config.h"
+#include "model/ladder_catalog.h"
 #include "support/temp_dir.h"
 
 namespace ws {
@@ -85,6 +86,38 @@ shape = { m = 4096, n = 4096, k = 4096 }
                                  "k.toml");
     ASSERT_TRUE(r.ok());
     EXPECT_EQ(r.config->kernel->shape.at("k"), 4096);
+}
+
+// What `validate` accepts is what the ladders run (model/ladder_catalog.h):
+// a rung or shape key of another kernel is refused with the valid choices.
+TEST(WorkloadConfig, KernelRungsAndShapeKeysComeFromTheLadderCatalog) {
+    auto kernel = [](const std::string& body) {
+        return "name = \"k\"\nkind = \"kernel\"\n[kernel]\n" + body;
+    };
+    auto rung = onlyError(kernel("name = \"gemv_bf16\"\nrung = \"wgmma\"\n"));
+    EXPECT_EQ(rung.field, "kernel.rung");
+    EXPECT_EQ(rung.line, 5);
+    EXPECT_NE(rung.message.find("'wgmma' is not a rung of gemv_bf16 (all, naive, vectorized"),
+              std::string::npos)
+        << rung.message;
+    auto key = onlyError(kernel("name = \"gemm_bf16\"\nshape = { m = 64, batch = 2 }\n"));
+    EXPECT_EQ(key.field, "kernel.shape.batch");
+    EXPECT_NE(key.message.find("not a shape key of gemm_bf16 (m, n, k)"), std::string::npos)
+        << key.message;
+    auto name = onlyError(kernel("name = \"gemm_fp8\"\n"));
+    EXPECT_EQ(name.field, "kernel.name");
+    EXPECT_NE(name.message.find("unknown kernel 'gemm_fp8' (one of gemm_bf16,"), std::string::npos);
+    for (const auto& spec : ladderCatalog()) {
+        std::string shape;
+        for (const auto& [k, v] : spec.shape)
+            shape += (shape.empty() ? "" : ", ") + k + " = " + std::to_string(v);
+        for (const auto& r : spec.rungs) {
+            auto ok = parseWorkloadConfig(kernel("name = \"" + spec.kernel + "\"\nrung = \"" + r +
+                                                 "\"\nshape = { " + shape + " }\n"),
+                                          "k.toml");
+            EXPECT_TRUE(ok.ok()) << spec.kernel << " " << r;
+        }
+    }
 }
 
 TEST(WorkloadConfig, UnknownKeyNamesLineColumnAndField) {

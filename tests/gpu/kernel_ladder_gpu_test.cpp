@@ -11,6 +11,7 @@
 #include "common/timing.h"
 #include "config/workload_config.h"
 #include "ladders/ladder.h"
+#include "model/ladder_catalog.h"
 
 namespace ws::kernels {
 namespace {
@@ -88,8 +89,9 @@ INSTANTIATE_TEST_SUITE_P(
 
 // Needs no GPU: what a workload config accepts is exactly what can run.
 TEST(LadderNames, WorkloadConfigsAcceptEveryLadderAndNothingElse) {
-    std::vector<std::string> accepted(ws::kKernelWorkloadNames.begin(),
-                                      ws::kKernelWorkloadNames.end());
+    std::vector<std::string> accepted;
+    for (const auto& spec : ws::ladderCatalog())
+        accepted.push_back(spec.kernel);
     auto ladders = ladderNames();
     std::sort(accepted.begin(), accepted.end());
     std::sort(ladders.begin(), ladders.end());

@@ -31,13 +31,6 @@ struct WorkloadContract {
     std::optional<double> powerLimitW;
 };
 
-// The kernel ladders a kernel workload may name. kernels/ladders holds them
-// and core cannot link CUDA, so a test with no GPU keeps the two lists equal:
-// a config naming anything else is refused before a run starts.
-inline constexpr std::initializer_list<const char*> kKernelWorkloadNames = {
-    "gemm_bf16", "gemv_bf16", "attention_prefill", "attention_decode", "rmsnorm", "softmax", "rope",
-    "silu_mul",  "copy"};
-
 struct KernelParams {
     std::string kernel;  // e.g. "gemm_bf16"
     std::string rung;    // e.g. "wgmma"

@@ -6,6 +6,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "analysis/cold_start.h"
 #include "analysis/run_latency.h"
 #include "cli/cli_args.h"
 #include "cli/commands.h"
@@ -15,6 +16,7 @@
 #include "io/trace_import.h"
 #include "store/run_queries.h"
 #include "store/store.h"
+#include "util/format.h"
 
 namespace ws::cli {
 
@@ -72,7 +74,16 @@ int cmdStats(const std::vector<std::string>& argv) {
         args.value("goodput") ? parseGoodput(*args.value("goodput")) : contractTargets(store, id);
     auto report = runLatency(store, id, targets);
     auto j = latencyJson(report, percentiles);
+    auto cold = checkColdStart(store, id);
     if (args.flag("json")) {
+        auto hits = nlohmann::ordered_json::array();
+        for (const auto& h : cold.hits)
+            hits.push_back({{"request_id", h.requestId},
+                            {"ttft_ns", h.ttftNs},
+                            {"start_up_ns", h.coldNs},
+                            {"kinds", h.kinds},
+                            {"calls", h.calls}});
+        j["cold_start"] = {{"checked", cold.checked}, {"why_not", cold.why}, {"requests", hits}};
         std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
         return 0;
     }
@@ -111,6 +122,14 @@ int cmdStats(const std::vector<std::string>& argv) {
         }
         std::cout << '\n';
     }
+    // A TTFT that timed module loading or JIT measures start-up, not serving.
+    for (const auto& h : cold.hits)
+        std::cout << "warning: request " << h.requestId << "'s TTFT " << formatDuration(h.ttftNs)
+                  << " includes " << formatDuration(h.coldNs) << " of " << h.kinds << " ("
+                  << h.calls << ")\n";
+    if (!cold.hits.empty())
+        std::cout << "  warm up before measuring: an untimed first request, or "
+                     "CUDA_MODULE_LOADING=EAGER\n";
     return 0;
 }
 

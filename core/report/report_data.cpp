@@ -230,6 +230,24 @@ std::vector<Finding> findFindings(const ReportData& d) {
         f.rule = "dropped records > 0";
         out.push_back(f);
     }
+    if (!d.coldStart.hits.empty()) {
+        const auto& hits = d.coldStart.hits;
+        auto worst = std::max_element(hits.begin(), hits.end(), [](const auto& a, const auto& b) {
+            return a.coldNs < b.coldNs;
+        });
+        Finding f;
+        f.title = std::to_string(hits.size()) + " of " + std::to_string(d.coldStart.requests) +
+                  " requests timed start-up work in their TTFT (" + worst->kinds + ")";
+        f.evidence = "request " + std::to_string(worst->requestId) + ": " +
+                     formatDuration(worst->coldNs) + " of its " + formatDuration(worst->ttftNs) +
+                     " TTFT in " + worst->calls;
+        f.next = d.config && d.config->kind == WorkloadKind::Decoder
+                     ? "run untimed warm-up requests first (contract.warmup_requests)"
+                     : "send a warm-up request before measuring, or load modules eagerly "
+                       "(CUDA_MODULE_LOADING=EAGER) so first launches do not load them";
+        f.rule = "module loading, JIT or context creation inside [arrival, first token)";
+        out.push_back(f);
+    }
     // Against a baseline, regressions lead: they are what a reader must see.
     std::vector<Finding> regressions;
     if (d.comparison)
@@ -310,6 +328,7 @@ ReportData buildReport(Store& store, const std::vector<RunAnalysis>& analyses) {
     d.quality = qualityOf(store, id);
     auto agg = runAggregates(store, id);
     d.overheadCount = agg.overheadCount;
+    d.coldStart = checkColdStart(store, id);
     std::vector<double> power, clocks;
     auto samples = samplesOf(store, id);
     d.samples.clockEvents = summarizeClockEvents(samples);

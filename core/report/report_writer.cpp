@@ -15,6 +15,19 @@ namespace {
 
 // The tracing cost was measured on one device only; a report of another
 // device says so instead of borrowing the figure.
+std::string coldStartNote(const ColdStartCheck& c) {
+    if (!c.checked) return "cold starts inside TTFT: not checked (" + c.why + ")";
+    if (c.hits.empty())
+        return "cold starts inside TTFT: none in " + std::to_string(c.requests) +
+               " requests (no module loading, JIT or context creation before a first token)";
+    std::int64_t total = 0;
+    for (const auto& h : c.hits)
+        total += h.coldNs;
+    return "cold starts inside TTFT: " + std::to_string(c.hits.size()) + " of " +
+           std::to_string(c.requests) + " requests, " + formatDuration(total) +
+           " in all — their TTFT includes start-up";
+}
+
 std::string captureCostNote(const ReportData& d) {
     bool h200 = d.device && d.device->name.find("H200") != std::string::npos;
     if (h200)
@@ -442,7 +455,7 @@ std::string writeReport(const ReportData& d, ReportFormat format, const ChartSou
     doc.list({"dropped records: " + std::to_string(d.run.droppedRecords) +
                   (d.run.droppedRecords ? " — the timeline is incomplete" : ""),
               "CUPTI overhead intervals recorded: " + std::to_string(d.overheadCount),
-              captureCostNote(d)});
+              coldStartNote(d.coldStart), captureCostNote(d)});
 
     doc.heading(2, "What this run does not have");
     doc.list(d.missing);

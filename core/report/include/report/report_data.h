@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "analysis/clock_events.h"
+#include "analysis/cold_start.h"
 #include "analysis/compare.h"
 #include "analysis/kernel_occupancy.h"
 #include "analysis/kernel_summary.h"
@@ -59,6 +60,7 @@ struct ReportData {
     std::vector<QualityRecord> quality;
     SampleSummary samples;
     std::int64_t overheadCount = 0;
+    ColdStartCheck coldStart;  // start-up work inside requests' TTFT windows
     std::optional<RunInfo> baseline;
     std::optional<Comparison> comparison;
     std::vector<ContractLine> contract;

@@ -34,8 +34,16 @@ const std::vector<Command>& commands() {
          "kernels, memory copies and NVTX ranges by time, GPU busy/idle (as nsys stats)",
          cmdSummary},
         {"compare",
-         "compare BASE RUN... [--top N] [--window requests|run|range:NAME] [--json] [--db FILE]",
-         "latency metrics and kernels against a baseline, with 95% bootstrap intervals",
+         "compare BASE RUN... [--top N] [--window requests|run|range:NAME] [--json] [--db FILE]\n"
+         "  compare BASE,BASE,... RUN,RUN,... [--series] [--resolve PCT] [--json] [--db FILE]",
+         "latency metrics and kernels against a baseline, with 95% bootstrap intervals.\n"
+         "      BASE,BASE,... and RUN,RUN,... are series of repeated runs: latency means with\n"
+         "      intervals that resample runs, then requests in each run; the minimum detectable\n"
+         "      effect (80% power); the runs needed to resolve the delta (or PCT % of the\n"
+         "      baseline); and the pooled per-request interval, which ignores run-to-run\n"
+         "      variance. --series grows a single RUN to its series: it and every ok run with\n"
+         "      the same stored workload (name, kind, config text; else the command line),\n"
+         "      variant, GPU (UUID) and capture.* settings",
          cmdCompare},
         {"roofline", "roofline RUN [--json] [--db FILE]",
          "ceilings (measured or from the device table) and each kernel rung or decoder phase",

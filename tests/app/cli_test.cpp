@@ -3,11 +3,15 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
+#include <random>
 #include <sstream>
 
 #include "app/cli_fixture.h"
 #include "io/progress_messages.h"
+#include "store/store.h"
+#include "store/store_writer.h"
 #include "support/temp_dir.h"
 
 namespace ws {
@@ -304,6 +308,178 @@ TEST_F(CliTest, WindowPicksAndNamesWhatTablesCover) {
     auto text = cli({"compare", run, run, "--db", db});
     EXPECT_NE(text.out.find("window: baseline while requests were served"), std::string::npos)
         << text.out;
+}
+
+}  // namespace
+}  // namespace ws
+
+namespace ws {
+namespace {
+
+// Repeated decoder runs added to the fixture store: a series of the cuBLAS
+// variant and one of the fused variant (10 % faster per token), 8 requests
+// of 16 tokens each, run-to-run scatter 2 %; and runs --series must leave
+// out: a failed run, a counter pass and a run on another GPU, all of the
+// cuBLAS variant's workload.
+struct SeriesRuns {
+    std::vector<RunId> cublas, fused;
+    RunId failed = 0, counterPass = 0, otherGpu = 0;
+};
+
+SeriesRuns addSeriesRuns(const std::string& path) {
+    Store store(path);
+    const WorkloadInfo workload{"llama-1b-decode", "decoder", "name = \"llama-1b-decode\"\n"};
+    std::mt19937_64 rng(2026);
+    std::normal_distribution<double> noise(0, 1);
+    auto add = [&](const std::string& variant, double tpotMs, const DeviceInfo& device,
+                   RunStatus status = RunStatus::Ok) {
+        RunId id = store.beginRun({"series", workload, device, variant, "", "", 0});
+        StoreWriter w(store, id);
+        const double runTpot = tpotMs * (1 + 0.02 * noise(rng));
+        std::int64_t t = 1'000'000'000;
+        for (int r = 0; r < 8; ++r) {
+            const std::int64_t start = t;
+            t += 5'000'000;  // TTFT 5 ms
+            for (int k = 0; k < 16; ++k) {
+                w.add(TokenRecord{r, k, t});
+                if (k < 15) t += std::llround(1e6 * runTpot * (1 + 0.01 * noise(rng)));
+            }
+            w.add(RequestRecord{r, start, t, 128, 16, true});
+            t += 1'000'000;
+        }
+        w.flush();
+        store.finishRun(id, status, status == RunStatus::Ok ? 0 : 1);
+        return id;
+    };
+    SeriesRuns s;
+    const auto gpu = testing::fixtureDevice();
+    for (int i = 0; i < 4; ++i) {
+        s.cublas.push_back(add("cublas", 1.40, gpu));
+        s.fused.push_back(add("fused", 1.26, gpu));
+    }
+    s.failed = add("cublas", 1.40, gpu, RunStatus::Failed);
+    s.counterPass = add("cublas", 9.0, gpu);
+    store.setProperty(s.counterPass, "capture.metrics", "roofline");
+    auto other = gpu;
+    other.uuid = "GPU-00000000-0000-0000-0000-another00002";
+    s.otherGpu = add("cublas", 1.40, other);
+    return s;
+}
+
+std::string ids(const std::vector<RunId>& runs) {
+    std::string text;
+    for (auto id : runs)
+        text += (text.empty() ? "" : ",") + std::to_string(id);
+    return text;
+}
+
+TEST_F(CliTest, CompareSeriesGivenAsLists) {
+    auto s = addSeriesRuns(db);
+    auto r = cli({"compare", ids(s.cublas), ids(s.fused), "--db", db, "--json"});
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    auto j = nlohmann::json::parse(r.out);
+    ASSERT_EQ(j.size(), 1u);
+    EXPECT_EQ(j[0]["mode"], "series");
+    EXPECT_TRUE(j[0]["base"].get<std::vector<RunId>>() == s.cublas);
+    EXPECT_TRUE(j[0]["candidate"].get<std::vector<RunId>>() == s.fused);
+    std::vector<std::string> metrics;
+    for (const auto& m : j[0]["latency"])
+        metrics.push_back(m["metric"]);
+    EXPECT_TRUE(metrics == (std::vector<std::string>{"mean_ttft_ms", "mean_tpot_ms", "mean_itl_ms",
+                                                     "mean_e2el_ms"}));
+    const auto& tpot = j[0]["latency"][1];
+    EXPECT_EQ(tpot["verdict"], "faster") << tpot.dump();
+    EXPECT_NEAR(tpot["delta"].get<double>(), -0.14, 0.05);
+    EXPECT_EQ(tpot["base_runs"], 4);
+    EXPECT_EQ(tpot["base_requests"], 32);
+    for (const char* key :
+         {"ci95_low", "ci95_high", "standard_error", "degrees_of_freedom", "mde", "runs_needed"})
+        EXPECT_TRUE(tpot[key].is_number()) << key << ": " << tpot.dump();
+    EXPECT_LT(tpot["ci95_high"].get<double>(), 0);
+    EXPECT_GT(tpot["variance"]["base"]["within_run_variance"].get<double>(), 0);
+    const auto& pooled = tpot["pooled"];
+    EXPECT_EQ(pooled["label"], "pooled (ignores run-to-run variance)");
+    // The pooled interval treats 32 requests as independent: it is narrower.
+    EXPECT_LT(pooled["ci95_high"].get<double>() - pooled["ci95_low"].get<double>(),
+              tpot["ci95_high"].get<double>() - tpot["ci95_low"].get<double>());
+    // TTFT is the same 5 ms everywhere.
+    EXPECT_EQ(j[0]["latency"][0]["verdict"], "within noise") << j[0]["latency"][0].dump();
+
+    // One run on a side: no run-to-run variance to estimate; said, and the pooled interval shown.
+    auto single = cli({"compare", ids(s.cublas), std::to_string(s.fused[0]), "--db", db, "--json"});
+    ASSERT_EQ(single.exitCode, 0) << single.err;
+    const auto one = nlohmann::json::parse(single.out)[0]["latency"][1];
+    EXPECT_EQ(one["verdict"], "not comparable");
+    EXPECT_TRUE(one["ci95_low"].is_null());
+    EXPECT_TRUE(one["pooled"]["ci95_low"].is_number());
+    EXPECT_FALSE(one["notes"].empty());
+
+    // --resolve asks how many runs a 1 % difference needs.
+    auto resolve = nlohmann::json::parse(
+        cli({"compare", ids(s.cublas), ids(s.fused), "--db", db, "--json", "--resolve", "1"}).out);
+    const auto& t1 = resolve[0]["latency"][1];
+    EXPECT_NEAR(t1["target"].get<double>(), 0.01 * t1["base"].get<double>(), 1e-9);
+    EXPECT_GT(t1["runs_needed"].get<int>(), tpot["runs_needed"].get<int>());
+
+    auto text = cli({"compare", ids(s.cublas), ids(s.fused), "--db", db});
+    ASSERT_EQ(text.exitCode, 0) << text.err;
+    EXPECT_NE(text.out.find("series " + ids(s.fused) + " against baseline series " + ids(s.cublas)),
+              std::string::npos)
+        << text.out;
+    EXPECT_NE(text.out.find("pooled (ignores run-to-run variance): delta"), std::string::npos)
+        << text.out;
+    EXPECT_NE(text.out.find("runs per side"), std::string::npos) << text.out;
+}
+
+TEST_F(CliTest, CompareSeriesExpandsRunsOfTheSameWorkloadAndSettings) {
+    auto s = addSeriesRuns(db);
+    auto r = cli({"compare", std::to_string(s.cublas[1]), std::to_string(s.fused[0]), "--series",
+                  "--db", db, "--json"});
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    auto j = nlohmann::json::parse(r.out);
+    // Not the failed run, the counter pass or the run on another GPU.
+    EXPECT_TRUE(j[0]["base"].get<std::vector<RunId>>() == s.cublas) << j[0]["base"];
+    EXPECT_TRUE(j[0]["candidate"].get<std::vector<RunId>>() == s.fused) << j[0]["candidate"];
+    // A list is taken as given, even with --series.
+    auto listed =
+        nlohmann::json::parse(cli({"compare", ids({s.cublas[0], s.cublas[1]}),
+                                   std::to_string(s.fused[0]), "--series", "--db", db, "--json"})
+                                  .out);
+    EXPECT_EQ(listed[0]["base"].size(), 2u);
+    EXPECT_EQ(listed[0]["candidate"].size(), 4u);
+}
+
+TEST_F(CliTest, CompareSeriesRefusesBadLists) {
+    auto s = addSeriesRuns(db);
+    auto missing = cli({"compare", ids(s.cublas) + ",999", ids(s.fused), "--db", db});
+    EXPECT_EQ(missing.exitCode, 2);
+    EXPECT_NE(missing.err.find("run 999 of the series"), std::string::npos) << missing.err;
+    auto garbage = cli({"compare", ids(s.cublas) + ",x", ids(s.fused), "--db", db});
+    EXPECT_EQ(garbage.exitCode, 2);
+    EXPECT_NE(garbage.err.find("'x' is not a run id"), std::string::npos) << garbage.err;
+    auto both = cli({"compare", ids(s.cublas), ids({s.cublas[3], s.fused[0]}), "--db", db});
+    EXPECT_EQ(both.exitCode, 2);
+    EXPECT_NE(both.err.find("run " + std::to_string(s.cublas[3]) + " is in both"),
+              std::string::npos)
+        << both.err;
+    // Two runs of one series, each grown to the same series.
+    auto same = cli({"compare", std::to_string(s.cublas[0]), std::to_string(s.cublas[1]),
+                     "--series", "--db", db});
+    EXPECT_EQ(same.exitCode, 2);
+    EXPECT_NE(same.err.find("is in both"), std::string::npos) << same.err;
+    auto twice = cli({"compare", ids({s.cublas[0], s.cublas[0]}), ids(s.fused), "--db", db});
+    EXPECT_EQ(twice.exitCode, 2);
+    EXPECT_NE(twice.err.find("listed twice"), std::string::npos) << twice.err;
+    EXPECT_EQ(cli({"compare", ids(s.cublas), ids(s.fused), "--db", db, "--top", "3"}).exitCode, 2);
+    EXPECT_EQ(cli({"compare", ids(s.cublas), ids(s.fused), "--db", db, "--resolve", "0"}).exitCode,
+              2);
+    EXPECT_EQ(cli({"compare", std::to_string(s.cublas[0]), std::to_string(s.fused[0]), "--db", db,
+                   "--resolve", "2"})
+                  .exitCode,
+              2);
+    auto trailing = cli({"compare", ids(s.cublas) + ",", ids(s.fused), "--db", db});
+    EXPECT_EQ(trailing.exitCode, 2);
+    EXPECT_NE(trailing.err.find("'' is not a run id"), std::string::npos) << trailing.err;
 }
 
 }  // namespace

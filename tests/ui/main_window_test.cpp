@@ -51,6 +51,7 @@ TEST_F(MainWindowTest, ListsRunsAndShowsSelectedRunDetails) {
     EXPECT_TRUE(text.contains("NVIDIA H200"));
     EXPECT_TRUE(text.contains("240 on 2 streams"));
     EXPECT_TRUE(text.contains("Requests / tokens"));
+    EXPECT_TRUE(text.contains("Cold starts in TTFT")) << text.toStdString();
     EXPECT_TRUE(window.windowTitle().contains("fixture.wsdb"));
 }
 

@@ -19,6 +19,21 @@ QString q(const std::string& s) {
     return QString::fromStdString(s);
 }
 
+// A TTFT that timed module loading or JIT is a start-up figure: said in red.
+QString coldStartText(const ColdStartCheck& c) {
+    if (!c.checked) return QStringLiteral("not checked: %1").arg(esc(c.why));
+    if (c.hits.empty()) return QStringLiteral("none in %1 requests").arg(c.requests);
+    std::int64_t total = 0;
+    for (const auto& h : c.hits)
+        total += h.coldNs;
+    return QStringLiteral(
+               "<b style='color:#d32f2f'>%1 of %2 requests</b>, %3 in all (%4): "
+               "their TTFT includes start-up")
+        .arg(c.hits.size())
+        .arg(c.requests)
+        .arg(q(formatDuration(total)), esc(c.hits.front().kinds));
+}
+
 class Table {
   public:
     explicit Table(const QString& title) {
@@ -116,6 +131,7 @@ QString runDetailsHtml(const RunDetails& d) {
         .row(QStringLiteral("NVTX ranges"), count(a.rangeCount))
         .row(QStringLiteral("Requests / tokens"),
              QStringLiteral("%1 / %2").arg(count(a.requestCount), count(a.tokenCount)))
+        .row(QStringLiteral("Cold starts in TTFT"), coldStartText(d.coldStart))
         .row(QStringLiteral("Device samples"), count(a.sampleCount))
         .row(QStringLiteral("GPU time span"),
              a.firstNs ? q(formatDuration(*a.lastNs - *a.firstNs)) : QString());

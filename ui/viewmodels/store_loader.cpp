@@ -98,6 +98,7 @@ void StoreLoader::loadDetails(const QString& path, RunId id) {
             d.aggregates = runAggregates(store, id);
             d.properties = runProperties(store, id);
             d.quality = qualityOf(store, id);
+            d.coldStart = checkColdStart(store, id);
             d.log = runLog(store, id);
             return d;
         },

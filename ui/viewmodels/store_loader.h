@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/cold_start.h"
 #include "analysis/occupancy.h"
 #include "analysis/run_analysis.h"
 #include "model/records.h"
@@ -37,6 +38,7 @@ struct RunDetails {
     RunAggregates aggregates;
     std::map<std::string, std::string> properties;
     std::vector<QualityRecord> quality;
+    ColdStartCheck coldStart;  // start-up work inside requests' TTFT
     std::string log;
 };
 

@@ -360,6 +360,9 @@ ReportData buildReport(Store& store, const std::vector<RunAnalysis>& analyses) {
     if (d.properties.count("capture.metrics"))
         d.missing.push_back(
             "a counter pass (--metrics " + d.properties.at("capture.metrics") +
+            (d.properties.count("capture.cache_control")
+                 ? ", --cache-control " + d.properties.at("capture.cache_control")
+                 : std::string()) +
             "): every kernel was replayed, so this run's latencies and times are not performance "
             "figures; its counters are");
     if (d.latency.requests.empty())

@@ -121,3 +121,16 @@ QString exportPlot(QCustomPlot* plot, const QString& path, int width, int height
 }
 
 }  // namespace ws::ui
+
+namespace ws::ui {
+
+QString windowPhrase(const std::vector<RunAnalysis>& runs) {
+    QStringList phrases;
+    for (const auto& r : runs) {
+        QString w = QString::fromStdString(r.summary.window).section(QLatin1String(" ("), 0, 0);
+        if (!w.isEmpty() && !phrases.contains(w)) phrases << w;
+    }
+    return phrases.join(QLatin1String(" / "));
+}
+
+}  // namespace ws::ui

@@ -4,6 +4,9 @@
 #include <QColor>
 #include <QString>
 #include <Qt>
+#include <vector>
+
+#include "analysis/run_analysis.h"
 
 class QCustomPlot;
 class QCPAxis;
@@ -45,6 +48,11 @@ void linkAxes(QCPAxis* a, QCPAxis* b);
 
 // Writes the plot as PNG, SVG or PDF (by the file's extension) at width × height
 // pixels; returns an error message, empty on success.
+// What a chart's kernels cover, from the analyses' window labels: "while
+// requests were served", "whole run", "NVTX range 'decode'" (each run's
+// length left out; several different windows are joined with " / ").
+QString windowPhrase(const std::vector<RunAnalysis>& runs);
+
 QString exportPlot(QCustomPlot* plot, const QString& path, int width, int height);
 
 }  // namespace ws::ui

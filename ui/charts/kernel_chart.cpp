@@ -91,6 +91,8 @@ void KernelChart::setRuns(const std::vector<RunAnalysis>& runs, int topKernels) 
     const ChartColors colors = chartColors();
     clearPlottables();
     clearItems();
+    QString window = windowPhrase(runs);
+    xAxis->setLabel(window.isEmpty() ? tr("GPU time (ms)") : tr("GPU time (ms), %1").arg(window));
     drawCopies(runs);
     names_.clear();
     // The kernels that take most time across the runs; the rest is "other".

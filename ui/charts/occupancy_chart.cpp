@@ -155,8 +155,9 @@ void OccupancyChart::setRuns(const std::vector<RunAnalysis>& runs) {
     setCategoryTicks(yAxis, ticker);
     yAxis->setRange(-1, std::max(row, 1));
     note_->setText(
-        bars_ ? tr("Theoretical occupancy of the top kernels (CUDA occupancy calculator rules); "
-                   "achieved (dark) where counters were recorded")
+        bars_ ? tr("Theoretical occupancy of the top kernels %1 (CUDA occupancy calculator "
+                   "rules); achieved (dark) where counters were recorded")
+                    .arg(windowPhrase(runs))
               : tr("Occupancy: the selected runs have no kernels on a recorded device"));
     // The first run's top kernel until the user clicks another bar.
     for (std::size_t r = 0; r < runs_.size() && !selected_; ++r)

@@ -278,9 +278,11 @@ void Engine::step() {
     std::int64_t finished = 0;
     for (const auto& u : updates) {
         auto it = streams_.find(u.seq);
-        it->second->push(u.token);
-        if (!u.finished) continue;
-        it->second->finish(u.reason);
+        if (!u.finished) {
+            it->second->push(u.token);
+            continue;
+        }
+        it->second->push(u.token, u.reason);
         streams_.erase(it);
         ++finished;
     }

@@ -16,10 +16,12 @@ RequestStream::Chunk RequestStream::take(std::chrono::milliseconds timeout) {
     return chunk;
 }
 
-void RequestStream::push(TokenId token) {
+void RequestStream::push(TokenId token, std::optional<FinishReason> finish) {
     {
         std::lock_guard lock(mutex_);
+        if (finish_) return;  // ended already (aborted)
         pending_.push_back(token);
+        finish_ = finish;
     }
     ready_.notify_all();
 }

@@ -35,8 +35,10 @@ class RequestStream {
     void cancel() { cancelled_ = true; }
     bool cancelled() const { return cancelled_; }
 
-    // The engine's side.
-    void push(TokenId token);
+    // The engine's side. A request's last token and its end arrive together
+    // (push with `finish`), so the chunk that has the last token says why it
+    // was the last; finish() alone ends a request without a token (an abort).
+    void push(TokenId token, std::optional<FinishReason> finish = std::nullopt);
     void finish(FinishReason reason, std::string error = {});
 
   private:

@@ -135,6 +135,60 @@ CommandParams readCommand(TomlReader& r) {
     return c;
 }
 
+const toml::source_region& whereOf(TomlReader& r, const char* key) {
+    const toml::node* n = r.raw().get(key);
+    return n ? n->source() : r.raw().source();
+}
+
+ServeParams readServe(TomlReader& r) {
+    ServeParams p;
+    assign(p.backend, r.string("backend", false, {"cpu", "gpu"}));
+    assign(p.model, r.string("model", false));
+    assign(p.host, r.string("host", false));
+    assign(p.port, r.integer("port", 0, 65535, false));
+    assign(p.maxNumSeqs, r.integer("max_num_seqs", 1, 65536, false));
+    assign(p.maxNumBatchedTokens, r.integer("max_num_batched_tokens", 1, kMaxTokens, false));
+    assign(p.blockSize, r.integer("block_size", 1, 256, false));
+    if (auto n = r.integer("num_blocks", 1, 1 << 24, false)) p.numBlocks = static_cast<int>(*n);
+    assign(p.kvMemoryFraction, r.number("kv_memory_fraction", 0.01, 1.0, false));
+    assign(p.maxModelLen, r.integer("max_model_len", 2, kMaxTokens, false));
+    assign(p.maxWaiting, r.integer("max_waiting", 0, 1 << 20, false));
+    assign(p.chunkedPrefill, r.boolean("chunked_prefill"));
+    assign(p.drainTimeoutS, r.number("drain_timeout_s", 0, 86400, false));
+    assign(p.maxBodyBytes, r.integer("max_body_bytes", 1024, std::int64_t(1) << 32, false));
+    assign(p.httpThreads, r.integer("http_threads", 0, 4096, false));
+    if (const auto* cpu = r.table("cpu", false)) {
+        TomlReader c(*cpu, r.path("cpu"), r.file(), r.errors());
+        assign(p.cpuStepUs, c.integer("step_us", 0, 10000000, false));
+        assign(p.cpuSeqUs, c.integer("seq_us", 0, 10000000, false));
+        assign(p.cpuPrefillTokenUs, c.integer("prefill_token_us", 0, 10000000, false));
+        c.rejectUnknown();
+    }
+    r.rejectUnknown();
+    if (p.host.empty()) r.error(whereOf(r, "host"), "host", "must not be empty");
+    if ((p.blockSize & (p.blockSize - 1)) != 0)
+        r.error(whereOf(r, "block_size"), "block_size",
+                "must be a power of two (16 is the usual), got " + std::to_string(p.blockSize));
+    if (p.maxNumBatchedTokens < p.maxNumSeqs)
+        r.error(whereOf(r, "max_num_batched_tokens"), "max_num_batched_tokens",
+                std::to_string(p.maxNumBatchedTokens) + " is less than max_num_seqs (" +
+                    std::to_string(p.maxNumSeqs) +
+                    "): every running sequence decodes one token per step");
+    if (!p.chunkedPrefill && p.maxNumBatchedTokens < p.maxModelLen)
+        r.error(whereOf(r, "max_num_batched_tokens"), "max_num_batched_tokens",
+                "without chunked prefill a whole prompt is computed in one step: " +
+                    std::to_string(p.maxNumBatchedTokens) + " is less than max_model_len (" +
+                    std::to_string(p.maxModelLen) + ")");
+    const long long pool =
+        static_cast<long long>(p.numBlocks.value_or(p.backend == "cpu" ? 4096 : 0)) * p.blockSize;
+    if (pool > 0 && pool < p.maxModelLen)
+        r.error(whereOf(r, "num_blocks"), "num_blocks",
+                "the KV pool (" + std::to_string(pool) +
+                    " token positions) cannot hold one sequence of max_model_len (" +
+                    std::to_string(p.maxModelLen) + ")");
+    return p;
+}
+
 }  // namespace
 
 const char* toString(WorkloadKind kind) {
@@ -145,6 +199,8 @@ const char* toString(WorkloadKind kind) {
             return "kernel";
         case WorkloadKind::Command:
             return "command";
+        case WorkloadKind::Serve:
+            return "serve";
     }
     return "command";
 }
@@ -178,37 +234,58 @@ ConfigResult parseWorkloadConfig(const std::string& text, const std::string& sou
     TomlReader top(root, "", sourcePath, result.errors);
     assign(cfg.name, top.string("name", true));
     assign(cfg.description, top.string("description", false));
-    auto kind = top.string("kind", true, {"decoder", "kernel", "command"});
+    auto kind = top.string("kind", true, {"decoder", "kernel", "command", "serve"});
     if (kind)
         cfg.kind = *kind == "decoder"  ? WorkloadKind::Decoder
                    : *kind == "kernel" ? WorkloadKind::Kernel
+                   : *kind == "serve"  ? WorkloadKind::Serve
                                        : WorkloadKind::Command;
     if (const auto* t = top.table("contract", false)) {
         TomlReader r(*t, "contract", sourcePath, result.errors);
         cfg.contract = readContract(r);
     }
-    // Each kind has its own parameter table; the others must be absent.
-    const char* sections[] = {"decoder", "kernel", "command"};
-    for (const char* section : sections) {
+    // Each kind has its own parameter table; the others must be absent, but a
+    // serving workload may name the model it serves in a [decoder] table.
+    const std::string sections[] = {"decoder", "kernel", "command", "serve"};
+    for (const std::string& section : sections) {
         if (!kind) {
             top.table(section, false);
             continue;
         }
-        bool mine = *kind == section;
+        const bool mine = *kind == section;
         const auto* t = top.table(section, mine);
         if (!t) continue;
-        if (!mine) {
+        if (!mine && !(*kind == "serve" && section == "decoder")) {
             top.error(t->source(), section,
-                      std::string("a [") + section +
-                          "] table does not belong in a workload of "
-                          "kind \"" +
-                          *kind + "\"");
+                      "a [" + section + "] table does not belong in a workload of kind \"" + *kind +
+                          "\"");
             continue;
         }
         TomlReader r(*t, section, sourcePath, result.errors);
-        if (cfg.kind == WorkloadKind::Decoder) cfg.decoder = readDecoder(r);
-        if (cfg.kind == WorkloadKind::Kernel) cfg.kernel = readKernel(r);
-        if (cfg.kind == WorkloadKind::Command) cfg.command = readCommand(r);
+        if (section == "decoder") cfg.decoder = readDecoder(r);
+        if (section == "kernel") cfg.kernel = readKernel(r);
+        if (section == "command") cfg.command = readCommand(r);
+        if (section == "serve") {
+            bool explicitBackend = t->contains("backend");
+            cfg.serve = readServe(r);
+            if (!explicitBackend && root.contains("decoder")) cfg.serve->backend = "gpu";
+            if (cfg.serve->model.empty()) cfg.serve->model = cfg.name;
+            const toml::node* backend = t->get("backend");
+            if (cfg.serve->backend == "gpu" && !root.contains("decoder"))
+                r.error(backend ? backend->source() : t->source(), "backend",
+                        "the gpu backend serves the model of a [decoder] table, and there is none");
+            if (const auto* d = root.get_as<toml::table>("decoder");
+                d && d->contains("max_positions")) {
+                auto positions = d->get("max_positions")->value<std::int64_t>();
+                if (positions && cfg.serve->maxModelLen > *positions)
+                    r.error(t->contains("max_model_len") ? t->get("max_model_len")->source()
+                                                         : t->source(),
+                            "max_model_len",
+                            std::to_string(cfg.serve->maxModelLen) +
+                                " is more than decoder.max_positions (" +
+                                std::to_string(*positions) + ")");
+            }
+        }
     }
     top.rejectUnknown();
     if (cfg.kind == WorkloadKind::Decoder && kind) {

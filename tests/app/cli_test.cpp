@@ -169,6 +169,22 @@ TEST_F(CliTest, ValidateReportsFileLineColumnField) {
     EXPECT_EQ(r.err, bad + ":5:1: command.timeout: unknown field\n");
 }
 
+TEST_F(CliTest, ValidateKnowsServeConfigs) {
+    auto ok = cli({"validate", WARPSCOPE_SOURCE_DIR "/resources/workloads/serve-cpu.toml"});
+    EXPECT_EQ(ok.exitCode, 0) << ok.err;
+    EXPECT_NE(ok.out.find("ok (serve-cpu, serve)"), std::string::npos);
+    auto bad = dir.file("serve.toml");
+    testing::writeFile(bad,
+                       "name = \"s\"\nkind = \"serve\"\n[serve]\nmax_num_seqs = 64\n"
+                       "max_num_batched_tokens = 16\n");
+    auto r = cli({"validate", bad});
+    EXPECT_EQ(r.exitCode, 1);
+    EXPECT_EQ(
+        r.err.rfind(bad + ":5:26: serve.max_num_batched_tokens: 16 is less than max_num_seqs", 0),
+        0u)
+        << r.err;
+}
+
 }  // namespace
 }  // namespace ws
 

@@ -224,6 +224,107 @@ TEST(WorkloadConfig, SyntaxErrorHasPosition) {
     EXPECT_EQ(e.field, "(syntax)");
 }
 
+const char* kServe = R"(name = "cpu-server"
+kind = "serve"
+
+[serve]
+backend = "cpu"
+port = 0
+max_num_seqs = 32
+max_num_batched_tokens = 512
+block_size = 16
+num_blocks = 1024
+max_model_len = 8192
+max_waiting = 100
+drain_timeout_s = 2.5
+
+[serve.cpu]
+step_us = 100
+seq_us = 2
+prefill_token_us = 0
+)";
+
+std::string serveWith(const std::string& lines) {
+    return "name = \"s\"\nkind = \"serve\"\n[serve]\n" + lines;
+}
+
+TEST(WorkloadConfig, ParsesServe) {
+    auto r = parseWorkloadConfig(kServe, "serve.toml");
+    ASSERT_TRUE(r.ok()) << r.errors[0].toString();
+    const auto& c = *r.config;
+    EXPECT_EQ(c.kind, WorkloadKind::Serve);
+    EXPECT_STREQ(toString(c.kind), "serve");
+    ASSERT_TRUE(c.serve);
+    EXPECT_EQ(c.serve->backend, "cpu");
+    EXPECT_EQ(c.serve->model, "cpu-server");  // the workload's name by default
+    EXPECT_EQ(c.serve->port, 0);
+    EXPECT_EQ(c.serve->maxNumSeqs, 32);
+    EXPECT_EQ(c.serve->maxNumBatchedTokens, 512);
+    EXPECT_EQ(c.serve->numBlocks, 1024);
+    EXPECT_EQ(c.serve->maxModelLen, 8192);
+    EXPECT_EQ(c.serve->maxWaiting, 100);
+    EXPECT_DOUBLE_EQ(c.serve->drainTimeoutS, 2.5);
+    EXPECT_EQ(c.serve->cpuStepUs, 100);
+    EXPECT_EQ(c.serve->cpuSeqUs, 2);
+    EXPECT_EQ(c.serve->cpuPrefillTokenUs, 0);
+    EXPECT_TRUE(c.serve->chunkedPrefill);
+
+    auto defaults = parseWorkloadConfig(serveWith(""), "d.toml");
+    ASSERT_TRUE(defaults.ok()) << defaults.errors[0].toString();
+    EXPECT_EQ(defaults.config->serve->blockSize, 16);
+    EXPECT_EQ(defaults.config->serve->backend, "cpu");
+    EXPECT_FALSE(defaults.config->serve->numBlocks);
+}
+
+TEST(WorkloadConfig, ServeWithADecoderDefaultsToTheGpuBackend) {
+    std::string text = kDecoder;
+    text.replace(text.find("kind = \"decoder\""), 16, "kind = \"serve\"");
+    text += "[serve]\nmax_num_seqs = 8\n";
+    auto r = parseWorkloadConfig(text, "g.toml");
+    ASSERT_TRUE(r.ok()) << r.errors[0].toString();
+    EXPECT_EQ(r.config->serve->backend, "gpu");
+    ASSERT_TRUE(r.config->decoder);
+    EXPECT_EQ(r.config->decoder->hiddenSize, 256);
+}
+
+TEST(WorkloadConfig, BadServeTablesNameLineAndField) {
+    struct Case {
+        std::string lines;
+        const char* field;
+        int line;
+        const char* says;
+    };
+    const Case cases[] = {
+        {"max_num_seqs = 0\n", "serve.max_num_seqs", 4, "out of range"},
+        {"backend = \"tpu\"\n", "serve.backend", 4, "cpu, gpu"},
+        {"backend = \"gpu\"\n", "serve.backend", 4, "[decoder]"},
+        {"block_size = 12\n", "serve.block_size", 4, "power of two"},
+        {"max_num_seqs = 64\nmax_num_batched_tokens = 32\n", "serve.max_num_batched_tokens", 5,
+         "max_num_seqs"},
+        {"num_blocks = 4\nmax_model_len = 4096\n", "serve.num_blocks", 4, "cannot hold"},
+        {"chunked_prefill = false\nmax_num_batched_tokens = 512\n", "serve.max_num_batched_tokens",
+         5, "chunked prefill"},
+        {"kv_memory_fraction = 1.5\n", "serve.kv_memory_fraction", 4, "out of range"},
+        {"port = 70000\n", "serve.port", 4, "out of range"},
+        {"max_model_len = \"long\"\n", "serve.max_model_len", 4, "integer"},
+        {"max_num_seq = 4\n", "serve.max_num_seq", 4, "unknown field"},
+        {"[serve.cpu]\nstep_ms = 1\n", "serve.cpu.step_ms", 5, "unknown field"},
+        {"[serve.cpu]\nstep_us = -1\n", "serve.cpu.step_us", 5, "out of range"},
+    };
+    for (const auto& c : cases) {
+        SCOPED_TRACE(c.lines);
+        auto e = onlyError(serveWith(c.lines));
+        EXPECT_EQ(e.field, c.field);
+        EXPECT_EQ(e.line, c.line);
+        EXPECT_EQ(e.file, "w.toml");
+        EXPECT_NE(e.message.find(c.says), std::string::npos) << e.message;
+    }
+    auto missing = onlyError("name = \"s\"\nkind = \"serve\"\n");
+    EXPECT_EQ(missing.field, "serve");
+    auto other = onlyError(serveWith("") + "[kernel]\nname = \"gemm_bf16\"\n");
+    EXPECT_EQ(other.field, "kernel");
+}
+
 TEST(WorkloadConfig, MissingFileIsReported) {
     auto r = loadWorkloadConfig("/nonexistent/w.toml");
     ASSERT_EQ(r.errors.size(), 1u);
@@ -239,7 +340,7 @@ TEST(WorkloadConfig, EveryBundledPresetIsValid) {
         EXPECT_TRUE(r.ok()) << (r.errors.empty() ? "" : r.errors[0].toString());
         ++count;
     }
-    EXPECT_GE(count, 6);
+    EXPECT_GE(count, 7);
 }
 
 }  // namespace

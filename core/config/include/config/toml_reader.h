@@ -55,6 +55,8 @@ class TomlReader {
     void rejectUnknown();
     void error(const toml::source_region& where, const std::string& key, const std::string& msg);
     const toml::table& raw() const { return table_; }
+    const std::string& file() const { return file_; }
+    std::vector<ConfigError>& errors() { return errors_; }
     std::string path(const std::string& key) const;
 
   private:

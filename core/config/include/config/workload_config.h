@@ -13,7 +13,7 @@
 
 namespace ws {
 
-enum class WorkloadKind { Decoder, Kernel, Command };
+enum class WorkloadKind { Decoder, Kernel, Command, Serve };
 const char* toString(WorkloadKind kind);
 
 struct WorkloadContract {
@@ -46,6 +46,31 @@ struct CommandParams {
     std::string workingDir;
 };
 
+// A serving workload (kind = "serve"): warpscope-workload serve runs an
+// OpenAI-compatible server with continuous batching over a paged KV cache.
+struct ServeParams {
+    std::string backend = "cpu";  // "cpu" (deterministic tokens) or "gpu" (the [decoder] model)
+    std::string model;            // the served model's name; default: the workload's name
+    std::string host = "127.0.0.1";
+    int port = 8000;
+    int maxNumSeqs = 64;             // running sequences per step
+    int maxNumBatchedTokens = 2048;  // tokens per step (prefill chunks + decodes)
+    int blockSize = 16;              // token positions per KV block
+    std::optional<int> numBlocks;    // the KV pool; default: 4096 (cpu), kv_memory_fraction (gpu)
+    double kvMemoryFraction = 0.9;   // gpu: share of free device memory for the KV pool
+    int maxModelLen = 4096;          // prompt + output tokens per sequence
+    int maxWaiting = 512;            // queued requests; one more gets 429
+    bool chunkedPrefill = true;
+    double drainTimeoutS = 30;  // SIGINT/SIGTERM: how long running requests may finish
+    std::int64_t maxBodyBytes = 4 << 20;
+    int httpThreads = 0;  // 0: max_num_seqs + max_waiting + 8
+    // The CPU backend's pace: one step takes step + seq x sequences + prefill
+    // token x prefill tokens microseconds ([serve.cpu]).
+    int cpuStepUs = 500;
+    int cpuSeqUs = 20;
+    int cpuPrefillTokenUs = 1;
+};
+
 struct WorkloadConfig {
     std::string name;
     WorkloadKind kind = WorkloadKind::Command;
@@ -54,6 +79,7 @@ struct WorkloadConfig {
     std::optional<DecoderParams> decoder;
     std::optional<KernelParams> kernel;
     std::optional<CommandParams> command;
+    std::optional<ServeParams> serve;  // kind serve; its model is `decoder` (gpu backend)
     std::string sourcePath;
     std::string text;  // the file as read, stored with each run
 };

@@ -1,8 +1,8 @@
 // warpscope-workload: runs the built-in workloads (kernel ladders, the LLM
-// decoder) and the kernel bench. Normally started by `warpscope-cli record
-// --workload CONFIG`, which injects the capture library; runs standalone too.
-#include <cuda_runtime.h>
-
+// decoder, the OpenAI-compatible server) and the kernel bench. Normally
+// started by `warpscope-cli record --workload CONFIG`, which injects the
+// capture library; runs standalone too. Built in every build: without CUDA
+// it serves with the CPU backend only.
 #include <execinfo.h>
 #include <signal.h>
 #include <unistd.h>
@@ -10,28 +10,20 @@
 #include <cstring>
 #include <iostream>
 #include <string>
+#include <vector>
 
 #include "config/workload_config.h"
-#include "kernel_workload.h"
-#include "ladders/ladder.h"
 #include "workload_commands.h"
 
 namespace {
 
 const char* kUsage =
-    "usage: warpscope-workload run CONFIG.toml     run a kernel or decoder workload\n"
+    "usage: warpscope-workload run CONFIG.toml     run a kernel, decoder or serve workload\n"
+    "       warpscope-workload serve [--backend cpu|gpu] [--host ADDR] [--port N] [CONFIG.toml]\n"
+    "                                               an OpenAI-compatible server (--port 0: any\n"
+    "                                               free port, printed); Ctrl-C drains and stops\n"
     "       warpscope-workload bench [--quick]      kernel performance targets on this GPU\n"
     "       warpscope-workload list                 kernels, rungs and default shapes\n";
-
-int list() {
-    for (const auto& name : ws::kernels::ladderNames()) {
-        std::cout << name << "  shape:";
-        for (const auto& [k, v] : ws::kernels::ladderDefaultShape(name))
-            std::cout << ' ' << k << '=' << v;
-        std::cout << '\n';
-    }
-    return 0;
-}
 
 int run(const std::string& path) {
     auto loaded = ws::loadWorkloadConfig(path);
@@ -44,9 +36,10 @@ int run(const std::string& path) {
     const auto& config = *loaded.config;
     switch (config.kind) {
         case ws::WorkloadKind::Kernel:
-            return ws::workload::runKernelWorkload(config);
         case ws::WorkloadKind::Decoder:
-            return ws::workload::runDecoderWorkload(config);
+            return ws::workload::runGpuWorkload(config);
+        case ws::WorkloadKind::Serve:
+            return ws::workload::serveWorkload(config);
         case ws::WorkloadKind::Command:
             break;
     }
@@ -78,15 +71,11 @@ int main(int argc, char** argv) {
     }
     std::string command = argv[1];
     try {
-        if (command == "list") return list();
-        int devices = 0;
-        if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-            std::cerr << "warpscope-workload: no CUDA device is available on this machine\n";
-            return 3;
-        }
+        if (command == "serve") return ws::workload::serveCommand({argv + 2, argv + argc});
         if (command == "run" && argc == 3) return run(argv[2]);
-        if (command == "bench")
-            return ws::workload::benchCommand(argc == 3 && !std::strcmp(argv[2], "--quick"));
+        if (command == "list" && argc == 2) return ws::workload::gpuCommand(command, false);
+        if (command == "bench" && (argc == 2 || (argc == 3 && !std::strcmp(argv[2], "--quick"))))
+            return ws::workload::gpuCommand(command, argc == 3);
         std::cerr << kUsage;
         return 2;
     } catch (const std::exception& e) {

@@ -3,12 +3,24 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "config/workload_config.h"
 
 namespace ws::workload {
 
+// CUDA builds (gpu_commands.cpp), else a message that CUDA is missing
+// (no_gpu_commands.cpp).
+int gpuCommand(const std::string& command, bool quick);  // list, bench
+int runGpuWorkload(const WorkloadConfig& config);        // a kernel or decoder config
+
+// CUDA builds only.
 int benchCommand(bool quick);
 int runDecoderWorkload(const WorkloadConfig& config);
+
+// Every build: `serve [--backend cpu|gpu] [--host H] [--port N] [CONFIG.toml]`.
+int serveCommand(const std::vector<std::string>& args);
+// A kind = "serve" config as `run` starts it.
+int serveWorkload(const WorkloadConfig& config);
 
 }  // namespace ws::workload

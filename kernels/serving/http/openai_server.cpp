@@ -127,7 +127,10 @@ struct OpenAiServer::Impl {
     const ServerOptions options;
     Listener server;
     const std::int64_t created = now();
-    const std::uint64_t idSalt = std::random_device{}();
+    const std::uint64_t idSalt = [] {
+        std::random_device rd;
+        return (std::uint64_t{rd()} << 32) ^ rd();
+    }();
     std::atomic<std::uint64_t> idCounter{0};
 
     ResponseCount responses;

@@ -1,0 +1,26 @@
+// This build has no CUDA: the kernel ladders, the decoder and the bench are
+// not in it (serve --backend cpu is).
+#include <iostream>
+
+#include "workload_commands.h"
+
+namespace ws::workload {
+
+namespace {
+int noCuda(const std::string& what) {
+    std::cerr << "warpscope-workload: " << what
+              << " needs CUDA, and this build has none (it was configured without a CUDA "
+                 "toolkit); `warpscope-workload serve --backend cpu` works without\n";
+    return 3;
+}
+}  // namespace
+
+int gpuCommand(const std::string& command, bool) {
+    return noCuda("`" + command + "`");
+}
+
+int runGpuWorkload(const WorkloadConfig& config) {
+    return noCuda(std::string("a ") + toString(config.kind) + " workload");
+}
+
+}  // namespace ws::workload

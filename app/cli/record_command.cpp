@@ -111,7 +111,7 @@ void printProgress(const RecordProgress& p, ProgressMode mode) {
 }
 
 bool validMetricSpec(const std::string& spec) {
-    if (spec == "roofline") return true;
+    if (spec == "roofline" || spec == "dram") return true;
     if (spec.empty() || spec.front() == ',' || spec.back() == ',') return false;
     return std::all_of(spec.begin(), spec.end(), [](unsigned char c) {
         return std::islower(c) || std::isdigit(c) || c == '_' || c == '.' || c == ',';
@@ -137,7 +137,7 @@ int cmdRecord(const std::vector<std::string>& argv) {
     if (auto metrics = args.value("metrics")) {
         if (!validMetricSpec(*metrics))
             throw UsageError(
-                "--metrics must be 'roofline' or comma-separated counter names such "
+                "--metrics must be 'roofline', 'dram' or comma-separated counter names such "
                 "as dram__bytes_read.sum");
         req.env.push_back("WARPSCOPE_METRICS=" + *metrics);
         // Kernel replay serializes and repeats every kernel: say so with the run.
@@ -178,8 +178,8 @@ int cmdRecord(const std::vector<std::string>& argv) {
             if (runner.empty())
                 throw std::runtime_error("workload '" + c.name + "' is of kind " +
                                          toString(c.kind) +
-                                         ": it needs warpscope-workload, which this build does not "
-                                         "have (built without CUDA); nothing was run");
+                                         ": it needs warpscope-workload beside warpscope-cli, and "
+                                         "there is none; nothing was run");
             std::error_code ec;
             req.argv = {runner, "run", std::filesystem::absolute(*path, ec).string()};
             if (req.variant.empty() && c.decoder)

@@ -17,7 +17,7 @@ const std::vector<Command>& commands() {
          cmdExport},
         {"record",
          "record [--db FILE] [--label L] [--workload CONFIG] [--no-driver-api] [--metrics "
-         "roofline|NAME,... [--cache-control all|none]] [--sample-ms N] [--progress "
+         "roofline|dram|NAME,... [--cache-control all|none]] [--sample-ms N] [--progress "
          "line|json|none] -- "
          "PROGRAM ARGS...",
          "run any CUDA program with capture injected and store it as a run", cmdRecord},

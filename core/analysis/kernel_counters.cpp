@@ -20,6 +20,7 @@ std::map<std::string, KernelCounterStat> kernelCounterStats(Store& store, RunId 
         auto counters = counters::fromMetrics(it->second);
         if (!counters) return;
         auto& s = out[k.name];
+        s.flopsCounted = s.flopsCounted || counters->flopsCounted;
         // Running means: stats of thousands of launches without keeping them.
         double n = static_cast<double>(++s.instances);
         s.meanFlops += (counters->flops() - s.meanFlops) / n;

@@ -112,7 +112,7 @@ RunSummary summarizeRun(Store& store, RunId run, TimeWindow window, std::string 
         KernelStat s;
         if (auto c = counted.find(name); c != counted.end() && c->second.meanNs > 0) {
             s.dramGBs = c->second.dramGBs();
-            s.tflops = c->second.meanFlops / c->second.meanNs * 1e-3;
+            if (c->second.flopsCounted) s.tflops = c->second.meanFlops / c->second.meanNs * 1e-3;
             s.achievedOccupancy = c->second.achievedOccupancy;
         }
         s.mangled = name;

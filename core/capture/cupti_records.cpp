@@ -2,6 +2,10 @@
 
 #include <cuda.h>
 
+#include <cstring>
+
+#include "l2_flush.h"
+
 namespace ws::capture {
 
 // Memcpy and memory kinds are copied from CUPTI's records by value: ours have
@@ -148,6 +152,10 @@ void RecordConverter::convert(const CUpti_Activity* record, wire::Encoder& out,
         case CUPTI_ACTIVITY_KIND_KERNEL:
         case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
             const auto& k = *reinterpret_cast<const CUpti_ActivityKernel10*>(record);
+            // The counter pass's own L2 flush (l2_flush.h) is not the program's.
+            if (k.name &&
+                std::strncmp(k.name, kL2FlushKernelName, std::strlen(kL2FlushKernelName)) == 0)
+                return;
             KernelRecord r;
             copyGpuFields(r, k);
             r.name = k.name ? k.name : "<unnamed kernel>";

@@ -15,6 +15,7 @@
 #include <sstream>
 #include <vector>
 
+#include "l2_flush.h"
 #include "model/counter_metrics.h"
 
 namespace ws::capture {
@@ -25,6 +26,7 @@ constexpr std::size_t kMaxRanges = 512;  // kernels decoded per batch
 
 struct Launch {
     std::uint32_t correlationId;
+    bool flush = false;  // our L2 flush: its range is not the program's
 };
 
 struct ContextCounters {
@@ -36,6 +38,8 @@ struct ContextCounters {
     bool failed = false;
     bool paused = false;     // around a CUDA graph launch
     bool capturing = false;  // between stream capture begin and end
+    L2Flush l2;
+    bool flushing = false;  // the L2 is emptied before each launch
 };
 
 struct State {
@@ -43,6 +47,7 @@ struct State {
     std::vector<const char*> metricPtrs;
     std::function<void(const KernelMetricValue&)> emit;
     std::function<void(const std::string&)> warn;
+    bool flushL2 = true;  // WARPSCOPE_CACHE_CONTROL=all (default) or none
     std::mutex mutex;
     std::map<CUcontext, ContextCounters> contexts;
     std::int64_t unmatched = 0;
@@ -74,6 +79,11 @@ std::vector<std::string> metricNames(const char* spec) {
     std::vector<std::string> out;
     if (std::strcmp(spec, "roofline") == 0) {
         for (const char* m : counters::kRoofline)
+            out.emplace_back(m);
+        return out;
+    }
+    if (std::strcmp(spec, "dram") == 0) {
+        for (const char* m : counters::kDram)
             out.emplace_back(m);
         return out;
     }
@@ -185,6 +195,11 @@ bool setUp(CUcontext ctx, ContextCounters& c) {
     data.maxNumRangeTreeNodes = kMaxRanges;
     if (!ok(cuptiRangeProfilerGetCounterDataSize(&data), "counter data size")) return false;
     c.counterData.resize(data.counterDataSize);
+    if (state->flushL2) {
+        std::string error;
+        c.flushing = c.l2.prepare(error);
+        if (!c.flushing) state->warn("DRAM bytes are counted with a warm L2 cache (" + error + ")");
+    }
     return initializeImage(c);
 }
 
@@ -219,8 +234,9 @@ void collect(ContextCounters& c, bool last) {
     }
     std::vector<double> values(state->metrics.size());
     for (std::size_t r = 0; r < info.numTotalRanges && !c.launches.empty(); ++r) {
-        Launch launch = std::move(c.launches.front());
+        Launch launch = c.launches.front();
         c.launches.pop_front();
+        if (launch.flush) continue;
         auto eval = params<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(
             CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE);
         eval.pHostObject = c.host;
@@ -241,6 +257,8 @@ void collect(ContextCounters& c, bool last) {
 
 void finish(ContextCounters& c) {
     if (!c.paused) collect(c, true);
+    if (c.flushing) c.l2.release();
+    c.flushing = false;
     if (c.profiler) {
         auto disable = params<CUpti_RangeProfiler_Disable_Params>(
             CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE);
@@ -396,6 +414,17 @@ void CUPTIAPI onCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cb
         }
         if (!c.failed && !c.paused) {
             if (cb->callbackSite == CUPTI_API_ENTER) {
+                std::string error;
+                int flushes = c.flushing ? c.l2.run(error) : 0;
+                for (int i = 0; i < flushes; ++i)
+                    c.launches.push_back({0, true});
+                if (c.flushing && flushes == 0) {
+                    state->warn(
+                        "the L2 flush failed; DRAM bytes from here on are counted with "
+                        "a warm L2 cache (" +
+                        error + ")");
+                    c.flushing = false;
+                }
                 c.launches.push_back({runtimeCorrelation ? runtimeCorrelation : cb->correlationId});
             } else if (c.launches.size() >= kMaxRanges) {
                 collect(c, false);
@@ -417,6 +446,8 @@ bool startKernelCounters(std::function<void(const KernelMetricValue&)> emit,
         state->metricPtrs.push_back(m.c_str());
     state->emit = std::move(emit);
     state->warn = std::move(warn);
+    const char* cache = std::getenv("WARPSCOPE_CACHE_CONTROL");
+    state->flushL2 = !cache || std::strcmp(cache, "none") != 0;
     if (!ok(cuptiSubscribe(&state->subscriber, onCallback, nullptr), "cuptiSubscribe"))
         return false;
     cuptiEnableDomain(1, state->subscriber, CUPTI_CB_DOMAIN_RUNTIME_API);

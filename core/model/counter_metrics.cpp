@@ -14,6 +14,7 @@ std::optional<KernelCounters> fromMetrics(const std::map<std::string, double>& v
     k.fp32Flops = get(kFadd) + get(kFmul) + 2 * get(kFfma);
     k.fp16Flops = get(kHadd) + get(kHmul) + 2 * get(kHfma);
     k.tensorFlops = kFlopsPerTensorOp * (get(kTensorBf16) + get(kTensorFp16));
+    k.flopsCounted = any;
     k.dramBytes = get(kDramRead) + get(kDramWrite);
     if (auto it = values.find(kAchievedOccupancy); it != values.end()) {
         k.achievedOccupancy = it->second / 100.0;

@@ -50,6 +50,7 @@ fi
 [ -n "${SKIP_SAMPLES:-}" ] && ws_finish
 echo "== sample comparison set (Llama-3.2-1B shape), recorded"
 db=${SAMPLES_DB:-$out/samples.wsdb}; [ -n "${SAMPLES_DB:-}" ] || rm -f "$db"*
+declare -A cfgs
 for spec in \
   "reference variant=\"reference\" cuda_graphs=false" \
   "optimized variant=\"optimized\" cuda_graphs=false" \
@@ -59,10 +60,20 @@ for spec in \
   "batch8-cublas-graphs variant=\"cublas\" cuda_graphs=true batch=8"; do
   read -r name fields <<< "$spec"
   # shellcheck disable=SC2086  # fields: key=value words
-  cfg=$(variant $l1 "llama-3.2-1b-$name" $fields)
+  # SAMPLE_OUTPUT_TOKENS shortens the decode of each request (a smaller store).
+  cfg=$(variant $l1 "llama-3.2-1b-$name" $fields output_tokens=${SAMPLE_OUTPUT_TOKENS:-128})
+  cfgs[$name]=$cfg
   "$cli" record --db "$db" --progress none --workload "$cfg" > "$tmp/$name.log" 2>&1 || { fail=1; tail -5 "$tmp/$name.log"; }
   { echo "-- $name"; cat "$tmp/$name.log"; } >> "$out/samples.log"
   grep -E "TTFT|TPOT|quality|run [0-9]+" "$tmp/$name.log"
+done
+# SERIES=N records the optimized and cuBLAS variants (with graphs) N times in
+# all, a series each, so `compare --series` shows run-to-run variance.
+for name in optimized-graphs cublas-graphs; do
+  for ((i = 2; i <= ${SERIES:-1}; i++)); do
+    "$cli" record --db "$db" --progress none --workload "${cfgs[$name]}" > "$tmp/$name-$i.log" 2>&1 || { fail=1; tail -5 "$tmp/$name-$i.log"; }
+    grep -E "TTFT|TPOT|run [0-9]+" "$tmp/$name-$i.log"
+  done
 done
 "$cli" ls --db "$db"
 ids=$("$cli" ls --db "$db" --json | python3 -c 'import json,sys; print(" ".join(str(r["id"]) for r in json.load(sys.stdin) if r["workload"].startswith("llama-3.2-1b")))')

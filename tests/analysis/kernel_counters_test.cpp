@@ -32,6 +32,12 @@ TEST(CounterMetrics, FlopsCountFmaTwiceAndTensorOpsOnce) {
     EXPECT_DOUBLE_EQ(k->dramBytes, 400);
     EXPECT_DOUBLE_EQ(*k->achievedOccupancy, 0.425);
     EXPECT_FALSE(counters::fromMetrics({{"some__other.sum", 1}}));
+    EXPECT_TRUE(k->flopsCounted);
+    // A DRAM-only pass (--metrics dram) counts bytes and no FLOPs: not zero FLOPs.
+    auto dram = counters::fromMetrics({{counters::kDramRead, 300}, {counters::kDramWrite, 100}});
+    ASSERT_TRUE(dram);
+    EXPECT_FALSE(dram->flopsCounted);
+    EXPECT_DOUBLE_EQ(dram->dramBytes, 400);
 }
 
 KernelRecord kernel(std::int64_t start, std::int64_t ns, std::uint32_t corr, const char* name) {

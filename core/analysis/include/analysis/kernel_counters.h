@@ -22,6 +22,7 @@ struct KernelCounterStat {
     double meanDramBytes = 0;
     double meanNs = 0;  // of those launches (kernel replay: one pass's duration)
     std::optional<double> achievedOccupancy;  // mean, 0..1
+    bool flopsCounted = false;                // false for a DRAM-only pass (--metrics dram)
     double dramGBs() const { return meanNs > 0 ? meanDramBytes / meanNs : 0; }
 };
 

@@ -36,6 +36,13 @@ inline constexpr std::array<const char*, 12> kRoofline = {
     kDramRead, kDramWrite, kAchievedOccupancy, kDuration};
 // clang-format on
 
+// DRAM bytes alone: one replay pass, so no replay saves and restores memory
+// around the kernel and, with L2 emptied before it, its bytes are its own:
+// they agree with Nsight Compute's (--cache-control all) on the H200, where
+// the 12 roofline metrics take 4 passes and their writes carry the replay's
+// own writebacks (docs/benchmarks.md, scripts/gpu/dram-vs-ncu.sh).
+inline constexpr std::array<const char*, 3> kDram = {kDramRead, kDramWrite, kDuration};
+
 // FLOPs one tensor "op" of the metrics above stands for (a multiply-add is two
 // FLOPs); checked on the H200 against 2·M·N·K of the GEMM ladder
 // (docs/benchmarks.md).
@@ -47,6 +54,7 @@ struct KernelCounters {
     double tensorFlops = 0;
     double dramBytes = 0;
     std::optional<double> achievedOccupancy;  // 0..1
+    bool flopsCounted = false;                // any FLOP metric was among the values
     double flops() const { return fp32Flops + fp16Flops + tensorFlops; }
 };
 

@@ -88,6 +88,8 @@ ScheduledSeq Scheduler::entry(const Sequence& s, int count) const {
 
 StepPlan Scheduler::schedule() {
     StepPlan plan;
+    plan.seqs.reserve(std::min<std::size_t>(static_cast<std::size_t>(config_.maxNumSeqs),
+                                            running_.size() + waiting_.size()));
     int budget = config_.maxNumBatchedTokens;
     int preempted = 0;
 
@@ -158,6 +160,7 @@ std::vector<SeqUpdate> Scheduler::update(const StepPlan& plan,
                                     " tokens for " + std::to_string(plan.numSampled()) +
                                     " sampling sequences");
     std::vector<SeqUpdate> updates;
+    updates.reserve(sampled.size());
     std::size_t next = 0;
     for (const auto& e : plan.seqs) {
         Sequence& s = seqs_.at(e.seq);

@@ -299,17 +299,18 @@ std::string inconsistency(const Scheduler& s, const EngineConfig& c, std::vector
 TEST(Scheduler, BlockAccountingHoldsOverARandomStreamOf100kSteps) {
     // A small pool against long sequences, so preemption is frequent; a small
     // budget, so prompts are chunked.
-    const EngineConfig c = limits(12, 48, 40, 16, 160);
+    const EngineConfig c = limits(8, 32, 28, 16, 160);
     Scheduler s(c, kEos);
     std::mt19937 rng(20261203);
     auto uniform = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
     std::vector<SeqId> owner(static_cast<std::size_t>(c.numBlocks));
     SeqId nextId = 1;
-    std::set<SeqId> live, seen;
+    std::set<SeqId> live;
+    std::vector<SeqId> seen;
     std::vector<TokenId> sampled;
     std::int64_t chunked = 0, stops = 0, lengths = 0, aborts = 0, resumes = 0, steps = 0;
     for (; steps < 100000; ++steps) {
-        if (live.size() < 40 && uniform(0, 99) < 30) {
+        if (live.size() < 16 && uniform(0, 99) < 30) {
             int length = uniform(1, 100);
             SamplingParams p =
                 maxTokens(uniform(1, std::min(60, c.maxModelLen - length)), uniform(0, 1) == 0);
@@ -331,14 +332,16 @@ TEST(Scheduler, BlockAccountingHoldsOverARandomStreamOf100kSteps) {
         seen.clear();
         sampled.clear();
         for (const auto& e : plan.seqs) {
-            seen.insert(e.seq);
+            seen.push_back(e.seq);
             covered = covered && static_cast<int>(e.blocks.size()) * c.blockSize >= e.end();
             tokens += static_cast<int>(e.tokens.size());
             if (e.prefill && !e.sample) ++chunked;
             if (e.prefill && e.outputIndex > 0 && e.start == 0) ++resumes;
             if (e.sample) sampled.push_back(uniform(0, 19) == 0 ? kEos : uniform(0, 255));
         }
-        ASSERT_EQ(seen.size(), plan.seqs.size()) << "a sequence scheduled twice, step " << steps;
+        std::sort(seen.begin(), seen.end());
+        ASSERT_TRUE(std::adjacent_find(seen.begin(), seen.end()) == seen.end())
+            << "a sequence scheduled twice, step " << steps;
         ASSERT_TRUE(covered) << "a block table short of its positions, step " << steps;
         ASSERT_LE(static_cast<int>(plan.seqs.size()), c.maxNumSeqs);
         ASSERT_LE(plan.stats.running, c.maxNumSeqs);

@@ -69,6 +69,7 @@ class ResponseFormat {
     ResponseFormat(Endpoint endpoint, std::string model, std::string id, std::int64_t created);
 
     const std::string& id() const { return id_; }
+    Endpoint endpoint() const { return endpoint_; }
     // Server-sent events, each "data: ...\n\n".
     std::string roleEvent() const;  // chat: the first chunk, delta {"role": "assistant"}
     std::string deltaEvent(const std::string& text, std::optional<FinishReason> finish) const;

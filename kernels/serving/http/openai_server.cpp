@@ -172,9 +172,7 @@ class EventStream {
           consumer_(std::move(stream)),
           format_(std::move(format)),
           includeUsage_(includeUsage),
-          roleSent_(!isChat()) {}
-
-    bool isChat() const { return format_.id().rfind("chatcmpl-", 0) == 0; }
+          roleSent_(format_.endpoint() != Endpoint::ChatCompletions) {}
 
     // One call of httplib's chunked content provider: writes what arrived.
     // False ends the response (the connection is gone).

@@ -237,6 +237,39 @@ TEST(Engine, ReportsEveryStepToItsObserver) {
     EXPECT_EQ(engine.stats().steps, steps.load());
 }
 
+// The CPU backend until the third step that runs two sequences, which throws
+// (as a CUDA error or an out-of-memory would in the GPU backend).
+class FailingBackend : public CpuBackend {
+  public:
+    FailingBackend() : CpuBackend({1ms, 0us, 0us}) {}
+    std::vector<TokenId> execute(const StepPlan& plan) override {
+        if (plan.seqs.size() == 2 && ++pairs_ == 3) throw std::runtime_error("device lost");
+        return CpuBackend::execute(plan);
+    }
+
+  private:
+    int pairs_ = 0;
+};
+
+TEST(Engine, ABackendFailureEndsEveryRequestWithItsMessage) {
+    Engine engine(smallConfig(), std::make_unique<FailingBackend>());
+    engine.start();
+    ASSERT_TRUE(engine.waitUntilReady(kPatience));
+    auto a = engine.submit(ByteTokenizer::encode("a"), greedy(400));  // >= 400 ms
+    auto b = engine.submit(ByteTokenizer::encode("b"), greedy(400));
+    ASSERT_EQ(a.status, SubmitStatus::Accepted);
+    ASSERT_EQ(b.status, SubmitStatus::Accepted);
+    Result ra = collect(*a.stream), rb = collect(*b.stream);
+    EXPECT_EQ(ra.finish, FinishReason::Abort);
+    EXPECT_NE(ra.error.find("device lost"), std::string::npos) << ra.error;
+    EXPECT_EQ(rb.finish, FinishReason::Abort);
+    EXPECT_EQ(engine.state(), EngineState::Failed);
+    auto late = engine.submit(ByteTokenizer::encode("c"), greedy(4));
+    EXPECT_EQ(late.status, SubmitStatus::ShuttingDown);
+    EXPECT_NE(late.message.find("device lost"), std::string::npos);
+    EXPECT_EQ(engine.stats().aborted, 2);
+}
+
 TEST(Engine, StepsTakeTheConfiguredPace) {
     auto engine = startEngine(smallConfig(), CpuPace{2ms, 1ms, 0us});
     const auto began = std::chrono::steady_clock::now();

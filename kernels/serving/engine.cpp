@@ -220,8 +220,10 @@ void Engine::loop() {
             scheduler_.add(id, std::move(in.prompt), in.sampling, in.seed);
             streams_.emplace(id, std::move(in.stream));
         }
-        // Cancelled by their clients, or all of them by a drain or stop.
-        std::int64_t aborted = 0;
+        // Cancelled by their clients, or all of them by a drain or stop. The
+        // counts are updated before any stream ends, so whoever sees the end
+        // sees them.
+        std::vector<std::pair<std::shared_ptr<RequestStream>, bool>> ended;  // (stream, cancelled)
         for (auto it = streams_.begin(); it != streams_.end();) {
             const bool cancelled = it->second->cancelled();
             if (!cancelled && !abortAll) {
@@ -229,28 +231,32 @@ void Engine::loop() {
                 continue;
             }
             scheduler_.abort(it->first);
-            it->second->finish(FinishReason::Abort, cancelled ? std::string() : *abortAll);
-            ++aborted;
+            ended.emplace_back(std::move(it->second), cancelled);
             it = streams_.erase(it);
         }
+        const auto aborted = static_cast<std::int64_t>(ended.size());
         {
             std::lock_guard lock(mutex_);
             stats_.aborted += aborted;
         }
+        for (auto& [stream, cancelled] : ended)
+            stream->finish(FinishReason::Abort, cancelled ? std::string() : *abortAll);
         publish(aborted > 0);
         if (streams_.empty()) continue;
         try {
             step();
         } catch (const std::exception& e) {
             failure = std::string("the backend failed: ") + e.what();
+            {
+                std::lock_guard lock(mutex_);
+                stats_.aborted += static_cast<std::int64_t>(streams_.size());
+                stats_.state = EngineState::Failed;
+                stats_.failure = failure;
+            }
             for (auto& [id, stream] : streams_) {
                 scheduler_.abort(id);
                 stream->finish(FinishReason::Abort, failure);
             }
-            std::lock_guard lock(mutex_);
-            stats_.aborted += static_cast<std::int64_t>(streams_.size());
-            stats_.state = EngineState::Failed;
-            stats_.failure = failure;
             streams_.clear();
         }
         publish(true);
@@ -276,6 +282,18 @@ void Engine::step() {
     std::vector<TokenId> sampled = backend_->execute(plan);
     std::vector<SeqUpdate> updates = scheduler_.update(plan, sampled);
     std::int64_t finished = 0;
+    for (const auto& u : updates)
+        finished += u.finished ? 1 : 0;
+    {
+        // Counted before the streams hear of it, so whoever sees a request
+        // end sees it counted.
+        std::lock_guard lock(mutex_);
+        ++stats_.steps;
+        stats_.finished += finished;
+        stats_.outputTokens += static_cast<std::int64_t>(updates.size());
+        stats_.preemptions = plan.stats.preemptionsTotal;
+        stats_.lastStep = plan.stats;
+    }
     for (const auto& u : updates) {
         auto it = streams_.find(u.seq);
         if (!u.finished) {
@@ -284,15 +302,6 @@ void Engine::step() {
         }
         it->second->push(u.token, u.reason);
         streams_.erase(it);
-        ++finished;
-    }
-    {
-        std::lock_guard lock(mutex_);
-        ++stats_.steps;
-        stats_.finished += finished;
-        stats_.outputTokens += static_cast<std::int64_t>(updates.size());
-        stats_.preemptions = plan.stats.preemptionsTotal;
-        stats_.lastStep = plan.stats;
     }
     if (observer_) observer_(plan.stats);
 }

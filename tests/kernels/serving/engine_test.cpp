@@ -5,7 +5,9 @@
 
 #include <atomic>
 #include <chrono>
+#include <future>
 #include <memory>
+#include <mutex>
 #include <thread>
 
 #include "serving/byte_tokenizer.h"
@@ -67,6 +69,39 @@ std::unique_ptr<Engine> startEngine(const EngineConfig& c, CpuPace pace = {0us, 
     return engine;
 }
 
+// Room for a request that would run for minutes: tests end it themselves, so
+// no timing decides whether it is still running when they look.
+EngineConfig roomyConfig() {
+    EngineConfig c = smallConfig();
+    c.maxModelLen = 100000;
+    c.numBlocks = 6400;
+    return c;
+}
+constexpr int kEndless = 90000;
+
+// The CPU backend, whose first step waits until the test lets it go: requests
+// submitted meanwhile are all in the engine before the second step.
+class GatedBackend : public CpuBackend {
+  public:
+    GatedBackend() : CpuBackend({0us, 0us, 0us}) {}
+    std::vector<TokenId> execute(const StepPlan& plan) override {
+        if (!opened_) {
+            gate_.wait();
+            opened_ = true;
+        }
+        return CpuBackend::execute(plan);
+    }
+    void open() {
+        std::call_once(opened_once_, [this] { opener_.set_value(); });
+    }
+
+  private:
+    std::once_flag opened_once_;
+    std::promise<void> opener_;
+    std::shared_future<void> gate_ = opener_.get_future().share();
+    bool opened_ = false;
+};
+
 SamplingParams greedy(int maxTokens, bool ignoreEos = true) {
     SamplingParams p;
     p.maxTokens = maxTokens;
@@ -80,7 +115,13 @@ TEST(Engine, GreedyOutputsFollowTheRuleWhateverIsBatchedAndThroughPreemption) {
     c.numBlocks = 24;  // 384 positions for 16 sequences of up to 170: preemption happens
     c.maxModelLen = 384;
     c.maxNumSeqs = 16;
-    auto engine = startEngine(c);
+    auto gated = std::make_unique<GatedBackend>();
+    GatedBackend& gate = *gated;
+    Engine engine(c, std::move(gated));
+    std::shared_ptr<void> opensAtExit(nullptr,
+                                      [&](void*) { gate.open(); });  // an ASSERT leaves early
+    engine.start();
+    ASSERT_TRUE(engine.waitUntilReady(kPatience));
     std::vector<std::vector<TokenId>> prompts;
     std::vector<SamplingParams> params;
     std::vector<std::shared_ptr<RequestStream>> streams;
@@ -88,17 +129,18 @@ TEST(Engine, GreedyOutputsFollowTheRuleWhateverIsBatchedAndThroughPreemption) {
         prompts.push_back(ByteTokenizer::encode("request " + std::to_string(i) +
                                                 std::string(static_cast<std::size_t>(i * 5), 'x')));
         params.push_back(greedy(40 + i * 3));
-        auto sub = engine->submit(prompts.back(), params.back());
+        auto sub = engine.submit(prompts.back(), params.back());
         ASSERT_EQ(sub.status, SubmitStatus::Accepted);
         streams.push_back(sub.stream);
     }
+    gate.open();  // all 16 compete for the pool from the second step on
     for (std::size_t i = 0; i < streams.size(); ++i) {
         Result r = collect(*streams[i]);
         ASSERT_EQ(r.finish, FinishReason::Length) << "request " << i;
         EXPECT_TRUE(r.tokens == reference(prompts[i], params[i])) << "request " << i;
     }
-    ASSERT_TRUE(engine->waitFor([](const EngineStats& s) { return s.active == 0; }, kPatience));
-    EngineStats s = engine->stats();
+    ASSERT_TRUE(engine.waitFor([](const EngineStats& s) { return s.active == 0; }, kPatience));
+    EngineStats s = engine.stats();
     EXPECT_GT(s.preemptions, 0);  // or the test did not test recompute
     EXPECT_EQ(s.finished, 16);
     EXPECT_EQ(s.kvBlocksUsed, 0);
@@ -150,7 +192,7 @@ TEST(Engine, SeededSamplingIsReproducibleAndTemperatureMatters) {
 }
 
 TEST(Engine, RefusesBeforeStartWhenTheQueueIsFullAndWhileDraining) {
-    EngineConfig c = smallConfig();
+    EngineConfig c = roomyConfig();
     c.maxNumSeqs = 1;
     c.maxWaiting = 1;
     Engine engine(c, std::make_unique<CpuBackend>(CpuPace{200us, 0us, 0us}));
@@ -159,7 +201,7 @@ TEST(Engine, RefusesBeforeStartWhenTheQueueIsFullAndWhileDraining) {
     engine.start();
     ASSERT_TRUE(engine.waitUntilReady(kPatience));
 
-    auto first = engine.submit(prompt, greedy(400));
+    auto first = engine.submit(prompt, greedy(kEndless));
     ASSERT_EQ(first.status, SubmitStatus::Accepted);
     ASSERT_TRUE(engine.waitFor(
         [](const EngineStats& s) { return s.running == 1 && s.waiting == 0; }, kPatience));
@@ -180,15 +222,16 @@ TEST(Engine, RefusesBeforeStartWhenTheQueueIsFullAndWhileDraining) {
     ASSERT_TRUE(invalid.invalid);
     EXPECT_NE(invalid.invalid->message.find("vocabulary"), std::string::npos);
 
-    EXPECT_TRUE(engine.drain(kPatience));  // both admitted requests run to the end
-    EXPECT_EQ(collect(*first.stream).finish, FinishReason::Length);
+    first.stream->cancel();  // the second runs once the first is gone
+    EXPECT_TRUE(engine.drain(kPatience));
+    EXPECT_EQ(collect(*first.stream).finish, FinishReason::Abort);
     EXPECT_EQ(collect(*second.stream).finish, FinishReason::Length);
     EXPECT_EQ(engine.submit(prompt, greedy(4)).status, SubmitStatus::ShuttingDown);
 }
 
 TEST(Engine, ADrainPastItsTimeoutAbortsWithAnError) {
-    auto engine = startEngine(smallConfig(), CpuPace{1ms, 0us, 0us});
-    auto sub = engine->submit(ByteTokenizer::encode("long"), greedy(500));
+    auto engine = startEngine(roomyConfig(), CpuPace{1ms, 0us, 0us});
+    auto sub = engine->submit(ByteTokenizer::encode("long"), greedy(kEndless));
     ASSERT_EQ(sub.status, SubmitStatus::Accepted);
     ASSERT_TRUE(
         engine->waitFor([](const EngineStats& s) { return s.outputTokens > 0; }, kPatience));
@@ -203,8 +246,8 @@ TEST(Engine, ADrainPastItsTimeoutAbortsWithAnError) {
 }
 
 TEST(Engine, ACancelledRequestIsAbortedAndFreesItsBlocks) {
-    auto engine = startEngine(smallConfig(), CpuPace{200us, 0us, 0us});
-    auto sub = engine->submit(ByteTokenizer::encode(std::string(100, 'p')), greedy(400));
+    auto engine = startEngine(roomyConfig(), CpuPace{200us, 0us, 0us});
+    auto sub = engine->submit(ByteTokenizer::encode(std::string(100, 'p')), greedy(kEndless));
     ASSERT_EQ(sub.status, SubmitStatus::Accepted);
     auto chunk = sub.stream->take(kPatience);
     ASSERT_FALSE(chunk.tokens.empty());
@@ -237,14 +280,13 @@ TEST(Engine, ReportsEveryStepToItsObserver) {
     EXPECT_EQ(engine.stats().steps, steps.load());
 }
 
-// The CPU backend until the third step that runs two sequences, which throws
-// (as a CUDA error or an out-of-memory would in the GPU backend).
-class FailingBackend : public CpuBackend {
+// The gated CPU backend until the third step that runs two sequences, which
+// throws (as a CUDA error or an out-of-memory would in the GPU backend).
+class FailingBackend : public GatedBackend {
   public:
-    FailingBackend() : CpuBackend({1ms, 0us, 0us}) {}
     std::vector<TokenId> execute(const StepPlan& plan) override {
         if (plan.seqs.size() == 2 && ++pairs_ == 3) throw std::runtime_error("device lost");
-        return CpuBackend::execute(plan);
+        return GatedBackend::execute(plan);
     }
 
   private:
@@ -252,13 +294,17 @@ class FailingBackend : public CpuBackend {
 };
 
 TEST(Engine, ABackendFailureEndsEveryRequestWithItsMessage) {
-    Engine engine(smallConfig(), std::make_unique<FailingBackend>());
+    auto failing = std::make_unique<FailingBackend>();
+    FailingBackend& backend = *failing;
+    Engine engine(smallConfig(), std::move(failing));
+    std::shared_ptr<void> opensAtExit(nullptr, [&](void*) { backend.open(); });
     engine.start();
     ASSERT_TRUE(engine.waitUntilReady(kPatience));
-    auto a = engine.submit(ByteTokenizer::encode("a"), greedy(400));  // >= 400 ms
+    auto a = engine.submit(ByteTokenizer::encode("a"), greedy(400));
     auto b = engine.submit(ByteTokenizer::encode("b"), greedy(400));
     ASSERT_EQ(a.status, SubmitStatus::Accepted);
     ASSERT_EQ(b.status, SubmitStatus::Accepted);
+    backend.open();
     Result ra = collect(*a.stream), rb = collect(*b.stream);
     EXPECT_EQ(ra.finish, FinishReason::Abort);
     EXPECT_NE(ra.error.find("device lost"), std::string::npos) << ra.error;

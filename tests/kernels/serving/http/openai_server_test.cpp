@@ -504,7 +504,7 @@ TEST(OpenAiServer, ADrainLetsRunningStreamsFinishAndRefusesNewOnes) {
     });
     ASSERT_EQ(started.get_future().wait_for(kPatience), std::future_status::ready);
     auto brief = std::async(std::launch::async, [&] {
-        return ssePost(s.port(), "/v1/completions", completionBody("brief", 200, true));
+        return ssePost(s.port(), "/v1/completions", completionBody("brief", 2000, true));
     });
     ASSERT_TRUE(
         s.engine().waitFor([](const EngineStats& st) { return st.running == 2; }, kPatience));
@@ -518,8 +518,8 @@ TEST(OpenAiServer, ADrainLetsRunningStreamsFinishAndRefusesNewOnes) {
 
     SseReply b = brief.get();  // finished normally while draining
     expectWellFormed(b);
-    EXPECT_EQ(b.events.size(), 201u);
-    EXPECT_EQ(parsed(b.events[199])["choices"][0]["finish_reason"], "length");
+    EXPECT_EQ(b.events.size(), 2001u);
+    EXPECT_EQ(parsed(b.events[1999])["choices"][0]["finish_reason"], "length");
     hangUp = true;
     endless.get();
     ASSERT_EQ(drained.wait_for(kPatience), std::future_status::ready);

@@ -21,6 +21,9 @@ trap 'exit 129' HUP
 trap 'exit 130' INT
 trap 'exit 143' TERM
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+# The GPU machine has no libcpp-httplib (warpscope-workload links it for
+# `serve`): a copy carried in .gpu/lib with the build is found first.
+[ -d "$src/.gpu/lib" ] && export LD_LIBRARY_PATH=$src/.gpu/lib:$LD_LIBRARY_PATH
 
 ws_die() {  # MESSAGE: print it and stop with status 2
   echo "$(basename "$0"): $*" >&2

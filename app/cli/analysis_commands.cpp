@@ -10,6 +10,7 @@
 #include "analysis/run_latency.h"
 #include "cli/cli_args.h"
 #include "cli/commands.h"
+#include "cli/goodput_arg.h"
 #include "cli/open_store.h"
 #include "cli/progress_output.h"
 #include "io/latency_json.h"
@@ -35,30 +36,6 @@ std::vector<double> parsePercentiles(const std::string& text) {
     }
     if (out.empty()) throw UsageError("--percentiles needs at least one value");
     return out;
-}
-
-// --goodput ttft:200,tpot:20,e2el:5000 (milliseconds), as vLLM's option.
-LatencyTargets parseGoodput(const std::string& text) {
-    LatencyTargets t;
-    std::stringstream in(text);
-    std::string item;
-    while (std::getline(in, item, ',')) {
-        auto colon = item.find(':');
-        if (colon == std::string::npos)
-            throw UsageError("--goodput: expected METRIC:MS, got '" + item + "'");
-        auto name = item.substr(0, colon);
-        double v = parseFiniteNumber("goodput " + name, item.substr(colon + 1));
-        if (v <= 0) throw UsageError("--goodput: '" + item + "' needs a positive number of ms");
-        if (name == "ttft")
-            t.ttftMs = v;
-        else if (name == "tpot")
-            t.tpotMs = v;
-        else if (name == "e2el")
-            t.e2elMs = v;
-        else
-            throw UsageError("--goodput: unknown metric '" + name + "' (ttft, tpot or e2el)");
-    }
-    return t;
 }
 
 }  // namespace

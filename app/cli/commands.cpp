@@ -30,6 +30,18 @@ const std::vector<Command>& commands() {
          "store a vLLM `bench serve --save-result` JSON, an nsys SQLite export or a PyTorch "
          "profiler trace as a run",
          cmdImport},
+        {"bench",
+         "bench serve --endpoint URL [--backend openai|openai-chat] --model NAME [--dataset "
+         "random] [--num-prompts N] [--input-len I] [--output-len O] [--range-ratio R] "
+         "[--request-rate R|inf] [--burstiness B] [--max-concurrency C] [--seed S] [--ignore-eos] "
+         "[--temperature T] [--goodput ttft:MS,tpot:MS,e2el:MS] [--request-timeout S] "
+         "[--run-timeout S] [--label L] [--save-result FILE] [--db FILE]",
+         "load an OpenAI-compatible server as `vllm bench serve` does (its flag names, the\n"
+         "      --random-* spellings too): a warm-up request, then Poisson or gamma arrivals; "
+         "each\n"
+         "      request's start and streamed chunks stored as a run; --save-result writes vLLM's\n"
+         "      result JSON. Exit 1 when a request failed (the run is stored as failed)",
+         cmdBench},
         {"summary", "summary RUN [--top N] [--window run|requests|range:NAME] [--json] [--db FILE]",
          "kernels, memory copies and NVTX ranges by time, GPU busy/idle (as nsys stats)",
          cmdSummary},

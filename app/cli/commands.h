@@ -29,5 +29,6 @@ int cmdOccupancy(const std::vector<std::string>& args);
 int cmdCompare(const std::vector<std::string>& args);
 int cmdSummary(const std::vector<std::string>& args);
 int cmdRoofline(const std::vector<std::string>& args);
+int cmdBench(const std::vector<std::string>& args);
 
 }  // namespace ws::cli

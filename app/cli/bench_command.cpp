@@ -1,0 +1,198 @@
+// bench serve: load against an OpenAI-compatible server with vLLM's flags,
+// stored as a run; then the same statistics `stats` prints for it.
+#include <signal.h>
+
+#include <atomic>
+#include <cmath>
+#include <fstream>
+#include <iostream>
+#include <limits>
+#include <nlohmann/json.hpp>
+
+#include "cli/cli_args.h"
+#include "cli/commands.h"
+#include "cli/goodput_arg.h"
+#include "cli/open_store.h"
+#include "io/vllm_result_export.h"
+#include "record/serve_load.h"
+#include "store/store.h"
+
+namespace ws::cli {
+
+namespace {
+
+std::atomic<bool> gStop{false};
+extern "C" void onStopSignal(int) {
+    gStop.store(true);
+}
+
+// vLLM's flag name or ours: --random-input-len or --input-len.
+std::optional<std::string> either(const Args& args, const char* vllm, const char* ours) {
+    if (auto v = args.value(vllm)) return v;
+    return args.value(ours);
+}
+
+std::string joined(const std::vector<std::string>& argv) {
+    std::string out = "warpscope-cli bench";
+    for (const auto& a : argv)
+        out += " " + a;
+    return out;
+}
+
+}  // namespace
+
+int cmdBench(const std::vector<std::string>& argv) {
+    auto args = Args::parse(argv, {{"ignore-eos"},
+                                   {"db",
+                                    "endpoint",
+                                    "backend",
+                                    "model",
+                                    "dataset",
+                                    "dataset-name",
+                                    "num-prompts",
+                                    "input-len",
+                                    "random-input-len",
+                                    "output-len",
+                                    "random-output-len",
+                                    "range-ratio",
+                                    "random-range-ratio",
+                                    "request-rate",
+                                    "burstiness",
+                                    "max-concurrency",
+                                    "seed",
+                                    "goodput",
+                                    "label",
+                                    "save-result",
+                                    "temperature",
+                                    "request-timeout",
+                                    "run-timeout"},
+                                   1,
+                                   1});
+    if (args.positional()[0] != "serve")
+        throw UsageError("bench: unknown mode '" + args.positional()[0] + "' (serve)");
+    ServeLoadOptions o;
+    auto endpoint = args.value("endpoint");
+    if (!endpoint) throw UsageError("bench serve needs --endpoint URL");
+    o.endpoint = *endpoint;
+    o.backend = args.valueOr("backend", "openai");
+    if (o.backend != "openai" && o.backend != "openai-chat")
+        throw UsageError("--backend: '" + o.backend + "' (openai or openai-chat)");
+    auto model = args.value("model");
+    if (!model) throw UsageError("bench serve needs --model NAME (the served model's name)");
+    o.model = *model;
+    auto dataset = either(args, "dataset-name", "dataset").value_or("random");
+    if (dataset != "random")
+        throw UsageError("--dataset: '" + dataset + "' (only random works yet)");
+    o.numPrompts = static_cast<int>(
+        parseInteger("num-prompts", args.valueOr("num-prompts", "1000"), 1, 10'000'000));
+    o.inputLen = static_cast<int>(
+        parseInteger("input-len", either(args, "random-input-len", "input-len").value_or("1024"), 1,
+                     10'000'000));
+    o.outputLen = static_cast<int>(
+        parseInteger("output-len", either(args, "random-output-len", "output-len").value_or("128"),
+                     1, 10'000'000));
+    o.rangeRatio = parseFiniteNumber(
+        "range-ratio", either(args, "random-range-ratio", "range-ratio").value_or("0"));
+    if (!(o.rangeRatio >= 0 && o.rangeRatio < 1))
+        throw UsageError("--range-ratio must be in [0, 1)");
+    auto rate = args.valueOr("request-rate", "inf");
+    o.requestRate = rate == "inf" ? std::numeric_limits<double>::infinity()
+                                  : parseFiniteNumber("request-rate", rate);
+    if (!(o.requestRate > 0)) throw UsageError("--request-rate must be positive or inf");
+    o.burstiness = parseFiniteNumber("burstiness", args.valueOr("burstiness", "1"));
+    if (!(o.burstiness > 0)) throw UsageError("--burstiness must be positive");
+    o.maxConcurrency = static_cast<int>(
+        parseInteger("max-concurrency", args.valueOr("max-concurrency", "0"), 0, 1'000'000));
+    o.seed = static_cast<std::uint64_t>(
+        parseInteger("seed", args.valueOr("seed", "0"), 0, std::numeric_limits<long long>::max()));
+    o.ignoreEos = args.flag("ignore-eos");
+    o.temperature = parseFiniteNumber("temperature", args.valueOr("temperature", "0"));
+    o.requestTimeoutS =
+        parseFiniteNumber("request-timeout", args.valueOr("request-timeout", "600"));
+    o.runTimeoutS = parseFiniteNumber("run-timeout", args.valueOr("run-timeout", "0"));
+    if (!(o.requestTimeoutS > 0) || o.runTimeoutS < 0)
+        throw UsageError("--request-timeout must be positive, --run-timeout 0 or positive");
+    LatencyTargets targets;
+    if (auto g = args.value("goodput")) targets = parseGoodput(*g);
+    requestUrl(o);  // a malformed endpoint fails before anything is sent
+
+    nlohmann::ordered_json settings = {{"endpoint", o.endpoint},
+                                       {"backend", o.backend},
+                                       {"model", o.model},
+                                       {"dataset", dataset},
+                                       {"num_prompts", o.numPrompts},
+                                       {"input_len", o.inputLen},
+                                       {"output_len", o.outputLen},
+                                       {"range_ratio", o.rangeRatio},
+                                       {"request_rate", rate},
+                                       {"burstiness", o.burstiness},
+                                       {"max_concurrency", o.maxConcurrency},
+                                       {"seed", o.seed},
+                                       {"ignore_eos", o.ignoreEos},
+                                       {"temperature", o.temperature}};
+    if (auto g = args.value("goodput")) settings["goodput"] = *g;
+
+    auto opened = openStore(args);  // a missing --db file is refused before any load
+    gStop = false;
+    o.stop = &gStop;
+    struct sigaction action {
+    }, oldInt{}, oldTerm{};
+    action.sa_handler = onStopSignal;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGINT, &action, &oldInt);
+    sigaction(SIGTERM, &action, &oldTerm);
+    std::cerr << "bench serve: " << o.numPrompts << " requests to " << requestUrl(o)
+              << " (Ctrl-C stops, keeping what was measured)\n";
+    ServeLoadResult result;
+    try {
+        result = runServeLoad(o);
+    } catch (...) {
+        sigaction(SIGINT, &oldInt, nullptr);
+        sigaction(SIGTERM, &oldTerm, nullptr);
+        throw;
+    }
+    sigaction(SIGINT, &oldInt, nullptr);
+    sigaction(SIGTERM, &oldTerm, nullptr);
+
+    ServeRunInfo info{args.valueOr("label", ""), joined(argv), settings.dump()};
+    RunId run = storeServeRun(*opened, o, result, info);
+    const int failed = result.failed();
+    std::cout << "stored run " << run << ": " << result.requests.size() - failed
+              << " requests completed, " << failed << " failed";
+    if (result.notSent) std::cout << ", " << result.notSent << " not sent";
+    std::cout << '\n';
+
+    if (auto path = args.value("save-result")) {
+        std::map<std::int64_t, std::string> errors;
+        for (const auto& q : result.requests)
+            if (!q.error.empty()) errors[q.id] = q.error;
+        VllmResultSettings s{o.backend,    o.model,          o.numPrompts,    o.requestRate,
+                             o.burstiness, o.maxConcurrency, result.startedNs};
+        std::ofstream out(*path);
+        out << vllmResultJson(*opened, run, s, targets, errors).dump(2) << '\n';
+        if (!out) throw std::runtime_error("cannot write " + *path);
+    }
+    opened.reset();
+    std::vector<std::string> statsArgs{std::to_string(run), "--db", storePath(args)};
+    if (auto g = args.value("goodput")) statsArgs.insert(statsArgs.end(), {"--goodput", *g});
+    cmdStats(statsArgs);
+    if (!result.warmupError.empty()) {
+        std::cerr << "warpscope-cli bench: the warm-up request failed: " << result.warmupError
+                  << '\n';
+        return 1;
+    }
+    if (result.interrupted) {
+        std::cerr << "warpscope-cli bench: interrupted; run " << run
+                  << " keeps what was measured\n";
+        return 1;
+    }
+    if (failed > 0 || result.runTimedOut) {
+        std::cerr << "warpscope-cli bench: run " << run << " failed: " << failed << " of "
+                  << result.requests.size() << " requests failed (see `show " << run
+                  << "` for their errors)\n";
+        return 1;
+    }
+    return 0;
+}
+
+}  // namespace ws::cli

@@ -1,0 +1,104 @@
+// The client of `warpscope-cli bench serve`: load against any OpenAI-compatible
+// server (vLLM, SGLang, TGI, llama.cpp, warpscope-workload serve) with the
+// flags and meanings of `vllm bench serve`, measured per request and per
+// streamed chunk, then stored as a run.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/records.h"
+
+namespace ws {
+
+class Store;
+
+struct ServeLoadOptions {
+    std::string endpoint;  // http://HOST:PORT (the backend's path is added) or a full URL
+    std::string backend =
+        "openai";  // openai (/v1/completions) | openai-chat (/v1/chat/completions)
+    std::string model;
+    int numPrompts = 1000;
+    int inputLen = 1024;    // --random-input-len
+    int outputLen = 128;    // --random-output-len
+    double rangeRatio = 0;  // lengths drawn uniformly from [len*(1-r), len*(1+r)]
+    double requestRate = std::numeric_limits<double>::infinity();  // requests/s
+    double burstiness = 1;   // gamma shape; 1 = Poisson arrivals
+    int maxConcurrency = 0;  // 0 = no limit
+    std::uint64_t seed = 0;
+    bool ignoreEos = false;
+    double temperature = 0;
+    bool warmup = true;            // one request before measuring, never stored
+    double requestTimeoutS = 600;  // a request still running then fails
+    double runTimeoutS = 0;        // 0 = none; past it, running requests fail, none start
+    const std::atomic<bool>* stop =
+        nullptr;  // set (e.g. by SIGINT): stop, keeping what was measured
+};
+
+// The URL requests go to: the endpoint as given when it has a path, else the
+// backend's path appended.
+std::string requestUrl(const ServeLoadOptions& options);
+
+// vLLM's random dataset: per request an input and an output length drawn
+// uniformly (integers, inclusive) from [floor(len*(1-r)), ceil(len*(1+r))], and a
+// prompt of that many tokens: token ids for openai (ids 32-126, valid in any
+// vocabulary), text of that many printable ASCII characters for openai-chat.
+struct ServePrompt {
+    std::vector<int> tokenIds;
+    std::string text;
+    int inputLen = 0;
+    int outputLen = 0;
+};
+std::vector<ServePrompt> randomDataset(const ServeLoadOptions& options);
+
+// Send times in seconds from the start: the first at 0, then gaps drawn from a
+// gamma distribution of shape `burstiness` and mean 1/rate (exponential, that
+// is Poisson arrivals, when burstiness is 1), as vLLM; all 0 for an infinite rate.
+std::vector<double> arrivalOffsets(int count, double requestRate, double burstiness,
+                                   std::uint64_t seed);
+
+struct ServeRequestResult {
+    std::int64_t id = 0;
+    std::int64_t startNs = 0;           // when it was sent (store time base)
+    std::vector<std::int64_t> chunkNs;  // arrival of each chunk carrying output text
+    int promptTokens = 0;               // usage.prompt_tokens, else the dataset's length
+    int outputTokens = 0;               // usage.completion_tokens, else chunks seen
+    bool usageReported = false;
+    std::string error;  // empty = success
+    int httpStatus = 0;
+};
+
+struct ServeLoadResult {
+    std::vector<ServeRequestResult> requests;  // sent ones, in id order; never the warm-up
+    int notSent = 0;                           // left when stopped or past the run timeout
+    std::int64_t startedNs = 0;                // benchmark start (store time base)
+    std::int64_t endedNs = 0;
+    std::int64_t clockOffsetNs = 0;  // unix ns - steady ns, measured at the start
+    bool interrupted = false;        // options.stop was set
+    bool runTimedOut = false;
+    std::string warmupError;  // the warm-up failed: nothing was measured
+    int peakConcurrency = 0;  // most requests in flight at once
+    int failed() const;
+};
+
+// Runs the load (curl multi interface, one thread). Throws std::runtime_error
+// for a bad endpoint; request failures are results, not exceptions.
+ServeLoadResult runServeLoad(const ServeLoadOptions& options);
+
+struct ServeRunInfo {
+    std::string label;
+    std::string command;       // the full command line
+    std::string settingsJson;  // the options as JSON (stored as the workload's config)
+};
+
+// Stores the measured requests and tokens as one run: ok when every request
+// succeeded, failed (with the failure rate in the log and properties) when any
+// did, killed when interrupted. Each error's text is in the run's log.
+RunId storeServeRun(Store& store, const ServeLoadOptions& options, const ServeLoadResult& result,
+                    const ServeRunInfo& info);
+
+}  // namespace ws

@@ -1,0 +1,81 @@
+// The random dataset and the arrival times of `bench serve`, as vLLM draws them.
+#include <cmath>
+#include <random>
+#include <stdexcept>
+
+#include "record/serve_load.h"
+
+namespace ws {
+
+namespace {
+
+std::pair<int, int> lengthRange(int len, double ratio) {
+    int low = static_cast<int>(std::floor(len * (1 - ratio)));
+    int high = static_cast<int>(std::ceil(len * (1 + ratio)));
+    return {std::max(low, 1), std::max(high, 1)};
+}
+
+}  // namespace
+
+std::string requestUrl(const ServeLoadOptions& o) {
+    auto scheme = o.endpoint.find("://");
+    if (scheme == std::string::npos)
+        throw std::runtime_error("--endpoint: '" + o.endpoint +
+                                 "' is not a URL (http://HOST:PORT)");
+    auto path = o.endpoint.find('/', scheme + 3);
+    if (path != std::string::npos && path + 1 < o.endpoint.size()) return o.endpoint;
+    std::string base = o.endpoint.substr(0, path);
+    return base + (o.backend == "openai-chat" ? "/v1/chat/completions" : "/v1/completions");
+}
+
+std::vector<ServePrompt> randomDataset(const ServeLoadOptions& o) {
+    if (!(o.rangeRatio >= 0 && o.rangeRatio < 1))
+        throw std::runtime_error("--random-range-ratio must be in [0, 1)");
+    std::mt19937_64 rng(o.seed);
+    auto [inLow, inHigh] = lengthRange(o.inputLen, o.rangeRatio);
+    auto [outLow, outHigh] = lengthRange(o.outputLen, o.rangeRatio);
+    std::uniform_int_distribution<int> inputLen(inLow, inHigh);
+    std::uniform_int_distribution<int> outputLen(outLow, outHigh);
+    std::uniform_int_distribution<int> printable(32, 126);
+    std::vector<ServePrompt> out(static_cast<std::size_t>(std::max(o.numPrompts, 0)));
+    const bool chat = o.backend == "openai-chat";
+    for (auto& p : out) {
+        p.inputLen = inputLen(rng);
+        p.outputLen = outputLen(rng);
+        if (chat)
+            p.text.reserve(static_cast<std::size_t>(p.inputLen));
+        else
+            p.tokenIds.reserve(static_cast<std::size_t>(p.inputLen));
+        for (int i = 0; i < p.inputLen; ++i) {
+            int c = printable(rng);
+            if (chat)
+                p.text.push_back(static_cast<char>(c));
+            else
+                p.tokenIds.push_back(c);
+        }
+    }
+    return out;
+}
+
+std::vector<double> arrivalOffsets(int count, double rate, double burstiness, std::uint64_t seed) {
+    std::vector<double> out(static_cast<std::size_t>(std::max(count, 0)), 0.0);
+    if (std::isinf(rate) || out.empty()) return out;
+    if (!(rate > 0)) throw std::runtime_error("--request-rate must be positive or inf");
+    if (!(burstiness > 0)) throw std::runtime_error("--burstiness must be positive");
+    // Gamma with shape k and scale 1/(rate*k): mean 1/rate, CV 1/sqrt(k).
+    std::mt19937_64 rng(seed ^ 0x9e3779b97f4a7c15ull);
+    std::gamma_distribution<double> gap(burstiness, 1.0 / (rate * burstiness));
+    double t = 0;
+    for (std::size_t i = 1; i < out.size(); ++i)
+        out[i] = t += gap(rng);
+    return out;
+}
+
+int ServeLoadResult::failed() const {
+    int n = 0;
+    for (const auto& r : requests)
+        n += r.error.empty() ? 0 : 1;
+    return n;
+}
+
+}  // namespace ws

@@ -9,6 +9,7 @@ packages=(
   clang-14 libclang-rt-14-dev llvm-14  # fuzz preset: libFuzzer (libclang_rt.fuzzer), llvm-symbolizer
   libsqlite3-dev libtomlplusplus-dev nlohmann-json3-dev
   libcpp-httplib-dev  # the serving workload's HTTP server (warpscope-workload serve)
+  libcurl4-openssl-dev  # bench serve's load generator (libcurl's multi interface)
   libgtest-dev libgmock-dev libbenchmark-dev
   qt6-base-dev qt6-base-dev-tools qt6-svg-dev libqt6svg6 qt6-qpa-plugins
   libqcustomplot-dev libqcustomplot2.1-qt6

@@ -14,7 +14,7 @@ namespace {
 
 const char* kGood =
     "name = \"exit3\"\nkind = \"command\"\n[command]\nprogram = \"/bin/sh\"\n"
-    "args = [\"-c\", \"echo starting; exit 3\"]\n";
+    "args = [\"-c\", \"echo starting; echo 'model.bin: no such file' >&2; exit 3\"]\n";
 
 TEST(LaunchPanel, ListsBundledPresetsAndValidatesWhileTyping) {
     LaunchPanel panel;
@@ -27,10 +27,16 @@ TEST(LaunchPanel, ListsBundledPresetsAndValidatesWhileTyping) {
     EXPECT_TRUE(panel.validationText().contains("contract.batch"))
         << panel.validationText().toStdString();
     EXPECT_TRUE(panel.validationText().contains("line 4"));
-    // A decoder preset is valid but not launchable until the built-in runner exists.
+    // Decoder, kernel and serve presets launch too (through record --workload).
     panel.selectConfig(WARPSCOPE_SOURCE_DIR "/resources/workloads/llama-3.2-1b-bf16.toml");
     EXPECT_TRUE(panel.configText().contains("Llama-3.2-1B"));
-    EXPECT_FALSE(panel.canLaunch());
+    EXPECT_TRUE(panel.canLaunch());
+    EXPECT_TRUE(panel.validationText().contains("built-in decoder workload"))
+        << panel.validationText().toStdString();
+    panel.selectConfig(WARPSCOPE_SOURCE_DIR "/resources/workloads/serve-cpu.toml");
+    EXPECT_TRUE(panel.canLaunch());
+    EXPECT_TRUE(panel.validationText().contains("a server"))
+        << panel.validationText().toStdString();
 }
 
 TEST(LaunchPanel, FailingProgramShowsTheFailureAndIsStored) {
@@ -46,6 +52,9 @@ TEST(LaunchPanel, FailingProgramShowsTheFailureAndIsStored) {
     ASSERT_TRUE(finished.wait(30000));
     EXPECT_FALSE(finished.last().at(0).toBool());
     EXPECT_TRUE(panel.statusText().contains("failed, exit code 3"))
+        << panel.statusText().toStdString();
+    // The reason the program gave, not only its exit code.
+    EXPECT_TRUE(panel.statusText().contains("model.bin: no such file"))
         << panel.statusText().toStdString();
     QString all;
     for (const auto& l : log)

@@ -128,7 +128,6 @@ bool LaunchPanel::canLaunch() const {
 void LaunchPanel::validate() {
     auto result = parseWorkloadConfig(editor_->toPlainText().toStdString(), "config");
     valid_ = result.ok();
-    commandKind_ = valid_ && result.config->kind == WorkloadKind::Command;
     if (!valid_) {
         QStringList lines;
         for (const auto& e : result.errors)
@@ -138,21 +137,31 @@ void LaunchPanel::validate() {
                          .arg(QString::fromStdString(e.field), QString::fromStdString(e.message));
         validation_->setStyleSheet(QStringLiteral("color: #b3261e"));
         validation_->setText(lines.join('\n'));
-    } else if (!commandKind_) {
-        validation_->setStyleSheet(QStringLiteral("color: #8a5a00"));
-        validation_->setText(tr("Valid. The built-in %1 runner is not part of this build yet; "
-                                "command workloads can be launched.")
-                                 .arg(QString::fromLatin1(toString(result.config->kind))));
     } else {
+        // Every kind runs through `warpscope-cli record --workload`: a command
+        // as given, decoder and kernel workloads and servers through
+        // warpscope-workload on this machine's GPU (a CPU server anywhere).
         validation_->setStyleSheet(QStringLiteral("color: #1e7b34"));
-        validation_->setText(tr("Valid: %1").arg(QString::fromStdString(result.config->name)));
+        QString what;
+        switch (result.config->kind) {
+            case WorkloadKind::Command:
+                break;
+            case WorkloadKind::Serve:
+                what = tr(" — a server: recorded until you press Cancel");
+                break;
+            default:
+                what = tr(" — runs the built-in %1 workload on this machine's GPU")
+                           .arg(QString::fromLatin1(toString(result.config->kind)));
+        }
+        validation_->setText(
+            tr("Valid: %1%2").arg(QString::fromStdString(result.config->name), what));
     }
-    launchButton_->setEnabled(valid_ && commandKind_ && !running());
+    launchButton_->setEnabled(valid_ && !running());
 }
 
 void LaunchPanel::launch() {
     validate();
-    if (!valid_ || !commandKind_ || running()) return;
+    if (!valid_ || running()) return;
     // The edited text is what runs: it goes to a file the CLI reads and stores.
     static QTemporaryDir tmp;
     configFile_ =
@@ -207,7 +216,7 @@ void LaunchPanel::onFinished(bool ok, const QString& summary) {
     progress_->setRange(0, 1);
     progress_->setValue(1);
     cancelButton_->setEnabled(false);
-    launchButton_->setEnabled(valid_ && commandKind_);
+    launchButton_->setEnabled(valid_);
     status_->setText(summary);
     emit runFinished(ok, summary);
 }

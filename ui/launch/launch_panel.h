@@ -61,7 +61,6 @@ class LaunchPanel : public QWidget {
     QString storePath_;
     QString configFile_;  // the text being launched, written here first
     bool valid_ = false;
-    bool commandKind_ = false;
 };
 
 // Why launching cannot work on this machine, or empty when it can.

@@ -13,8 +13,11 @@ QString defaultCliPath() {
 
 CliJob::CliJob(QObject* parent) : QObject(parent), cliPath_(defaultCliPath()) {
     qRegisterMetaType<ws::progress::Message>();
-    connect(&process_, &QProcess::readyReadStandardOutput, this,
-            [this] { emit output(QString::fromUtf8(process_.readAllStandardOutput())); });
+    connect(&process_, &QProcess::readyReadStandardOutput, this, [this] {
+        QString text = QString::fromUtf8(process_.readAllStandardOutput());
+        emit output(text);
+        keepLastLines(text);
+    });
     connect(&process_, &QProcess::readyReadStandardError, this, &CliJob::readErrors);
     connect(&process_, &QProcess::finished, this, &CliJob::onFinished);
     connect(&process_, &QProcess::errorOccurred, this, [this](QProcess::ProcessError e) {
@@ -46,15 +49,25 @@ void CliJob::readErrors() {
         auto m = progress::parseJsonLine(line.toStdString());
         if (!m) {
             emit output(line + QLatin1Char('\n'));
-            if (!line.trimmed().isEmpty()) otherLines_ << line.trimmed();
-            while (otherLines_.size() > 6)
-                otherLines_.removeFirst();
+            keepLastLines(line);
             continue;
         }
         if (m->kind == progress::Kind::Done) done_ = QString::fromStdString(m->text);
         if (m->kind == progress::Kind::Error) error_ = QString::fromStdString(m->text);
         emit message(*m);
     }
+}
+
+// The last lines the program (or the CLI) printed: the reason a failed run
+// gives, shown with its status instead of a bare exit code.
+void CliJob::keepLastLines(const QString& text) {
+    for (const QString& line : text.split(QLatin1Char('\n'))) {
+        QString trimmed = line.trimmed();
+        if (trimmed.isEmpty() || trimmed.startsWith(QLatin1String("[warpscope] run "))) continue;
+        otherLines_ << trimmed;
+    }
+    while (otherLines_.size() > 4)
+        otherLines_.removeFirst();
 }
 
 void CliJob::onFinished(int exitCode, QProcess::ExitStatus status) {
@@ -65,7 +78,9 @@ void CliJob::onFinished(int exitCode, QProcess::ExitStatus status) {
     if (!error_.isEmpty())
         summary = error_;
     else if (!done_.isEmpty())
-        summary = done_;
+        summary = ok || otherLines_.isEmpty()
+                      ? done_
+                      : done_ + QLatin1Char('\n') + otherLines_.join(QLatin1Char('\n'));
     else if (!ok && !otherLines_.isEmpty())
         summary = otherLines_.join(QLatin1Char('\n'));
     else if (status != QProcess::NormalExit)

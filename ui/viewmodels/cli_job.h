@@ -38,6 +38,7 @@ class CliJob : public QObject {
 
   private:
     void readErrors();
+    void keepLastLines(const QString& text);
     void onFinished(int exitCode, QProcess::ExitStatus status);
 
     QProcess process_;

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iostream>
 #include <limits>
+#include <memory>
 #include <nlohmann/json.hpp>
 
 #include "cli/cli_args.h"
@@ -132,7 +133,7 @@ int cmdBench(const std::vector<std::string>& argv) {
                                        {"temperature", o.temperature}};
     if (auto g = args.value("goodput")) settings["goodput"] = *g;
 
-    auto opened = openStore(args);  // a missing --db file is refused before any load
+    auto opened = std::make_unique<Store>(storePath(args));  // created as import does
     gStop = false;
     o.stop = &gStop;
     struct sigaction action {

@@ -31,7 +31,8 @@ ordered_json vllmResultJson(Store& store, RunId run, const VllmResultSettings& s
     j["burstiness"] = s.burstiness;
     j["max_concurrency"] = s.maxConcurrency > 0 ? ordered_json(s.maxConcurrency) : ordered_json();
     auto report = runLatency(store, run, targets);
-    for (auto& [key, value] : latencyJson(report, {50, 90, 99}).items())
+    const auto latency = latencyJson(report, {50, 90, 99});
+    for (const auto& [key, value] : latency.items())
         j[key] = value;
 
     auto requests = requestsOf(store, run);

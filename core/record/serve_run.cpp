@@ -41,7 +41,7 @@ RunId storeServeRun(Store& store, const ServeLoadOptions& o, const ServeLoadResu
     store.requireWritable("store a serving benchmark");
     NewRun nr;
     nr.label = info.label.empty() ? "bench serve " + o.model : info.label;
-    nr.workload = WorkloadInfo{o.model, "bench-serve", info.settingsJson};
+    nr.workload = WorkloadInfo{o.model, "command", info.settingsJson};
     nr.command = info.command;
     nr.startedAtNs = r.startedNs;
     sql::Transaction tx(store.db());

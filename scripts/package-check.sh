@@ -19,6 +19,7 @@ test -f /usr/share/applications/warpscope.desktop
 test -f /usr/share/icons/hicolor/256x256/apps/warpscope.png
 test -f /usr/share/man/man1/warpscope-cli.1 || test -f /usr/share/man/man1/warpscope-cli.1.gz
 /usr/bin/warpscope-cli --version
+env -u DISPLAY /usr/bin/warpscope --version  # answers without a display
 /usr/bin/warpscope-workload --help | grep -q "serve"  # built in every build (serve --backend cpu)
 tmp=$(mktemp -d)
 cp /usr/share/warpscope/samples/h200-captures.wsdb "$tmp/"

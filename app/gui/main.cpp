@@ -2,8 +2,11 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDir>
+#include <QFileInfo>
 #include <QSettings>
 #include <QTimer>
+#include <cstdio>
+#include <memory>
 #include <string_view>
 #include <vector>
 
@@ -16,18 +19,43 @@
 #include "timeline/timeline_view.h"
 #include "util/version.h"
 
+namespace {
+
+// --help and --version answer without a display (on a GPU server over ssh).
+bool asksOnlyForHelpOrVersion(int argc, char** argv) {
+    for (int i = 1; i < argc; ++i) {
+        std::string_view a(argv[i]);
+        if (a == "--help" || a == "-h" || a == "--help-all" || a == "--version" || a == "-v")
+            return true;
+    }
+    return false;
+}
+
+void nameApplication() {
+    QCoreApplication::setApplicationName(QStringLiteral("Warpscope"));
+    QCoreApplication::setOrganizationName(QStringLiteral("Warpscope"));
+    QCoreApplication::setApplicationVersion(QString::fromLatin1(ws::kWarpscopeVersion));
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
     if (argc > 1 && std::string_view(argv[1]) == "export-charts")
         return runExportCharts(argc, argv);
     if (argc > 1 && std::string_view(argv[1]) == "report") return runReportCommand(argc, argv);
-    QApplication app(argc, argv);
-    Q_INIT_RESOURCE(warpscope);  // lives in the static warpscope_ui library
-    QApplication::setApplicationName(QStringLiteral("Warpscope"));
-    QApplication::setOrganizationName(QStringLiteral("Warpscope"));
-    QApplication::setApplicationVersion(QString::fromLatin1(ws::kWarpscopeVersion));
+    std::unique_ptr<QCoreApplication> app;
+    if (asksOnlyForHelpOrVersion(argc, argv))
+        app = std::make_unique<QCoreApplication>(argc, argv);
+    else
+        app = std::make_unique<QApplication>(argc, argv);
+    nameApplication();
 
     QCommandLineParser parser;
-    parser.setApplicationDescription(QStringLiteral("GPU inference optimization workbench"));
+    parser.setApplicationDescription(QStringLiteral(
+        "GPU inference optimization workbench.\n\nHeadless, without a display:\n"
+        "  warpscope export-charts --db FILE --runs 1,2 --out DIR --format png|svg|pdf\n"
+        "  warpscope report RUN [--baseline RUN] -o report.html|report.pdf|report.md\n"
+        "Recording, statistics and comparisons: warpscope-cli --help"));
     parser.addHelpOption();
     parser.addVersionOption();
     QCommandLineOption db(QStringLiteral("db"), QStringLiteral("Open this store."),
@@ -52,7 +80,14 @@ int main(int argc, char** argv) {
                                             "aligned at the first range containing RANGE."),
                              QStringLiteral("RANGE"));
     parser.addOptions({db, select, screenshot, find, dark, chart, stack});
-    parser.process(app);
+    parser.process(*app);        // --help and --version print and exit here
+    Q_INIT_RESOURCE(warpscope);  // lives in the static warpscope_ui library
+    // A mistyped --db is refused, as warpscope-cli does, instead of creating
+    // an empty store (and its folders) at the typo.
+    if (parser.isSet(db) && !QFileInfo::exists(parser.value(db))) {
+        std::fprintf(stderr, "warpscope: %s: no such store\n", qPrintable(parser.value(db)));
+        return 1;
+    }
     ws::ui::applyTheme(parser.isSet(dark) ||
                        QSettings().value(QStringLiteral("view/dark")).toBool());
 
@@ -93,5 +128,5 @@ int main(int argc, char** argv) {
     }
     window.show();
     window.openStore(QDir::cleanPath(path));
-    return app.exec();
+    return app->exec();
 }

@@ -1,5 +1,6 @@
 #include "recent_stores.h"
 
+#include <QFileInfo>
 #include <QMenu>
 #include <QSettings>
 #include <QStringList>
@@ -15,7 +16,10 @@ RecentStores::RecentStores(QMenu* menu, QObject* parent) : QObject(parent), menu
     rebuild();
 }
 
-void RecentStores::remember(const QString& path) {
+// Absolute paths: a store opened as "runs.wsdb" from one folder is found again
+// from any other. Files that are gone are dropped from the menu.
+void RecentStores::remember(const QString& given) {
+    const QString path = QFileInfo(given).absoluteFilePath();
     QSettings settings;
     QStringList recent = settings.value(kKey).toStringList();
     recent.removeAll(path);
@@ -28,7 +32,12 @@ void RecentStores::remember(const QString& path) {
 
 void RecentStores::rebuild() {
     menu_->clear();
-    QStringList recent = QSettings().value(kKey).toStringList();
+    QSettings settings;
+    QStringList recent;
+    for (const QString& path : settings.value(kKey).toStringList())
+        if (QFileInfo(path).isAbsolute() && QFileInfo::exists(path) && !recent.contains(path))
+            recent << path;
+    settings.setValue(kKey, recent);
     for (const QString& path : recent)
         menu_->addAction(path, this, [this, path] { emit openRequested(path); });
     menu_->setEnabled(!recent.isEmpty());

@@ -541,6 +541,10 @@ void MainWindow::runCli(const QString& title, const QString& busyText, const QSt
     connect(job, &CliJob::message, this, [this, busyText](const progress::Message& m) {
         if (m.kind == progress::Kind::Compact)
             busyLabel_->setText(tr("Compacting: %1 / %2 event chunks").arg(m.done).arg(m.total));
+        else if (m.kind == progress::Kind::Import && m.total > 0 && m.done > 0)
+            busyLabel_->setText(tr("%1 (%2 of %3)")
+                                    .arg(busyText, QString::fromStdString(formatBytes(m.done)),
+                                         QString::fromStdString(formatBytes(m.total))));
         else if (m.kind == progress::Kind::Import && m.total > 0)
             busyLabel_->setText(
                 tr("%1 (%2)").arg(busyText, QString::fromStdString(formatBytes(m.total))));

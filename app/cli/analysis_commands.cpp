@@ -115,8 +115,8 @@ int cmdImport(const std::vector<std::string>& argv) {
     const ProgressMode reporting = progressMode(args);
     const auto& path = args.positional()[0];
     if (reporting == ProgressMode::Json) {
-        // The importers read a file whole: one message as it starts (its size),
-        // the result when it is stored.
+        // One message as it starts (the file's size); a streamed Kineto trace
+        // then reports the bytes read every 8 MiB; the result when stored.
         progress::Message started{progress::Kind::Import};
         std::error_code ec;
         started.total = static_cast<std::int64_t>(std::filesystem::file_size(path, ec));
@@ -124,7 +124,17 @@ int cmdImport(const std::vector<std::string>& argv) {
     }
     auto file = readTraceFile(path);  // an unknown file is refused before the store is opened
     Store store(storePath(args));     // importing into a new store creates it
-    auto result = importTrace(store, file, args.valueOr("label", ""));
+    ReadProgress bytesRead;
+    if (reporting == ProgressMode::Json)
+        bytesRead = [last = std::int64_t{0}](std::int64_t done, std::int64_t total) mutable {
+            if (done - last < (8 << 20) && done < total) return;
+            last = done;
+            progress::Message m{progress::Kind::Import};
+            m.done = done;
+            m.total = total;
+            emitMessage(m);
+        };
+    auto result = importTrace(store, file, args.valueOr("label", ""), bytesRead);
     std::string text = "imported " + result.format + " as run " + std::to_string(result.run) +
                        ": " + std::to_string(result.events) + " records";
     if (result.kernels > 0) text += ", " + std::to_string(result.kernels) + " kernels";

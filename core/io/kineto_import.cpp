@@ -8,7 +8,10 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <tuple>
+#include <unordered_map>
 
+#include "io/trace_reader.h"
 #include "model/value_limits.h"
 #include "store/run_queries.h"
 #include "store/store.h"
@@ -113,10 +116,12 @@ void parseMemcpyName(const std::string& name, MemcpyRecord& r) {
     r.dstKind = memoryKind(name.substr(arrow + 4, close - arrow - 4));
 }
 
-std::optional<DeviceInfo> deviceOf(const std::string& path, const Json& doc,
+std::optional<DeviceInfo> deviceOf(const std::string& path, const std::map<std::string, Json>& top,
                                    std::uint32_t deviceId) {
-    auto it = doc.find("deviceProperties");
-    if (it == doc.end() || !it->is_array() || it->empty()) return std::nullopt;
+    auto found = top.find("deviceProperties");
+    if (found == top.end()) return std::nullopt;
+    const Json* it = &found->second;
+    if (!it->is_array() || it->empty()) return std::nullopt;
     const Json* chosen = &(*it)[0];
     for (const auto& p : *it)
         if (p.is_object() && intArg(p, "id", -1) == deviceId) chosen = &p;
@@ -154,85 +159,349 @@ void placeOnGpu(R& r, const Json& e, const Json& args, std::int64_t start, std::
     r.correlationId = static_cast<std::uint32_t>(intArg(args, "correlation"));
 }
 
-struct Converted {
-    std::vector<KernelRecord> kernels;
-    std::vector<MemcpyRecord> memcpys;
-    std::vector<MemsetRecord> memsets;
-    std::vector<ApiCallRecord> apiCalls;
-    std::vector<RangeRecord> ranges;
-    std::vector<OverheadRecord> overheads;
-    std::int64_t firstNs = 0;
+// Ranges wait for the end of the file to get their nesting depth (Kineto
+// writes them in no fixed order), held compactly: 32 bytes each, names
+// interned, instead of ~130 for a RangeRecord.
+struct PendingRange {
+    std::int64_t startNs, endNs;
+    std::uint32_t processId, threadId, name;
+    bool annotation;
 };
 
-Converted convert(const std::string& path, const Json& events) {
-    Converted out;
-    bool any = false;
-    for (std::size_t i = 0; i < events.size(); ++i) {
-        const Json& e = events[i];
+// Writes one trace event after another as the parser finishes them: GPU
+// work, API calls and overheads go straight to the store writer.
+class EventSink {
+  public:
+    EventSink(const std::string& path, StoreWriter& writer) : path_(path), writer_(writer) {}
+
+    void add(std::size_t i, const Json& e) {
         if (!e.is_object())
-            importError(path, "traceEvents[" + std::to_string(i) + "]", "not an object");
-        if (textOf(e, "ph") != "X") continue;  // flows, counters, metadata
+            importError(path_, "traceEvents[" + std::to_string(i) + "]", "not an object");
+        if (textOf(e, "ph") != "X") return;  // flows, counters, metadata
         std::string cat = textOf(e, "cat");
-        if (!e.contains("ts") || !e["ts"].is_number())
-            importError(path, where(i, e) + ".ts", "missing or not a number");
-        if (!e.contains("dur") || !e["dur"].is_number())
-            importError(path, where(i, e) + ".dur", "missing or not a number");
-        auto ts = limits::toNs(e["ts"].get<long double>(), 1000.0L, 0, limits::kLatestTimeNs);
+        auto tsIt = e.find("ts"), durIt = e.find("dur");
+        if (tsIt == e.end() || !tsIt->is_number())
+            importError(path_, where(i, e) + ".ts", "missing or not a number");
+        if (durIt == e.end() || !durIt->is_number())
+            importError(path_, where(i, e) + ".dur", "missing or not a number");
+        auto ts = limits::toNs(tsIt->get<long double>(), 1000.0L, 0, limits::kLatestTimeNs);
         if (!ts)
-            importError(path, where(i, e) + ".ts", "negative, past the year 2100 or not finite");
-        auto dur = limits::toNs(e["dur"].get<long double>(), 1000.0L, 0, limits::kLongestSpanNs);
-        if (!dur) importError(path, where(i, e) + ".dur", "negative, over a year or not finite");
+            importError(path_, where(i, e) + ".ts", "negative, past the year 2100 or not finite");
+        auto dur = limits::toNs(durIt->get<long double>(), 1000.0L, 0, limits::kLongestSpanNs);
+        if (!dur) importError(path_, where(i, e) + ".dur", "negative, over a year or not finite");
         std::int64_t start = *ts, end = *ts + *dur;
-        if (!any || start < out.firstNs) out.firstNs = start;
-        any = true;
+        if (!any_ || start < firstNs) firstNs = start;
+        any_ = true;
         std::string name = textOf(e, "name");
         static const Json kNoArgs = Json::object();
-        const Json& args = e.contains("args") && e["args"].is_object() ? e["args"] : kNoArgs;
+        auto argsIt = e.find("args");
+        const Json& args = argsIt != e.end() && argsIt->is_object() ? *argsIt : kNoArgs;
         if (cat == "kernel") {
             KernelRecord r;
             placeOnGpu(r, e, args, start, end);
-            r.name = name;
+            r.name = std::move(name);
             r.registersPerThread = static_cast<std::int32_t>(intArg(args, "registers per thread"));
             // Kineto reports static + dynamic shared memory as one number.
             r.staticSharedBytes = static_cast<std::int32_t>(intArg(args, "shared memory"));
-            dims(path, where(i, e), args, "grid", r.gridX, r.gridY, r.gridZ);
-            dims(path, where(i, e), args, "block", r.blockX, r.blockY, r.blockZ);
-            out.kernels.push_back(std::move(r));
+            dims(path_, where(i, e), args, "grid", r.gridX, r.gridY, r.gridZ);
+            dims(path_, where(i, e), args, "block", r.blockX, r.blockY, r.blockZ);
+            if (kernels == 0) firstKernelDevice = r.deviceId;
+            ++kernels;
+            writer_.add(r);
         } else if (cat == "gpu_memcpy") {
             MemcpyRecord r;
             placeOnGpu(r, e, args, start, end);
-            r.bytes = checkedBytes(path, where(i, e), args);
+            r.bytes = checkedBytes(path_, where(i, e), args);
             parseMemcpyName(name, r);
-            out.memcpys.push_back(r);
+            writer_.add(r);
         } else if (cat == "gpu_memset") {
             MemsetRecord r;
             placeOnGpu(r, e, args, start, end);
-            r.bytes = checkedBytes(path, where(i, e), args);
+            r.bytes = checkedBytes(path_, where(i, e), args);
             if (name.find("Device") != std::string::npos) r.memoryKind = MemoryKind::Device;
-            out.memsets.push_back(r);
+            writer_.add(r);
         } else if (cat == "cuda_runtime" || cat == "cuda_driver") {
             ApiCallRecord r;
-            r.startNs = start, r.endNs = end, r.name = name;
+            r.startNs = start, r.endNs = end, r.name = std::move(name);
             r.processId = idOf(e, "pid");
             r.threadId = idOf(e, "tid");
             r.correlationId = static_cast<std::uint32_t>(intArg(args, "correlation"));
             r.kind = cat == "cuda_runtime" ? ApiKind::Runtime : ApiKind::Driver;
             r.callbackId = static_cast<std::uint32_t>(intArg(args, "cbid"));
-            out.apiCalls.push_back(std::move(r));
+            ++apiCalls;
+            writer_.add(r);
         } else if (cat == "cpu_op" || cat == "user_annotation") {
-            RangeRecord r;
-            r.startNs = start, r.endNs = end, r.name = name;
-            r.processId = idOf(e, "pid");
-            r.threadId = idOf(e, "tid");
-            r.domain = cat == "cpu_op" ? "torch.op" : "torch.annotation";
-            r.kind = RangeKind::PushPop;
-            out.ranges.push_back(std::move(r));
+            auto [it, added] =
+                nameIds_.try_emplace(std::move(name), static_cast<std::uint32_t>(names_.size()));
+            if (added) names_.push_back(&it->first);
+            ranges_.push_back(
+                {start, end, idOf(e, "pid"), idOf(e, "tid"), it->second, cat == "user_annotation"});
         } else if (cat == "overhead") {  // the profiler's own work, e.g. buffer requests
-            out.overheads.push_back({start, end, name});
+            writer_.add(OverheadRecord{start, end, name});
         }
     }
-    assignNestingDepth(out.ranges);
-    return out;
+
+    std::size_t ranges() const { return ranges_.size(); }
+
+    // The ranges, sorted by thread and start with their nesting depth (as
+    // assignNestingDepth does for RangeRecords), to the writer.
+    void writeRanges() {
+        std::sort(ranges_.begin(), ranges_.end(), [](const PendingRange& a, const PendingRange& b) {
+            return std::tie(a.processId, a.threadId, a.startNs, b.endNs) <
+                   std::tie(b.processId, b.threadId, b.startNs, a.endNs);
+        });
+        std::vector<std::int64_t> openEnds;
+        std::pair<std::uint32_t, std::uint32_t> thread{~0u, ~0u};
+        RangeRecord r;
+        r.kind = RangeKind::PushPop;
+        for (const auto& p : ranges_) {
+            if (std::pair(p.processId, p.threadId) != thread) {
+                openEnds.clear();
+                thread = {p.processId, p.threadId};
+            }
+            while (!openEnds.empty() && openEnds.back() <= p.startNs)
+                openEnds.pop_back();
+            r.startNs = p.startNs, r.endNs = p.endNs;
+            r.processId = p.processId, r.threadId = p.threadId;
+            r.name = *names_[p.name];
+            r.domain = p.annotation ? "torch.annotation" : "torch.op";
+            r.depth = static_cast<std::int32_t>(openEnds.size());
+            openEnds.push_back(p.endNs);
+            writer_.add(r);
+        }
+        std::vector<PendingRange>().swap(ranges_);
+    }
+
+    std::int64_t firstNs = 0;
+    std::int64_t kernels = 0, apiCalls = 0;
+    std::uint32_t firstKernelDevice = 0;
+
+  private:
+    const std::string& path_;
+    StoreWriter& writer_;
+    bool any_ = false;
+    std::vector<PendingRange> ranges_;
+    std::unordered_map<std::string, std::uint32_t> nameIds_;
+    std::vector<const std::string*> names_;
+};
+
+// nlohmann's SAX interface, so the trace is read in one pass and never held
+// whole: each element of traceEvents is built as a small JSON object (its
+// own fields, args and launch dimensions; anything nested deeper is kept as
+// null, which no check reads as a number), handed to the EventSink and
+// dropped. Of the other top-level fields only the few the run needs are
+// kept. (simdjson was the alternative; it parses a whole document in memory,
+// so streaming one large traceEvents array would need our own splitter in
+// front of it. See docs/benchmarks.md "Import at scale" for the measurement.)
+class KinetoSax {
+  public:
+    KinetoSax(const std::string& path, EventSink& sink) : path_(path), sink_(sink) {}
+
+    std::map<std::string, Json> top;  // deviceProperties, baseTimeNanoseconds, …
+    bool rootIsObject = false;
+    bool sawEvents = false;
+
+    bool null() { return scalar(Json()); }
+    bool boolean(bool v) { return scalar(Json(v)); }
+    bool number_integer(std::int64_t v) { return scalar(Json(v)); }
+    bool number_unsigned(std::uint64_t v) { return scalar(Json(v)); }
+    bool number_float(long double v, const std::string&) { return scalar(Json(v)); }
+    bool string(std::string& v) { return scalar(Json(std::move(v))); }
+    bool binary(Json::binary_t&) { return scalar(Json()); }
+    bool start_object(std::size_t) { return start(true); }
+    bool start_array(std::size_t) { return start(false); }
+    bool end_object() { return end(); }
+    bool end_array() { return end(); }
+    bool key(std::string& k) {
+        if (mode_ == Mode::Top)
+            key_ = std::move(k);
+        else if (mode_ == Mode::Build && skip_ == 0)
+            buildKey_ = std::move(k);
+        return true;
+    }
+    bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception&) {
+        importError(path_, "(file)", "not valid JSON (at byte " + std::to_string(position) + ")");
+    }
+
+  private:
+    enum class Mode { Root, Top, Events, Build, Skip, Done };
+    static constexpr std::size_t kMaxDepth = 3;  // event → args → grid
+
+    static bool kept(const std::string& key) {
+        return key == "deviceProperties" || key == "baseTimeNanoseconds" ||
+               key == "cuda_driver_version";
+    }
+
+    bool scalar(Json&& v) {
+        switch (mode_) {
+            case Mode::Root:
+                mode_ = Mode::Done;
+                break;  // a bare value: not a trace
+            case Mode::Top:
+                if (kept(key_)) top[key_] = std::move(v);
+                break;
+            case Mode::Events:
+                sink_.add(index_++, v);
+                break;
+            case Mode::Build:
+                if (skip_ == 0) place(std::move(v));
+                if (stack_.empty()) finish();
+                break;
+            case Mode::Skip:
+            case Mode::Done:
+                break;
+        }
+        return true;
+    }
+
+    bool start(bool object) {
+        switch (mode_) {
+            case Mode::Root:
+                rootIsObject = object;
+                mode_ = object ? Mode::Top : Mode::Skip;
+                skip_ = object ? 0 : 1;
+                skipEnds_ = Mode::Done;
+                break;
+            case Mode::Top:
+                if (key_ == "traceEvents" && !object) {
+                    if (sawEvents) importError(path_, "traceEvents", "appears twice");
+                    sawEvents = true;
+                    mode_ = Mode::Events;
+                } else if (kept(key_)) {
+                    begin(Mode::Top, object);
+                } else {
+                    mode_ = Mode::Skip, skip_ = 1, skipEnds_ = Mode::Top;
+                }
+                break;
+            case Mode::Events:
+                begin(Mode::Events, object);
+                break;
+            case Mode::Build:
+                if (skip_ > 0 || stack_.size() >= kMaxDepth) {
+                    if (skip_++ == 0) place(Json());
+                } else {
+                    stack_.push_back(place(object ? Json::object() : Json::array()));
+                }
+                break;
+            case Mode::Skip:
+                ++skip_;
+                break;
+            case Mode::Done:
+                break;
+        }
+        return true;
+    }
+
+    bool end() {
+        switch (mode_) {
+            case Mode::Top:
+                mode_ = Mode::Done;
+                break;  // the root object closed
+            case Mode::Events:
+                mode_ = Mode::Top;
+                break;  // traceEvents closed
+            case Mode::Build:
+                if (skip_ > 0) {
+                    --skip_;
+                } else {
+                    stack_.pop_back();
+                    if (stack_.empty()) finish();
+                }
+                break;
+            case Mode::Skip:
+                if (--skip_ == 0) mode_ = skipEnds_;
+                break;
+            case Mode::Root:
+            case Mode::Done:
+                break;
+        }
+        return true;
+    }
+
+    // A value for traceEvents (an event) or for a kept top-level field.
+    void begin(Mode from, bool object) {
+        from_ = from;
+        mode_ = Mode::Build;
+        value_ = object ? Json::object() : Json::array();
+        stack_.assign(1, &value_);
+    }
+
+    Json* place(Json&& v) {
+        Json& parent = *stack_.back();
+        if (parent.is_object()) {
+            Json& slot = parent[buildKey_];
+            slot = std::move(v);
+            return &slot;
+        }
+        parent.push_back(std::move(v));
+        return &parent.back();
+    }
+
+    void finish() {
+        mode_ = from_;
+        if (from_ == Mode::Events)
+            sink_.add(index_++, value_);
+        else
+            top[key_] = std::move(value_);
+        value_ = Json();
+    }
+
+    const std::string& path_;
+    EventSink& sink_;
+    Mode mode_ = Mode::Root, from_ = Mode::Top, skipEnds_ = Mode::Top;
+    std::string key_, buildKey_;
+    std::size_t skip_ = 0, index_ = 0;
+    Json value_;
+    std::vector<Json*> stack_;
+};
+
+template <typename Parse>
+ImportResult importStreaming(Store& store, const std::string& path, const std::string& label,
+                             Parse&& parse) {
+    NewRun nr;
+    std::string file = std::filesystem::path(path).filename().string();
+    nr.label = label.empty() ? "PyTorch profiler " + file : label;
+    nr.workload = WorkloadInfo{file, "imported", ""};
+    nr.command = "torch.profiler (imported from " + path + ")";
+    std::int64_t kernels = 0;
+    // One transaction (storeImportedRun): records are written as they are
+    // read, and an error at any byte of the file rolls all of them back.
+    auto imported = storeImportedRun(store, nr, [&](RunId run, StoreWriter& w) {
+        EventSink sink(path, w);
+        KinetoSax sax(path, sink);
+        parse(sax);
+        if (!sax.rootIsObject || !sax.sawEvents)
+            importError(path, "traceEvents", "missing or not an array (not a Chrome trace)");
+        if (sink.kernels == 0 && sink.apiCalls == 0 && sink.ranges() == 0)
+            importError(path, "traceEvents",
+                        "no kernels, CUDA calls or operators (was the profiler run with "
+                        "ProfilerActivity.CUDA?)");
+        auto device = deviceOf(path, sax.top, sink.firstKernelDevice);
+        auto driver = sax.top.find("cuda_driver_version");
+        if (device && driver != sax.top.end() && driver->second.is_number_integer()) {
+            auto v = driver->second.get<std::int64_t>();  // e.g. 13000 = 13.0
+            device->cudaVersion = std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
+        }
+        // Kineto's ts are microseconds on the Unix clock, or relative to
+        // baseTimeNanoseconds when the trace has it.
+        auto baseIt = sax.top.find("baseTimeNanoseconds");
+        std::int64_t base = baseIt != sax.top.end() && baseIt->second.is_number_integer()
+                                ? baseIt->second.get<std::int64_t>()
+                                : 0;
+        if (base < 0 || base > limits::kLatestTimeNs - sink.firstNs)
+            importError(path, "baseTimeNanoseconds", "negative or past the year 2100");
+        constexpr std::int64_t kYear2001Ns = 978'307'200'000'000'000;
+        std::int64_t startedAt = sink.firstNs > kYear2001Ns ? sink.firstNs
+                                 : base > 0                 ? base + sink.firstNs
+                                                            : 0;  // unknown: now
+        sink.writeRanges();
+        if (device) store.setDevice(run, *device);
+        if (startedAt) store.setStartedAt(run, startedAt);
+        store.setProperty(run, "imported_from", path);
+        kernels = sink.kernels;
+    });
+    return {imported.run, "PyTorch profiler (Kineto) trace", imported.requests, kernels,
+            imported.records};
 }
 
 }  // namespace
@@ -251,57 +520,93 @@ bool isKinetoTrace(const std::string& text) {
 
 ImportResult importKinetoTrace(Store& store, const std::string& path, const std::string& text,
                                const std::string& label) {
-    auto doc = Json::parse(text, nullptr, false);
-    if (doc.is_discarded()) importError(path, "(file)", "not valid JSON");
-    if (!doc.is_object() || !doc.contains("traceEvents") || !doc["traceEvents"].is_array())
-        importError(path, "traceEvents", "missing or not an array (not a Chrome trace)");
-    auto converted = convert(path, doc["traceEvents"]);
-    if (converted.kernels.empty() && converted.apiCalls.empty() && converted.ranges.empty())
-        importError(path, "traceEvents",
-                    "no kernels, CUDA calls or operators (was the profiler run with "
-                    "ProfilerActivity.CUDA?)");
-
-    NewRun nr;
-    std::string file = std::filesystem::path(path).filename().string();
-    nr.label = label.empty() ? "PyTorch profiler " + file : label;
-    nr.workload = WorkloadInfo{file, "imported", ""};
-    nr.device = deviceOf(path, doc, converted.kernels.empty() ? 0 : converted.kernels[0].deviceId);
-    if (nr.device && doc.contains("cuda_driver_version") &&
-        doc["cuda_driver_version"].is_number_integer()) {
-        auto v = doc["cuda_driver_version"].get<std::int64_t>();  // e.g. 13000 = 13.0
-        nr.device->cudaVersion = std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
-    }
-    nr.command = "torch.profiler (imported from " + path + ")";
-    // Kineto's ts are microseconds on the Unix clock, or relative to
-    // baseTimeNanoseconds when the trace has it.
-    std::int64_t base =
-        doc.contains("baseTimeNanoseconds") && doc["baseTimeNanoseconds"].is_number_integer()
-            ? doc["baseTimeNanoseconds"].get<std::int64_t>()
-            : 0;
-    if (base < 0 || base > limits::kLatestTimeNs - converted.firstNs)
-        importError(path, "baseTimeNanoseconds", "negative or past the year 2100");
-    constexpr std::int64_t kYear2001Ns = 978'307'200'000'000'000;
-    nr.startedAtNs = converted.firstNs > kYear2001Ns ? converted.firstNs
-                     : base > 0                      ? base + converted.firstNs
-                                                     : 0;  // unknown: now
-    std::int64_t kernels = static_cast<std::int64_t>(converted.kernels.size());
-    auto imported = storeImportedRun(store, nr, [&](RunId run, StoreWriter& w) {
-        for (const auto& r : converted.kernels)
-            w.add(r);
-        for (const auto& r : converted.memcpys)
-            w.add(r);
-        for (const auto& r : converted.memsets)
-            w.add(r);
-        for (const auto& r : converted.apiCalls)
-            w.add(r);
-        for (const auto& r : converted.ranges)
-            w.add(r);
-        for (const auto& r : converted.overheads)
-            w.add(r);
-        store.setProperty(run, "imported_from", path);
+    return importStreaming(store, path, label, [&](KinetoSax& sax) {
+        Json::sax_parse(text.begin(), text.end(), &sax);
     });
-    return {imported.run, "PyTorch profiler (Kineto) trace", imported.requests, kernels,
-            imported.records};
+}
+
+ImportResult importKinetoTraceFile(Store& store, const std::string& path, const std::string& label,
+                                   ReadProgress progress) {
+    TraceReader reader(path, std::move(progress));
+    return importStreaming(store, path, label, [&](KinetoSax& sax) {
+        BufferedInput input(reader);
+        Json::sax_parse(input.begin(), input.end(), &sax);
+    });
+}
+
+}  // namespace ws
+
+namespace ws {
+
+namespace {
+
+// Reads no more of a file than it needs to tell a Kineto trace.
+class KinetoSniffer : public nlohmann::json_sax<Json> {
+  public:
+    bool kineto = false;
+
+    bool null() override { return value(); }
+    bool boolean(bool) override { return value(); }
+    bool number_integer(std::int64_t) override { return value(); }
+    bool number_unsigned(std::uint64_t) override { return value(); }
+    bool number_float(long double, const std::string&) override { return value(); }
+    bool string(std::string& v) override {
+        if (depth_ == 3 && inEvents_ && key_ == "cat" && (v == "kernel" || v == "cuda_runtime"))
+            marked_ = true;
+        return value();
+    }
+    bool binary(binary_t&) override { return value(); }
+    bool start_object(std::size_t) override {
+        if (depth_ == 0) rootObject_ = true;
+        return open();
+    }
+    bool start_array(std::size_t) override {
+        if (depth_ == 1 && key_ == "traceEvents") inEvents_ = sawEvents_ = true;
+        return open();
+    }
+    bool end_object() override { return close(); }
+    bool end_array() override { return close(); }
+    bool key(std::string& k) override {
+        if (depth_ == 1 && (k == "schemaVersion" || k == "deviceProperties")) marked_ = true;
+        if (depth_ == 1 || depth_ == 3) key_ = std::move(k);
+        return true;
+    }
+    bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override {
+        return false;
+    }
+
+  private:
+    bool decided() {
+        kineto = rootObject_ && sawEvents_ && marked_;
+        return !kineto;  // false stops the parser
+    }
+    bool value() { return decided(); }
+    bool open() {
+        ++depth_;
+        return decided();
+    }
+    bool close() {
+        if (--depth_ == 1) inEvents_ = false;
+        return true;
+    }
+
+    int depth_ = 0;
+    bool rootObject_ = false, inEvents_ = false, sawEvents_ = false, marked_ = false;
+    std::string key_;
+};
+
+}  // namespace
+
+bool isKinetoTraceFile(const std::string& path) {
+    try {
+        TraceReader reader(path);
+        BufferedInput input(reader, 1 << 16);
+        KinetoSniffer sniffer;
+        Json::sax_parse(input.begin(), input.end(), &sniffer);
+        return sniffer.kineto;
+    } catch (const std::runtime_error&) {
+        return false;  // unreadable, or a damaged gzip stream
+    }
 }
 
 }  // namespace ws

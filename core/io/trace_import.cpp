@@ -16,13 +16,21 @@ namespace ws {
 
 namespace {
 
-ImportResult importAs(Store& store, const TraceFile& file, const std::string& label) {
+// Up to this size a JSON file is read whole and recognised as before (its
+// text stays in TraceFile::text); larger ones and every .json.gz are only
+// sniffed here and streamed by the importer, so a trace of gigabytes is never
+// held in memory.
+constexpr std::int64_t kWholeFileBytes = 16 << 20;
+
+ImportResult importAs(Store& store, const TraceFile& file, const std::string& label,
+                      const ReadProgress& progress) {
     switch (file.format) {
         case TraceFormat::VllmResult:
             return importVllmResult(store, file.path, file.text, label);
         case TraceFormat::NsysSqlite:
             return importNsysExport(store, file.path, label);
         case TraceFormat::KinetoTrace:
+            if (file.text.empty()) return importKinetoTraceFile(store, file.path, label, progress);
             return importKinetoTrace(store, file.path, file.text, label);
     }
     importError(file.path, "(file)", "unknown format");
@@ -44,6 +52,13 @@ TraceFile readTraceFile(const std::string& path) {
     in.read(head.data(), static_cast<std::streamsize>(head.size()));
     head.resize(static_cast<std::size_t>(in.gcount()));
     if (isSqliteFile(head)) return {path, TraceFormat::NsysSqlite, {}};
+    if (isGzip(head) || static_cast<std::int64_t>(st.st_size) > kWholeFileBytes) {
+        if (isKinetoTraceFile(path)) return {path, TraceFormat::KinetoTrace, {}};
+        if (isGzip(head))
+            importError(path, "(file)",
+                        "not a gzip-compressed PyTorch profiler trace (the one compressed "
+                        "format Warpscope imports)");
+    }
     in.clear();
     in.seekg(0);
     std::ostringstream buf;
@@ -57,9 +72,10 @@ TraceFile readTraceFile(const std::string& path) {
                 "JSON, an Nsight Systems SQLite export or a PyTorch profiler trace JSON)");
 }
 
-ImportResult importTrace(Store& store, const TraceFile& file, const std::string& label) {
+ImportResult importTrace(Store& store, const TraceFile& file, const std::string& label,
+                         const ReadProgress& progress) {
     try {
-        return importAs(store, file, label);
+        return importAs(store, file, label, progress);
     } catch (const nlohmann::json::exception& e) {
         // The importers name the fields they check; this names at least the file.
         importError(file.path, "(file)", std::string("unexpected JSON content: ") + e.what());

@@ -311,6 +311,14 @@ void Store::setDevice(RunId id, const DeviceInfo& device) {
     tx.commit();
 }
 
+void Store::setStartedAt(RunId id, std::int64_t startedAtNs) {
+    requireWritable("set a run's start");
+    sql::Statement st(*db_, "UPDATE runs SET started_at = ?2 WHERE id = ?1");
+    st.bind(1, id);
+    st.bind(2, startedAtNs);
+    st.exec();
+}
+
 void Store::deleteRun(RunId id) {
     requireWritable("delete a run");
     sql::Transaction tx(*db_);

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "io/import_run.h"
+#include "io/trace_reader.h"
 
 namespace ws {
 
@@ -18,9 +19,22 @@ class Store;
 // (schemaVersion or deviceProperties, or kernel / cuda_runtime events).
 bool isKinetoTrace(const std::string& text);
 
+// The same for a file of any size, plain or gzip-compressed, read in one
+// pass and never whole: it reads until it knows (an object whose traceEvents
+// array has begun, with one of those marks before it or among the events
+// read so far), so a file damaged further on is refused by the import.
+bool isKinetoTraceFile(const std::string& path);
+
 // Throws std::runtime_error naming the file, the event and field and why; on
-// any error nothing is added to the store.
+// any error nothing is added to the store. Streams: the events are parsed one
+// at a time (nlohmann's SAX parser) and written as they come, so memory
+// follows the records in flight and the ranges waiting for their nesting
+// depth (32 bytes each), not the size of the text.
 ImportResult importKinetoTrace(Store& store, const std::string& path, const std::string& text,
                                const std::string& label);
+// The same, reading the file at `path` (plain or .json.gz) block by block;
+// `progress` hears the bytes read.
+ImportResult importKinetoTraceFile(Store& store, const std::string& path, const std::string& label,
+                                   ReadProgress progress = {});
 
 }  // namespace ws

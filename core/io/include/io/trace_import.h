@@ -5,6 +5,7 @@
 #include <string>
 
 #include "io/import_run.h"
+#include "io/trace_reader.h"
 
 namespace ws {
 
@@ -15,7 +16,9 @@ enum class TraceFormat { VllmResult, NsysSqlite, KinetoTrace };
 struct TraceFile {
     std::string path;
     TraceFormat format = TraceFormat::VllmResult;
-    std::string text;  // the JSON formats' content (SQLite is read in place)
+    // The JSON formats' content (SQLite is read in place). Empty for a Kineto
+    // trace over 16 MiB or gzip-compressed: that one is streamed from `path`.
+    std::string text;
 };
 
 // Recognises a vLLM `bench serve --save-result` JSON, an Nsight Systems SQLite
@@ -23,7 +26,9 @@ struct TraceFile {
 // naming the file and why for anything else, before any store is touched.
 TraceFile readTraceFile(const std::string& path);
 
-// On any error nothing is added to the store.
-ImportResult importTrace(Store& store, const TraceFile& file, const std::string& label);
+// On any error nothing is added to the store. `progress` hears the bytes read
+// of a streamed file.
+ImportResult importTrace(Store& store, const TraceFile& file, const std::string& label,
+                         const ReadProgress& progress = {});
 
 }  // namespace ws

@@ -52,6 +52,8 @@ class Store {
     void addDroppedRecords(RunId id, std::int64_t count);
     void setProperty(RunId id, std::string_view key, std::string_view value);
     void setDevice(RunId id, const DeviceInfo& device);
+    // For importers that learn when a run began only at the end of its file.
+    void setStartedAt(RunId id, std::int64_t startedAtNs);
     void deleteRun(RunId id);
 
     // How long a write waits for another process's lock before StoreError(Locked).

@@ -9,7 +9,12 @@
 namespace ws {
 
 ConventionOutcome applyNvtxConventions(Store& store, RunId run, StoreWriter& writer) {
-    auto ranges = rangesIn(store, run);
+    // Only "ws." ranges carry conventions (ws.property, ws.quality,
+    // ws.request, ws.token): keep those, not a run's million operator ranges.
+    std::vector<RangeRecord> ranges;
+    forEachRange(store, run, {}, std::nullopt, [&](const RangeRecord& r) {
+        if (r.name.compare(0, 3, "ws.") == 0) ranges.push_back(r);
+    });
     ConventionOutcome out;
     auto annotations = parseRunAnnotations(ranges);
     for (const auto& [key, value] : annotations.properties)

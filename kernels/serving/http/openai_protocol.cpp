@@ -252,6 +252,33 @@ json finishValue(std::optional<FinishReason> finish) {
     return finish ? json(toString(*finish)) : json(nullptr);
 }
 
+// A choice: completions carry `text`; chat carries `chatKey` ("delta" when
+// streamed, "message" in a whole body) holding `chatValue`.
+json choiceOf(Endpoint endpoint, const std::string& text, const char* chatKey, json chatValue,
+              json finish) {
+    if (endpoint == Endpoint::Completions)
+        return json{{"index", 0},
+                    {"text", text},
+                    {"logprobs", nullptr},
+                    {"finish_reason", std::move(finish)},
+                    {"stop_reason", nullptr}};
+    return json{{"index", 0},
+                {chatKey, std::move(chatValue)},
+                {"logprobs", nullptr},
+                {"finish_reason", std::move(finish)}};
+}
+
+// One streamed chunk holding one choice.
+std::string chunkEvent(const std::string& id, const std::string& object, std::int64_t created,
+                       const std::string& model, json choice) {
+    json chunk{{"id", id},
+               {"object", object},
+               {"created", created},
+               {"model", model},
+               {"choices", json::array({std::move(choice)})}};
+    return "data: " + dumped(chunk) + "\n\n";
+}
+
 }  // namespace
 
 std::string errorType(int status) {
@@ -316,34 +343,13 @@ std::string ResponseFormat::roleEvent() const {
                 {"delta", {{"role", "assistant"}, {"content", ""}}},
                 {"logprobs", nullptr},
                 {"finish_reason", nullptr}};
-    json chunk{{"id", id_},
-               {"object", chunkObject()},
-               {"created", created_},
-               {"model", model_},
-               {"choices", json::array({std::move(choice)})}};
-    return "data: " + dumped(chunk) + "\n\n";
+    return chunkEvent(id_, chunkObject(), created_, model_, std::move(choice));
 }
 
 std::string ResponseFormat::deltaEvent(const std::string& text,
                                        std::optional<FinishReason> finish) const {
-    json choice;
-    if (endpoint_ == Endpoint::Completions)
-        choice = json{{"index", 0},
-                      {"text", text},
-                      {"logprobs", nullptr},
-                      {"finish_reason", finishValue(finish)},
-                      {"stop_reason", nullptr}};
-    else
-        choice = json{{"index", 0},
-                      {"delta", {{"content", text}}},
-                      {"logprobs", nullptr},
-                      {"finish_reason", finishValue(finish)}};
-    json chunk{{"id", id_},
-               {"object", chunkObject()},
-               {"created", created_},
-               {"model", model_},
-               {"choices", json::array({std::move(choice)})}};
-    return "data: " + dumped(chunk) + "\n\n";
+    return chunkEvent(id_, chunkObject(), created_, model_,
+                      choiceOf(endpoint_, text, "delta", {{"content", text}}, finishValue(finish)));
 }
 
 std::string ResponseFormat::usageEvent(const Usage& usage) const {
@@ -362,18 +368,8 @@ std::string ResponseFormat::doneEvent() {
 
 std::string ResponseFormat::body(const std::string& text, FinishReason finish,
                                  const Usage& usage) const {
-    json choice;
-    if (endpoint_ == Endpoint::Completions)
-        choice = json{{"index", 0},
-                      {"text", text},
-                      {"logprobs", nullptr},
-                      {"finish_reason", finishValue(finish)},
-                      {"stop_reason", nullptr}};
-    else
-        choice = json{{"index", 0},
-                      {"message", {{"role", "assistant"}, {"content", text}}},
-                      {"logprobs", nullptr},
-                      {"finish_reason", finishValue(finish)}};
+    json choice = choiceOf(endpoint_, text, "message", {{"role", "assistant"}, {"content", text}},
+                           finishValue(finish));
     json response{
         {"id", id_},
         {"object", endpoint_ == Endpoint::Completions ? "text_completion" : "chat.completion"},

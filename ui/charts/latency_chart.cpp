@@ -118,10 +118,14 @@ LatencyChart::LatencyChart(QWidget* parent) : QCustomPlot(parent) {
         boxes_[c]->setMarginGroup(QCP::msLeft | QCP::msRight, margins);
         cdfs_[c]->setMarginGroup(QCP::msLeft | QCP::msRight, margins);
     }
-    plotLayout()->setRowStretchFactors({0.01, 1.0});
     grid->setRowStretchFactors({1.0, 1.3});
+    // The legend in a row of its own under the charts: inside a CDF's axis
+    // rect it covers the curves of the slowest runs, whose steps end there.
     legend = new QCPLegend;
-    cdfs_[0]->insetLayout()->addElement(legend, Qt::AlignRight | Qt::AlignBottom);
+    plotLayout()->addElement(2, 0, legend);
+    plotLayout()->setRowStretchFactors({0.01, 1.0, 0.01});
+    legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    legend->setWrap(4);
     legend->setVisible(true);
     styleAxes(this);
 }

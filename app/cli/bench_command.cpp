@@ -1,7 +1,9 @@
 // bench serve: load against an OpenAI-compatible server with vLLM's flags,
-// stored as a run; then the same statistics `stats` prints for it.
+// stored as a run; then the same statistics `stats` prints for it. With
+// --server or --attach the load joins a capture (bench_server.cpp).
 #include <signal.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <fstream>
@@ -10,6 +12,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "cli/bench_serve.h"
 #include "cli/cli_args.h"
 #include "cli/commands.h"
 #include "cli/goodput_arg.h"
@@ -40,10 +43,32 @@ std::string joined(const std::vector<std::string>& argv) {
     return out;
 }
 
+// --server needs the command after `--`, and `--` means nothing without
+// --server: both refused before anything starts.
+void checkServerCommand(const Args& args, const std::vector<std::string>& argv) {
+    const bool dashDash = std::find(argv.begin(), argv.end(), "--") != argv.end();
+    if (args.flag("server")) {
+        if (!dashDash)
+            throw UsageError(
+                "--server needs the server's command after `--` (--server -- CMD ARGS...)");
+        if (args.passThrough().empty())
+            throw UsageError("--server: no command after `--` (--server -- CMD ARGS...)");
+        if (args.value("attach"))
+            throw UsageError(
+                "--server and --attach exclude each other: --server starts the server, "
+                "--attach joins one `record` runs");
+    } else if (dashDash) {
+        throw UsageError("a command after `--` is started only with --server");
+    }
+    for (const char* option : {"server-timeout", "stop-grace", "sample-ms"})
+        if (args.value(option) && !args.flag("server"))
+            throw UsageError(std::string("--") + option + " applies to --server");
+}
+
 }  // namespace
 
 int cmdBench(const std::vector<std::string>& argv) {
-    auto args = Args::parse(argv, {{"ignore-eos"},
+    auto args = Args::parse(argv, {{"ignore-eos", "server"},
                                    {"db",
                                     "endpoint",
                                     "backend",
@@ -66,12 +91,19 @@ int cmdBench(const std::vector<std::string>& argv) {
                                     "save-result",
                                     "temperature",
                                     "request-timeout",
-                                    "run-timeout"},
+                                    "run-timeout",
+                                    "server-timeout",
+                                    "stop-grace",
+                                    "sample-ms",
+                                    "attach"},
                                    1,
-                                   1});
+                                   1,
+                                   true});
     if (args.positional()[0] != "serve")
         throw UsageError("bench: unknown mode '" + args.positional()[0] + "' (serve)");
-    ServeLoadOptions o;
+    checkServerCommand(args, argv);
+    BenchServe bench;
+    ServeLoadOptions& o = bench.options;
     auto endpoint = args.value("endpoint");
     if (!endpoint) throw UsageError("bench serve needs --endpoint URL");
     o.endpoint = *endpoint;
@@ -113,9 +145,11 @@ int cmdBench(const std::vector<std::string>& argv) {
     o.runTimeoutS = parseFiniteNumber("run-timeout", args.valueOr("run-timeout", "0"));
     if (!(o.requestTimeoutS > 0) || o.runTimeoutS < 0)
         throw UsageError("--request-timeout must be positive, --run-timeout 0 or positive");
-    LatencyTargets targets;
-    if (auto g = args.value("goodput")) targets = parseGoodput(*g);
+    bench.goodput = args.value("goodput");
+    if (bench.goodput) bench.targets = parseGoodput(*bench.goodput);
     requestUrl(o);  // a malformed endpoint fails before anything is sent
+    std::optional<RunId> attach;
+    if (auto a = args.value("attach")) attach = parseRunId(*a);
 
     nlohmann::ordered_json settings = {{"endpoint", o.endpoint},
                                        {"backend", o.backend},
@@ -133,7 +167,13 @@ int cmdBench(const std::vector<std::string>& argv) {
                                        {"temperature", o.temperature}};
     if (auto g = args.value("goodput")) settings["goodput"] = *g;
 
-    auto opened = std::make_unique<Store>(storePath(args));  // created as import does
+    bench.info = ServeRunInfo{args.valueOr("label", ""), joined(argv), settings.dump()};
+    bench.storePath = storePath(args);
+    bench.saveResult = args.value("save-result");
+    if (args.flag("server")) return benchWithServer(bench, args);
+    if (attach) return benchAttach(bench, *attach);
+
+    Store(bench.storePath);  // created as import does, before the load
     gStop = false;
     o.stop = &gStop;
     struct sigaction action {
@@ -155,27 +195,35 @@ int cmdBench(const std::vector<std::string>& argv) {
     sigaction(SIGINT, &oldInt, nullptr);
     sigaction(SIGTERM, &oldTerm, nullptr);
 
-    ServeRunInfo info{args.valueOr("label", ""), joined(argv), settings.dump()};
-    RunId run = storeServeRun(*opened, o, result, info);
+    RunId run = 0;
+    {
+        Store store(bench.storePath);
+        run = storeServeRun(store, o, result, bench.info);
+    }
+    return reportBenchRun(bench, run, result);
+}
+
+int reportBenchRun(const BenchServe& bench, RunId run, const ServeLoadResult& result) {
+    const ServeLoadOptions& o = bench.options;
     const int failed = result.failed();
     std::cout << "stored run " << run << ": " << result.requests.size() - failed
               << " requests completed, " << failed << " failed";
     if (result.notSent) std::cout << ", " << result.notSent << " not sent";
     std::cout << '\n';
 
-    if (auto path = args.value("save-result")) {
+    if (bench.saveResult) {
+        Store store(bench.storePath);
         std::map<std::int64_t, std::string> errors;
         for (const auto& q : result.requests)
             if (!q.error.empty()) errors[q.id] = q.error;
         VllmResultSettings s{o.backend,    o.model,          o.numPrompts,    o.requestRate,
                              o.burstiness, o.maxConcurrency, result.startedNs};
-        std::ofstream out(*path);
-        out << vllmResultJson(*opened, run, s, targets, errors).dump(2) << '\n';
-        if (!out) throw std::runtime_error("cannot write " + *path);
+        std::ofstream out(*bench.saveResult);
+        out << vllmResultJson(store, run, s, bench.targets, errors).dump(2) << '\n';
+        if (!out) throw std::runtime_error("cannot write " + *bench.saveResult);
     }
-    opened.reset();
-    std::vector<std::string> statsArgs{std::to_string(run), "--db", storePath(args)};
-    if (auto g = args.value("goodput")) statsArgs.insert(statsArgs.end(), {"--goodput", *g});
+    std::vector<std::string> statsArgs{std::to_string(run), "--db", bench.storePath};
+    if (bench.goodput) statsArgs.insert(statsArgs.end(), {"--goodput", *bench.goodput});
     cmdStats(statsArgs);
     if (!result.warmupError.empty()) {
         std::cerr << "warpscope-cli bench: the warm-up request failed: " << result.warmupError

@@ -12,6 +12,7 @@
 
 #include "cli/cli_args.h"
 #include "cli/commands.h"
+#include "cli/inject_library.h"
 #include "cli/open_store.h"
 #include "cli/progress_output.h"
 #include "config/workload_config.h"
@@ -61,23 +62,6 @@ std::string expandScripts(std::string text) {
         at += folder.size();
     }
     return text;
-}
-
-// The capture library: $WARPSCOPE_INJECT_LIBRARY, else beside this binary
-// (installed: ../lib/warpscope/, build tree: ../core/capture/).
-std::string findInjectLibrary() {
-    if (const char* env = std::getenv("WARPSCOPE_INJECT_LIBRARY")) return env;
-    std::error_code ec;
-    auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-    if (ec) return {};
-    auto dir = exe.parent_path();
-    for (const auto& candidate :
-         {dir / "../lib/warpscope/libwarpscope_inject.so",
-          dir / "../core/capture/libwarpscope_inject.so", dir / "libwarpscope_inject.so"}) {
-        if (std::filesystem::exists(candidate, ec))
-            return std::filesystem::weakly_canonical(candidate, ec).string();
-    }
-    return {};
 }
 
 std::string count(std::int64_t n) {

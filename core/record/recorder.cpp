@@ -12,6 +12,7 @@
 #include <cstring>
 #include <iostream>
 #include <memory>
+#include <thread>
 
 #include "record/capture_server.h"
 #include "record/child_process.h"
@@ -126,6 +127,90 @@ void markStoppedByStoreError(Store& store, RunId run, const StoreError& e) {
     }
 }
 
+// The last lines a program wrote to stderr, for an error message when it
+// ended too early: the last 4 KiB kept, cut to whole lines at the end.
+void keepTail(std::string& tail, const char* data, std::size_t n) {
+    constexpr std::size_t kKept = 4096;
+    tail.append(data, n);
+    if (tail.size() > kKept) tail.erase(0, tail.size() - kKept);
+}
+
+std::string lastLines(const std::string& text, std::size_t count) {
+    std::vector<std::string> lines;
+    std::size_t begin = 0;
+    while (begin < text.size()) {
+        auto end = text.find('\n', begin);
+        if (end == std::string::npos) end = text.size();
+        if (end > begin) lines.push_back(text.substr(begin, end - begin));
+        begin = end + 1;
+    }
+    std::string out;
+    for (auto i = lines.size() > count ? lines.size() - count : 0; i < lines.size(); ++i)
+        out += lines[i] + "\n";
+    return out;
+}
+
+// Ends a program whose companion is done: SIGINT to its process group (what
+// Ctrl-C sends; servers drain on it), SIGTERM after the grace period, SIGKILL
+// after as long again.
+class ProgramStopper {
+  public:
+    explicit ProgramStopper(int graceMs) : grace_(std::chrono::milliseconds(graceMs)) {}
+    void step(ChildProcess& child, std::string& log) {
+        static constexpr int kSignals[] = {SIGINT, SIGTERM, SIGKILL};
+        static constexpr const char* kNames[] = {"SIGINT", "SIGTERM", "SIGKILL"};
+        auto now = Clock::now();
+        if (sent_ == 3 || (sent_ > 0 && now - last_ < grace_)) return;
+        child.signalGroup(kSignals[sent_]);
+        log += std::string("[warpscope] ") +
+               (sent_ == 0 ? "the work beside the program is done: "
+                           : "the program has not ended yet: ") +
+               kNames[sent_] + " sent\n";
+        ++sent_;
+        last_ = now;
+    }
+
+  private:
+    Clock::duration grace_;
+    int sent_ = 0;
+    Clock::time_point last_;
+};
+
+// The companion's thread: joined however supervise() is left, after telling
+// the companion the program is gone so that it returns.
+class CompanionThread {
+  public:
+    CompanionThread(Companion& companion, std::string& failure)
+        : companion_(companion), thread_([this, &failure] {
+              try {
+                  companion_.run();
+              } catch (const std::exception& e) {
+                  failure = e.what();
+              } catch (...) {
+                  failure = "unknown error";
+              }
+              done_ = true;
+          }) {}
+    ~CompanionThread() {
+        if (!thread_.joinable()) return;
+        programEnded();  // an error unwound supervise(): the program is being killed
+        thread_.join();
+    }
+    bool done() const { return done_; }
+    void programEnded() {
+        if (notified_ || done_) return;
+        notified_ = true;
+        if (companion_.programEnded) companion_.programEnded();
+    }
+    void join() { thread_.join(); }
+
+  private:
+    Companion& companion_;
+    std::atomic<bool> done_{false};
+    bool notified_ = false;
+    std::thread thread_;
+};
+
 }  // namespace
 
 Recorder::Recorder(RecordRequest request) : request_(std::move(request)) {
@@ -185,6 +270,9 @@ RecordOutcome Recorder::run() {
         store.deleteRun(runId);  // never started: nothing to keep
         throw;
     }
+    // The program's own pid, so the run names it even when no process of it
+    // ever reports to the capture (no CUDA driver, no CUDA or NVTX call).
+    store.setProperty(runId, "capture.program_pid", std::to_string(child->pid()));
     session = std::make_unique<RecordingSession>(store, runId);
     try {
         return supervise(*child, server, *session);
@@ -210,6 +298,7 @@ RecordOutcome Recorder::supervise(ChildProcess& child, CaptureServer& server,
     auto nextFlush = started, nextSample = started, nextProgress = started;
     std::optional<Clock::time_point> exitedAt;
     int cancelRequests = 0;
+    std::string errorTail;
 
     auto readOutput = [&](UniqueFd& fd, std::ostream& echo) {
         char buf[65536];
@@ -219,19 +308,35 @@ RecordOutcome Recorder::supervise(ChildProcess& child, CaptureServer& server,
             return;
         }
         session.pendingLog.append(buf, static_cast<std::size_t>(n));
+        if (&fd == &child.errors()) keepTail(errorTail, buf, static_cast<std::size_t>(n));
         if (request_.echoOutput) echo.write(buf, n).flush();
     };
     auto elapsedNs = [&] {
         return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - started).count();
     };
 
+    std::string companionFailure;
+    std::optional<CompanionThread> companion;
+    if (request_.companion) companion.emplace(*request_.companion, companionFailure);
+    std::optional<ProgramStopper> stopper;
+
     for (;;) {
-        if (!exitedAt && child.poll()) exitedAt = Clock::now();
+        if (!exitedAt && child.poll()) {
+            exitedAt = Clock::now();
+            if (companion && !stopper) companion->programEnded();
+        }
+        if (companion && companion->done() && !exitedAt) {
+            if (!stopper) stopper.emplace(request_.companion->stopGraceMs);
+            stopper->step(child, session.pendingLog);
+        }
         // Done once the program exited and every stream it held is closed, or
-        // a grace period later (a daemonised grandchild may hold them forever).
+        // a grace period later (a daemonised grandchild may hold them forever),
+        // and the companion returned.
         bool drained =
             !child.output().valid() && !child.errors().valid() && server.connections() == 0;
-        if (exitedAt && (drained || Clock::now() - *exitedAt > std::chrono::seconds(5))) break;
+        if (exitedAt && (drained || Clock::now() - *exitedAt > std::chrono::seconds(5)) &&
+            (!companion || companion->done()))
+            break;
 
         std::vector<pollfd> fds;
         server.addPollFds(fds);
@@ -278,8 +383,22 @@ RecordOutcome Recorder::supervise(ChildProcess& child, CaptureServer& server,
     child.output().reset();
     child.errors().reset();
     server.closeConnections();
+    if (companion) companion->join();
+    companion.reset();
+    if (!companionFailure.empty()) {
+        session.pendingLog +=
+            "[warpscope] the work beside the program failed: " + companionFailure + "\n";
+    }
 
-    auto outcome = session.finish(status, cancelRequests > 0, elapsedNs());
+    RecordingSession::Ending ending;
+    ending.waitStatus = status;
+    ending.cancelled = cancelRequests > 0;
+    ending.stoppedOnRequest = stopper.has_value();
+    ending.elapsedNs = elapsedNs();
+    if (request_.companion) ending.companionFinish = request_.companion->finish;
+    ending.companionFailed = !companionFailure.empty();
+    ending.errorTail = lastLines(errorTail, 10);
+    auto outcome = session.finish(ending);
     if (request_.onProgress) request_.onProgress(outcome.totals);
     return outcome;
 }

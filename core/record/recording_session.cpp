@@ -42,6 +42,8 @@ wire::Sink RecordingSession::sink() {
     wire::Sink s;
     s.hello = [this](const wire::Hello& h) {
         ++progress.processes;
+        if (!reportingPids_.empty()) reportingPids_ += ",";
+        reportingPids_ += std::to_string(h.pid) + "(" + std::to_string(h.parentPid) + ")";
         if (!clockOffset_) {
             clockOffset_ = h.cuptiNs - h.unixNs;
             pendingProperties_.emplace_back("cupti_clock_offset_ns", std::to_string(*clockOffset_));
@@ -189,9 +191,11 @@ void RecordingSession::finalFlush() {
     }
 }
 
-RecordOutcome RecordingSession::finish(int waitStatus, bool cancelled, std::int64_t elapsedNs) {
+RecordOutcome RecordingSession::finish(const Ending& ending) {
+    const int waitStatus = ending.waitStatus;
     RecordOutcome outcome;
     outcome.run = run_;
+    outcome.errorTail = ending.errorTail;
     if (WIFEXITED(waitStatus)) {
         outcome.exitCode = WEXITSTATUS(waitStatus);
         outcome.status = *outcome.exitCode == 0 ? RunStatus::Ok : RunStatus::Failed;
@@ -201,7 +205,23 @@ RecordOutcome RecordingSession::finish(int waitStatus, bool cancelled, std::int6
         pendingLog += "[warpscope] the program ended by signal " + std::to_string(*outcome.signal) +
                       " (" + strsignal(*outcome.signal) + ")\n";
     }
-    if (cancelled) outcome.status = RunStatus::Killed;
+    if (ending.stoppedOnRequest) {
+        // Asked to stop, any exit code or stop signal is how it took that;
+        // only a crash (SIGSEGV, SIGABRT, ...) on the way out fails the run.
+        outcome.stoppedOnRequest = true;
+        if (!outcome.signal || isKillSignal(*outcome.signal)) outcome.status = RunStatus::Ok;
+    }
+    if (ending.cancelled) outcome.status = RunStatus::Killed;
+    if (ending.companionFailed) outcome.status = RunStatus::Failed;
+    // Without a CUDA driver, or in a program that makes no CUDA or NVTX call,
+    // the capture library is never loaded: say so instead of an empty timeline.
+    pendingProperties_.emplace_back("capture.processes", std::to_string(progress.processes));
+    if (progress.processes == 0)
+        pendingLog +=
+            "[warpscope] no process reported to the capture (no CUDA driver here, or the "
+            "program made no CUDA or NVTX call): the run holds its output and exit only\n";
+    else
+        pendingProperties_.emplace_back("capture.pids", reportingPids_);
     // No CUDA process reported its clock: keep the samples on Unix time.
     for (const auto& s : unplacedSamples_)
         writer_.add(s);
@@ -218,6 +238,12 @@ RecordOutcome RecordingSession::finish(int waitStatus, bool cancelled, std::int6
         pendingLog += "[warpscope] ignored " + e + "\n";
     progress.tokens = conventions.tokens;
     finalFlush();
+    if (ending.companionFinish) {
+        store_.setBusyTimeout(static_cast<int>(
+            std::chrono::duration_cast<std::chrono::milliseconds>(kFinalWait).count()));
+        ending.companionFinish(store_, run_, outcome);
+        finalFlush();
+    }
 
     const auto deadline = std::chrono::steady_clock::now() + kFinalWait;
     for (;;) {
@@ -228,7 +254,7 @@ RecordOutcome RecordingSession::finish(int waitStatus, bool cancelled, std::int6
             if (!isBlocking(e) || std::chrono::steady_clock::now() > deadline) throw;
         }
     }
-    progress.elapsedNs = elapsedNs;
+    progress.elapsedNs = ending.elapsedNs;
     progress.finished = true;
     outcome.totals = progress;
     return outcome;

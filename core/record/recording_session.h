@@ -5,6 +5,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,9 +31,18 @@ class RecordingSession {
     // delays this: records wait in memory, bounded, and the log says so.
     void flush();
 
+    struct Ending {
+        int waitStatus = 0;
+        bool cancelled = false;         // Ctrl-C or cancel(): the run is "killed"
+        bool stoppedOnRequest = false;  // the recorder stopped it for its companion
+        std::int64_t elapsedNs = 0;
+        bool companionFailed = false;
+        std::string errorTail;  // the program's last stderr lines
+        std::function<void(Store&, RunId, RecordOutcome&)> companionFinish;
+    };
     // After the program ended: places what still waits, applies the NVTX
-    // conventions, and marks the run with the outcome of `waitStatus`.
-    RecordOutcome finish(int waitStatus, bool cancelled, std::int64_t elapsedNs);
+    // conventions, lets the companion add its rows, and marks the run.
+    RecordOutcome finish(const Ending& ending);
 
     RecordProgress progress;
     std::string pendingLog;
@@ -47,6 +57,7 @@ class RecordingSession {
     RunId run_;
     StoreWriter writer_;
     std::optional<std::int64_t> clockOffset_;  // CUPTI clock minus Unix time
+    std::string reportingPids_;                // "pid(parent pid)" of each process, in order
     std::vector<SampleRecord> unplacedSamples_;
     std::optional<DeviceInfo> pendingDevice_;
     bool deviceSeen_ = false;

@@ -36,21 +36,22 @@ std::string number(double v) {
 
 }  // namespace
 
-RunId storeServeRun(Store& store, const ServeLoadOptions& o, const ServeLoadResult& r,
-                    const ServeRunInfo& info) {
-    store.requireWritable("store a serving benchmark");
-    NewRun nr;
-    nr.label = info.label.empty() ? "bench serve " + o.model : info.label;
-    nr.workload = WorkloadInfo{o.model, "command", info.settingsJson};
-    nr.command = info.command;
-    nr.startedAtNs = r.startedNs;
-    sql::Transaction tx(store.db());
-    RunId id = store.beginRun(nr);
+RunStatus writeServeRequests(Store& store, RunId id, const ServeLoadOptions& o,
+                             const ServeLoadResult& r, const ServeRunInfo& info) {
+    // Ids follow those the run holds already (a recorded program's own
+    // ws.request marks, or another client attached before).
+    std::int64_t firstId = 0;
+    {
+        sql::Statement q(store.db(),
+                         "SELECT COALESCE(MAX(request_id) + 1, 0) FROM requests WHERE run_id = ?");
+        q.bind(1, id);
+        if (q.step()) firstId = q.int64(0);
+    }
     {
         StoreWriter w(store, id);
         for (const auto& q : r.requests) {
             RequestRecord rec;
-            rec.requestId = q.id;
+            rec.requestId = firstId + q.id;
             rec.startNs = q.startNs;
             rec.endNs = q.chunkNs.empty() ? q.startNs : q.chunkNs.back();
             rec.promptTokens = q.promptTokens;
@@ -58,7 +59,7 @@ RunId storeServeRun(Store& store, const ServeLoadOptions& o, const ServeLoadResu
             rec.success = q.error.empty();
             w.add(rec);
             for (std::size_t i = 0; i < q.chunkNs.size(); ++i)
-                w.add(TokenRecord{q.id, static_cast<std::int32_t>(i), q.chunkNs[i]});
+                w.add(TokenRecord{firstId + q.id, static_cast<std::int32_t>(i), q.chunkNs[i]});
         }
         w.flush();
     }
@@ -86,29 +87,44 @@ RunId storeServeRun(Store& store, const ServeLoadOptions& o, const ServeLoadResu
     set("bench.failure_rate", number(sent ? static_cast<double>(failed) / sent : 0.0));
     set("bench.not_sent", std::to_string(r.notSent));
     set("bench.peak_concurrency", std::to_string(r.peakConcurrency));
+    if (firstId) set("bench.first_request_id", std::to_string(firstId));
     set("client.host", hostName());
     set("client.machine", machine());
-    set("client.clock", "CLOCK_MONOTONIC + offset to Unix time measured at the start");
+    set("client.clock", info.clock);
     set("client.clock_offset_ns", std::to_string(r.clockOffsetNs));
     set("benchmark_duration_ns", std::to_string(r.endedNs - r.startedNs));
     for (const auto& q : r.requests)
         if (!q.error.empty())
-            store.appendLog(id, "request " + std::to_string(q.id) + ": " + q.error + "\n");
+            store.appendLog(id,
+                            "request " + std::to_string(firstId + q.id) + ": " + q.error + "\n");
     store.appendLog(id, summary.str() + "\n");
-    RunStatus status = RunStatus::Ok;
     if (!r.warmupError.empty()) {
-        status = r.interrupted ? RunStatus::Killed : RunStatus::Failed;
         store.appendLog(
             id, "the warm-up request failed, nothing was measured: " + r.warmupError + "\n");
-    } else if (r.interrupted) {
-        status = RunStatus::Killed;
-        store.appendLog(id, "interrupted: what was measured until then is kept\n");
-    } else if (r.runTimedOut) {
-        status = RunStatus::Failed;
-        store.appendLog(id, "the run timed out\n");
-    } else if (failed > 0) {
-        status = RunStatus::Failed;
+        return r.interrupted ? RunStatus::Killed : RunStatus::Failed;
     }
+    if (r.interrupted) {
+        store.appendLog(id, "interrupted: what was measured until then is kept\n");
+        return RunStatus::Killed;
+    }
+    if (r.runTimedOut) {
+        store.appendLog(id, "the run timed out\n");
+        return RunStatus::Failed;
+    }
+    return failed > 0 ? RunStatus::Failed : RunStatus::Ok;
+}
+
+RunId storeServeRun(Store& store, const ServeLoadOptions& o, const ServeLoadResult& r,
+                    const ServeRunInfo& info) {
+    store.requireWritable("store a serving benchmark");
+    NewRun nr;
+    nr.label = info.label.empty() ? "bench serve " + o.model : info.label;
+    nr.workload = WorkloadInfo{o.model, "command", info.settingsJson};
+    nr.command = info.command;
+    nr.startedAtNs = r.startedNs;
+    sql::Transaction tx(store.db());
+    RunId id = store.beginRun(nr);
+    RunStatus status = writeServeRequests(store, id, o, r, info);
     store.finishRun(id, status, std::nullopt, std::nullopt, r.endedNs);
     tx.commit();
     return id;

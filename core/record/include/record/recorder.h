@@ -21,11 +21,32 @@ namespace ws {
 class ChildProcess;
 class CaptureServer;
 class RecordingSession;
+class Store;
 
 // The program could not be started; no run was created.
 class RecordError : public std::runtime_error {
   public:
     using std::runtime_error::runtime_error;
+};
+
+struct RecordOutcome;
+
+// Work that runs beside the recorded program and decides when it ends: bench
+// serve --server waits for the server, drives the load, and then has the
+// recorder stop it, all in one run.
+struct Companion {
+    // On its own thread once the program started. When it returns, the
+    // recorder stops the program: SIGINT to its process group, SIGTERM
+    // `stopGraceMs` later, SIGKILL after as long again.
+    std::function<void()> run;
+    // On the recorder's thread, at most once, when the program ended before
+    // it was asked to: `run` should then return soon (its load cannot go on).
+    std::function<void()> programEnded;
+    // On the recorder's thread after the program ended and its records are
+    // stored, before the run's status is written: adds the companion's rows
+    // to the run and may lower `outcome.status`.
+    std::function<void(Store& store, RunId run, RecordOutcome& outcome)> finish;
+    int stopGraceMs = 10'000;
 };
 
 struct RecordRequest {
@@ -43,6 +64,7 @@ struct RecordRequest {
     int sampleIntervalMs = 50;  // device samples (NVML); 0: none
     int progressIntervalMs = 500;
     std::function<void(const RecordProgress&)> onProgress;
+    std::optional<Companion> companion;
 };
 
 struct RecordOutcome {
@@ -51,6 +73,11 @@ struct RecordOutcome {
     std::optional<int> exitCode;
     std::optional<int> signal;
     RecordProgress totals;
+    // With a companion: the program ended after the recorder asked it to stop
+    // (its exit code or signal then says how it took the request, and the run's
+    // status is the companion's).
+    bool stoppedOnRequest = false;
+    std::string errorTail;  // the last lines the program wrote to stderr
 };
 
 class Recorder {

@@ -93,7 +93,16 @@ struct ServeRunInfo {
     std::string label;
     std::string command;       // the full command line
     std::string settingsJson;  // the options as JSON (stored as the workload's config)
+    std::string clock = "CLOCK_MONOTONIC + offset to Unix time measured at the start";
 };
+
+// Writes a load's requests, tokens, bench.* and client.* properties and each
+// error into the log of `run` (one just begun, or one being recorded); request
+// ids follow any the run holds already. Returns the status the load alone
+// gives a run: ok, failed (a request failed, the warm-up failed, timed out) or
+// killed (interrupted).
+RunStatus writeServeRequests(Store& store, RunId run, const ServeLoadOptions& options,
+                             const ServeLoadResult& result, const ServeRunInfo& info);
 
 // Stores the measured requests and tokens as one run: ok when every request
 // succeeded, failed (with the failure rate in the log and properties) when any

@@ -1,0 +1,171 @@
+// bench serve joined with a capture. --server starts the server's command as
+// `record` starts a program (the same Recorder, capture library and session)
+// and drives the load beside it; --attach adds the load to a run that another
+// `warpscope-cli record` is recording. Either way the client's times are moved
+// onto the capture's clock (record/capture_clock.h).
+#include <signal.h>
+
+#include <atomic>
+#include <iostream>
+
+#include "cli/bench_serve.h"
+#include "cli/commands.h"
+#include "cli/inject_library.h"
+#include "record/capture_clock.h"
+#include "record/served_recording.h"
+#include "store/run_queries.h"
+#include "store/sqlite_db.h"
+#include "store/store.h"
+
+namespace ws::cli {
+
+namespace {
+
+std::atomic<ServedRecording*> gServed{nullptr};
+extern "C" void onServedSignal(int) {
+    if (ServedRecording* s = gServed.load()) s->cancel();
+}
+
+// SIGINT and SIGTERM go to `handler` while this lives.
+class SignalScope {
+  public:
+    explicit SignalScope(void (*handler)(int)) {
+        struct sigaction action {};
+        action.sa_handler = handler;
+        sigemptyset(&action.sa_mask);
+        sigaction(SIGINT, &action, &oldInt_);
+        sigaction(SIGTERM, &action, &oldTerm_);
+    }
+    ~SignalScope() {
+        sigaction(SIGINT, &oldInt_, nullptr);
+        sigaction(SIGTERM, &oldTerm_, nullptr);
+    }
+    SignalScope(const SignalScope&) = delete;
+    SignalScope& operator=(const SignalScope&) = delete;
+
+  private:
+    struct sigaction oldInt_ {
+    }, oldTerm_{};
+};
+
+std::atomic<bool> gAttachStop{false};
+extern "C" void onAttachSignal(int) {
+    gAttachStop = true;
+}
+
+}  // namespace
+
+int benchWithServer(const BenchServe& bench, const Args& args) {
+    // The server is given its address: the load goes where it listens, so a
+    // port must be named (port 0 would leave us guessing what it picked).
+    const std::string base = endpointBase(bench.options.endpoint);
+    const auto colon = base.rfind(':');
+    if (colon == std::string::npos || colon < base.find("://") + 3 ||
+        base.substr(colon + 1).empty() || base.substr(colon + 1) == "0")
+        throw UsageError("--server: --endpoint must name the port the server listens on (" + base +
+                         " has none); start the server on that port");
+
+    ServedRecordingRequest req;
+    req.load = bench.options;
+    req.info = bench.info;
+    req.serverTimeoutS = parseFiniteNumber("server-timeout", args.valueOr("server-timeout", "600"));
+    if (!(req.serverTimeoutS > 0)) throw UsageError("--server-timeout must be positive");
+    const double graceS = parseFiniteNumber("stop-grace", args.valueOr("stop-grace", "10"));
+    if (!(graceS > 0 && graceS <= 3600))
+        throw UsageError("--stop-grace must be positive (seconds, at most 3600)");
+
+    RecordRequest& r = req.record;
+    r.storePath = bench.storePath;
+    r.label = bench.info.label.empty() ? "bench serve " + bench.options.model : bench.info.label;
+    r.workload = WorkloadInfo{bench.options.model, "command", bench.info.settingsJson};
+    r.argv = args.passThrough();
+    r.injectLibrary = findInjectLibrary();
+    if (auto ms = args.value("sample-ms")) {
+        r.sampleIntervalMs = static_cast<int>(parseInteger("sample-ms", *ms, 0, 60000));
+        r.properties.emplace_back("capture.sample_ms", std::to_string(r.sampleIntervalMs));
+    }
+    r.properties.emplace_back("bench.mode", "server");
+    Companion stopping;
+    stopping.stopGraceMs = static_cast<int>(graceS * 1000);
+    r.companion = stopping;
+    if (r.injectLibrary.empty())
+        std::cerr << "[warpscope] capture library not found (this build has no CUDA capture): "
+                     "recording the server's output and device samples only\n";
+
+    ServedRecording served(std::move(req));
+    gServed = &served;
+    ServedRecordingOutcome out;
+    {
+        SignalScope signals(onServedSignal);
+        std::cerr
+            << "bench serve: starting the server under capture, then " << bench.options.numPrompts
+            << " requests to " << requestUrl(bench.options)
+            << " (Ctrl-C stops the load, keeping what was measured; the server is then stopped)\n";
+        try {
+            out = served.run();
+        } catch (...) {
+            gServed = nullptr;
+            throw;
+        }
+        gServed = nullptr;
+    }
+    const RunId run = out.record.run;
+    int code = 0;
+    if (out.loadRan) code = reportBenchRun(bench, run, out.load);
+    if (!out.failure.empty()) {
+        std::cerr << "warpscope-cli bench: " << out.failure << '\n';
+        if (!out.record.errorTail.empty())
+            std::cerr << "the server's last lines on stderr:\n" << out.record.errorTail;
+        code = 1;
+    }
+    std::cerr << "[warpscope] run " << run << " " << toString(out.record.status)
+              << " (the server and the client in one run; `show " << run << "` for its log)\n";
+    return out.record.status == RunStatus::Ok ? code : 1;
+}
+
+int benchAttach(const BenchServe& bench, RunId run) {
+    {
+        Store store(bench.storePath);
+        auto info = requireRun(store, run);
+        if (info.status != RunStatus::Running)
+            throw std::runtime_error("--attach: run " + std::to_string(run) + " in " +
+                                     bench.storePath + " is " + toString(info.status) +
+                                     ", not being recorded; start `warpscope-cli record` first "
+                                     "and attach while it runs");
+    }
+    ServeLoadOptions o = bench.options;
+    gAttachStop = false;
+    o.stop = &gAttachStop;
+    CaptureClock clock;
+    ClockMapping mapping;
+    ServeLoadResult result;
+    {
+        SignalScope signals(onAttachSignal);
+        std::cerr << "bench serve: " << o.numPrompts << " requests to " << requestUrl(o)
+                  << ", stored into run " << run << " (Ctrl-C stops, keeping what was measured)\n";
+        mapping.start = clock.read();
+        result = runServeLoad(o);
+        mapping.end = clock.read();
+    }
+    alignToCapture(result, mapping);
+    ServeRunInfo info = bench.info;
+    info.clock = "CLOCK_MONOTONIC moved onto the " + clock.source() +
+                 " clock by the offset measured before and after the load (clock.*)";
+    {
+        Store store(bench.storePath);
+        // The recorder writes this run every 100 ms and waits out our lock;
+        // we wait out its writes as long.
+        store.setBusyTimeout(60'000);
+        sql::Transaction tx(store.db());
+        for (const auto& [key, value] : mapping.properties(clock.source()))
+            store.setProperty(run, key, value);
+        if (!clock.note().empty()) store.appendLog(run, "[bench serve] " + clock.note() + "\n");
+        store.setProperty(run, "bench.mode", "attach");
+        store.appendLog(run, "[bench serve] requests attached by: " + bench.info.command + "\n");
+        writeServeRequests(store, run, o, result, info);
+        tx.commit();
+    }
+    return reportBenchRun(bench, run, result);
+}
+
+}  // namespace ws::cli

@@ -1,0 +1,23 @@
+#include "cli/inject_library.h"
+
+#include <cstdlib>
+#include <filesystem>
+
+namespace ws::cli {
+
+std::string findInjectLibrary() {
+    if (const char* env = std::getenv("WARPSCOPE_INJECT_LIBRARY")) return env;
+    std::error_code ec;
+    auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+    if (ec) return {};
+    auto dir = exe.parent_path();
+    for (const auto& candidate :
+         {dir / "../lib/warpscope/libwarpscope_inject.so",
+          dir / "../core/capture/libwarpscope_inject.so", dir / "libwarpscope_inject.so"}) {
+        if (std::filesystem::exists(candidate, ec))
+            return std::filesystem::weakly_canonical(candidate, ec).string();
+    }
+    return {};
+}
+
+}  // namespace ws::cli

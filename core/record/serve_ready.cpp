@@ -1,0 +1,92 @@
+// Waiting for a server started by bench serve --server: vLLM, SGLang and
+// TGI answer GET /health once the model is loaded; others only /v1/models.
+#include <curl/curl.h>
+
+#include <chrono>
+#include <stdexcept>
+#include <thread>
+
+#include "record/served_recording.h"
+
+namespace ws {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::size_t discard(char*, std::size_t size, std::size_t count, void*) {
+    return size * count;
+}
+
+// The HTTP status of GET url, or 0 with the error text.
+long httpGet(const std::string& url, std::string& error) {
+    CURL* curl = curl_easy_init();
+    if (!curl) {
+        error = "libcurl could not make a handle";
+        return 0;
+    }
+    char text[CURL_ERROR_SIZE] = {};
+    curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
+    curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, discard);
+    curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, text);
+    curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, 1000L);
+    curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, 5000L);
+    long status = 0;
+    CURLcode rc = curl_easy_perform(curl);
+    if (rc == CURLE_OK) {
+        curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+        if (status != 200) error = url + ": HTTP " + std::to_string(status);
+    } else {
+        error = url + ": " + (text[0] ? text : curl_easy_strerror(rc));
+    }
+    curl_easy_cleanup(curl);
+    return status;
+}
+
+}  // namespace
+
+std::string endpointBase(const std::string& endpoint) {
+    auto scheme = endpoint.find("://");
+    if (scheme == std::string::npos || scheme == 0)
+        throw std::runtime_error("--endpoint '" + endpoint + "' has no scheme (http://HOST:PORT)");
+    auto path = endpoint.find('/', scheme + 3);
+    return endpoint.substr(0, path);
+}
+
+ServerWaitResult waitForServer(const std::string& endpoint, double timeoutS,
+                               const std::atomic<bool>& ended, const std::atomic<bool>& stop) {
+    const std::string base = endpointBase(endpoint);
+    const auto start = Clock::now();
+    const auto deadline = start + std::chrono::duration<double>(timeoutS);
+    ServerWaitResult out;
+    auto waited = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
+    for (;;) {
+        for (const char* path : {"/health", "/v1/models"}) {
+            if (httpGet(base + path, out.lastError) == 200) {
+                out.state = ServerWait::Ready;
+                out.lastError.clear();
+                out.waitedS = waited();
+                return out;
+            }
+        }
+        // Checked after a poll: a server that answered and then ended is
+        // found ended by the load, not here.
+        out.waitedS = waited();
+        if (ended) {
+            out.state = ServerWait::Ended;
+            return out;
+        }
+        if (stop) {
+            out.state = ServerWait::Stopped;
+            return out;
+        }
+        if (Clock::now() >= deadline) {
+            out.state = ServerWait::TimedOut;
+            return out;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+}
+
+}  // namespace ws

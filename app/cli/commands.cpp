@@ -17,9 +17,8 @@ const std::vector<Command>& commands() {
          cmdExport},
         {"record",
          "record [--db FILE] [--label L] [--workload CONFIG] [--no-driver-api] [--metrics "
-         "roofline|dram|NAME,... [--cache-control all|none]] [--sample-ms N] [--progress "
-         "line|json|none] -- "
-         "PROGRAM ARGS...",
+         "roofline|dram|NAME,... [--cache-control all|none] [--dram-pass on|off]] [--sample-ms N] "
+         "[--progress line|json|none] -- PROGRAM ARGS...",
          "run any CUDA program with capture injected and store it as a run", cmdRecord},
         {"stats",
          "stats RUN [--percentiles 50,90,99] [--goodput ttft:MS,tpot:MS,e2el:MS] [--json] [--db "

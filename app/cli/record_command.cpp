@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include "cli/cli_args.h"
@@ -15,6 +16,7 @@
 #include "cli/inject_library.h"
 #include "cli/open_store.h"
 #include "cli/progress_output.h"
+#include "cli/record_dram_pass.h"
 #include "config/workload_config.h"
 #include "record/recorder.h"
 #include "store/store.h"
@@ -105,12 +107,12 @@ bool validMetricSpec(const std::string& spec) {
 }  // namespace
 
 int cmdRecord(const std::vector<std::string>& argv) {
-    ArgSpec spec{
-        {"no-driver-api"},
-        {"db", "label", "workload", "variant", "progress", "metrics", "cache-control", "sample-ms"},
-        0,
-        0,
-        true};
+    ArgSpec spec{{"no-driver-api"},
+                 {"db", "label", "workload", "variant", "progress", "metrics", "cache-control",
+                  "sample-ms", "dram-pass"},
+                 0,
+                 0,
+                 true};
     auto args = Args::parse(argv, spec);
     RecordRequest req;
     req.storePath = storePath(args);
@@ -136,6 +138,14 @@ int cmdRecord(const std::vector<std::string>& argv) {
     } else if (args.value("cache-control")) {
         throw UsageError("--cache-control applies to a counter pass: give --metrics too");
     }
+    // Multi-pass sets count their replay's writebacks as DRAM bytes; "on"
+    // records the program again with DRAM counters alone (application replay).
+    const std::string dramPass = args.valueOr("dram-pass", "on");
+    if (dramPass != "on" && dramPass != "off")
+        throw UsageError("--dram-pass must be 'on' or 'off', not '" + dramPass + "'");
+    if (args.value("dram-pass") && !args.value("metrics"))
+        throw UsageError("--dram-pass applies to a counter pass: give --metrics too");
+    const bool secondPass = dramPass == "on" && needsDramPass(args.valueOr("metrics", ""));
     if (auto ms = args.value("sample-ms")) {
         // Device samples every N ms (power, clocks, memory, energy); 0 turns them off.
         auto v = parseInteger("sample-ms", *ms, 0, 60000);
@@ -186,6 +196,8 @@ int cmdRecord(const std::vector<std::string>& argv) {
                  "program's output and device samples only");
     req.onProgress = [reporting](const RecordProgress& p) { printProgress(p, reporting); };
 
+    std::optional<RecordRequest> passRequest;
+    if (secondPass) passRequest = req;
     Recorder recorder(std::move(req));
     activeRecorder = &recorder;
     struct sigaction sa {};
@@ -201,6 +213,9 @@ int cmdRecord(const std::vector<std::string>& argv) {
         throw;
     }
     activeRecorder = nullptr;
+    if (passRequest && outcome.status == RunStatus::Ok)
+        recordDramPass(std::move(*passRequest), outcome.run, reporting,
+                       [](Recorder* r) { activeRecorder = r; });
     std::string summary = "run " + std::to_string(outcome.run) + " " + toString(outcome.status);
     if (outcome.exitCode) summary += ", exit code " + std::to_string(*outcome.exitCode);
     if (outcome.signal) summary += ", signal " + std::to_string(*outcome.signal);

@@ -5,7 +5,9 @@
 # (its default) and none; Warpscope with its default cache policy and any
 # others given in POLICIES (e.g. "all none"), each with the metric sets in
 # SETS (default: dram, the one-pass set; "roofline" is the 12 counters of
-# `--metrics roofline`, 4 replay passes on the H200). Kernels are joined by the order in which they ran. Tables
+# `--metrics roofline`, 4 replay passes on the H200, with its one-pass DRAM
+# rerun). ITERATIONS sets the kernel configs' iterations (default 2). Kernels
+# are joined by the order in which they ran. Tables
 # go to stdout; CSVs and logs stay in OUT_DIR/files.
 # Usage: dram-vs-ncu.sh BUILD_DIR OUT_DIR [LADDER...]
 source "$(dirname "$0")/lib.sh"
@@ -28,7 +30,7 @@ db=$files/dram.wsdb; rm -f "$db"*
 run_id=0
 for ladder in "${ladders[@]}"; do
   cfg=$tmp/$ladder.toml
-  ws_kernel_config "$cfg" "$ladder-dram" "$ladder" all "${shapes[$ladder]:-}" 2 1
+  ws_kernel_config "$cfg" "$ladder-dram" "$ladder" all "${shapes[$ladder]:-}" "${ITERATIONS:-2}" 1
   for cc in all none; do
     "$ncu" --cache-control "$cc" --metrics "$metrics" --csv --print-units base \
       "$workload" run "$cfg" > "$files/$ladder.ncu-$cc.csv" 2> "$files/$ladder.ncu-$cc.log" || fail=1
@@ -41,7 +43,7 @@ for ladder in "${ladders[@]}"; do
       run_id=$((run_id + 1))
       "$cli" export $run_id --db "$db" --format csv --table kernels -o "$files/$tag.kernels.csv" || fail=1
       "$cli" export $run_id --db "$db" --format csv --table metrics -o "$files/$tag.metrics.csv" || fail=1
-      grep -h "replay passes\|L2" "$files/$tag.log" | sort -u | head -3
+      grep -h "replay passes\|L2\|DRAM bytes come" "$files/$tag.log" | sort -u | head -3
       python3 "$here/dram_vs_ncu.py" "$ladder" "$policy, metrics $set" "$files/$tag.kernels.csv" \
         "$files/$tag.metrics.csv" "$files/$ladder.ncu-all.csv" "$files/$ladder.ncu-none.csv" || fail=1
     done

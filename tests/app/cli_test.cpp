@@ -622,6 +622,35 @@ TEST_F(CliTest, BundledScriptsAreNamedByWarpscopeScripts) {
     EXPECT_NE(r.out.find(WARPSCOPE_SOURCE_DIR "/scripts/gpu/lib.sh"), std::string::npos) << r.out;
 }
 
+// A multi-pass counter set records the program a second time for its DRAM
+// bytes; without kernels (no GPU here) nothing matches and the run says its
+// bytes stay the replay passes'. --dram-pass off runs it once.
+TEST_F(CliTest, RooflineCounterPassRecordsTheProgramTwice) {
+    const auto store = dir.file("dram.wsdb"), marks = dir.file("marks");
+    const std::vector<std::string> program = {"--", "/bin/sh", "-c", "echo ran >> " + marks};
+    auto record = [&](std::vector<std::string> options) {
+        std::vector<std::string> argv = {"record", "--db", store, "--progress", "none"};
+        argv.insert(argv.end(), options.begin(), options.end());
+        argv.insert(argv.end(), program.begin(), program.end());
+        return cli(argv);
+    };
+    auto r = record({"--metrics", "roofline"});
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_EQ(testing::readFile(marks), "ran\nran\n");
+    auto shown = cli({"show", "1", "--db", store});
+    EXPECT_NE(shown.out.find("capture.dram_source"), std::string::npos) << shown.out;
+    EXPECT_NE(shown.out.find("the replay passes (the run has no kernel with DRAM counts)"),
+              std::string::npos)
+        << shown.out;
+    EXPECT_EQ(cli({"ls", "--db", store}).out.find("DRAM pass"), std::string::npos);
+
+    ASSERT_EQ(record({"--metrics", "roofline", "--dram-pass", "off"}).exitCode, 0);
+    ASSERT_EQ(record({"--metrics", "dram"}).exitCode, 0);  // one pass already
+    EXPECT_EQ(testing::readFile(marks), "ran\nran\nran\nran\n");
+    EXPECT_EQ(record({"--metrics", "roofline", "--dram-pass", "twice"}).exitCode, 2);
+    EXPECT_EQ(record({"--dram-pass", "on"}).exitCode, 2);
+}
+
 TEST(ProgressMessages, RoundTripAndForeignLinesAreNotMessages) {
     progress::Message m{progress::Kind::Record};
     m.record.kernels = 12;

@@ -88,6 +88,9 @@ int benchWithServer(const BenchServe& bench, const Args& args) {
     Companion stopping;
     stopping.stopGraceMs = static_cast<int>(graceS * 1000);
     r.companion = stopping;
+    req.onReady = [](double waitedS) {
+        std::cerr << "bench serve: the server answered after " << waitedS << " s; load started\n";
+    };
     if (r.injectLibrary.empty())
         std::cerr << "[warpscope] capture library not found (this build has no CUDA capture): "
                      "recording the server's output and device samples only\n";

@@ -69,6 +69,7 @@ ServedRecordingOutcome ServedRecording::run() {
         m.start = clock.read();
         wait = waitForServer(load.endpoint, request_.serverTimeoutS, serverEnded_, stop_);
         if (wait.state != ServerWait::Ready) return;
+        if (request_.onReady) request_.onReady(wait.waitedS);
         out.loadRan = true;
         out.load = runServeLoad(load);
         m.end = clock.read();

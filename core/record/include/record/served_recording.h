@@ -5,6 +5,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <string>
 
 #include "record/recorder.h"
@@ -29,7 +30,8 @@ struct ServedRecordingRequest {
     RecordRequest record;   // the server's command, store, capture library, label
     ServeLoadOptions load;  // its stop is the recording's own
     ServeRunInfo info;
-    double serverTimeoutS = 600;  // for /health or /v1/models to answer 200
+    double serverTimeoutS = 600;                  // for /health or /v1/models to answer 200
+    std::function<void(double waitedS)> onReady;  // on the load's thread, before it starts
 };
 
 struct ServedRecordingOutcome {

@@ -364,7 +364,10 @@ ReportData buildReport(Store& store, const std::vector<RunAnalysis>& analyses) {
                  ? ", --cache-control " + d.properties.at("capture.cache_control")
                  : std::string()) +
             "): every kernel was replayed, so this run's latencies and times are not performance "
-            "figures; its counters are");
+            "figures; its counters are" +
+            (d.properties.count("capture.dram_source")
+                 ? " (DRAM bytes from " + d.properties.at("capture.dram_source") + ")"
+                 : std::string()));
     if (d.latency.requests.empty())
         d.missing.push_back("no requests or tokens: no TTFT/TPOT (see docs/token-conventions.md)");
     if (d.summary.kernels.empty()) d.missing.push_back("no kernels were recorded");

@@ -2,11 +2,14 @@
 // achieved occupancy per kernel, and the roofline, summary and occupancy use them.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "analysis/kernel_counters.h"
 #include "analysis/kernel_occupancy.h"
 #include "analysis/kernel_summary.h"
 #include "analysis/roofline.h"
 #include "model/counter_metrics.h"
+#include "report/report_data.h"
 #include "store/store.h"
 #include "store/store_writer.h"
 #include "support/fixture_store.h"
@@ -106,6 +109,14 @@ TEST(KernelCounters, MeansPerKernelFeedRooflineSummaryAndOccupancy) {
     EXPECT_DOUBLE_EQ(*occupancy[0].achieved, 0.25);
     EXPECT_LE(*occupancy[0].achieved, occupancy[0].occupancy.occupancy);
     EXPECT_FALSE(occupancy[1].achieved);  // copy: bytes counted, occupancy not
+
+    // The report says the run is a counter pass and where its DRAM bytes come from.
+    store.setProperty(run, "capture.dram_source", "a one-pass rerun (3 kernels matched)");
+    auto report = buildReport(store, run);
+    EXPECT_TRUE(std::any_of(report.missing.begin(), report.missing.end(), [](const auto& m) {
+        return m.find("--metrics roofline") != std::string::npos &&
+               m.find("DRAM bytes from a one-pass rerun (3 kernels matched)") != std::string::npos;
+    }));
 }
 
 }  // namespace

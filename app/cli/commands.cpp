@@ -34,12 +34,16 @@ const std::vector<Command>& commands() {
          "random] [--num-prompts N] [--input-len I] [--output-len O] [--range-ratio R] "
          "[--request-rate R|inf] [--burstiness B] [--max-concurrency C] [--seed S] [--ignore-eos] "
          "[--temperature T] [--goodput ttft:MS,tpot:MS,e2el:MS] [--request-timeout S] "
-         "[--run-timeout S] [--label L] [--save-result FILE] [--db FILE]",
+         "[--run-timeout S] [--label L] [--save-result FILE] [--db FILE] [--attach RUN | "
+         "[--server-timeout S] [--stop-grace S] [--sample-ms N] --server -- CMD ARGS...]",
          "load an OpenAI-compatible server as `vllm bench serve` does (its flag names, the\n"
          "      --random-* spellings too): a warm-up request, then Poisson or gamma arrivals; "
          "each\n"
          "      request's start and streamed chunks stored as a run; --save-result writes vLLM's\n"
-         "      result JSON. Exit 1 when a request failed (the run is stored as failed)",
+         "      result JSON. Exit 1 when a request failed (the run is stored as failed).\n"
+         "      --server starts CMD under capture (it must listen where --endpoint points),\n"
+         "      waits for /health or /v1/models, runs the load, stops it: one run, both sides;\n"
+         "      --attach adds the load to a run `record` is recording",
          cmdBench},
         {"summary", "summary RUN [--top N] [--window run|requests|range:NAME] [--json] [--db FILE]",
          "kernels, memory copies and NVTX ranges by time, GPU busy/idle (as nsys stats)",

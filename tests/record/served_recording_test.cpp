@@ -18,6 +18,7 @@
 #include "record/serve_load.h"
 #include "store/run_queries.h"
 #include "store/store.h"
+#include "store/store_error.h"
 #include "support/child_process.h"
 #include "support/run_process.h"
 #include "support/temp_dir.h"
@@ -255,17 +256,39 @@ TEST_F(ServedRecordingTest, AServerThatNeverAnswersTimesOutAndIsStopped) {
     EXPECT_NE(runLog(store, info.id).find("SIGINT sent"), std::string::npos);
 }
 
+TEST_F(ServedRecordingTest, AServerDeafToSigintAndSigtermGetsSigkillAfterTheGracePeriods) {
+    // The shell and its sleep both ignore SIGINT and SIGTERM (ignored
+    // signals stay ignored across exec); SIGKILL to the group ends them.
+    auto started = std::chrono::steady_clock::now();
+    auto r =
+        runProcess(bench({"--num-prompts", "1", "--server-timeout", "0.3", "--stop-grace", "0.3"},
+                         {"/bin/sh", "-c", "trap '' INT TERM; sleep 30"}));
+    EXPECT_LT(std::chrono::steady_clock::now() - started, 20s);
+    EXPECT_EQ(r.exitCode, 1) << r.err;
+    Store store(db());
+    auto info = requireRun(store, runs().at(0).id);
+    EXPECT_EQ(info.signal, SIGKILL);
+    auto log = runLog(store, info.id);
+    auto sigint = log.find("SIGINT sent"), sigterm = log.find("SIGTERM sent"),
+         sigkill = log.find("SIGKILL sent");
+    ASSERT_NE(sigkill, std::string::npos) << log;
+    EXPECT_LT(sigint, sigterm);
+    EXPECT_LT(sigterm, sigkill);
+}
+
 // The server's pid, once the recording has stored it.
 std::optional<pid_t> serverPid(const std::string& db, std::chrono::seconds patience) {
     auto deadline = std::chrono::steady_clock::now() + patience;
     while (std::chrono::steady_clock::now() < deadline) {
-        if (std::filesystem::exists(db)) {
+        try {
             Store store(db, Store::Options{true});
             for (const auto& run : listRuns(store)) {
                 auto props = runProperties(store, run.id);
                 if (auto it = props.find("capture.program_pid"); it != props.end())
                     return static_cast<pid_t>(std::stoll(it->second));
             }
+        } catch (const StoreError&) {
+            // not created yet, or still being created: look again
         }
         std::this_thread::sleep_for(20ms);
     }

@@ -1,6 +1,7 @@
 // This build has no CUDA: the kernel ladders, the decoder and the bench are
 // not in it (serve --backend cpu is).
 #include <iostream>
+#include <stdexcept>
 
 #include "workload_commands.h"
 
@@ -21,6 +22,13 @@ int gpuCommand(const std::string& command, bool) {
 
 int runGpuWorkload(const WorkloadConfig& config) {
     return noCuda(std::string("a ") + toString(config.kind) + " workload");
+}
+
+std::unique_ptr<serving::Backend> makeGpuBackend(const DecoderParams&, const ServeParams&,
+                                                 serving::EngineConfig&) {
+    throw std::runtime_error(
+        "the gpu backend needs CUDA, and this build has none (it was configured without a CUDA "
+        "toolkit); --backend cpu serves without a GPU");
 }
 
 }  // namespace ws::workload

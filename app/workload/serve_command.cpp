@@ -37,14 +37,16 @@ int usage(const std::string& why) {
     return 2;
 }
 
-int serve(ServeParams p, const ServeOverrides& overrides) {
+int serve(ServeParams p, const std::optional<DecoderParams>& decoder,
+          const ServeOverrides& overrides) {
     if (overrides.backend) p.backend = *overrides.backend;
     if (overrides.host) p.host = *overrides.host;
     if (overrides.port) p.port = *overrides.port;
     if (p.model.empty()) p.model = "warpscope-" + p.backend;
-    if (p.backend != "cpu") {
-        std::cerr << "warpscope-workload serve: the " << p.backend
-                  << " backend is not built yet; --backend cpu serves without a GPU\n";
+    if (p.backend == "gpu" && !decoder) {
+        std::cerr << "warpscope-workload serve: the gpu backend serves the model of a "
+                     "CONFIG.toml's [decoder] table (e.g. resources/workloads/"
+                     "serve-llama-1b.toml)\n";
         return 2;
     }
     serving::EngineConfig engineConfig;
@@ -55,15 +57,25 @@ int serve(ServeParams p, const ServeOverrides& overrides) {
     engineConfig.maxModelLen = p.maxModelLen;
     engineConfig.maxWaiting = p.maxWaiting;
     engineConfig.chunkedPrefill = p.chunkedPrefill;
+    std::unique_ptr<serving::Backend> backend;
+    try {
+        if (p.backend == "gpu") {
+            backend = makeGpuBackend(*decoder, p, engineConfig);
+        } else {
+            backend = std::make_unique<serving::CpuBackend>(serving::CpuPace{
+                std::chrono::microseconds(p.cpuStepUs), std::chrono::microseconds(p.cpuSeqUs),
+                std::chrono::microseconds(p.cpuPrefillTokenUs)});
+        }
+    } catch (const std::exception& e) {
+        std::cerr << "warpscope-workload serve: " << e.what() << '\n';
+        return 3;
+    }
     try {
         engineConfig.validate();
     } catch (const std::invalid_argument& e) {
         std::cerr << "warpscope-workload serve: " << e.what() << '\n';
         return 2;
     }
-    serving::CpuPace pace{std::chrono::microseconds(p.cpuStepUs),
-                          std::chrono::microseconds(p.cpuSeqUs),
-                          std::chrono::microseconds(p.cpuPrefillTokenUs)};
     serving::http::ServerOptions options;
     options.host = p.host;
     options.port = p.port;
@@ -81,7 +93,7 @@ int serve(ServeParams p, const ServeOverrides& overrides) {
     sigaddset(&stopSignals, SIGTERM);
     pthread_sigmask(SIG_BLOCK, &stopSignals, nullptr);
 
-    serving::Engine engine(engineConfig, std::make_unique<serving::CpuBackend>(pace));
+    serving::Engine engine(engineConfig, std::move(backend));
     serving::http::OpenAiServer server(engine, options);
     int port = 0;
     try {
@@ -138,7 +150,7 @@ int serve(ServeParams p, const ServeOverrides& overrides) {
 }  // namespace
 
 int serveWorkload(const WorkloadConfig& config) {
-    return serve(*config.serve, {});
+    return serve(*config.serve, config.decoder, {});
 }
 
 int serveCommand(const std::vector<std::string>& args) {
@@ -183,7 +195,7 @@ int serveCommand(const std::vector<std::string>& args) {
     }
     if (!configPath) {
         if (!overrides.backend) return usage("give --backend cpu, or a CONFIG.toml of kind serve");
-        return serve(ServeParams{}, overrides);
+        return serve(ServeParams{}, std::nullopt, overrides);
     }
     auto loaded = loadWorkloadConfig(*configPath);
     if (!loaded.ok()) {
@@ -197,7 +209,7 @@ int serveCommand(const std::vector<std::string>& args) {
                   << "\", not \"serve\": use warpscope-workload run\n";
         return 2;
     }
-    return serve(*loaded.config->serve, overrides);
+    return serve(*loaded.config->serve, loaded.config->decoder, overrides);
 }
 
 }  // namespace ws::workload

@@ -2,10 +2,13 @@
 // warpscope-cli record launches with the capture library injected.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "config/workload_config.h"
+#include "serving/backend.h"
+#include "serving/engine_config.h"
 
 namespace ws::workload {
 
@@ -17,6 +20,14 @@ int runGpuWorkload(const WorkloadConfig& config);        // a kernel or decoder 
 // CUDA builds only.
 int benchCommand(bool quick);
 int runDecoderWorkload(const WorkloadConfig& config);
+
+// The serving engine's GPU backend for a [decoder] table (gpu_serve.cpp);
+// fills config.numBlocks from serve.kv_memory_fraction when num_blocks is
+// absent. Without CUDA (no_gpu_commands.cpp) it throws std::runtime_error
+// saying so; so does a CUDA build without a device.
+std::unique_ptr<serving::Backend> makeGpuBackend(const DecoderParams& decoder,
+                                                 const ServeParams& params,
+                                                 serving::EngineConfig& config);
 
 // Every build: `serve [--backend cpu|gpu] [--host H] [--port N] [CONFIG.toml]`.
 int serveCommand(const std::vector<std::string>& args);

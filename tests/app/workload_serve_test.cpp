@@ -116,9 +116,16 @@ TEST(WorkloadServe, RefusesBadArgumentsAndATakenPort) {
     EXPECT_NE(r.err.find("--port"), std::string::npos);
     r = runProcess({kWorkload, "serve", "--backend", "tpu"});
     EXPECT_EQ(r.exitCode, 2);
-    r = runProcess({kWorkload, "serve", "--backend", "gpu"});
+    r = runProcess({kWorkload, "serve", "--backend", "gpu"});  // no [decoder] to serve
     EXPECT_EQ(r.exitCode, 2);
-    EXPECT_NE(r.err.find("not built yet"), std::string::npos);
+    EXPECT_NE(r.err.find("[decoder] table"), std::string::npos);
+    // The gpu backend where no GPU is visible: refused with the reason (a
+    // build without CUDA says so, a CUDA build that it sees no device).
+    r = runProcess({kWorkload, "serve", "--port", "0",
+                    WARPSCOPE_SOURCE_DIR "/resources/workloads/serve-llama-1b.toml"},
+                   {"CUDA_VISIBLE_DEVICES="});
+    EXPECT_EQ(r.exitCode, 3);
+    EXPECT_NE(r.err.find("the gpu backend needs CUDA"), std::string::npos) << r.err;
     r = runProcess(
         {kWorkload, "serve", WARPSCOPE_SOURCE_DIR "/resources/workloads/gemm-bf16-4096.toml"});
     EXPECT_EQ(r.exitCode, 2);

@@ -1,0 +1,34 @@
+// The GPU backend of `warpscope-workload serve` (CUDA builds): the [decoder]
+// table's model over a paged KV pool, sized from kv_memory_fraction of the
+// free device memory unless num_blocks is given.
+#include <cuda_runtime.h>
+
+#include <iostream>
+
+#include "serving/gpu_backend.h"
+#include "workload_commands.h"
+
+namespace ws::workload {
+
+std::unique_ptr<serving::Backend> makeGpuBackend(const DecoderParams& decoder,
+                                                 const ServeParams& params,
+                                                 serving::EngineConfig& config) {
+    int devices = 0;
+    if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0)
+        throw std::runtime_error(
+            "the gpu backend needs CUDA: this build has it, but no CUDA device is visible");
+    auto options = serving::GpuBackendOptions::from(decoder);
+    const auto blockBytes = serving::GpuBackend::blockBytes(options.shape, config.blockSize);
+    if (!params.numBlocks) {
+        config.numBlocks =
+            serving::GpuBackend::blocksThatFit(options, config, params.kvMemoryFraction);
+        std::cout << "warpscope-workload: KV pool " << config.numBlocks << " blocks of "
+                  << config.blockSize << " tokens (" << params.kvMemoryFraction
+                  << " of the free device memory after the weights: "
+                  << double(config.numBlocks) * double(blockBytes) / 1073741824.0 << " GiB)"
+                  << std::endl;
+    }
+    return std::make_unique<serving::GpuBackend>(options);
+}
+
+}  // namespace ws::workload

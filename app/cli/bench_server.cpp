@@ -6,6 +6,7 @@
 #include <signal.h>
 
 #include <atomic>
+#include <cstdio>
 #include <iostream>
 
 #include "cli/bench_serve.h"
@@ -89,7 +90,10 @@ int benchWithServer(const BenchServe& bench, const Args& args) {
     stopping.stopGraceMs = static_cast<int>(graceS * 1000);
     r.companion = stopping;
     req.onReady = [](double waitedS) {
-        std::cerr << "bench serve: the server answered after " << waitedS << " s; load started\n";
+        char line[96];
+        std::snprintf(line, sizeof line,
+                      "bench serve: the server answered after %.2f s; load started\n", waitedS);
+        std::cerr << line;
     };
     if (r.injectLibrary.empty())
         std::cerr << "[warpscope] capture library not found (this build has no CUDA capture): "

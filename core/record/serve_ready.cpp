@@ -1,5 +1,6 @@
 // Waiting for a server started by bench serve --server: vLLM, SGLang and
-// TGI answer GET /health once the model is loaded; others only /v1/models.
+// TGI answer GET /health with 200 once the model is loaded; servers without
+// /health are asked GET /v1/models.
 #include <curl/curl.h>
 
 #include <chrono>
@@ -62,13 +63,16 @@ ServerWaitResult waitForServer(const std::string& endpoint, double timeoutS,
     ServerWaitResult out;
     auto waited = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
     for (;;) {
-        for (const char* path : {"/health", "/v1/models"}) {
-            if (httpGet(base + path, out.lastError) == 200) {
-                out.state = ServerWait::Ready;
-                out.lastError.clear();
-                out.waitedS = waited();
-                return out;
-            }
+        // A server that has /health says there whether it is ready (vLLM,
+        // SGLang and TGI answer 503 while loading, and some answer /v1/models
+        // before): /v1/models is asked only where /health is not found.
+        long health = httpGet(base + "/health", out.lastError);
+        if (health == 200 ||
+            (health == 404 && httpGet(base + "/v1/models", out.lastError) == 200)) {
+            out.state = ServerWait::Ready;
+            out.lastError.clear();
+            out.waitedS = waited();
+            return out;
         }
         // Checked after a poll: a server that answered and then ended is
         // found ended by the load, not here.

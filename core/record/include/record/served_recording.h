@@ -13,8 +13,8 @@
 
 namespace ws {
 
-// Polls GET /health, then /v1/models, at the endpoint's scheme://host:port
-// until one answers 200.
+// Polls GET /health at the endpoint's scheme://host:port until it answers
+// 200 (or, where /health is 404, until GET /v1/models does), every 100 ms.
 enum class ServerWait { Ready, Ended, TimedOut, Stopped };
 struct ServerWaitResult {
     ServerWait state = ServerWait::TimedOut;

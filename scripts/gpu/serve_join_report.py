@@ -62,7 +62,8 @@ def main():
         check(not outside, f"client tokens inside the server's GPU activity "
                            f"({len(outside)} outside [{first}, {last} + 100 ms])")
 
-    steps = [r for r in ranges if r["name"] == "engine.step"]
+    # "engine.step" (torch_spawn_server.py) or "engine.step:N;running=..." (built-in).
+    steps = [r for r in ranges if r["name"].split(":")[0] == "engine.step"]
     program = int(props.get("capture.program_pid", "0"))
     if mode == "spawn":
         pids = {r["process_id"] for r in steps}

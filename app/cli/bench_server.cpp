@@ -80,6 +80,7 @@ int benchWithServer(const BenchServe& bench, const Args& args) {
     r.label = bench.info.label.empty() ? "bench serve " + bench.options.model : bench.info.label;
     r.workload = WorkloadInfo{bench.options.model, "command", bench.info.settingsJson};
     r.argv = args.passThrough();
+    r.echoOutputToStderr = true;  // stdout carries the benchmark's results, as without --server
     r.injectLibrary = findInjectLibrary();
     if (auto ms = args.value("sample-ms")) {
         r.sampleIntervalMs = static_cast<int>(parseInteger("sample-ms", *ms, 0, 60000));

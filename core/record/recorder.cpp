@@ -356,7 +356,7 @@ RecordOutcome Recorder::supervise(ChildProcess& child, CaptureServer& server,
                                           ? "[warpscope] cancelled again: SIGKILL sent\n"
                                           : "[warpscope] cancelled: SIGINT sent\n";
             } else if (p.fd == child.output().get()) {
-                readOutput(child.output(), std::cout);
+                readOutput(child.output(), request_.echoOutputToStderr ? std::cerr : std::cout);
             } else if (p.fd == child.errors().get()) {
                 readOutput(child.errors(), std::cerr);
             } else {

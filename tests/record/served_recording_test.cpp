@@ -4,6 +4,7 @@
 // before they answer or during the load; flags refused before anything
 // starts. And the clock mapping that puts client times on the capture clock.
 #include <gtest/gtest.h>
+#include <httplib.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -11,11 +12,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <filesystem>
 #include <thread>
 
 #include "record/capture_clock.h"
 #include "record/serve_load.h"
+#include "record/served_recording.h"
 #include "store/run_queries.h"
 #include "store/store.h"
 #include "store/store_error.h"
@@ -96,6 +99,61 @@ TEST(CaptureClock, ReadingsAreTightAndAgreeWithEachOther) {
     EXPECT_LT(std::abs(a.offsetNs - unixMinusSteady), 1'000'000);
 }
 
+// --- waiting for a server: real HTTP, an httplib server in this process -------
+
+class HttpServer {
+  public:
+    HttpServer(int healthStatus, int modelsStatus) {
+        server_.Get("/health", [healthStatus](const httplib::Request&, httplib::Response& res) {
+            res.status = healthStatus;
+        });
+        server_.Get("/v1/models", [modelsStatus](const httplib::Request&, httplib::Response& res) {
+            res.status = modelsStatus;
+        });
+        port_ = server_.bind_to_any_port("127.0.0.1");
+        thread_ = std::thread([this] { server_.listen_after_bind(); });
+        while (!server_.is_running())
+            std::this_thread::sleep_for(1ms);
+    }
+    ~HttpServer() {
+        server_.stop();
+        thread_.join();
+    }
+    std::string endpoint() const {
+        return "http://127.0.0.1:" + std::to_string(port_) + "/v1/completions";
+    }
+
+  private:
+    httplib::Server server_;
+    int port_ = 0;
+    std::thread thread_;
+};
+
+TEST(WaitForServer, HealthDecidesWhereItExistsAndModelsOnlyWhereItIsNotFound) {
+    std::atomic<bool> no{false};
+    {
+        HttpServer loading(503, 200);  // /v1/models answers before the model is loaded
+        auto r = waitForServer(loading.endpoint(), 0.3, no, no);
+        EXPECT_EQ(r.state, ServerWait::TimedOut);
+        EXPECT_NE(r.lastError.find("/health: HTTP 503"), std::string::npos) << r.lastError;
+        EXPECT_GE(r.waitedS, 0.3);
+    }
+    {
+        HttpServer healthy(200, 503);
+        EXPECT_EQ(waitForServer(healthy.endpoint(), 5, no, no).state, ServerWait::Ready);
+    }
+    {
+        HttpServer withoutHealth(404, 200);
+        EXPECT_EQ(waitForServer(withoutHealth.endpoint(), 5, no, no).state, ServerWait::Ready);
+    }
+    std::atomic<bool> yes{true};
+    HttpServer loading(503, 503);
+    EXPECT_EQ(waitForServer(loading.endpoint(), 5, yes, no).state, ServerWait::Ended);
+    EXPECT_EQ(waitForServer(loading.endpoint(), 5, no, yes).state, ServerWait::Stopped);
+    EXPECT_THROW(endpointBase("127.0.0.1:8000"), std::runtime_error);
+    EXPECT_EQ(endpointBase("https://h:1/v1/x"), "https://h:1");
+}
+
 // --- bench serve --server against the real server ----------------------------
 
 // A port nobody listens on now, for a server told to listen there.
@@ -158,6 +216,9 @@ TEST_F(ServedRecordingTest, OneRunHoldsTheClientsRequestsAndTheServersSideOnOneC
     EXPECT_NE(r.out.find("stored run 1: 6 requests completed, 0 failed"), std::string::npos)
         << r.out;
     EXPECT_NE(r.out.find("ttft"), std::string::npos);  // what stats prints
+    // The server's output goes to stderr: stdout holds the results alone.
+    EXPECT_EQ(r.out.find("warpscope-workload: serving"), std::string::npos) << r.out;
+    EXPECT_NE(r.err.find("warpscope-workload: serving"), std::string::npos) << r.err;
     auto all = runs();
     ASSERT_EQ(all.size(), 1u);  // one run, not one per side
     Store store(db());

@@ -58,8 +58,9 @@ struct RecordRequest {
     std::vector<std::string> env;   // extra KEY=VALUE entries
     std::vector<std::pair<std::string, std::string>> properties;  // stored with the run
     std::string workingDir;
-    std::string injectLibrary;  // libwarpscope_inject.so; empty runs without CUDA capture
-    bool echoOutput = true;     // copy the program's stdout/stderr to ours
+    std::string injectLibrary;        // libwarpscope_inject.so; empty runs without CUDA capture
+    bool echoOutput = true;           // copy the program's stdout/stderr to ours
+    bool echoOutputToStderr = false;  // both to our stderr (our stdout is someone else's)
     int flushIntervalMs = 100;
     int sampleIntervalMs = 50;  // device samples (NVML); 0: none
     int progressIntervalMs = 500;

@@ -126,8 +126,14 @@ int benchWithServer(const BenchServe& bench, const Args& args) {
             std::cerr << "the server's last lines on stderr:\n" << out.record.errorTail;
         code = 1;
     }
+    const RecordProgress& t = out.record.totals;
     std::cerr << "[warpscope] run " << run << " " << toString(out.record.status)
-              << " (the server and the client in one run; `show " << run << "` for its log)\n";
+              << " (the server and the client in one run; `show " << run
+              << "` for its log): server side " << t.processes
+              << " processes reported to the capture, " << t.kernels << " kernels, " << t.memcpys
+              << " memcpys, " << t.apiCalls << " API calls, " << t.ranges << " NVTX ranges";
+    if (t.dropped) std::cerr << ", " << t.dropped << " records DROPPED";
+    std::cerr << "; client side " << out.load.requests.size() << " requests\n";
     return out.record.status == RunStatus::Ok ? code : 1;
 }
 

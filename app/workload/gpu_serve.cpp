@@ -18,6 +18,7 @@ std::unique_ptr<serving::Backend> makeGpuBackend(const DecoderParams& decoder,
         throw std::runtime_error(
             "the gpu backend needs CUDA: this build has it, but no CUDA device is visible");
     auto options = serving::GpuBackendOptions::from(decoder);
+    options.textOnly = true;  // the server's tokenizer is the byte tokenizer
     const auto blockBytes = serving::GpuBackend::blockBytes(options.shape, config.blockSize);
     if (!params.numBlocks) {
         config.numBlocks =

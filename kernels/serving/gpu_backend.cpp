@@ -263,7 +263,7 @@ void GpuBackend::forward(const Counts& c) {
     gpu::gatherRows(h_.get(), meta<std::int32_t>(L.sampleRows), last_.get(), c.sampled, m.hidden,
                     stream_);
     lmHead(last_.get(), logits_.get(), c.sampled);
-    gpu::sampleTokens(logits_.get(), c.sampled, m.vocab, meta<float>(L.temperatures),
+    gpu::sampleTokens(logits_.get(), c.sampled, m.vocab, opt_.textOnly, meta<float>(L.temperatures),
                       meta<std::uint32_t>(L.seeds), meta<std::int32_t>(L.outputIndex),
                       samplePartial_.get(), tokensDevice_.get(), stream_);
 }

@@ -11,8 +11,9 @@
 // step's metadata lives on the device at fixed addresses (StepMetaLayout),
 // copied in one piece per step, so the graphs replay with new contents.
 //
-// Tokens: the model's vocabulary; the byte tokenizer's EOS (256) is EOS, and
-// ids from 257 up have no text (random-weight models, docs/serving.md).
+// Tokens: prompts may use the model's whole vocabulary; the byte tokenizer's
+// EOS (256) is EOS; with `textOnly` (the server) the sampled tokens are those
+// the byte tokenizer renders as text (docs/serving.md).
 #pragma once
 
 #include <cublas_v2.h>
@@ -49,6 +50,11 @@ struct GpuBackendOptions {
     // count (split-K GEMV for 1-2 rows, ...), faster, equal only up to bf16
     // rounding across batch sizes.
     bool batchInvariant = false;
+    // Sample only tokens the byte tokenizer renders as text (printable ASCII
+    // 32-126 and EOS 256), as the server does: its tokenizer has no text for
+    // the model's other ids. The LM head still computes every logit. Off: the
+    // whole vocabulary, as the offline decoder.
+    bool textOnly = false;
 
     // From a workload's [decoder] table (throws std::invalid_argument on a
     // variant the backend has no paged kernels for).

@@ -29,7 +29,7 @@ __device__ __forceinline__ void keepBetter(float& best, int& index, float v, int
 }
 
 __global__ void __launch_bounds__(256)
-    samplePartial(const __nv_bfloat16* logits, int vocab, const float* temperatures,
+    samplePartial(const __nv_bfloat16* logits, int vocab, bool textOnly, const float* temperatures,
                   const std::uint32_t* seeds, const std::int32_t* outputIndex,
                   std::uint32_t* partial) {
     const int r = blockIdx.y;
@@ -37,11 +37,13 @@ __global__ void __launch_bounds__(256)
     const float t = temperatures[r];
     const std::uint64_t key = mix((std::uint64_t(seeds[2 * r + 1]) << 32 | seeds[2 * r]) ^
                                   mix(std::uint64_t(std::uint32_t(outputIndex[r])) + 1));
-    int per = (vocab + gridDim.x - 1) / gridDim.x;
-    int from = blockIdx.x * per, to = min(vocab, from + per);
+    const int candidates = textOnly ? min(vocab, 257) : vocab;
+    int per = (candidates + gridDim.x - 1) / gridDim.x;
+    int from = blockIdx.x * per, to = min(candidates, from + per);
     float best = -INFINITY;
     int index = vocab;
     for (int i = from + threadIdx.x; i < to; i += blockDim.x) {
+        if (textOnly && (i < 32 || (i > 126 && i != 256))) continue;
         float v = __bfloat162float(row[i]);
         if (t > 0) {
             // u in (0, 1) from 24 hash bits; -log(-log u) is Gumbel(0, 1).
@@ -90,13 +92,14 @@ void gatherRows(const __nv_bfloat16* in, const std::int32_t* rows, __nv_bfloat16
     WS_CUDA_LAUNCHED();
 }
 
-void sampleTokens(const __nv_bfloat16* logits, int count, int vocab, const float* temperatures,
-                  const std::uint32_t* seeds, const std::int32_t* outputIndex,
-                  std::uint32_t* partial, std::int32_t* tokens, cudaStream_t s) {
+void sampleTokens(const __nv_bfloat16* logits, int count, int vocab, bool textOnly,
+                  const float* temperatures, const std::uint32_t* seeds,
+                  const std::int32_t* outputIndex, std::uint32_t* partial, std::int32_t* tokens,
+                  cudaStream_t s) {
     if (count < 1) return;
     static_assert(kSampleBlocks == 32, "sampleFinal reduces one partial per lane");
-    samplePartial<<<dim3(kSampleBlocks, count), 256, 0, s>>>(logits, vocab, temperatures, seeds,
-                                                             outputIndex, partial);
+    samplePartial<<<dim3(kSampleBlocks, count), 256, 0, s>>>(logits, vocab, textOnly, temperatures,
+                                                             seeds, outputIndex, partial);
     WS_CUDA_LAUNCHED();
     sampleFinal<<<count, 32, 0, s>>>(partial, tokens);
     WS_CUDA_LAUNCHED();

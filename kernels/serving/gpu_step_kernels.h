@@ -27,8 +27,12 @@ constexpr int kSampleBlocks = 32;
 inline std::size_t sampleWorkspaceWords(int count) {
     return std::size_t(count) * kSampleBlocks * 2;
 }
-void sampleTokens(const __nv_bfloat16* logits, int count, int vocab, const float* temperatures,
-                  const std::uint32_t* seeds, const std::int32_t* outputIndex,
-                  std::uint32_t* partial, std::int32_t* tokens, cudaStream_t s);
+// `textOnly`: the candidates are the tokens the byte tokenizer renders as
+// text, printable ASCII 32-126, and its EOS 256 (as the CPU backend's);
+// otherwise every token of the vocabulary.
+void sampleTokens(const __nv_bfloat16* logits, int count, int vocab, bool textOnly,
+                  const float* temperatures, const std::uint32_t* seeds,
+                  const std::int32_t* outputIndex, std::uint32_t* partial, std::int32_t* tokens,
+                  cudaStream_t s);
 
 }  // namespace ws::serving::gpu

@@ -164,6 +164,30 @@ TEST(ServingGpu, Batch64MixedLengthsEqualTheirBatchOneOutputs) {
     EXPECT_GT(s.lastStep.step, 0);
 }
 
+TEST(ServingGpu, TextOnlySamplesPrintableBytesAndEos) {
+    if (!haveGpu()) GTEST_SKIP() << "no CUDA device";
+    EngineConfig c;
+    c.maxNumSeqs = 8;
+    c.maxNumBatchedTokens = 256;
+    c.numBlocks = 64;
+    c.maxModelLen = 256;
+    GpuBackendOptions o = GpuBackendOptions::from(smallModel());
+    o.textOnly = true;
+    auto engine = startEngine(c, o);
+    int tokens = 0;
+    for (int i = 0; i < 8; ++i) {
+        Output r = collect(
+            *engine->submit(prompt(20 + i, 40 + std::uint64_t(i)), sampling(64, i % 2 ? 1.5 : 0, i))
+                 .stream);
+        ASSERT_TRUE(r.finish.has_value()) << "request " << i;
+        for (TokenId t : r.tokens) {
+            EXPECT_TRUE((t >= 32 && t <= 126) || t == 256) << "token " << t;
+            ++tokens;
+        }
+    }
+    EXPECT_GT(tokens, 8 * 32);  // the test saw outputs, not only EOS
+}
+
 TEST(ServingGpu, ThousandsOfRequestsLeaveThePoolEmptyAndTheMemoryAsItWas) {
     if (!haveGpu()) GTEST_SKIP() << "no CUDA device";
     ASSERT_EQ(cudaFree(nullptr), cudaSuccess);  // the context exists before the baseline

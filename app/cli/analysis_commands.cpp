@@ -8,12 +8,14 @@
 
 #include "analysis/cold_start.h"
 #include "analysis/run_latency.h"
+#include "cli/bundle_commands.h"
 #include "cli/cli_args.h"
 #include "cli/commands.h"
 #include "cli/goodput_arg.h"
 #include "cli/open_store.h"
 #include "cli/progress_output.h"
 #include "io/latency_json.h"
+#include "io/run_bundle.h"
 #include "io/trace_import.h"
 #include "store/run_queries.h"
 #include "store/store.h"
@@ -122,6 +124,7 @@ int cmdImport(const std::vector<std::string>& argv) {
         started.total = static_cast<std::int64_t>(std::filesystem::file_size(path, ec));
         emitMessage(started);
     }
+    if (isRunBundle(path)) return importBundleCommand(path, args, reporting);
     auto file = readTraceFile(path);  // an unknown file is refused before the store is opened
     Store store(storePath(args));     // importing into a new store creates it
     ReadProgress bytesRead;

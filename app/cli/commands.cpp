@@ -20,14 +20,18 @@ const std::vector<Command>& commands() {
          "roofline|dram|NAME,... [--cache-control all|none] [--dram-pass on|off]] [--sample-ms N] "
          "[--progress line|json|none] -- PROGRAM ARGS...",
          "run any CUDA program with capture injected and store it as a run", cmdRecord},
+        {"bundle", "bundle RUN [--db FILE] [-o FILE|-]",
+         "write one run with everything it recorded as a run bundle file (standard output by\n"
+         "      default); `import FILE` stores it elsewhere as a new run",
+         cmdBundle},
         {"stats",
          "stats RUN [--percentiles 50,90,99] [--goodput ttft:MS,tpot:MS,e2el:MS] [--json] [--db "
          "FILE]",
          "TTFT, TPOT, ITL, E2E, throughput and goodput of a run (vLLM's definitions and names)",
          cmdStats},
         {"import", "import FILE [--label L] [--db FILE] [--progress line|json|none]",
-         "store a vLLM `bench serve --save-result` JSON, an nsys SQLite export or a PyTorch "
-         "profiler trace as a run",
+         "store a vLLM `bench serve --save-result` JSON, an nsys SQLite export, a PyTorch "
+         "profiler trace or a run bundle as a run",
          cmdImport},
         {"bench",
          "bench serve --endpoint URL [--backend openai|openai-chat] --model NAME [--dataset "

@@ -30,5 +30,6 @@ int cmdCompare(const std::vector<std::string>& args);
 int cmdSummary(const std::vector<std::string>& args);
 int cmdRoofline(const std::vector<std::string>& args);
 int cmdBench(const std::vector<std::string>& args);
+int cmdBundle(const std::vector<std::string>& args);
 
 }  // namespace ws::cli

@@ -7,6 +7,7 @@
 #include "cli/cli_args.h"
 #include "cli/commands.h"
 #include "cli/progress_output.h"
+#include "io/run_bundle.h"
 #include "store/store_error.h"
 #include "util/version.h"
 
@@ -36,7 +37,9 @@ int main(int argc, char** argv) {
         return 0;
     }
     if (name == "--version") {
-        std::cout << "warpscope-cli " << ws::kWarpscopeVersion << '\n';
+        // The bundle version is what `record --host` and `pull` compare.
+        std::cout << "warpscope-cli " << ws::kWarpscopeVersion << " (run bundle version "
+                  << ws::kRunBundleVersion << ")\n";
         return 0;
     }
     for (const auto& c : ws::cli::commands()) {

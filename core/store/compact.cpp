@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "chunk_recode.h"
 #include "store/recording_intent.h"
 #include "store/store_error.h"
 
@@ -40,39 +41,6 @@ class Strings {
     std::unordered_map<std::int64_t, std::string> byId_;
     std::unordered_map<std::string, std::int64_t> byValue_;
 };
-
-template <typename T>
-std::string recode(std::string_view blob, std::int64_t count, codec::Lane lane, codec::Format from,
-                   codec::Format to, const Strings& strings) {
-    std::vector<T> records;
-    codec::decode(
-        blob, count, lane, [&](std::int64_t id) -> const std::string& { return strings.value(id); },
-        records, from);
-    std::vector<const T*> pointers;
-    for (const auto& r : records)
-        pointers.push_back(&r);
-    std::string out;
-    codec::encode(
-        pointers, [&](std::string_view s) { return strings.id(s); }, out, to);
-    return out;
-}
-
-std::string recode(codec::ChunkKind kind, std::string_view blob, std::int64_t count,
-                   codec::Lane lane, codec::Format from, codec::Format to, const Strings& strings) {
-    switch (kind) {
-        case codec::ChunkKind::Kernel:
-            return recode<KernelRecord>(blob, count, lane, from, to, strings);
-        case codec::ChunkKind::Memcpy:
-            return recode<MemcpyRecord>(blob, count, lane, from, to, strings);
-        case codec::ChunkKind::Memset:
-            return recode<MemsetRecord>(blob, count, lane, from, to, strings);
-        case codec::ChunkKind::ApiCall:
-            return recode<ApiCallRecord>(blob, count, lane, from, to, strings);
-        case codec::ChunkKind::Range:
-            return recode<RangeRecord>(blob, count, lane, from, to, strings);
-    }
-    throw std::runtime_error("unknown chunk kind " + std::to_string(static_cast<int>(kind)));
-}
 
 // Each batch commits on its own, so readers see progress and a cancel or a
 // crash keeps what was done (both formats read).
@@ -183,9 +151,11 @@ CompactResult compactStore(Store& store, codec::Format format, const CompactProg
                              static_cast<std::uint32_t>(select.int64(3))};
             std::string blob;
             try {
-                blob = recode(static_cast<codec::ChunkKind>(select.int32(1)), select.blob(5),
-                              select.int64(4), lane, static_cast<codec::Format>(select.int32(6)),
-                              format, strings);
+                blob = recodeChunk(
+                    static_cast<codec::ChunkKind>(select.int32(1)), select.blob(5), select.int64(4),
+                    lane, static_cast<codec::Format>(select.int32(6)), format,
+                    [&](std::int64_t id) -> const std::string& { return strings.value(id); },
+                    [&](std::string_view s) { return strings.id(s); });
             } catch (const std::exception& e) {
                 throw StoreError(StoreError::Kind::Sql,
                                  store.path() + ": run " + std::to_string(select.int64(0)) +

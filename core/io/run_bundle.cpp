@@ -1,0 +1,175 @@
+#include "io/run_bundle.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "store/run_copy.h"
+#include "store/run_queries.h"
+#include "store/schema.h"
+#include "store/store.h"
+#include "util/process_identity.h"
+#include "util/version.h"
+
+namespace ws {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kBundleTable = R"sql(
+CREATE TABLE bundle (
+    version INTEGER NOT NULL,
+    warpscope_version TEXT NOT NULL,
+    source_host TEXT NOT NULL,
+    source_store TEXT NOT NULL,
+    source_run INTEGER NOT NULL,
+    created_at INTEGER NOT NULL
+);
+)sql";
+
+// A private copy of a bundle, removed with whatever SQLite made beside it.
+class TempCopy {
+  public:
+    explicit TempCopy(const std::string& from, const std::string& name) {
+        std::error_code ec;
+        auto dir = fs::temp_directory_path(ec);
+        if (ec) dir = "/tmp";
+        path_ = (dir / "warpscope-bundle-XXXXXX").string();
+        int fd = ::mkstemp(path_.data());
+        if (fd < 0)
+            throw BundleError(name + ": cannot make a temporary copy in " + dir.string() + ": " +
+                              std::strerror(errno));
+        ::close(fd);
+        fs::copy_file(from, path_, fs::copy_options::overwrite_existing, ec);
+        if (ec) {
+            remove();
+            throw BundleError(name + ": cannot copy it to " + path_ + ": " + ec.message());
+        }
+    }
+    ~TempCopy() { remove(); }
+    TempCopy(const TempCopy&) = delete;
+    TempCopy& operator=(const TempCopy&) = delete;
+    const std::string& path() const { return path_; }
+
+  private:
+    void remove() {
+        for (const char* suffix : {"", "-wal", "-shm", "-journal"})
+            ::unlink((path_ + suffix).c_str());
+    }
+    std::string path_;
+};
+
+}  // namespace
+
+BundleInfo writeRunBundle(Store& store, RunId run, const std::string& path) {
+    auto info = requireRun(store, run);
+    if (info.status == RunStatus::Running)
+        throw BundleError(store.path() + ": run " + std::to_string(run) + " (on " + info.host +
+                          ") is still being recorded; bundle it when it has finished");
+    BundleInfo stamp{kRunBundleVersion, schema::kCurrentVersion,
+                     kWarpscopeVersion, hostName(),
+                     store.path(),      run};
+    {
+        Store bundle(path);
+        copyRun(store.path(), run, bundle);
+        auto& db = bundle.db();
+        db.exec(kBundleTable);
+        sql::Statement st(db, "INSERT INTO bundle VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
+        st.bind(1, stamp.version);
+        st.bind(2, std::string_view(stamp.warpscopeVersion));
+        st.bind(3, std::string_view(stamp.sourceHost));
+        st.bind(4, std::string_view(stamp.sourceStore));
+        st.bind(5, stamp.sourceRun);
+        st.bind(6, unixNowNs());
+        st.exec();
+        // One self-contained file: the write-ahead log folded back into it.
+        db.exec("PRAGMA journal_mode = DELETE");
+    }
+    return stamp;
+}
+
+bool isRunBundle(const std::string& path) {
+    try {
+        std::ifstream in(path, std::ios::binary);
+        char header[16] = {};
+        in.read(header, sizeof header);
+        if (in.gcount() != 16 || std::memcmp(header, "SQLite format 3", 16) != 0) return false;
+        sql::Db probe(path, sql::Db::Mode::Snapshot);
+        return probe.queryInt("PRAGMA application_id") == schema::kApplicationId &&
+               probe.queryInt(
+                   "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'bundle'") >
+                   0;
+    } catch (const std::exception&) {
+        return false;
+    }
+}
+
+BundleInfo readBundleInfo(const std::string& path, const std::string& name) {
+    if (!isRunBundle(path))
+        throw BundleError(name +
+                          ": not a Warpscope run bundle (no SQLite store with a bundle table); "
+                          "nothing was imported");
+    sql::Db probe(path, sql::Db::Mode::Snapshot);
+    BundleInfo info;
+    info.schemaVersion = static_cast<int>(probe.queryInt("PRAGMA user_version"));
+    sql::Statement st(probe,
+                      "SELECT version, warpscope_version, source_host, source_store, source_run "
+                      "FROM bundle");
+    if (!st.step())
+        throw BundleError(name +
+                          ": a damaged run bundle (its bundle table is empty); nothing "
+                          "was imported");
+    info.version = st.int32(0);
+    info.warpscopeVersion = st.text(1);
+    info.sourceHost = st.text(2);
+    info.sourceStore = st.text(3);
+    info.sourceRun = st.int64(4);
+    if (info.version > kRunBundleVersion || info.schemaVersion > schema::kCurrentVersion)
+        throw BundleError(name + ": written by a newer Warpscope (" + info.warpscopeVersion +
+                          ": run bundle version " + std::to_string(info.version) +
+                          ", store schema " + std::to_string(info.schemaVersion) +
+                          "); this Warpscope (" + kWarpscopeVersion +
+                          ") reads run bundle version " + std::to_string(kRunBundleVersion) +
+                          ", store schema " + std::to_string(schema::kCurrentVersion) +
+                          "; upgrade Warpscope here; nothing was imported");
+    if (info.version < 1 || info.schemaVersion < 1)
+        throw BundleError(name + ": a damaged run bundle (version " + std::to_string(info.version) +
+                          ", store schema " + std::to_string(info.schemaVersion) +
+                          "); nothing was imported");
+    return info;
+}
+
+ImportedBundle importRunBundle(
+    Store& to, const std::string& path, const std::string& name,
+    const std::vector<std::pair<std::string, std::string>>& addProperties) {
+    ImportedBundle out;
+    out.info = readBundleInfo(path, name);
+    to.requireWritable("import a run bundle");
+    // Opened as a store in a copy: an older bundle is migrated there, and the
+    // given file stays as it was.
+    TempCopy copy(path, name);
+    RunId run = 0;
+    try {
+        Store bundle(copy.path());
+        auto runs = listRuns(bundle);
+        if (runs.size() != 1)
+            throw BundleError(name + ": a damaged run bundle (it holds " +
+                              std::to_string(runs.size()) +
+                              " runs, not one); nothing was imported");
+        run = runs.front().id;
+    } catch (const StoreError& e) {
+        throw BundleError(name + ": a damaged run bundle: " + e.what() + "; nothing was imported");
+    }
+    try {
+        out.run = copyRun(copy.path(), run, to, addProperties);
+    } catch (const std::exception& e) {
+        throw BundleError(name + ": " + e.what() + "; nothing was imported");
+    }
+    return out;
+}
+
+}  // namespace ws

@@ -17,6 +17,7 @@ packages=(
   libgl-dev libxkbcommon-dev fonts-dejavu-core
   xvfb xauth file dpkg-dev python3
   poppler-utils
+  openssh-client openssh-server  # record --host / pull, tested against a throwaway sshd
 )
 # The HTML report is checked in a real browser (tests/report/). Debian ships
 # Chromium as a package; Ubuntu's chromium-browser is a snap wrapper.

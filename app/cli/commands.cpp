@@ -18,8 +18,14 @@ const std::vector<Command>& commands() {
         {"record",
          "record [--db FILE] [--label L] [--workload CONFIG] [--no-driver-api] [--metrics "
          "roofline|dram|NAME,... [--cache-control all|none] [--dram-pass on|off]] [--sample-ms N] "
-         "[--progress line|json|none] -- PROGRAM ARGS...",
-         "run any CUDA program with capture injected and store it as a run", cmdRecord},
+         "[--progress line|json|none] [--host H [--remote-db FILE] [--remote-cli PATH]] -- "
+         "PROGRAM ARGS...",
+         "run any CUDA program with capture injected and store it as a run.\n"
+         "      --host H records on H (user@host or an ssh config alias) through ssh and pulls\n"
+         "      the finished run into the local store; PROGRAM and its paths are H's",
+         cmdRecord},
+        {"pull", "pull H RUN [--remote-db FILE] [--remote-cli PATH] [--db FILE]",
+         "copy run RUN of host H's store into the local store over ssh (a run bundle)", cmdPull},
         {"bundle", "bundle RUN [--db FILE] [-o FILE|-]",
          "write one run with everything it recorded as a run bundle file (standard output by\n"
          "      default); `import FILE` stores it elsewhere as a new run",

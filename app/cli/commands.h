@@ -31,5 +31,6 @@ int cmdSummary(const std::vector<std::string>& args);
 int cmdRoofline(const std::vector<std::string>& args);
 int cmdBench(const std::vector<std::string>& args);
 int cmdBundle(const std::vector<std::string>& args);
+int cmdPull(const std::vector<std::string>& args);
 
 }  // namespace ws::cli

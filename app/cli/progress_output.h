@@ -20,6 +20,9 @@ ProgressMode progressMode(const Args& args);
 bool wantsJsonProgress(const std::vector<std::string>& argv);
 // One message as a JSON line on stderr.
 void emitMessage(const progress::Message& m);
+// A recording's counters: a JSON record message (with the run), or a line
+// rewritten in place on a terminal (printed once, at the end, elsewhere).
+void printRecordProgress(const RecordProgress& p, ProgressMode mode);
 // A remark for the user: a JSON note, or a "[warpscope] " line on stderr.
 void emitNote(ProgressMode mode, const std::string& text);
 

@@ -17,6 +17,7 @@
 #include "cli/open_store.h"
 #include "cli/progress_output.h"
 #include "cli/record_dram_pass.h"
+#include "cli/remote_commands.h"
 #include "config/workload_config.h"
 #include "record/recorder.h"
 #include "store/store.h"
@@ -66,36 +67,6 @@ std::string expandScripts(std::string text) {
     return text;
 }
 
-std::string count(std::int64_t n) {
-    std::string digits = std::to_string(n), out;
-    for (std::size_t i = 0; i < digits.size(); ++i) {
-        if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-        out += digits[i];
-    }
-    return out;
-}
-
-void printProgress(const RecordProgress& p, ProgressMode mode) {
-    if (mode == ProgressMode::None) return;
-    if (mode == ProgressMode::Json) {
-        progress::Message m{progress::Kind::Record};
-        m.record = p;
-        emitMessage(m);
-        return;
-    }
-    std::ostringstream line;
-    line << "[warpscope] " << formatDuration(p.elapsedNs) << "  kernels " << count(p.kernels)
-         << "  memcpys " << count(p.memcpys) << " (" << formatBytes(p.memcpyBytes) << ")"
-         << "  api " << count(p.apiCalls) << "  nvtx " << count(p.ranges);
-    if (p.tokens) line << "  tokens " << count(p.tokens);
-    if (p.dropped) line << "  DROPPED " << count(p.dropped);
-    bool tty = ::isatty(2);
-    if (tty)
-        std::cerr << '\r' << line.str() << "\033[K" << (p.finished ? "\n" : "") << std::flush;
-    else if (p.finished)
-        std::cerr << line.str() << '\n';
-}
-
 bool validMetricSpec(const std::string& spec) {
     if (spec == "roofline" || spec == "dram") return true;
     if (spec.empty() || spec.front() == ',' || spec.back() == ',') return false;
@@ -109,11 +80,15 @@ bool validMetricSpec(const std::string& spec) {
 int cmdRecord(const std::vector<std::string>& argv) {
     ArgSpec spec{{"no-driver-api"},
                  {"db", "label", "workload", "variant", "progress", "metrics", "cache-control",
-                  "sample-ms", "dram-pass"},
+                  "sample-ms", "dram-pass", "host", "remote-db", "remote-cli"},
                  0,
                  0,
                  true};
     auto args = Args::parse(argv, spec);
+    if (args.value("host")) return recordOnHost(args, spec);
+    for (const char* remoteOnly : {"remote-db", "remote-cli"})
+        if (args.value(remoteOnly))
+            throw UsageError(std::string("--") + remoteOnly + " applies to --host H only");
     RecordRequest req;
     req.storePath = storePath(args);
     req.label = args.valueOr("label", "");
@@ -194,7 +169,7 @@ int cmdRecord(const std::vector<std::string>& argv) {
         emitNote(reporting,
                  "capture library not found (this build has no CUDA capture): recording the "
                  "program's output and device samples only");
-    req.onProgress = [reporting](const RecordProgress& p) { printProgress(p, reporting); };
+    req.onProgress = [reporting](const RecordProgress& p) { printRecordProgress(p, reporting); };
 
     std::optional<RecordRequest> passRequest;
     if (secondPass) passRequest = req;

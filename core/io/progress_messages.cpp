@@ -89,6 +89,7 @@ std::optional<Message> parseJsonLine(std::string_view line) {
     m.total = integer("total");
     if (auto it = j.find("text"); it != j.end() && it->is_string()) m.text = it->get<std::string>();
     if (auto it = j.find("run"); it != j.end() && it->is_number_integer()) m.run = it->get<RunId>();
+    if (m.kind == Kind::Record && m.run) m.record.run = *m.run;
     if (auto it = j.find("exit_code"); it != j.end() && it->is_number_integer())
         m.exitCode = it->get<int>();
     return m;

@@ -66,6 +66,9 @@ ChildProcess::ChildProcess(const ChildSpec& spec) {
         } else {
             ::signal(SIGINT, SIG_DFL);
             ::signal(SIGTERM, SIG_DFL);
+            // A recording started over ssh ignores SIGPIPE so that it outlives
+            // a dropped connection; the program it records keeps the default.
+            ::signal(SIGPIPE, SIG_DFL);
             ::execve(spec.program.c_str(), argv.data(), envp.data());
             failure = errno;
         }

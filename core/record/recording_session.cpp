@@ -32,6 +32,7 @@ bool isBlocking(const StoreError& e) {
 
 RecordingSession::RecordingSession(Store& store, RunId run)
     : store_(store), run_(run), writer_(store, run, 1 << 16) {
+    progress.run = run;
     writer_.keepRecordsWhenBlocked(kMaxWaitingRecords);
     // Each periodic write waits this long for a lock, then tries again at the
     // next flush; the program's output and frames are read in between.

@@ -226,6 +226,7 @@ struct RecordProgress {
     std::int64_t dropped = 0;
     int processes = 0;  // processes that connected (CUDA initialised in them)
     bool finished = false;
+    RunId run = 0;  // the run being recorded (known from the first message on)
 };
 
 }  // namespace ws

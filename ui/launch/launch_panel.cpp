@@ -8,6 +8,7 @@
 #include <QFontDatabase>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QPushButton>
@@ -50,6 +51,7 @@ QString launchUnavailableReason() {
 LaunchPanel::LaunchPanel(QWidget* parent)
     : QWidget(parent),
       configs_(new QComboBox(this)),
+      host_(new QLineEdit(this)),
       editor_(new QPlainTextEdit(this)),
       validation_(new QLabel(this)),
       launchButton_(new QPushButton(tr("Launch"), this)),
@@ -60,6 +62,15 @@ LaunchPanel::LaunchPanel(QWidget* parent)
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(6, 6, 6, 6);
     layout->addWidget(configs_);
+    auto* where = new QHBoxLayout();
+    where->addWidget(new QLabel(tr("Host:"), this));
+    host_->setPlaceholderText(tr("local — or user@host / ssh alias of a GPU server"));
+    host_->setToolTip(
+        tr("Runs `warpscope-cli record` there through ssh (your keys and agent, no password "
+           "prompt) and brings the run back into this store"));
+    host_->setClearButtonEnabled(true);
+    where->addWidget(host_, 1);
+    layout->addLayout(where);
     editor_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
     editor_->setPlaceholderText(tr("A workload config (TOML): name, kind, [contract], [command]"));
     layout->addWidget(editor_, 1);
@@ -114,6 +125,13 @@ void LaunchPanel::setConfigText(const QString& text) {
 }
 QString LaunchPanel::configText() const {
     return editor_->toPlainText();
+}
+void LaunchPanel::setHost(const QString& host) {
+    host_->setText(host);
+}
+QString LaunchPanel::host() const {
+    QString h = host_->text().trimmed();
+    return h.compare(QStringLiteral("local"), Qt::CaseInsensitive) == 0 ? QString() : h;
 }
 QString LaunchPanel::validationText() const {
     return validation_->text();
@@ -174,11 +192,14 @@ void LaunchPanel::launch() {
     f.close();
     QStringList args = {QStringLiteral("record"), QStringLiteral("--workload"), configFile_};
     if (!storePath_.isEmpty()) args << QStringLiteral("--db") << storePath_;
-    status_->setText(tr("Running…"));
+    const QString remote = host();
+    if (!remote.isEmpty()) args << QStringLiteral("--host") << remote;
+    status_->setText(remote.isEmpty() ? tr("Running…") : tr("Running on %1…").arg(remote));
     counters_->clear();
     progress_->setRange(0, 0);  // busy: a run has no known end
     launchButton_->setEnabled(false);
     cancelButton_->setEnabled(true);
+    host_->setEnabled(false);
     job_.start(args);
 }
 
@@ -217,6 +238,7 @@ void LaunchPanel::onFinished(bool ok, const QString& summary) {
     progress_->setValue(1);
     cancelButton_->setEnabled(false);
     launchButton_->setEnabled(valid_);
+    host_->setEnabled(true);
     status_->setText(summary);
     emit runFinished(ok, summary);
 }

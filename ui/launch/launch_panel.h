@@ -2,7 +2,8 @@
 // edit it with validation as you type, start it. The GUI runs
 // `warpscope-cli record` as a child process — it never links CUDA, and a
 // crashing workload cannot take it down — and shows its progress, log and a
-// Cancel that leaves the run marked killed with what was recorded.
+// Cancel that leaves the run marked killed with what was recorded. With a
+// host, that record runs on a GPU server through ssh (`record --host`).
 #pragma once
 
 #include <QWidget>
@@ -11,6 +12,7 @@
 
 class QComboBox;
 class QLabel;
+class QLineEdit;
 class QPlainTextEdit;
 class QProgressBar;
 class QPushButton;
@@ -24,6 +26,10 @@ class LaunchPanel : public QWidget {
 
     void setStorePath(const QString& path) { storePath_ = path; }
     void setCliPath(const QString& path) { job_.setCliPath(path); }
+    // Where it runs: empty or "local" here, else a user@host or ssh config
+    // alias (`record --host`): recorded there, the run brought back here.
+    void setHost(const QString& host);
+    QString host() const;
     // Bundled presets and the user's configs (~/.config/warpscope/workloads).
     void reloadConfigs();
     void selectConfig(const QString& path);
@@ -50,6 +56,7 @@ class LaunchPanel : public QWidget {
     void onFinished(bool ok, const QString& summary);
 
     QComboBox* configs_;
+    QLineEdit* host_;
     QPlainTextEdit* editor_;
     QLabel* validation_;
     QPushButton* launchButton_;

@@ -2,6 +2,7 @@
 
 #include <QColor>
 #include <QLocale>
+#include <map>
 
 #include "analysis/kernel_summary.h"
 #include "model/counter_metrics.h"
@@ -15,6 +16,18 @@ namespace {
 QString esc(const std::string& s) {
     return QString::fromStdString(s).toHtmlEscaped();
 }
+// A run recorded on a GPU server through `record --host`: the machine's
+// name, and how it is reached and which run it is there.
+QString hostText(const RunInfo& r, const std::map<std::string, std::string>& properties) {
+    auto host = properties.find("remote.host");
+    if (host == properties.end()) return esc(r.host);
+    auto run = properties.find("remote.run");
+    return QStringLiteral("%1 (recorded through ssh to <b>%2</b>%3)")
+        .arg(esc(r.host), esc(host->second),
+             run == properties.end() ? QString()
+                                     : QStringLiteral(", run %1 there").arg(esc(run->second)));
+}
+
 QString q(const std::string& s) {
     return QString::fromStdString(s);
 }
@@ -86,7 +99,7 @@ QString runDetailsHtml(const RunDetails& d) {
         .row(QStringLiteral("Duration"),
              r.endedAtNs ? q(formatDuration(r.durationNs())) : QStringLiteral("still running"))
         .row(QStringLiteral("Command"), QStringLiteral("<code>%1</code>").arg(esc(r.command)))
-        .row(QStringLiteral("Host"), esc(r.host))
+        .row(QStringLiteral("Host"), hostText(r, d.properties))
         .row(QStringLiteral("Recorded by"), esc("Warpscope " + r.warpscopeVersion));
     html += run.html();
 

@@ -6,7 +6,11 @@
 # others given in POLICIES (e.g. "all none"), each with the metric sets in
 # SETS (default: dram, the one-pass set; "roofline" is the 12 counters of
 # `--metrics roofline`, 4 replay passes on the H200, with its one-pass DRAM
-# rerun). ITERATIONS sets the kernel configs' iterations (default 2). Kernels
+# rerun). ITERATIONS sets the kernel configs' iterations (default 2), NCU_CLOCK
+# ncu's --clock-control: default none, as Warpscope leaves clocks alone; ncu's
+# own default (base) slows the SMs against memory, which changes the DRAM
+# bytes of kernels that rely on L2 reuse (GEMM naive/tiled/regblock read
+# 3.6-5.5 % less here than under ncu's base clocks). Kernels
 # are joined by the order in which they ran. Tables
 # go to stdout; CSVs and logs stay in OUT_DIR/files.
 # Usage: dram-vs-ncu.sh BUILD_DIR OUT_DIR [LADDER...]
@@ -32,7 +36,7 @@ for ladder in "${ladders[@]}"; do
   cfg=$tmp/$ladder.toml
   ws_kernel_config "$cfg" "$ladder-dram" "$ladder" all "${shapes[$ladder]:-}" "${ITERATIONS:-2}" 1
   for cc in all none; do
-    "$ncu" --cache-control "$cc" --metrics "$metrics" --csv --print-units base \
+    "$ncu" --cache-control "$cc" --clock-control "${NCU_CLOCK:-none}" --metrics "$metrics" --csv --print-units base \
       "$workload" run "$cfg" > "$files/$ladder.ncu-$cc.csv" 2> "$files/$ladder.ncu-$cc.log" || fail=1
   done
   for set in $sets; do

@@ -30,7 +30,7 @@ def ncu_launches(path):
 
 
 def short(name):
-    return name.split("(")[0].split("<")[0].replace("void ", "").strip()
+    return name.replace("<unnamed>::", "").split("(")[0].split("<")[0].replace("void ", "").strip()
 
 
 kernels = sorted(csv.DictReader(open(kernels_csv)), key=lambda r: int(r["correlation_id"]))
@@ -85,10 +85,12 @@ for ncu_name, k in per_kernel.items():
     diff = max(abs(ws_r - nc_r), abs(ws_w - nc_w))
     totals = [r + w for r, w in k["ncu"]]
     spread = (max(totals) - min(totals)) / traffic if traffic else 0.0
-    ok = diff <= 0.02 * traffic + 65536
+    # The ladder's input fills are set-up, not rungs: shown, not judged.
+    setup = "fillKernel" in ncu_name
+    ok = setup or diff <= 0.02 * traffic + 65536
     print(f"{short(ncu_name)[:40]:40s} {count:3d} {ws_r / 1e6:9.2f} {nc_r / 1e6:9.2f} "
           f"{ws_w / 1e6:9.2f} {nc_w / 1e6:9.2f} {100 * diff / traffic if traffic else 0:14.2f} "
-          f"{100 * spread:12.2f}{'' if ok else '  MISS'}")
+          f"{100 * spread:12.2f}{'  (set-up)' if setup else '' if ok else '  MISS'}")
     if not ok:
         failed = True
         bad.append(f"{short(ncu_name)[:40]} {100 * diff / traffic:.1f} % (ncu spread {100 * spread:.1f} %)")

@@ -384,7 +384,12 @@ TEST_F(ServedRecordingTest, AServerKilledMidRunFailsTheRunAndKeepsTheRequestsMea
     EXPECT_LT(ok, 200);  // not all: the load stopped when the server went
     EXPECT_NE(runProperties(store, info.id).at("serve.failure").find("signal 9"),
               std::string::npos);
-    EXPECT_EQ(tokensOf(store, info.id).size() >= static_cast<std::size_t>(ok) * 40, true);
+    // Every measured request keeps its tokens (a greedy output may end early at EOS).
+    std::size_t outputTokens = 0;
+    for (const auto& q : requests)
+        outputTokens += q.success ? static_cast<std::size_t>(q.outputTokens) : 0;
+    EXPECT_GE(tokensOf(store, info.id).size(), outputTokens);
+    EXPECT_GE(outputTokens, static_cast<std::size_t>(ok));
 }
 
 TEST_F(ServedRecordingTest, CtrlCStopsTheLoadKeepsWhatWasMeasuredAndStopsTheServer) {

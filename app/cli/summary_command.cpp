@@ -79,8 +79,13 @@ int cmdSummary(const std::vector<std::string>& argv) {
             row["gpu_busy_fraction"] = r.gpuBusyFraction;
             row["kernel_inclusive_ns"] = r.inclusiveKernelNs;
             row["kernel_self_ns"] = r.selfKernelNs;
+            row["kernel_inclusive_count"] = r.inclusiveKernels;
             j["ranges"].push_back(row);
         }
+        j["graph_replay"] = {
+            {"kernels", s.graphs.kernels},          {"kernel_ns", s.graphs.kernelNs},
+            {"traced_to_capture", s.graphs.traced}, {"traced_ns", s.graphs.tracedNs},
+            {"in_capture_range", s.graphs.inRange}, {"in_capture_range_ns", s.graphs.inRangeNs}};
         std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
         return 0;
     }
@@ -123,6 +128,17 @@ int cmdSummary(const std::vector<std::string>& argv) {
                       << std::setw(10) << m.time.count << std::setw(12) << formatBytes(m.totalBytes)
                       << std::setw(11) << std::setprecision(2) << m.gbPerS << std::setprecision(1)
                       << "  " << toString(m.kind) << '\n';
+    }
+    if (s.graphs.kernels > 0) {
+        auto share = [&](double ns) {
+            return formatFixed(s.graphs.kernelNs > 0 ? 100.0 * ns / s.graphs.kernelNs : 0, 1) + "%";
+        };
+        std::cout << "\nCUDA graphs: " << s.graphs.kernels << " kernels replayed ("
+                  << ns(s.graphs.kernelNs) << "); " << s.graphs.traced
+                  << " traced to where their graph was captured (" << share(s.graphs.tracedNs)
+                  << " of that time), " << s.graphs.inRange << " inside an NVTX range then ("
+                  << share(s.graphs.inRangeNs)
+                  << "); the ranges below count them where they were captured\n";
     }
     if (!s.ranges.empty()) {
         std::cout << "\nNVTX ranges\n"

@@ -8,7 +8,9 @@
 #include <memory>
 #include <unordered_map>
 
+#include "analysis/graph_nodes.h"
 #include "analysis/kernel_counters.h"
+#include "analysis/range_stacks.h"
 #include "store/store.h"
 
 namespace ws {
@@ -99,11 +101,28 @@ RunSummary summarizeRun(Store& store, RunId run, TimeWindow window, std::string 
     out.window = std::move(label);
     std::vector<Interval> gpu;
     std::map<std::string, std::vector<double>> kernelTimes;
-    std::unordered_map<std::uint32_t, std::int64_t> kernelNsByCorrelation;
+    struct KernelTime {
+        std::int64_t ns = 0;
+        std::int64_t count = 0;
+    };
+    std::unordered_map<std::uint32_t, KernelTime> kernelNsByCorrelation;
+    // Kernels replayed from a graph node whose creation was recorded, by node.
+    GraphNodeOrigins origins(graphNodesOf(store, run));
+    std::map<std::uint64_t, KernelTime> graphKernels;
     double kernelTotal = 0;
     forEachKernel(store, run, window, std::nullopt, [&](const KernelRecord& k) {
         kernelTimes[k.name].push_back(static_cast<double>(k.durationNs()));
-        kernelNsByCorrelation[k.correlationId] += k.durationNs();
+        if (k.graphNodeId) {
+            ++out.graphs.kernels;
+            out.graphs.kernelNs += static_cast<double>(k.durationNs());
+        }
+        // A replayed kernel whose node's creation was not recorded is credited
+        // to the ranges around its cudaGraphLaunch, as before graphs were traced.
+        auto& t = k.graphNodeId && origins.origin(k.graphNodeId)
+                      ? graphKernels[k.graphNodeId]
+                      : kernelNsByCorrelation[k.correlationId];
+        t.ns += k.durationNs();
+        ++t.count;
         kernelTotal += static_cast<double>(k.durationNs());
         gpu.emplace_back(k.startNs, k.endNs);
     });
@@ -158,68 +177,63 @@ RunSummary summarizeRun(Store& store, RunId run, TimeWindow window, std::string 
         out.gpuSpanNs > 0 ? static_cast<double>(out.gpuBusyNs) / static_cast<double>(out.gpuSpanNs)
                           : 0;
 
-    // NVTX ranges: durations, GPU busy inside each instance, and the kernels
-    // whose launch call ran inside it (on the launching thread).
-    auto ranges = rangesIn(store, run, window);
+    // NVTX ranges: durations and GPU busy inside each instance in the window;
+    // kernels credited to the ranges open where they were launched. Ranges
+    // outside the window count too: a graph may be captured long before the
+    // window in which it is replayed.
+    auto ranges = rangesIn(store, run, {});
     std::map<std::pair<std::string, std::string>, std::size_t> index;
     std::vector<std::vector<double>> rangeTimes;
-    // Per thread: range indices sorted by start, each with the range that
-    // encloses it (push/pop ranges nest), so a call finds its innermost range
-    // by one search and the others by walking up.
-    std::map<std::uint32_t, std::vector<std::size_t>> rangesByThread;
-    for (std::size_t i = 0; i < ranges.size(); ++i) {
-        const auto& r = ranges[i];
-        if (r.kind == RangeKind::Mark) continue;
-        auto key = std::make_pair(r.domain, r.name);
-        auto [it, inserted] = index.try_emplace(key, out.ranges.size());
+    auto statOf = [&](const RangeRecord& r) {
+        auto [it, inserted] = index.try_emplace({r.domain, r.name}, out.ranges.size());
         if (inserted) {
-            out.ranges.push_back({r.name, r.domain, {}, 0, 0, 0, 0});
+            RangeStat stat;
+            stat.name = r.name;
+            stat.domain = r.domain;
+            out.ranges.push_back(stat);
             rangeTimes.emplace_back();
         }
-        rangeTimes[it->second].push_back(static_cast<double>(r.endNs - r.startNs));
-        out.ranges[it->second].gpuBusyNs +=
-            static_cast<double>(busyWithin(merged, r.startNs, r.endNs));
-        rangesByThread[r.threadId].push_back(i);
+        return it->second;
+    };
+    for (const auto& r : ranges) {
+        if (r.kind == RangeKind::Mark || r.endNs < window.beginNs || r.startNs > window.endNs)
+            continue;
+        auto stat = statOf(r);
+        rangeTimes[stat].push_back(static_cast<double>(r.endNs - r.startNs));
+        out.ranges[stat].gpuBusyNs += static_cast<double>(busyWithin(merged, r.startNs, r.endNs));
     }
-    constexpr std::size_t kNone = static_cast<std::size_t>(-1);
-    std::vector<std::size_t> parent(ranges.size(), kNone);
-    for (auto& [thread, list] : rangesByThread) {
-        std::sort(list.begin(), list.end(), [&](std::size_t a, std::size_t b) {
-            return ranges[a].startNs < ranges[b].startNs;
-        });
-        std::vector<std::size_t> open;
-        for (auto i : list) {
-            while (!open.empty() && ranges[open.back()].endNs <= ranges[i].startNs)
-                open.pop_back();
-            if (!open.empty()) parent[i] = open.back();
-            open.push_back(i);
+    RangeStacks stacks(ranges);
+    std::vector<std::size_t> credited;  // range stats already given this kernel
+    auto credit = [&](std::uint32_t thread, std::int64_t at, std::int64_t ns, std::int64_t count) {
+        credited.clear();
+        bool innermost = true;
+        for (auto r = stacks.innermost(thread, at); r != RangeStacks::kNone;
+             r = stacks.parent(r), innermost = false) {
+            auto id = statOf(ranges[r]);
+            auto& stat = out.ranges[id];
+            if (innermost) stat.selfKernelNs += static_cast<double>(ns);
+            if (std::find(credited.begin(), credited.end(), id) != credited.end()) continue;
+            credited.push_back(id);
+            stat.inclusiveKernelNs += static_cast<double>(ns);
+            stat.inclusiveKernels += count;
+        }
+        return !innermost;
+    };
+    // Replayed kernels: the ranges open when their node was captured.
+    for (const auto& [node, kernel] : graphKernels) {
+        const GraphNodeRecord* origin = origins.origin(node);
+        out.graphs.traced += kernel.count;
+        out.graphs.tracedNs += static_cast<double>(kernel.ns);
+        if (credit(origin->threadId, origin->timeNs, kernel.ns, kernel.count)) {
+            out.graphs.inRange += kernel.count;
+            out.graphs.inRangeNs += static_cast<double>(kernel.ns);
         }
     }
-    std::vector<std::size_t> credited;  // range stats already given this kernel
+    // Other kernels: the ranges open when their launching call started.
     forEachApiCall(store, run, {}, std::nullopt, [&](const ApiCallRecord& a) {
         auto k = kernelNsByCorrelation.find(a.correlationId);
         if (k == kernelNsByCorrelation.end()) return;
-        auto t = rangesByThread.find(a.threadId);
-        if (t == rangesByThread.end()) return;
-        const auto& list = t->second;
-        // The latest range to start before the call, or the nearest range
-        // around that one still open, is the innermost; its ancestors follow.
-        auto pos =
-            std::upper_bound(list.begin(), list.end(), a.startNs,
-                             [&](std::int64_t v, std::size_t i) { return v < ranges[i].startNs; });
-        if (pos == list.begin()) return;
-        std::size_t r = *(pos - 1);
-        while (r != kNone && ranges[r].endNs <= a.startNs)
-            r = parent[r];
-        auto ns = static_cast<double>(k->second);
-        credited.clear();
-        for (bool innermost = true; r != kNone; r = parent[r], innermost = false) {
-            std::size_t stat = index[{ranges[r].domain, ranges[r].name}];
-            if (innermost) out.ranges[stat].selfKernelNs += ns;
-            if (std::find(credited.begin(), credited.end(), stat) != credited.end()) continue;
-            credited.push_back(stat);
-            out.ranges[stat].inclusiveKernelNs += ns;
-        }
+        credit(a.threadId, a.startNs, k->second.ns, k->second.count);
     });
     for (std::size_t i = 0; i < out.ranges.size(); ++i) {
         out.ranges[i].time = durations(rangeTimes[i]);

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "capture/cupti_records.h"
+#include "capture/graph_nodes.h"
 #include "capture/range_profiler.h"
 #include "util/process_identity.h"
 #include "wire/frames.h"
@@ -73,6 +74,7 @@ class Collector {
     void flusherLoop();
     void send(const std::string& bytes);
     void sendMetric(const KernelMetricValue& v);
+    void sendGraphNode(const GraphNodeRecord& r);
     std::uint8_t* takeBuffer();
 
     std::mutex sendMutex_;  // the writer thread and the kernel-counter callbacks both send
@@ -138,6 +140,13 @@ void Collector::sendMetric(const KernelMetricValue& v) {
     // shared with the writer thread's encoder.
     wire::Encoder enc;
     enc.metric({v.correlationId, v.metric, v.value});
+    send(enc.bytes());
+}
+
+void Collector::sendGraphNode(const GraphNodeRecord& r) {
+    // From the thread building the graph; like metric frames, no strings.
+    wire::Encoder enc;
+    enc.graphNode(r);
     send(enc.bytes());
 }
 
@@ -269,6 +278,14 @@ bool Collector::start() {
         CUptiResult r = cuptiActivityEnable(kind);
         if (r != CUPTI_SUCCESS && r != CUPTI_ERROR_NOT_COMPATIBLE) check(r, "cuptiActivityEnable");
     }
+    // Before the first graph is built: nodes made earlier could not be traced.
+    if (envNumber("WARPSCOPE_GRAPH_NODES", 1) != 0 &&
+        !startGraphNodeTracking([this](const GraphNodeRecord& r) {
+            if (!insideCollector) sendGraphNode(r);
+        }))
+        std::fprintf(stderr,
+                     "[warpscope] CUDA graph nodes not tracked: kernels replayed from graphs "
+                     "will not be traced to the ranges that captured them\n");
     if (std::getenv("WARPSCOPE_METRICS"))
         startKernelCounters([this](const KernelMetricValue& v) { sendMetric(v); },
                             [](const std::string& message) {

@@ -15,6 +15,7 @@
 #include <sstream>
 #include <vector>
 
+#include "capture/cupti_callbacks.h"
 #include "l2_flush.h"
 #include "model/counter_metrics.h"
 
@@ -361,8 +362,7 @@ bool isKernelLaunch(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
     }
 }
 
-void CUPTIAPI onCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
-                         const void* data) {
+void onCallback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
     if (busy) return;
     if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
         if (cbid != CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) return;
@@ -448,8 +448,8 @@ bool startKernelCounters(std::function<void(const KernelMetricValue&)> emit,
     state->warn = std::move(warn);
     const char* cache = std::getenv("WARPSCOPE_CACHE_CONTROL");
     state->flushL2 = !cache || std::strcmp(cache, "none") != 0;
-    if (!ok(cuptiSubscribe(&state->subscriber, onCallback, nullptr), "cuptiSubscribe"))
-        return false;
+    state->subscriber = addCallbackHandler(onCallback);
+    if (!state->subscriber) return false;
     cuptiEnableDomain(1, state->subscriber, CUPTI_CB_DOMAIN_RUNTIME_API);
     cuptiEnableDomain(1, state->subscriber, CUPTI_CB_DOMAIN_DRIVER_API);
     cuptiEnableCallback(1, state->subscriber, CUPTI_CB_DOMAIN_RESOURCE,

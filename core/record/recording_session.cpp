@@ -63,6 +63,7 @@ wire::Sink RecordingSession::sink() {
         deviceSeen_ = true;
     };
     s.overhead = [this](const OverheadRecord& r) { writer_.add(r); };
+    s.graphNode = [this](const GraphNodeRecord& r) { writer_.add(r); };
     s.metric = [this](const KernelMetricRecord& r) {
         replayed_.metric(r);
         writer_.add(r);

@@ -409,4 +409,24 @@ std::vector<QualityRecord> qualityOf(Store& store, RunId id) {
     return out;
 }
 
+std::vector<GraphNodeRecord> graphNodesOf(Store& store, RunId id) {
+    sql::Statement st(store.db(),
+                      "SELECT node_id, original_node_id, graph_id, process_id, thread_id, time_ns, "
+                      "node_type FROM graph_nodes WHERE run_id = ?1 ORDER BY rowid");
+    st.bind(1, id);
+    std::vector<GraphNodeRecord> out;
+    while (st.step()) {
+        GraphNodeRecord r;
+        r.nodeId = static_cast<std::uint64_t>(st.int64(0));
+        r.originalNodeId = static_cast<std::uint64_t>(st.int64(1));
+        r.graphId = static_cast<std::uint32_t>(st.int64(2));
+        r.processId = static_cast<std::uint32_t>(st.int64(3));
+        r.threadId = static_cast<std::uint32_t>(st.int64(4));
+        r.timeNs = st.int64(5);
+        r.nodeType = st.int32(6);
+        out.push_back(r);
+    }
+    return out;
+}
+
 }  // namespace ws

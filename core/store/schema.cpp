@@ -129,8 +129,25 @@ constexpr const char* kVersion3 = R"sql(
 ALTER TABLE event_chunks ADD COLUMN format INTEGER NOT NULL DEFAULT 1;
 )sql";
 
+// Version 4: CUDA graph nodes as capture created and instantiation copied
+// them (model/records.h GraphNodeRecord), to trace replayed kernels back to
+// the NVTX ranges open when their graph was captured.
+constexpr const char* kVersion4 = R"sql(
+CREATE TABLE graph_nodes (
+    run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    process_id INTEGER NOT NULL,
+    node_id INTEGER NOT NULL,
+    original_node_id INTEGER NOT NULL,
+    graph_id INTEGER NOT NULL,
+    thread_id INTEGER NOT NULL,
+    time_ns INTEGER NOT NULL,
+    node_type INTEGER NOT NULL
+);
+CREATE INDEX graph_nodes_by_run ON graph_nodes(run_id);
+)sql";
+
 // Index i holds the SQL that moves a store from version i to i + 1.
-constexpr const char* kMigrations[] = {kVersion1, kVersion2, kVersion3};
+constexpr const char* kMigrations[] = {kVersion1, kVersion2, kVersion3, kVersion4};
 static_assert(std::size(kMigrations) == kCurrentVersion);
 
 }  // namespace

@@ -81,10 +81,13 @@ struct StoreWriter::Statements {
           metric(db, "kernel_metrics", {"run_id", "correlation_id", "metric_id", "value"}),
           quality(db, "quality",
                   {"run_id", "check_name", "reference_variant", "token_agreement",
-                   "max_logit_error", "tolerance", "passed"}) {}
+                   "max_logit_error", "tolerance", "passed"}),
+          graphNode(db, "graph_nodes",
+                    {"run_id", "process_id", "node_id", "original_node_id", "graph_id", "thread_id",
+                     "time_ns", "node_type"}) {}
 
     sql::Statement internInsert, internSelect, heartbeat;
-    Table chunk, request, token, sample, overhead, metric, quality;
+    Table chunk, request, token, sample, overhead, metric, quality, graphNode;
 };
 
 StoreWriter::StoreWriter(Store& store, RunId run, std::size_t batchSize)
@@ -155,6 +158,9 @@ void StoreWriter::add(const QualityRecord& r) {
     }
     push(quality_, r);
 }
+void StoreWriter::add(const GraphNodeRecord& r) {
+    push(graphNodes_, r);
+}
 
 void StoreWriter::keepRecordsWhenBlocked(std::size_t maxPending) {
     tolerant_ = true;
@@ -222,6 +228,7 @@ void StoreWriter::clearPending() {
     overheads_.clear();
     metrics_.clear();
     quality_.clear();
+    graphNodes_.clear();
 }
 
 namespace {
@@ -393,6 +400,21 @@ void StoreWriter::writePending() {
             st.bind(i + 5, r.tolerance);
             st.bind(i + 6, r.passed);
         });
+    });
+    writeKind("graph node", graphNodes_.size(), [&] {
+        s.graphNode.insertAll(graphNodes_,
+                              [&](sql::Statement& st, int i, const GraphNodeRecord& r) {
+                                  st.bind(i, run);
+                                  st.bind(i + 1, static_cast<std::int64_t>(r.processId));
+                                  // Node ids are 64-bit unsigned; SQLite keeps their bits in a
+                                  // signed integer.
+                                  st.bind(i + 2, static_cast<std::int64_t>(r.nodeId));
+                                  st.bind(i + 3, static_cast<std::int64_t>(r.originalNodeId));
+                                  st.bind(i + 4, static_cast<std::int64_t>(r.graphId));
+                                  st.bind(i + 5, static_cast<std::int64_t>(r.threadId));
+                                  st.bind(i + 6, r.timeNs);
+                                  st.bind(i + 7, r.nodeType);
+                              });
     });
     s.heartbeat.bind(1, run);
     s.heartbeat.bind(2, unixNowNs());

@@ -85,6 +85,19 @@ void Encoder::metric(const KernelMetricRecord& r) {
     frame(FrameType::Metric, p);
 }
 
+void Encoder::graphNode(const GraphNodeRecord& r) {
+    std::string p;
+    Out o(p);
+    o.u(r.nodeId);
+    o.u(r.originalNodeId);
+    o.u(r.graphId);
+    o.u(r.processId);
+    o.u(r.threadId);
+    o.s(r.timeNs);
+    o.s(r.nodeType);
+    frame(FrameType::GraphNode, p);
+}
+
 void Encoder::bye() {
     frame(FrameType::Bye, {});
 }
@@ -244,6 +257,22 @@ void Decoder::dispatch(FrameType type, std::string_view payload) {
             std::uint64_t bits = in.u();
             std::memcpy(&r.value, &bits, sizeof bits);
             if (sink_.metric) sink_.metric(r);
+            return;
+        }
+        case FrameType::GraphNode: {
+            GraphNodeRecord r;
+            r.nodeId = in.u();
+            r.originalNodeId = in.u();
+            r.graphId = in.u32();
+            r.processId = in.u32();
+            r.threadId = in.u32();
+            r.timeNs = in.s();
+            r.nodeType = in.i32();
+            if (auto problem = limits::spanProblem(r.timeNs, r.timeNs)) {
+                if (sink_.rejected) sink_.rejected("a graph node record out of range: " + *problem);
+                return;
+            }
+            if (sink_.graphNode) sink_.graphNode(r);
             return;
         }
         case FrameType::Records: {

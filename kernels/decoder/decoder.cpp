@@ -1,13 +1,34 @@
 #include "decoder/decoder.h"
 
+#include <nvtx3/nvToolsExt.h>
+
 #include <algorithm>
+#include <optional>
 #include <stdexcept>
+#include <string>
 
 #include "common/cuda_check.h"
 #include "decoder/decoder_kernels.h"
 #include "host/bf16.h"
 
 namespace ws::kernels {
+
+namespace {
+
+// An NVTX range around one part of the forward pass ("layer 3" > "attention"),
+// so kernels are credited to layer and operation, also when replayed from the
+// decode graph: the ranges open while it is captured stay with its nodes.
+// Without a profiler attached a push/pop costs a few nanoseconds.
+class OpRange {
+  public:
+    explicit OpRange(const char* name) { nvtxRangePushA(name); }
+    explicit OpRange(const std::string& name) : OpRange(name.c_str()) {}
+    ~OpRange() { nvtxRangePop(); }
+    OpRange(const OpRange&) = delete;
+    OpRange& operator=(const OpRange&) = delete;
+};
+
+}  // namespace
 
 DecoderVariant parseDecoderVariant(const std::string& text) {
     if (text == "reference") return DecoderVariant::Reference;
@@ -145,6 +166,7 @@ void Decoder::linear(const LinearWeight& w, const __nv_bfloat16* x, __nv_bfloat1
 }
 
 void Decoder::lmHead(const __nv_bfloat16* x, __nv_bfloat16* y, int rows) {
+    OpRange range("lm head");
     const auto& m = opt_.shape;
     const __nv_bfloat16* w = weights_.lmHeadWeights();
     if (rows <= kGemvMaxBatch && opt_.variant != DecoderVariant::Cublas)
@@ -160,11 +182,17 @@ void Decoder::forward(int rows, int tokensPerRequest, bool decode) {
     const auto& m = opt_.shape;
     int requests = rows / tokensPerRequest;
     const int* position = counters_.get() + 1;  // 0 during prefill, set by setCounters
-    embed(weights_.embedding.get(), decode ? tokens_.get() : ids_.get(), x_.get(), rows, m.hidden,
-          stream_);
+    {
+        OpRange range("embed");
+        embed(weights_.embedding.get(), decode ? tokens_.get() : ids_.get(), x_.get(), rows,
+              m.hidden, stream_);
+    }
     AttentionShape shape{requests, m.heads, m.kvHeads, m.headDim, opt_.capacity};
     for (int l = 0; l < m.layers; ++l) {
+        OpRange layer("layer " + std::to_string(l));
         auto& lw = weights_.layers[l];
+        std::optional<OpRange> op;
+        op.emplace("attention");
         if (l == 0)
             rmsnorm(elementwiseRung_, x_.get(), nullptr, lw.attnNorm.get(), h_.get(), rows,
                     m.hidden, opt_.rmsEps, stream_);
@@ -189,12 +217,15 @@ void Decoder::forward(int rows, int tokensPerRequest, bool decode) {
             prefillAttention(prefillRung_, qkv_.get(), m.qkvWidth(), kCache_[l].get(),
                              vCache_[l].get(), attn_.get(), shape, tokensPerRequest, 0, stream_);
         linear(lw.o, attn_.get(), o_.get(), rows);
+        op.reset();
+        op.emplace("mlp");
         rmsnorm(elementwiseRung_, o_.get(), x_.get(), lw.mlpNorm.get(), h_.get(), rows, m.hidden,
                 opt_.rmsEps, stream_);
         linear(lw.gateUp, h_.get(), gateUp_.get(), rows);
         siluMul(elementwiseRung_, gateUp_.get(), act_.get(), rows, m.intermediate, stream_);
         linear(lw.down, act_.get(), o_.get(), rows);
     }
+    OpRange range("final norm");
     rmsnorm(elementwiseRung_, o_.get(), x_.get(), weights_.finalNorm.get(), h_.get(), rows,
             m.hidden, opt_.rmsEps, stream_);
 }
@@ -218,6 +249,7 @@ void Decoder::prefill(const std::vector<int>& prompts, int tokensPerRequest) {
                    opt_.logitSlots,
                    argmaxValues_.get(),
                    argmaxIndices_.get()};
+    OpRange range("sample");
     sampleGreedy(logits_.get(), opt_.batch, opt_.shape.vocab, st, stream_);
     // Decode continues at step 1, writing position tokensPerRequest.
     setCounters(1, tokensPerRequest, tokensPerRequest + 1);
@@ -234,6 +266,7 @@ void Decoder::decodeStep() {
     SampleState st{
         tokens_.get(),       generated_.get(),    c, c + 1, c + 2, slots_.get(), opt_.logitSlots,
         argmaxValues_.get(), argmaxIndices_.get()};
+    OpRange range("sample");
     sampleGreedy(logits_.get(), opt_.batch, opt_.shape.vocab, st, stream_);
 }
 

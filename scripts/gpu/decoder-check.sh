@@ -8,21 +8,7 @@
 source "$(dirname "$0")/lib.sh"
 ws_args "BUILD_DIR OUT_DIR" 2 "$@"
 cli=$build/app/warpscope-cli; runner=$build/app/warpscope-workload
-presets=$src/resources/workloads
 ws_header
-
-# variant CONFIG NAME key=value…: a copy of a preset with fields replaced.
-variant() {
-  local from=$1 name=$2; shift 2
-  local f=$tmp/$name.toml
-  local what="$*"; what=${what//\"/}
-  sed -e "s/^name = .*/name = \"$name\"/" -e "s/^description = .*/description = \"$name: $what (from $from)\"/" "$presets/$from" > "$f"
-  for kv in "$@"; do
-    local k=${kv%%=*} v=${kv#*=}
-    sed -i -e "s/^$k = .*/$k = $v/" "$f"
-  done
-  echo "$f"
-}
 
 l1=llama-3.2-1b-bf16.toml; l8=llama-3.1-8b-bf16.toml
 if [ -z "${SKIP_E2E:-}" ]; then
@@ -34,14 +20,14 @@ grep -E "^\[  (PASSED|FAILED) |Failure|exception" "$out/gpu-tests.txt" | head -2
 
 echo "== end-to-end targets, untraced"
 for cfg in \
-  "$(variant $l1 e2e-1b-optimized-graphs variant='"optimized"' cuda_graphs=true)" \
-  "$(variant $l1 e2e-1b-cublas-graphs variant='"cublas"' cuda_graphs=true)" \
-  "$(variant $l8 e2e-8b-optimized-graphs variant='"optimized"' cuda_graphs=true)" \
-  "$(variant $l8 e2e-8b-cublas-graphs variant='"cublas"' cuda_graphs=true)" \
-  "$(variant $l8 e2e-8b-batch8-optimized-graphs variant='"optimized"' cuda_graphs=true batch=8)" \
-  "$(variant $l8 e2e-8b-batch8-cublas-graphs variant='"cublas"' cuda_graphs=true batch=8)" \
-  "$(variant $l8 e2e-8b-prefill2k-optimized variant='"optimized"' prompt_tokens=2048 output_tokens=4)" \
-  "$(variant $l8 e2e-8b-prefill2k-cublas variant='"cublas"' prompt_tokens=2048 output_tokens=4)"; do
+  "$(ws_preset_variant $l1 e2e-1b-optimized-graphs variant='"optimized"' cuda_graphs=true)" \
+  "$(ws_preset_variant $l1 e2e-1b-cublas-graphs variant='"cublas"' cuda_graphs=true)" \
+  "$(ws_preset_variant $l8 e2e-8b-optimized-graphs variant='"optimized"' cuda_graphs=true)" \
+  "$(ws_preset_variant $l8 e2e-8b-cublas-graphs variant='"cublas"' cuda_graphs=true)" \
+  "$(ws_preset_variant $l8 e2e-8b-batch8-optimized-graphs variant='"optimized"' cuda_graphs=true batch=8)" \
+  "$(ws_preset_variant $l8 e2e-8b-batch8-cublas-graphs variant='"cublas"' cuda_graphs=true batch=8)" \
+  "$(ws_preset_variant $l8 e2e-8b-prefill2k-optimized variant='"optimized"' prompt_tokens=2048 output_tokens=4)" \
+  "$(ws_preset_variant $l8 e2e-8b-prefill2k-cublas variant='"cublas"' prompt_tokens=2048 output_tokens=4)"; do
   echo "-- $(basename "$cfg" .toml)"
   "$runner" run "$cfg" 2>&1 | grep -v '^$' || fail=1
 done
@@ -61,7 +47,7 @@ for spec in \
   read -r name fields <<< "$spec"
   # shellcheck disable=SC2086  # fields: key=value words
   # SAMPLE_OUTPUT_TOKENS shortens the decode of each request (a smaller store).
-  cfg=$(variant $l1 "llama-3.2-1b-$name" $fields output_tokens=${SAMPLE_OUTPUT_TOKENS:-128})
+  cfg=$(ws_preset_variant $l1 "llama-3.2-1b-$name" $fields output_tokens=${SAMPLE_OUTPUT_TOKENS:-128})
   cfgs[$name]=$cfg
   "$cli" record --db "$db" --progress none --workload "$cfg" > "$tmp/$name.log" 2>&1 || { fail=1; tail -5 "$tmp/$name.log"; }
   { echo "-- $name"; cat "$tmp/$name.log"; } >> "$out/samples.log"

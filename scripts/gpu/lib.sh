@@ -61,6 +61,20 @@ ws_kernel_config() {
     "$2" "$3" "$4" "$5" "$6" "$7" > "$1"
 }
 
+# ws_preset_variant PRESET NAME key=value…: a copy of a bundled workload preset
+# (resources/workloads/PRESET) with fields replaced; prints its path.
+ws_preset_variant() {
+  local from=$1 name=$2; shift 2
+  local f=$tmp/$name.toml
+  local what="$*"; what=${what//\"/}
+  sed -e "s/^name = .*/name = \"$name\"/" -e "s/^description = .*/description = \"$name: $what (from $from)\"/" "$src/resources/workloads/$from" > "$f"
+  for kv in "$@"; do
+    local k=${kv%%=*} v=${kv#*=}
+    sed -i -e "s/^$k = .*/$k = $v/" "$f"
+  done
+  echo "$f"
+}
+
 ws_finish() {  # the last line of every script
   exit "$fail"
 }

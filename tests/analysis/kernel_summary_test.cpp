@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "analysis/analysis_window.h"
+#include "analysis/graph_nodes.h"
 #include "analysis/kernel_summary.h"
 #include "store/store.h"
 #include "store/store_writer.h"
@@ -126,6 +127,102 @@ TEST(KernelSummary, InclusiveAndSelfKernelTimePerRange) {
     EXPECT_DOUBLE_EQ(find("matmul").inclusiveKernelNs, 7 + 13);
     EXPECT_DOUBLE_EQ(find("matmul").selfKernelNs, 7 + 13);
     EXPECT_EQ(s.window, "whole run");
+}
+
+// A graph captured inside ranges attn and mlp, instantiated (copies of its
+// nodes) and replayed 50 times from a "replay" range: the replayed kernels
+// count where they were captured, as the eager launches would have. A node
+// whose creation was not recorded, and one whose id two processes used, fall
+// back to the ranges around their cudaGraphLaunch.
+TEST(KernelSummary, ReplayedGraphKernelsCountWhereTheyWereCaptured) {
+    testing::TempDir dir;
+    Store store(dir.file("runs.wsdb"));
+    auto run = store.beginRun({});
+    constexpr int kReplays = 50;
+    {
+        StoreWriter w(store, run);
+        auto range = [&](std::int64_t start, std::int64_t end, const char* name) {
+            w.add(RangeRecord{start, end, 1, 1, name, "", RangeKind::PushPop, 0, 0});
+        };
+        range(0, 1000, "capture");
+        range(100, 400, "attn");
+        range(500, 900, "mlp");
+        // Created by capture on thread 1 (nodes 1-3), copied by instantiation
+        // (11-13). CUPTI reports each copy as created, then as cloned from
+        // the captured node, as seen on the H200.
+        w.add(GraphNodeRecord{1, 0, 1, 1, 1, 150, 0});
+        w.add(GraphNodeRecord{2, 0, 1, 1, 1, 300, 0});
+        w.add(GraphNodeRecord{3, 0, 1, 1, 1, 600, 0});
+        for (std::uint64_t copy : {11, 12, 13}) {
+            w.add(GraphNodeRecord{copy, 0, 2, 1, 1, 1100, 0});
+            w.add(GraphNodeRecord{copy, copy - 10, 2, 1, 1, 1101, 0});
+        }
+        // Node 7 was created in two processes: its kernels cannot tell which.
+        w.add(GraphNodeRecord{7, 0, 5, 1, 1, 200, 0});
+        w.add(GraphNodeRecord{7, 0, 5, 2, 9, 200, 0});
+        range(2000, 2000 + kReplays * 100, "replay");
+        for (int i = 0; i < kReplays; ++i) {
+            std::int64_t at = 2000 + i * 100;
+            auto corr = static_cast<std::uint32_t>(100 + i);
+            w.add(ApiCallRecord{at + 10, at + 20, 1, 1, corr, ApiKind::Runtime, 0,
+                                "cudaGraphLaunch", 0});
+            std::uint64_t nodes[] = {11, 12, 13, 7, 999};
+            std::int64_t durations[] = {5, 7, 11, 13, 17};
+            for (int n = 0; n < 5; ++n) {
+                KernelRecord k;
+                k.startNs = 100000 + i * 1000 + n * 100;
+                k.endNs = k.startNs + durations[n];
+                k.name = "_Z1kv";
+                k.correlationId = corr;
+                k.graphId = 2;
+                k.graphNodeId = nodes[n];
+                w.add(k);
+            }
+        }
+    }
+    auto s = summarizeRun(store, run);
+    auto find = [&](const std::string& name) {
+        for (const auto& r : s.ranges)
+            if (r.name == name) return r;
+        ADD_FAILURE() << "no range " << name;
+        return RangeStat{};
+    };
+    EXPECT_DOUBLE_EQ(find("attn").inclusiveKernelNs, kReplays * (5 + 7));
+    EXPECT_EQ(find("attn").inclusiveKernels, 2 * kReplays);
+    EXPECT_DOUBLE_EQ(find("mlp").selfKernelNs, kReplays * 11);
+    EXPECT_EQ(find("mlp").inclusiveKernels, kReplays);
+    EXPECT_DOUBLE_EQ(find("capture").inclusiveKernelNs, kReplays * (5 + 7 + 11));
+    EXPECT_DOUBLE_EQ(find("capture").selfKernelNs, 0);
+    // The ambiguous node 7 and the unrecorded node 999: where they were launched.
+    EXPECT_DOUBLE_EQ(find("replay").inclusiveKernelNs, kReplays * (13 + 17));
+    EXPECT_EQ(s.graphs.kernels, 5 * kReplays);
+    EXPECT_DOUBLE_EQ(s.graphs.kernelNs, kReplays * (5 + 7 + 11 + 13 + 17));
+    EXPECT_EQ(s.graphs.traced, 3 * kReplays);
+    EXPECT_EQ(s.graphs.inRange, 3 * kReplays);
+    EXPECT_DOUBLE_EQ(s.graphs.inRangeNs, kReplays * (5 + 7 + 11));
+
+    // A clicked replayed kernel names the ranges it was captured in.
+    KernelRecord clicked;
+    clicked.graphNodeId = 12;
+    auto site = captureSiteOf(store, run, clicked);
+    ASSERT_TRUE(site);
+    EXPECT_EQ(site->rangePath, "capture/attn");
+    EXPECT_EQ(site->threadId, 1u);
+    EXPECT_EQ(site->timeNs, 300);
+    clicked.graphNodeId = 7;  // ambiguous
+    EXPECT_FALSE(captureSiteOf(store, run, clicked));
+    clicked.graphNodeId = 0;  // launched directly
+    EXPECT_FALSE(captureSiteOf(store, run, clicked));
+
+    // A window over the replays alone still credits the capture-time ranges,
+    // though they lie outside it; their own durations are not counted there.
+    auto replayOnly = summarizeRun(store, run, {99'000, 200'000}, "replays");
+    for (const auto& r : replayOnly.ranges) {
+        if (r.name == "attn") {
+            EXPECT_DOUBLE_EQ(r.inclusiveKernelNs, kReplays * (5 + 7));
+            EXPECT_EQ(r.time.count, 0);
+        }
+    }
 }
 
 TEST(AnalysisWindow, ParsesAndResolvesEachKind) {

@@ -35,6 +35,11 @@ std::vector<std::string> otherRows(const std::string& db, RunId run) {
     while (ov.step())
         rows.push_back("overhead " + std::to_string(ov.int64(0)) + " " +
                        std::to_string(ov.int64(1)) + " " + ov.text(2));
+    for (const auto& n : graphNodesOf(store, run))
+        rows.push_back("graph node " + std::to_string(n.nodeId) + " " +
+                       std::to_string(n.originalNodeId) + " " + std::to_string(n.graphId) + " " +
+                       std::to_string(n.processId) + " " + std::to_string(n.threadId) + " " +
+                       std::to_string(n.timeNs) + " " + std::to_string(n.nodeType));
     for (const auto& q : qualityOf(store, run))
         rows.push_back("quality " + q.check + " " + q.referenceVariant + " " +
                        std::to_string(q.tokenAgreement) + " " + std::to_string(q.maxLogitError));
@@ -63,11 +68,13 @@ std::int64_t count(const std::string& db, const std::string& sql) {
 
 TEST_F(BundleTest, EveryTableArrivesEqualUnderANewId) {
     {
-        // Counter values and a quality check: the fixture's decoder run has none.
+        // Counter values and graph nodes: the fixture's decoder run has none.
         Store store(db);
         StoreWriter w(store, runs.decoderOk);
         w.add(KernelMetricRecord{1000, "dram__bytes_read.sum", 1.5e6});
         w.add(KernelMetricRecord{1001, "sm__throughput.avg.pct_of_peak_sustained_elapsed", 71.5});
+        w.add(GraphNodeRecord{0xffffffff00000007ull, 0, 1, 4242, 4242, 1'000, 0});
+        w.add(GraphNodeRecord{8, 0xffffffff00000007ull, 2, 4242, 4242, 2'000, 0});
         w.flush();
     }
     auto bundle = dir.file("run.wsbundle");
@@ -91,6 +98,9 @@ TEST_F(BundleTest, EveryTableArrivesEqualUnderANewId) {
         EXPECT_FALSE(original["kernels"].empty());
         EXPECT_EQ(original["metrics"].size(), 2u);
         EXPECT_EQ(otherRows(db, runs.decoderOk), otherRows(target, copy)) << target;
+        EXPECT_EQ(count(target,
+                        "SELECT count(*) FROM graph_nodes WHERE run_id = " + std::to_string(copy)),
+                  2);
     }
     // The bundle holds only the strings its run uses.
     EXPECT_LT(count(bundle, "SELECT count(*) FROM strings"),

@@ -200,7 +200,7 @@ TEST(StoreOpen, OpensCommittedFixtureWithoutChangingIt) {
 }
 
 // A store as version 1 wrote it: no clock event reasons per sample, event
-// chunks inline and without a format column.
+// chunks inline and without a format column, no graph nodes.
 std::string version1Store(const TempDir& dir) {
     auto path = dir.file("v1.wsdb");
     auto runs = testing::writeFixtureStore(path);
@@ -211,8 +211,8 @@ std::string version1Store(const TempDir& dir) {
     }
     sqliteExec(path,
                "PRAGMA journal_mode = DELETE; ALTER TABLE samples DROP COLUMN "
-               "clock_event_reasons; ALTER TABLE event_chunks DROP COLUMN format; PRAGMA "
-               "user_version = 1;");
+               "clock_event_reasons; ALTER TABLE event_chunks DROP COLUMN format; DROP TABLE "
+               "graph_nodes; PRAGMA user_version = 1;");
     return path;
 }
 
@@ -228,6 +228,7 @@ TEST(StoreOpen, UpgradesAVersion1StoreKeepingItsRuns) {
     EXPECT_FALSE(samples[0].clockEventReasons);  // not recorded then
     EXPECT_TRUE(samples[0].powerW);
     EXPECT_EQ(kernelsIn(store, runs[0].id).size(), 2u * testing::kFixtureKernelsPerStream);
+    EXPECT_TRUE(graphNodesOf(store, runs[0].id).empty());  // version 4's table is there
 }
 
 TEST(StoreOpen, ReadOnlyOlderStoreIsRefusedUntouched) {

@@ -140,6 +140,27 @@ TEST(StoreWriter, MetricAndQualityValuesThatAreNotNumbersAreNotStored) {
     EXPECT_EQ(writer.discarded(), 3);
 }
 
+TEST(StoreWriter, GraphNodesKeepTheirFull64BitIds) {
+    // SQLite integers are signed; CUPTI's node ids are unsigned 64-bit.
+    Fixture f;
+    {
+        StoreWriter writer(f.store, f.run);
+        writer.add(GraphNodeRecord{0xffffffff00000001ull, 0, 4, 100, 101, 5000, 0});
+        writer.add(GraphNodeRecord{12, 0xffffffff00000001ull, 5, 100, 101, 6000, 1});
+    }
+    auto nodes = graphNodesOf(f.store, f.run);
+    ASSERT_EQ(nodes.size(), 2u);
+    EXPECT_EQ(nodes[0].nodeId, 0xffffffff00000001ull);
+    EXPECT_EQ(nodes[1].originalNodeId, 0xffffffff00000001ull);
+    EXPECT_EQ(nodes[1].graphId, 5u);
+    EXPECT_EQ(nodes[1].processId, 100u);
+    EXPECT_EQ(nodes[1].threadId, 101u);
+    EXPECT_EQ(nodes[1].timeNs, 6000);
+    EXPECT_EQ(nodes[1].nodeType, 1);
+    f.store.deleteRun(f.run);
+    EXPECT_TRUE(graphNodesOf(f.store, f.run).empty());
+}
+
 TEST(StoreCompactYields, VacuumIsSkippedWhileARecordingAnnouncesItself) {
     Fixture f;
     f.store.finishRun(f.run, RunStatus::Ok);

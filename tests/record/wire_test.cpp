@@ -15,6 +15,7 @@ struct Collected {
     std::vector<RangeRecord> ranges;
     std::vector<DeviceInfo> devices;
     std::vector<wire::Hello> hellos;
+    std::vector<GraphNodeRecord> graphNodes;
     std::int64_t dropped = 0;
     bool bye = false;
     wire::Sink sink() {
@@ -25,6 +26,7 @@ struct Collected {
         s.range = [this](const RangeRecord& r) { ranges.push_back(r); };
         s.device = [this](const DeviceInfo& d) { devices.push_back(d); };
         s.hello = [this](const wire::Hello& h) { hellos.push_back(h); };
+        s.graphNode = [this](const GraphNodeRecord& n) { graphNodes.push_back(n); };
         s.dropped = [this](std::int64_t n) { dropped += n; };
         s.bye = [this] { bye = true; };
         return s;
@@ -61,6 +63,8 @@ TEST(Wire, RoundTripInOneByteSlices) {
     enc.add(m);
     enc.add(ApiCallRecord{1, 2, 42, 43, 9, ApiKind::Runtime, 211, "cudaLaunchKernel_v7000", 0});
     enc.add(RangeRecord{5, 9, 42, 43, "ws.token:3", "", RangeKind::Mark, 0, 1});
+    // Node ids use all 64 bits: CUPTI numbers them per process from a counter.
+    enc.graphNode({0xfedcba9876543210ull, 17, 3, 42, 43, 1'764'000'000'000'000'123, 0});
     enc.dropped(7);
     enc.bye();
 
@@ -92,6 +96,13 @@ TEST(Wire, RoundTripInOneByteSlices) {
     ASSERT_EQ(got.ranges.size(), 1u);
     EXPECT_EQ(got.ranges[0].kind, RangeKind::Mark);
     EXPECT_EQ(got.ranges[0].depth, 1);
+    ASSERT_EQ(got.graphNodes.size(), 1u);
+    EXPECT_EQ(got.graphNodes[0].nodeId, 0xfedcba9876543210ull);
+    EXPECT_EQ(got.graphNodes[0].originalNodeId, 17u);
+    EXPECT_EQ(got.graphNodes[0].graphId, 3u);
+    EXPECT_EQ(got.graphNodes[0].processId, 42u);
+    EXPECT_EQ(got.graphNodes[0].threadId, 43u);
+    EXPECT_EQ(got.graphNodes[0].timeNs, 1'764'000'000'000'000'123);
     EXPECT_EQ(got.dropped, 7);
     EXPECT_TRUE(got.bye);
 }

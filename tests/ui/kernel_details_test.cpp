@@ -30,5 +30,19 @@ TEST(KernelDetailsHtml, CountersWhenRecordedAndNothingOtherwise) {
     EXPECT_TRUE(with.contains("22.5%"));
 }
 
+TEST(KernelDetailsHtml, AReplayedKernelNamesTheRangesItWasCapturedIn) {
+    KernelDetails d;
+    d.kernel.name = "_Z4gemmv";
+    d.kernel.graphId = 4;
+    d.kernel.graphNodeId = 9;
+    EXPECT_FALSE(kernelDetailsHtml(d).contains("Captured in"));
+    d.captured = CaptureSite{77, 5000, "decode step 2/layer 3/<attention>"};
+    QString html = kernelDetailsHtml(d);
+    EXPECT_TRUE(html.contains("decode step 2/layer 3/&lt;attention&gt; (thread 77"))
+        << html.toStdString();
+    d.captured->rangePath.clear();
+    EXPECT_TRUE(kernelDetailsHtml(d).contains("no NVTX range"));
+}
+
 }  // namespace
 }  // namespace ws::ui

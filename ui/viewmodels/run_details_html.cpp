@@ -213,6 +213,13 @@ QString kernelDetailsHtml(const KernelDetails& d) {
                        .arg(QString::fromStdString(d.launch->name).toHtmlEscaped())
                        .arg(d.launch->threadId)
                        .arg(q(formatDuration(k.startNs - d.launch->startNs))));
+    if (d.captured)
+        launch.row(QStringLiteral("Captured in"),
+                   QStringLiteral("%1 (thread %2, when the graph was captured)")
+                       .arg(d.captured->rangePath.empty()
+                                ? QStringLiteral("no NVTX range")
+                                : QString::fromStdString(d.captured->rangePath).toHtmlEscaped())
+                       .arg(d.captured->threadId));
     html += launch.html();
     if (d.occupancy) {
         const Occupancy& o = *d.occupancy;

@@ -169,6 +169,7 @@ void StoreLoader::loadKernel(const QString& path, RunId run, std::uint32_t strea
             }
             details.metrics = kernelMetricsOf(store, run, details.kernel.correlationId);
             details.launch = launchingCall(store, run, details.kernel);
+            details.captured = captureSiteOf(store, run, details.kernel);
             return details;
         },
         [](StoreLoader& self, const KernelDetails& k) { emit self.kernelLoaded(k); });

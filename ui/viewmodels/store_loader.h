@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "analysis/cold_start.h"
+#include "analysis/graph_nodes.h"
 #include "analysis/occupancy.h"
 #include "analysis/run_analysis.h"
 #include "model/records.h"
@@ -28,6 +29,7 @@ struct KernelDetails {
     std::optional<DeviceInfo> device;
     std::optional<Occupancy> occupancy;     // with the run's device limits
     std::optional<ApiCallRecord> launch;    // the API call that launched it
+    std::optional<CaptureSite> captured;    // where its CUDA graph node was captured
     std::map<std::string, double> metrics;  // hardware counters (record --metrics)
 };
 

@@ -52,7 +52,20 @@ struct RangeStat {
     double gpuBusyNs = 0;  // GPU activity inside the range's instances
     double inclusiveKernelNs = 0;
     double selfKernelNs = 0;
+    std::int64_t inclusiveKernels = 0;
     double gpuBusyFraction = 0;
+};
+
+// Kernels replayed from CUDA graphs, and how many of them were traced to the
+// NVTX ranges open when their graph was captured (a kernel with a graph node
+// id is credited to those ranges, not to the ones around cudaGraphLaunch).
+struct GraphReplayStats {
+    std::int64_t kernels = 0;  // replayed from a graph node
+    double kernelNs = 0;
+    std::int64_t traced = 0;  // its node's creation was recorded
+    double tracedNs = 0;
+    std::int64_t inRange = 0;  // and an NVTX range was open on the capturing thread then
+    double inRangeNs = 0;
 };
 
 struct RunSummary {
@@ -60,6 +73,7 @@ struct RunSummary {
     std::vector<KernelStat> kernels;  // by total time, largest first
     std::vector<MemcpyStat> memcpys;
     std::vector<RangeStat> ranges;
+    GraphReplayStats graphs;
     std::int64_t gpuSpanNs = 0;  // first GPU activity to last
     std::int64_t gpuBusyNs = 0;  // union of kernels, memcpys and memsets
     double gpuBusyFraction = 0;

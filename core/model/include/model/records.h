@@ -94,6 +94,21 @@ struct KernelRecord {
     std::int64_t threadsPerBlock() const { return std::int64_t(blockX) * blockY * blockZ; }
 };
 
+// A node CUDA put into a graph (by stream capture or an explicit
+// cudaGraphAdd*Node call), or the copy of one that instantiation makes.
+// Replayed kernels carry the node id of the copy; following originalNodeId
+// back to the created node gives the thread and moment of its creation, and
+// so the NVTX ranges that were open when it was captured.
+struct GraphNodeRecord {
+    std::uint64_t nodeId = 0;
+    std::uint64_t originalNodeId = 0;  // the node this one was copied from; 0 when created
+    std::uint32_t graphId = 0;
+    std::uint32_t processId = 0;
+    std::uint32_t threadId = 0;  // the creating (or instantiating) thread
+    std::int64_t timeNs = 0;
+    std::int32_t nodeType = 0;  // CUgraphNodeType: 0 kernel, 1 memcpy, 2 memset, ...
+};
+
 enum class MemcpyKind { Unknown, HtoD, DtoH, HtoA, AtoH, AtoA, AtoD, DtoA, DtoD, HtoH, PtoP };
 const char* toString(MemcpyKind kind);
 enum class MemoryKind {

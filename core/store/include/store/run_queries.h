@@ -91,6 +91,8 @@ std::vector<RequestRecord> requestsOf(Store& store, RunId id);
 std::vector<TokenRecord> tokensOf(Store& store, RunId id);
 std::vector<SampleRecord> samplesOf(Store& store, RunId id);
 std::vector<QualityRecord> qualityOf(Store& store, RunId id);
+// CUDA graph nodes in the order they were recorded.
+std::vector<GraphNodeRecord> graphNodesOf(Store& store, RunId id);
 // Hardware counter values per kernel (record --metrics), by correlation id.
 std::vector<KernelMetricRecord> kernelMetricsOf(Store& store, RunId id);
 // One kernel's values (by the index on correlation id).

@@ -36,6 +36,7 @@ class StoreWriter {
     void add(const OverheadRecord& r);
     void add(const KernelMetricRecord& r);
     void add(const QualityRecord& r);
+    void add(const GraphNodeRecord& r);
 
     // Writes everything pending in one transaction. On failure (disk full, lock)
     // nothing of the batch is written and the records stay pending.
@@ -97,6 +98,7 @@ class StoreWriter {
     std::vector<OverheadRecord> overheads_;
     std::vector<KernelMetricRecord> metrics_;
     std::vector<QualityRecord> quality_;
+    std::vector<GraphNodeRecord> graphNodes_;
 
     struct StringHash {
         using is_transparent = void;

@@ -18,14 +18,15 @@
 namespace ws::wire {
 
 enum class FrameType : std::uint8_t {
-    Hello = 1,     // pid, parent pid, CUPTI timestamp and Unix time at the same moment
-    String = 2,    // id, text
-    Records = 3,   // chunk kind, group, lane, count, event_codec blob
-    Device = 4,    // DeviceInfo of a device the process uses
-    Overhead = 5,  // CUPTI overhead interval
-    Dropped = 6,   // records CUPTI dropped since the last report
-    Bye = 7,       // the process flushed everything and is exiting
-    Metric = 8,    // one hardware counter value of one kernel (name inline, not interned)
+    Hello = 1,      // pid, parent pid, CUPTI timestamp and Unix time at the same moment
+    String = 2,     // id, text
+    Records = 3,    // chunk kind, group, lane, count, event_codec blob
+    Device = 4,     // DeviceInfo of a device the process uses
+    Overhead = 5,   // CUPTI overhead interval
+    Dropped = 6,    // records CUPTI dropped since the last report
+    Bye = 7,        // the process flushed everything and is exiting
+    Metric = 8,     // one hardware counter value of one kernel (name inline, not interned)
+    GraphNode = 9,  // a CUDA graph node created or copied (GraphNodeRecord)
 };
 
 // The protocol's version, carried by every Hello after a 4-byte magic. A
@@ -33,7 +34,7 @@ enum class FrameType : std::uint8_t {
 // LD_LIBRARY_PATH, say) is refused by name rather than misread. Version 1 was
 // the stream before Hello carried a version. Raise it on any change to a
 // frame's payload.
-constexpr std::uint32_t kProtocolVersion = 2;
+constexpr std::uint32_t kProtocolVersion = 3;
 constexpr std::string_view kHelloMagic = "WSCP";
 
 constexpr std::size_t kHeaderBytes = 5;
@@ -56,6 +57,7 @@ class Encoder {
     void dropped(std::int64_t count);
     void bye();
     void metric(const KernelMetricRecord& r);
+    void graphNode(const GraphNodeRecord& r);
     void add(const KernelRecord& r);
     void add(const MemcpyRecord& r);
     void add(const MemsetRecord& r);
@@ -85,6 +87,7 @@ struct Sink {
     std::function<void(std::int64_t)> dropped;
     std::function<void()> bye;
     std::function<void(const KernelMetricRecord&)> metric;
+    std::function<void(const GraphNodeRecord&)> graphNode;
     std::function<void(const KernelRecord&)> kernel;
     std::function<void(const MemcpyRecord&)> memcpy;
     std::function<void(const MemsetRecord&)> memset;

@@ -1,0 +1,48 @@
+#include "capture/cupti_callbacks.h"
+
+#include <array>
+#include <atomic>
+#include <cstdio>
+#include <mutex>
+
+namespace ws::capture {
+
+namespace {
+
+// Written once each before the callbacks that reach them are enabled, read
+// from any thread afterwards.
+std::array<std::atomic<CallbackHandler>, 4> handlers{};
+std::atomic<int> handlerCount{0};
+CUpti_SubscriberHandle subscriber = nullptr;
+std::mutex subscribing;
+
+void CUPTIAPI dispatch(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                       const void* data) {
+    int n = handlerCount.load(std::memory_order_acquire);
+    for (int i = 0; i < n; ++i)
+        if (auto h = handlers[i].load(std::memory_order_relaxed)) h(domain, cbid, data);
+}
+
+}  // namespace
+
+CUpti_SubscriberHandle addCallbackHandler(CallbackHandler handler) {
+    std::lock_guard lock(subscribing);
+    if (!subscriber) {
+        CUptiResult r = cuptiSubscribe(&subscriber, dispatch, nullptr);
+        if (r != CUPTI_SUCCESS) {
+            const char* why = nullptr;
+            cuptiGetResultString(r, &why);
+            std::fprintf(stderr, "[warpscope] cuptiSubscribe failed: %s\n",
+                         why ? why : "unknown error");
+            subscriber = nullptr;
+            return nullptr;
+        }
+    }
+    int n = handlerCount.load(std::memory_order_relaxed);
+    if (n == static_cast<int>(handlers.size())) return nullptr;
+    handlers[n].store(handler, std::memory_order_relaxed);
+    handlerCount.store(n + 1, std::memory_order_release);
+    return subscriber;
+}
+
+}  // namespace ws::capture

@@ -16,7 +16,8 @@ const std::vector<Command>& commands() {
          "trace for Perfetto UI / chrome://tracing",
          cmdExport},
         {"record",
-         "record [--db FILE] [--label L] [--workload CONFIG] [--no-driver-api] [--metrics "
+         "record [--db FILE] [--label L] [--workload CONFIG] [--no-driver-api] [--graph-trace "
+         "node|graph] [--metrics "
          "roofline|dram|NAME,... [--cache-control all|none] [--dram-pass on|off]] [--sample-ms N] "
          "[--progress line|json|none] [--host H [--remote-db FILE] [--remote-cli PATH]] -- "
          "PROGRAM ARGS...",

@@ -80,7 +80,7 @@ bool validMetricSpec(const std::string& spec) {
 int cmdRecord(const std::vector<std::string>& argv) {
     ArgSpec spec{{"no-driver-api"},
                  {"db", "label", "workload", "variant", "progress", "metrics", "cache-control",
-                  "sample-ms", "dram-pass", "host", "remote-db", "remote-cli"},
+                  "sample-ms", "dram-pass", "graph-trace", "host", "remote-db", "remote-cli"},
                  0,
                  0,
                  true};
@@ -95,6 +95,12 @@ int cmdRecord(const std::vector<std::string>& argv) {
     req.variant = args.valueOr("variant", "");
     req.argv = args.passThrough();
     if (args.flag("no-driver-api")) req.env.push_back("WARPSCOPE_DRIVER_API=0");
+    // CUDA graphs per node (each kernel, traced to its capture) or per launch.
+    const std::string graphTrace = args.valueOr("graph-trace", "node");
+    if (graphTrace != "node" && graphTrace != "graph")
+        throw UsageError("--graph-trace must be 'node' or 'graph', not '" + graphTrace + "'");
+    req.env.push_back("WARPSCOPE_GRAPH_TRACE=" + graphTrace);
+    req.properties.emplace_back("capture.graph_trace", graphTrace);
     if (auto metrics = args.value("metrics")) {
         if (!validMetricSpec(*metrics))
             throw UsageError(

@@ -278,6 +278,20 @@ bool Collector::start() {
         CUptiResult r = cuptiActivityEnable(kind);
         if (r != CUPTI_SUCCESS && r != CUPTI_ERROR_NOT_COMPATIBLE) check(r, "cuptiActivityEnable");
     }
+    // WARPSCOPE_GRAPH_TRACE=graph (record --graph-trace graph): one record per
+    // graph launch instead of one per node, the cheapest way to trace graphs.
+    const char* graphTrace = std::getenv("WARPSCOPE_GRAPH_TRACE");
+    if (graphTrace && std::strcmp(graphTrace, "graph") == 0) {
+        CUptiResult r = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_GRAPH_TRACE);
+        if (r != CUPTI_SUCCESS) {
+            const char* why = nullptr;
+            cuptiGetResultString(r, &why);
+            std::fprintf(stderr,
+                         "[warpscope] graph-level tracing not available (%s): kernels in CUDA "
+                         "graphs are traced per node\n",
+                         why ? why : "unknown error");
+        }
+    }
     // Before the first graph is built: nodes made earlier could not be traced.
     if (envNumber("WARPSCOPE_GRAPH_NODES", 1) != 0 &&
         !startGraphNodeTracking([this](const GraphNodeRecord& r) {

@@ -43,27 +43,41 @@ grep -hE "TPOT" "$tmp/decoder-eager.log" "$tmp/decoder-graphs.log"
 [ -z "${SKIP_TPOT:-}" ] && echo "== TPOT untraced and recorded, alternating (3 rounds): graph replay and eager"
 runner=$build/app/warpscope-workload
 l8=llama-3.1-8b-bf16.toml
+# tpot_line RUNNER-OUTPUT: the TPOT figure in ms.
+tpot_line() { awk '/^TPOT/{print $2; exit}' "$1"; }
 for spec in "8b-graphs $l8 cuda_graphs=true" "1b-eager $l1 cuda_graphs=false"; do
   [ -n "${SKIP_TPOT:-}" ] && break
   read -r name preset fields <<< "$spec"
   # shellcheck disable=SC2086  # fields: key=value words
   cfg=$(ws_preset_variant "$preset" "tpot-$name" $fields output_tokens=128 requests=4)
-  plain=(); traced=()
+  plain=(); node=(); graph=()
   for _ in 1 2 3; do
-    plain+=("$("$runner" run "$cfg" 2>&1 | awk '/^TPOT/{print $2; exit}')")
-    "$cli" record --db "$db" --label "tpot-$name" --progress none --workload "$cfg" > "$tmp/tpot.log" 2>&1 || fail=1
-    traced+=("$(awk '/^TPOT/{print $2; exit}' "$tmp/tpot.log")")
+    "$runner" run "$cfg" > "$tmp/tpot.log" 2>&1 || fail=1
+    plain+=("$(tpot_line "$tmp/tpot.log")")
+    "$cli" record --db "$db" --label "tpot-$name-node" --progress none --workload "$cfg" > "$tmp/tpot.log" 2>&1 || fail=1
+    node+=("$(tpot_line "$tmp/tpot.log")")
+    [ "$name" = 1b-eager ] && continue  # no graphs to trace per launch
+    "$cli" record --db "$db" --label "tpot-$name-graph" --progress none --graph-trace graph --workload "$cfg" > "$tmp/tpot.log" 2>&1 || fail=1
+    graph+=("$(tpot_line "$tmp/tpot.log")")
   done
-  python3 - "$name" "${plain[*]}" "${traced[*]}" <<'PY' || fail=1
+  python3 - "$name" "${plain[*]}" "${node[*]}" "${graph[*]}" <<'PY' || fail=1
 import statistics, sys
-name, plain, traced = sys.argv[1], sys.argv[2].split(), sys.argv[3].split()
+name, plain, node, graph = sys.argv[1], *[a.split() for a in sys.argv[2:]]
 try:
-    p, t = statistics.median(map(float, plain)), statistics.median(map(float, traced))
+    p = statistics.median(map(float, plain))
+    line = f"TPOT {name}: untraced {plain} ms; recorded per node {node} ms, median ratio {statistics.median(map(float, node)) / p:.3f}"
+    if graph:
+        line += f"; per graph launch {graph} ms, median ratio {statistics.median(map(float, graph)) / p:.3f}"
+    print(line)
 except ValueError:
-    sys.exit(f"FAIL TPOT {name}: no TPOT line (untraced {plain}, recorded {traced})")
-print(f"TPOT {name}: untraced {plain} ms, recorded {traced} ms, median ratio {t / p:.3f}")
+    sys.exit(f"FAIL TPOT {name}: a run printed no TPOT (untraced {plain}, node {node}, graph {graph})")
 PY
 done
+if [ -z "${SKIP_TPOT:-}" ]; then
+  last=$("$cli" ls --db "$db" --json | python3 -c "import json,sys; print([r['id'] for r in json.load(sys.stdin) if r['label']=='tpot-8b-graphs-graph'][-1])")
+  echo "-- graph-level run $last: top kernels"
+  "$cli" summary "$last" --db "$db" --top 4 | sed -n 1,12p
+fi
 
 echo "== torch.compile(mode=reduce-overhead), Llama-shaped, 20 replays"
 run=$(record torch-compile -- python3 "$here/torch_graph_ranges.py" compile --replays 20)

@@ -651,6 +651,31 @@ TEST_F(CliTest, RooflineCounterPassRecordsTheProgramTwice) {
     EXPECT_EQ(record({"--dram-pass", "on"}).exitCode, 2);
 }
 
+// How CUDA graphs were traced is a property of the run; the injected
+// collector reads it from the environment.
+TEST_F(CliTest, GraphTraceModeIsPassedOnAndStored) {
+    const auto store = dir.file("graphs.wsdb");
+    auto record = [&](std::vector<std::string> options) {
+        std::vector<std::string> argv = {"record", "--db", store, "--progress", "none"};
+        argv.insert(argv.end(), options.begin(), options.end());
+        for (const char* word : {"--", "/bin/sh", "-c", "echo mode=$WARPSCOPE_GRAPH_TRACE"})
+            argv.push_back(word);
+        return cli(argv);
+    };
+    auto byNode = record({});
+    ASSERT_EQ(byNode.exitCode, 0) << byNode.err;
+    EXPECT_NE(byNode.out.find("mode=node"), std::string::npos) << byNode.out;
+    auto byGraph = record({"--graph-trace", "graph"});
+    ASSERT_EQ(byGraph.exitCode, 0) << byGraph.err;
+    EXPECT_NE(byGraph.out.find("mode=graph"), std::string::npos) << byGraph.out;
+    EXPECT_NE(cli({"show", "2", "--db", store}).out.find("capture.graph_trace"), std::string::npos);
+    auto bad = record({"--graph-trace", "kernel"});
+    EXPECT_EQ(bad.exitCode, 2);
+    EXPECT_NE(bad.err.find("--graph-trace must be 'node' or 'graph', not 'kernel'"),
+              std::string::npos)
+        << bad.err;
+}
+
 TEST(ProgressMessages, RoundTripAndForeignLinesAreNotMessages) {
     progress::Message m{progress::Kind::Record};
     m.record.kernels = 12;

@@ -20,4 +20,12 @@ std::string findInjectLibrary() {
     return {};
 }
 
+std::string findBesideSelf(const std::string& name) {
+    std::error_code ec;
+    auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+    if (ec) return {};
+    auto candidate = exe.parent_path() / name;
+    return std::filesystem::exists(candidate, ec) ? candidate.string() : std::string();
+}
+
 }  // namespace ws::cli

@@ -11,6 +11,7 @@
 #include <optional>
 #include <sstream>
 
+#include "cli/capture_cost.h"
 #include "cli/cli_args.h"
 #include "cli/commands.h"
 #include "cli/inject_library.h"
@@ -31,14 +32,6 @@ Recorder* activeRecorder = nullptr;
 
 void onSignal(int) {
     if (activeRecorder) activeRecorder->cancel();
-}
-
-std::string findBesideSelf(const std::string& name) {
-    std::error_code ec;
-    auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-    if (ec) return {};
-    auto candidate = exe.parent_path() / name;
-    return std::filesystem::exists(candidate, ec) ? candidate.string() : std::string();
 }
 
 // Where the scripts bundled presets run live: installed,
@@ -179,6 +172,9 @@ int cmdRecord(const std::vector<std::string>& argv) {
 
     std::optional<RecordRequest> passRequest;
     if (secondPass) passRequest = req;
+    // A counter pass replays kernels: what tracing costs is then beside the point.
+    std::optional<RecordRequest> costRequest;
+    if (!args.value("metrics")) costRequest = req;
     Recorder recorder(std::move(req));
     activeRecorder = &recorder;
     struct sigaction sa {};
@@ -197,6 +193,14 @@ int cmdRecord(const std::vector<std::string>& argv) {
     if (passRequest && outcome.status == RunStatus::Ok)
         recordDramPass(std::move(*passRequest), outcome.run, reporting,
                        [](Recorder* r) { activeRecorder = r; });
+    if (costRequest && outcome.status == RunStatus::Ok) {
+        try {
+            if (auto line = storeCaptureCost(*costRequest, outcome.run, outcome.totals.kernels))
+                emitNote(reporting, *line);
+        } catch (const std::exception& e) {
+            emitNote(reporting, std::string("capture cost not estimated: ") + e.what());
+        }
+    }
     std::string summary = "run " + std::to_string(outcome.run) + " " + toString(outcome.status);
     if (outcome.exitCode) summary += ", exit code " + std::to_string(*outcome.exitCode);
     if (outcome.signal) summary += ", signal " + std::to_string(*outcome.signal);

@@ -11,6 +11,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "analysis/capture_cost.h"
 #include "cli/cli_args.h"
 #include "cli/commands.h"
 #include "cli/open_store.h"
@@ -109,6 +110,7 @@ int cmdShow(const std::vector<std::string>& argv) {
         row("quality", text.str());
     }
     auto properties = runProperties(*store, id);
+    if (auto cost = captureCostLine(properties)) row("capture cost", cost->substr(15));
     if (!properties.empty()) std::cout << "properties\n";
     std::size_t width = 0;
     for (const auto& p : properties)

@@ -2,8 +2,10 @@
 // kernel bench. Built only where CUDA is (no_gpu_commands.cpp otherwise).
 #include <cuda_runtime.h>
 
+#include <chrono>
 #include <iostream>
 
+#include "common/empty_launches.h"
 #include "kernel_workload.h"
 #include "ladders/ladder.h"
 #include "workload_commands.h"
@@ -32,6 +34,18 @@ bool haveDevice() {
 }
 
 }  // namespace
+
+int launchCostCommand(int launches) {
+    if (!haveDevice()) return 3;
+    kernels::launchEmptyKernels(1000);  // context, module and first-launch costs out of the way
+    auto start = std::chrono::steady_clock::now();
+    kernels::launchEmptyKernels(launches);
+    auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                  std::chrono::steady_clock::now() - start)
+                  .count();
+    std::cout << "LAUNCH_LOOP_NS " << ns << " LAUNCHES " << launches << '\n';
+    return 0;
+}
 
 int gpuCommand(const std::string& command, bool quick) {
     if (command == "list") return list();

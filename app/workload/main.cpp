@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <string>
@@ -23,7 +24,9 @@ const char* kUsage =
     "                                               an OpenAI-compatible server (--port 0: any\n"
     "                                               free port, printed); Ctrl-C drains and stops\n"
     "       warpscope-workload bench [--quick]      kernel performance targets on this GPU\n"
-    "       warpscope-workload list                 kernels, rungs and default shapes\n";
+    "       warpscope-workload list                 kernels, rungs and default shapes\n"
+    "       warpscope-workload launch-cost [N]      time N launches of an empty kernel\n"
+    "                                               (default 20000; record calibrates with it)\n";
 
 int run(const std::string& path) {
     auto loaded = ws::loadWorkloadConfig(path);
@@ -74,6 +77,14 @@ int main(int argc, char** argv) {
         if (command == "serve") return ws::workload::serveCommand({argv + 2, argv + argc});
         if (command == "run" && argc == 3) return run(argv[2]);
         if (command == "list" && argc == 2) return ws::workload::gpuCommand(command, false);
+        if (command == "launch-cost" && argc <= 3) {
+            int n = argc == 3 ? std::atoi(argv[2]) : 20000;
+            if (n < 1 || n > 10'000'000) {
+                std::cerr << "warpscope-workload: launch-cost N: N from 1 to 10000000\n";
+                return 2;
+            }
+            return ws::workload::launchCostCommand(n);
+        }
         if (command == "bench" && (argc == 2 || (argc == 3 && !std::strcmp(argv[2], "--quick"))))
             return ws::workload::gpuCommand(command, argc == 3);
         std::cerr << kUsage;

@@ -20,6 +20,10 @@ int gpuCommand(const std::string& command, bool) {
     return noCuda("`" + command + "`");
 }
 
+int launchCostCommand(int) {
+    return noCuda("`launch-cost`");
+}
+
 int runGpuWorkload(const WorkloadConfig& config) {
     return noCuda(std::string("a ") + toString(config.kind) + " workload");
 }

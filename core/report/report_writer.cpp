@@ -5,6 +5,7 @@
 #include <sstream>
 #include <string_view>
 
+#include "analysis/capture_cost.h"
 #include "analysis/statistics.h"
 #include "util/format.h"
 #include "util/version.h"
@@ -29,6 +30,7 @@ std::string coldStartNote(const ColdStartCheck& c) {
 }
 
 std::string captureCostNote(const ReportData& d) {
+    if (auto measured = captureCostLine(d.properties)) return *measured;
     bool h200 = d.device && d.device->name.find("H200") != std::string::npos;
     if (h200)
         return "launch-bound programs run up to ~1.4–1.6× slower traced on the H200 (CUPTI's "

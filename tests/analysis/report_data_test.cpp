@@ -1,6 +1,8 @@
 // The report's contract checks and findings by their rules, on hand-made data.
 #include <gtest/gtest.h>
 
+#include "analysis/capture_cost.h"
+
 #include "report/report_data.h"
 #include "report/report_writer.h"
 
@@ -228,6 +230,14 @@ TEST(ReportWriter, StatesOnlyWhatWasMeasuredForThisDevice) {
     d.device->name = "NVIDIA H200";
     md = writeReport(d, ReportFormat::Markdown);
     EXPECT_NE(md.find("slower traced on the H200"), std::string::npos) << md;
+    // A run recorded with its capture cost calibrated states that instead.
+    d.properties[capture_cost::kPerLaunchNs] = "1500.0";
+    d.properties[capture_cost::kShare] = "0.02";
+    md = writeReport(d, ReportFormat::Markdown);
+    EXPECT_NE(md.find("capture cost ≈ 1.50 µs per launch, ≈ 2.0 % of this run's wall time"),
+              std::string::npos)
+        << md;
+    EXPECT_EQ(md.find("slower traced on the H200"), std::string::npos) << md;
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <QLocale>
 #include <map>
 
+#include "analysis/capture_cost.h"
 #include "analysis/kernel_summary.h"
 #include "model/counter_metrics.h"
 #include "util/format.h"
@@ -88,6 +89,8 @@ QString runDetailsHtml(const RunDetails& d) {
                     "<p style='color:#d32f2f'><b>%1 records were dropped by CUPTI</b>: "
                     "the timeline of this run is incomplete.</p>")
                     .arg(count(r.droppedRecords));
+    if (auto cost = captureCostLine(d.properties))
+        html += QStringLiteral("<p>%1.</p>").arg(QString::fromStdString(*cost).toHtmlEscaped());
 
     Table run(QStringLiteral("Run"));
     run.row(QStringLiteral("Status"), status)

@@ -1,0 +1,38 @@
+// What capture cost a recorded run, as stored with it. warpscope-cli record
+// calibrates what tracing adds per launch (launches of an empty kernel,
+// untraced and recorded, alternating) and multiplies by the run's kernels;
+// the properties below carry the result, this reads and states it.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ws {
+
+namespace capture_cost {
+inline constexpr const char* kPerLaunchNs = "capture.launch_cost_ns";
+inline constexpr const char* kEstimateNs = "capture.cost_estimate_ns";  // kernels × per launch
+inline constexpr const char* kShare = "capture.cost_share";         // of the run's wall time, 0..1
+inline constexpr const char* kBasis = "capture.launch_cost_basis";  // how it was measured
+}  // namespace capture_cost
+
+struct LaunchCost {
+    double perLaunchNs = 0;  // traced minus untraced, per launch; never below 0
+    double untracedNs = 0;   // per launch, median of the rounds
+    double tracedNs = 0;
+    int launches = 0;  // per round
+    int rounds = 0;
+};
+
+// From each round's total loop time, untraced and traced, of `launches`
+// launches. Throws std::invalid_argument on no rounds or no launches.
+LaunchCost launchCostFrom(const std::vector<double>& untracedLoopNs,
+                          const std::vector<double>& tracedLoopNs, int launches);
+
+// "capture cost ≈ 0.42 µs per launch, ≈ 1.3 % of this run's wall time
+// (basis)"; nothing when the run has no such properties.
+std::optional<std::string> captureCostLine(const std::map<std::string, std::string>& properties);
+
+}  // namespace ws

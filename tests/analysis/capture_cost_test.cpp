@@ -1,0 +1,40 @@
+// The capture-cost estimate: the calibration's arithmetic and how a run
+// states it (show, the details panel and the report read the same line).
+#include <gtest/gtest.h>
+
+#include "analysis/capture_cost.h"
+
+namespace ws {
+namespace {
+
+TEST(CaptureCost, PerLaunchCostIsTheDifferenceOfMedians) {
+    // 20,000 launches: untraced rounds 80, 100 (median), 120 ms; traced 130,
+    // 110 and 200 ms (median 130): 30 ms / 20,000 = 1.5 µs per launch.
+    auto c = launchCostFrom({80e6, 120e6, 100e6}, {130e6, 110e6, 200e6}, 20000);
+    EXPECT_DOUBLE_EQ(c.untracedNs, 5000);
+    EXPECT_DOUBLE_EQ(c.tracedNs, 6500);
+    EXPECT_DOUBLE_EQ(c.perLaunchNs, 1500);
+    EXPECT_EQ(c.rounds, 3);
+    // Noise that makes tracing look free is not a negative cost.
+    EXPECT_DOUBLE_EQ(launchCostFrom({100e6}, {99e6}, 20000).perLaunchNs, 0);
+    EXPECT_DOUBLE_EQ(launchCostFrom({1, 3}, {5, 9}, 1).perLaunchNs, 5);  // even count: mean of two
+    EXPECT_THROW(launchCostFrom({}, {1}, 10), std::invalid_argument);
+    EXPECT_THROW(launchCostFrom({1}, {1}, 0), std::invalid_argument);
+}
+
+TEST(CaptureCost, StatedFromTheRunsPropertiesOrNotAtAll) {
+    std::map<std::string, std::string> p;
+    EXPECT_FALSE(captureCostLine(p));
+    p[capture_cost::kPerLaunchNs] = "420.0";
+    EXPECT_FALSE(captureCostLine(p));  // no share: not stated by halves
+    p[capture_cost::kShare] = "0.0134";
+    EXPECT_EQ(*captureCostLine(p),
+              "capture cost ≈ 0.42 µs per launch, ≈ 1.3 % of this run's wall time");
+    p[capture_cost::kBasis] = "20000 empty launches × 3 rounds";
+    EXPECT_NE(captureCostLine(p)->find("(20000 empty launches × 3 rounds)"), std::string::npos);
+    p[capture_cost::kShare] = "not a number";
+    EXPECT_FALSE(captureCostLine(p));
+}
+
+}  // namespace
+}  // namespace ws

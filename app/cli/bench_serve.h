@@ -3,6 +3,9 @@
 // --server starts the server under capture, --attach joins a recording).
 #pragma once
 
+#include <signal.h>
+
+#include <atomic>
 #include <optional>
 #include <string>
 #include <vector>
@@ -21,6 +24,32 @@ struct BenchServe {
     std::string storePath;
     std::optional<std::string> saveResult;
 };
+
+// While it lives, SIGINT and SIGTERM set flag() (a load given it as its stop
+// keeps what was measured); the previous handlers are back when it ends.
+class StopOnSignals {
+  public:
+    StopOnSignals();
+    ~StopOnSignals();
+    StopOnSignals(const StopOnSignals&) = delete;
+    StopOnSignals& operator=(const StopOnSignals&) = delete;
+    const std::atomic<bool>& flag() const;
+
+  private:
+    struct sigaction oldInt_ {
+    }, oldTerm_{};
+};
+
+// --sweep PARAM=V1,V2,...: the parameter and its values, checked.
+struct SweepSpec {
+    std::string parameter;  // max-concurrency | request-rate
+    std::vector<std::string> values;
+    int gpus = 1;
+};
+SweepSpec parseSweep(const std::string& text, const Args& args);
+// Each value as its own run, one sweep group (analysis/sweep.h); prints a line
+// per point and the sweep's table. Ctrl-C ends the sweep keeping the points run.
+int benchSweep(BenchServe& bench, const SweepSpec& sweep);
 
 // Prints what the run stored (the count line, then what `stats` prints) and
 // writes --save-result; returns the exit code the load alone gives.

@@ -35,10 +35,9 @@ TEST(ShareGptDataset, TakesTheFirstTurnAsPromptAndTheSecondsLengthAsOutput) {
     std::set<std::string> texts;
     for (const auto& p : d.prompts) {
         texts.insert(p.text);
-        EXPECT_TRUE(p.tokenIds.empty());                         // sent as text
-        EXPECT_EQ(p.inputLen, 0);                                // the server's usage says
-        if (p.text == "hello there") EXPECT_EQ(p.outputLen, 4);  // 16 bytes / 4
-        if (p.text == "second") EXPECT_EQ(p.outputLen, 1);       // at least 1
+        EXPECT_TRUE(p.tokenIds.empty());                          // sent as text
+        EXPECT_EQ(p.inputLen, 0);                                 // the server's usage says
+        EXPECT_EQ(p.outputLen, p.text == "hello there" ? 4 : 1);  // 16 bytes / 4; at least 1
     }
     EXPECT_EQ(texts, (std::set<std::string>{"hello there", "second"}));
     for (const auto& p : readShareGptDataset(path, 2, 1, 7).prompts)

@@ -1,0 +1,170 @@
+// bench serve --dataset FILE and --sweep against the built-in server
+// (warpscope-workload serve --backend cpu, a child process at a 2 ms step), then
+// `sweep` reading the group back: one run a point, tied by sweep.* properties.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "analysis/sweep.h"
+#include "store/run_queries.h"
+#include "store/store.h"
+#include "support/child_process.h"
+#include "support/run_process.h"
+#include "support/temp_dir.h"
+
+namespace ws::testing {
+namespace {
+
+using namespace std::chrono_literals;
+constexpr auto kPatience = 60s;
+
+class ServeSweep : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        std::string config = dir_.file("serve.toml");
+        writeFile(config,
+                  "name = \"bench-model\"\nkind = \"serve\"\n[serve]\nmax_model_len = 20000\n"
+                  "num_blocks = 20000\n[serve.cpu]\nstep_us = 2000\nseq_us = 0\n"
+                  "prefill_token_us = 0\n");
+        server_ = std::make_unique<ChildProcess>(std::vector<std::string>{
+            WARPSCOPE_WORKLOAD_PATH, "serve", "--backend", "cpu", "--port", "0", config});
+        auto line = server_->waitForLine("on http://127.0.0.1:", kPatience);
+        ASSERT_TRUE(line && server_->waitForLine("warpscope-workload: ready", kPatience))
+            << server_->output();
+        port_ = std::stoi(line->substr(line->rfind(':') + 1));
+    }
+
+    std::vector<std::string> bench(std::vector<std::string> extra) const {
+        std::vector<std::string> argv{WARPSCOPE_CLI_PATH,
+                                      "bench",
+                                      "serve",
+                                      "--endpoint",
+                                      "http://127.0.0.1:" + std::to_string(port_),
+                                      "--model",
+                                      "bench-model",
+                                      "--ignore-eos",
+                                      "--db",
+                                      db_};
+        argv.insert(argv.end(), extra.begin(), extra.end());
+        return argv;
+    }
+
+    TempDir dir_;
+    std::string db_ = dir_.file("runs.wsdb");
+    std::unique_ptr<ChildProcess> server_;
+    int port_ = 0;
+};
+
+TEST_F(ServeSweep, JsonlDatasetSendsItsPromptsAndOutputLengths) {
+    std::string data = dir_.file("prompts.jsonl");
+    writeFile(data,
+              "{\"prompt\": \"abcdefghij\", \"output_len\": 4}\n"
+              "{\"prompt\": \"0123456789abcdefghij\", \"output_len\": 7}\n");
+    auto r = runProcess(bench({"--dataset", "jsonl:" + data, "--num-prompts", "4"}));
+    ASSERT_EQ(r.exitCode, 0) << r.out << r.err;
+    EXPECT_NE(r.err.find("2 prompts, repeated to 4"), std::string::npos) << r.err;
+    Store store(db_);
+    auto requests = requestsOf(store, 1);
+    ASSERT_EQ(requests.size(), 4u);
+    // The byte tokenizer: the server's usage counts the prompt's bytes.
+    const int prompt[] = {10, 20, 10, 20}, output[] = {4, 7, 4, 7};
+    for (std::size_t i = 0; i < 4; ++i) {
+        EXPECT_EQ(requests[i].promptTokens, prompt[i]) << i;
+        EXPECT_EQ(requests[i].outputTokens, output[i]) << i;
+    }
+}
+
+TEST_F(ServeSweep, ABadDatasetFailsBeforeAnythingIsSent) {
+    std::string data = dir_.file("bad.jsonl");
+    writeFile(data, "{\"prompt\": \"a\"}\n{\"prompt\": 3}\n");
+    auto r = runProcess(bench({"--dataset", "jsonl:" + data, "--num-prompts", "2"}));
+    EXPECT_EQ(r.exitCode, 1);
+    EXPECT_NE(r.err.find(data + ": line 2: \"prompt\" is not a string"), std::string::npos)
+        << r.err;
+    r = runProcess(bench({"--dataset", "csv:" + data}));
+    EXPECT_EQ(r.exitCode, 2) << r.err;
+    r = runProcess(bench({"--sweep", "max-concurrency=1,x"}));
+    EXPECT_EQ(r.exitCode, 2) << r.err;
+    r = runProcess(bench({"--sweep", "max-concurrency=1,2", "--max-concurrency", "3"}));
+    EXPECT_EQ(r.exitCode, 2) << r.err;
+    r = runProcess(bench({"--sweep", "batch=1,2"}));
+    EXPECT_EQ(r.exitCode, 2) << r.err;
+}
+
+TEST_F(ServeSweep, EachPointIsARunOfOneGroupAndSweepPrintsItsTable) {
+    auto r = runProcess(bench({"--sweep", "max-concurrency=1,2,4", "--num-prompts", "8",
+                               "--input-len", "16", "--output-len", "10", "--goodput",
+                               "ttft:60000,tpot:60000", "--gpus", "2", "--label", "sw"}));
+    ASSERT_EQ(r.exitCode, 0) << r.out << r.err;
+    EXPECT_NE(r.err.find("sweep point 3/3: run 3"), std::string::npos) << r.err;
+    EXPECT_NE(r.out.find("up to concurrency 4 (every point)"), std::string::npos) << r.out;
+
+    Store store(db_);
+    auto groups = listSweepGroups(store);
+    ASSERT_EQ(groups.size(), 1u);
+    EXPECT_EQ(groups[0].runs, (std::vector<RunId>{1, 2, 3}));
+    auto props = runProperties(store, 2);
+    EXPECT_EQ(props.at("sweep.group"), groups[0].group);
+    EXPECT_EQ(props.at("sweep.parameter"), "max-concurrency");
+    EXPECT_EQ(props.at("sweep.value"), "2");
+    EXPECT_EQ(props.at("sweep.index"), "1");
+    EXPECT_EQ(props.at("sweep.points"), "3");
+    EXPECT_EQ(props.at("sweep.tpot_target_ms"), "60000");
+    EXPECT_EQ(props.at("bench.max_concurrency"), "2");
+    EXPECT_EQ(requireRun(store, 2).label, "sw max-concurrency=2");
+
+    auto list = runProcess({WARPSCOPE_CLI_PATH, "sweep", "--db", db_});
+    ASSERT_EQ(list.exitCode, 0) << list.err;
+    EXPECT_NE(list.out.find(groups[0].group + "  max-concurrency  3/3 points  runs 1 2 3"),
+              std::string::npos)
+        << list.out;
+    auto js = runProcess({WARPSCOPE_CLI_PATH, "sweep", "2", "--json", "--db", db_});
+    ASSERT_EQ(js.exitCode, 0) << js.err;
+    auto j = nlohmann::json::parse(js.out);
+    EXPECT_EQ(j["group"], groups[0].group);
+    EXPECT_EQ(j["gpus"], 2);
+    ASSERT_EQ(j["points"].size(), 3u);
+    for (std::size_t i = 0; i < 3; ++i) {
+        const auto& p = j["points"][i];
+        EXPECT_EQ(p["run"], i + 1);
+        EXPECT_EQ(p["completed"], 8);
+        EXPECT_EQ(p["failed"], 0);
+        EXPECT_GT(p["output_throughput"].get<double>(), 0);
+        EXPECT_DOUBLE_EQ(p["output_throughput_per_gpu"].get<double>(),
+                         p["output_throughput"].get<double>() / 2);
+        EXPECT_GE(p["tpot_p50_ms"].get<double>(), 1.9);  // a token a 2 ms step at best
+        EXPECT_GE(p["ttft_p99_ms"].get<double>(), p["ttft_p50_ms"].get<double>());
+        EXPECT_EQ(p["meets_targets"], true);
+    }
+    EXPECT_EQ(j["points"][2]["value"], "4");
+    // More concurrency, more throughput: 8 requests of 10 tokens at 2 ms a step.
+    EXPECT_GT(j["points"][2]["output_throughput"].get<double>(),
+              1.5 * j["points"][0]["output_throughput"].get<double>());
+    auto missing = runProcess({WARPSCOPE_CLI_PATH, "sweep", "no-such", "--db", db_});
+    EXPECT_EQ(missing.exitCode, 2);
+}
+
+TEST_F(ServeSweep, CtrlCStopsTheSweepKeepingTheFinishedPoints) {
+    ChildProcess cli(bench({"--sweep", "request-rate=inf,inf,inf", "--num-prompts", "2",
+                            "--input-len", "8", "--output-len", "400"}));
+    // A point takes about 0.8 s (400 tokens at 2 ms): stop during the second.
+    ASSERT_TRUE(cli.waitForLine("sweep point 1/3: run 1", kPatience)) << cli.output();
+    ASSERT_TRUE(cli.waitForLine("sweep point 2/3: request-rate=inf", kPatience)) << cli.output();
+    std::this_thread::sleep_for(300ms);
+    cli.signal(SIGINT);
+    EXPECT_EQ(cli.waitForExit(kPatience), 1) << cli.output();
+    EXPECT_NE(cli.output().find("sweep interrupted at point 2/3"), std::string::npos)
+        << cli.output();
+    Store store(db_);
+    auto groups = listSweepGroups(store);
+    ASSERT_EQ(groups.size(), 1u);
+    ASSERT_EQ(groups[0].runs.size(), 2u);  // the third never started
+    EXPECT_EQ(requireRun(store, 1).status, RunStatus::Ok);
+    EXPECT_EQ(requireRun(store, 2).status, RunStatus::Killed);
+    EXPECT_EQ(groups[0].plannedPoints, 3);
+}
+
+}  // namespace
+}  // namespace ws::testing

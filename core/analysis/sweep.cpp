@@ -52,7 +52,14 @@ std::vector<SweepGroup> listSweepGroups(Store& store) {
             g.group = name;
             g.parameter = props[sweep_keys::kParameter];
             g.plannedPoints = static_cast<int>(numberOr(props, sweep_keys::kPoints, 0));
-            if (auto info = findRun(store, run)) g.label = info->label;
+            // bench serve --sweep labels a point "LABEL PARAMETER=VALUE": the group is LABEL.
+            if (auto info = findRun(store, run)) {
+                g.label = info->label;
+                const std::string suffix = " " + g.parameter + "=" + props[sweep_keys::kValue];
+                if (g.label.size() > suffix.size() &&
+                    g.label.compare(g.label.size() - suffix.size(), suffix.size(), suffix) == 0)
+                    g.label.resize(g.label.size() - suffix.size());
+            }
             groups.push_back(std::move(g));
         }
         groups[it->second].runs.push_back(run);

@@ -41,7 +41,8 @@ ServeLoadOptions options() {
 
 RunId point(Store& store, const std::string& group, int index, const std::string& value,
             double ttftMs, double tpotMs) {
-    RunId run = storeServeRun(store, options(), load(4, ttftMs, tpotMs), {"", "cmd", "{}"});
+    RunId run = storeServeRun(store, options(), load(4, ttftMs, tpotMs),
+                              {"bench serve m max-concurrency=" + value, "cmd", "{}"});
     store.setProperty(run, "sweep.group", group);
     store.setProperty(run, "sweep.parameter", "max-concurrency");
     store.setProperty(run, "sweep.value", value);
@@ -72,6 +73,7 @@ TEST_F(SweepTableTest, ReadsEachPointAndWhereTheTargetsStopBeingMet) {
     EXPECT_EQ(groups[0].group, "g1");
     EXPECT_EQ(groups[0].runs, (std::vector<RunId>{c1, c2, c4}));
     EXPECT_EQ(groups[0].plannedPoints, 3);
+    EXPECT_EQ(groups[0].label, "bench serve m");  // the first run's, its point left out
     EXPECT_EQ(sweepGroupOf(store_, c2), "g1");
     EXPECT_FALSE(sweepGroupOf(store_, lone));
     EXPECT_EQ(findSweepGroup(store_, std::to_string(other))->group, "g2");

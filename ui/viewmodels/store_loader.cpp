@@ -18,6 +18,7 @@ StoreLoader::StoreLoader(QObject* parent) : QObject(parent) {
     qRegisterMetaType<ws::ui::RunDetails>("ws::ui::RunDetails");
     qRegisterMetaType<ws::ui::KernelDetails>("ws::ui::KernelDetails");
     qRegisterMetaType<std::vector<ws::RunAnalysis>>("std::vector<ws::RunAnalysis>");
+    qRegisterMetaType<std::vector<ws::SweepTable>>("std::vector<ws::SweepTable>");
     qRegisterMetaType<std::shared_ptr<const ws::ReportInput>>(
         "std::shared_ptr<const ws::ReportInput>");
     qRegisterMetaType<std::shared_ptr<const ws::ui::TimelineData>>(
@@ -144,6 +145,26 @@ void StoreLoader::loadAnalysis(const QString& path, const std::vector<RunId>& id
         },
         [](StoreLoader& self, const std::vector<RunAnalysis>& runs) {
             emit self.analysisLoaded(runs);
+        });
+}
+
+void StoreLoader::loadSweeps(const QString& path, const std::vector<RunId>& ids) {
+    runJob(
+        sweepJob_, path,
+        [ids](Store& store, auto&&) {
+            std::vector<SweepTable> tables;
+            std::vector<std::string> seen;
+            for (RunId id : ids) {
+                auto name = sweepGroupOf(store, id);
+                if (!name || std::find(seen.begin(), seen.end(), *name) != seen.end()) continue;
+                seen.push_back(*name);
+                if (auto group = findSweepGroup(store, *name))
+                    tables.push_back(sweepTable(store, *group));
+            }
+            return tables;
+        },
+        [](StoreLoader& self, const std::vector<SweepTable>& tables) {
+            emit self.sweepsLoaded(tables);
         });
 }
 

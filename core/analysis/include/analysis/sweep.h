@@ -33,7 +33,7 @@ struct SweepGroup {
     std::string parameter;
     int plannedPoints = 0;
     std::vector<RunId> runs;  // by sweep.index
-    std::string label;        // the first run's label
+    std::string label;        // the first run's label, its " PARAMETER=VALUE" left out
 };
 
 // Every sweep group in the store, oldest first.

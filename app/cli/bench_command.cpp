@@ -193,10 +193,8 @@ int cmdBench(const std::vector<std::string>& argv) {
     bench.storePath = storePath(args);
     bench.saveResult = args.value("save-result");
     if (args.value("gpus") && !args.value("sweep")) throw UsageError("--gpus applies to --sweep");
-    if (args.value("sweep") && (args.flag("server") || attach || bench.saveResult))
-        throw UsageError(
-            "--sweep runs the load alone for now: not with --server, --attach or "
-            "--save-result");
+    if (args.value("sweep") && (args.flag("server") || attach))
+        throw UsageError("--sweep runs the load alone for now: not with --server or --attach");
     if (args.flag("server")) return benchWithServer(bench, args);
     if (attach) return benchAttach(bench, *attach);
 
@@ -238,25 +236,28 @@ const std::atomic<bool>& StopOnSignals::flag() const {
     return gStop;
 }
 
-int reportBenchRun(const BenchServe& bench, RunId run, const ServeLoadResult& result) {
+void saveVllmResult(const BenchServe& bench, RunId run, const ServeLoadResult& result,
+                    const std::string& path) {
     const ServeLoadOptions& o = bench.options;
+    Store store(bench.storePath);
+    std::map<std::int64_t, std::string> errors;
+    for (const auto& q : result.requests)
+        if (!q.error.empty()) errors[q.id] = q.error;
+    VllmResultSettings s{o.backend,    o.model,          o.numPrompts,    o.requestRate,
+                         o.burstiness, o.maxConcurrency, result.startedNs};
+    std::ofstream out(path);
+    out << vllmResultJson(store, run, s, bench.targets, errors).dump(2) << '\n';
+    if (!out) throw std::runtime_error("cannot write " + path);
+}
+
+int reportBenchRun(const BenchServe& bench, RunId run, const ServeLoadResult& result) {
     const int failed = result.failed();
     std::cout << "stored run " << run << ": " << result.requests.size() - failed
               << " requests completed, " << failed << " failed";
     if (result.notSent) std::cout << ", " << result.notSent << " not sent";
     std::cout << '\n';
 
-    if (bench.saveResult) {
-        Store store(bench.storePath);
-        std::map<std::int64_t, std::string> errors;
-        for (const auto& q : result.requests)
-            if (!q.error.empty()) errors[q.id] = q.error;
-        VllmResultSettings s{o.backend,    o.model,          o.numPrompts,    o.requestRate,
-                             o.burstiness, o.maxConcurrency, result.startedNs};
-        std::ofstream out(*bench.saveResult);
-        out << vllmResultJson(store, run, s, bench.targets, errors).dump(2) << '\n';
-        if (!out) throw std::runtime_error("cannot write " + *bench.saveResult);
-    }
+    if (bench.saveResult) saveVllmResult(bench, run, result, *bench.saveResult);
     std::vector<std::string> statsArgs{std::to_string(run), "--db", bench.storePath};
     if (bench.goodput) statsArgs.insert(statsArgs.end(), {"--goodput", *bench.goodput});
     cmdStats(statsArgs);

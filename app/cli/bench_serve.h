@@ -51,6 +51,14 @@ SweepSpec parseSweep(const std::string& text, const Args& args);
 // per point and the sweep's table. Ctrl-C ends the sweep keeping the points run.
 int benchSweep(BenchServe& bench, const SweepSpec& sweep);
 
+// --save-result: vLLM's result JSON of a stored run at `path`.
+void saveVllmResult(const BenchServe& bench, RunId run, const ServeLoadResult& result,
+                    const std::string& path);
+// --save-result FILE of one sweep point: FILE with "-PARAMETER-VALUE" before
+// its extension (result.json -> result-max-concurrency-4.json).
+std::string sweepResultPath(const std::string& path, const std::string& parameter,
+                            const std::string& value);
+
 // Prints what the run stored (the count line, then what `stats` prints) and
 // writes --save-result; returns the exit code the load alone gives.
 int reportBenchRun(const BenchServe& bench, RunId run, const ServeLoadResult& result);

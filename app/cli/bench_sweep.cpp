@@ -44,6 +44,16 @@ void setPoint(ServeLoadOptions& o, const SweepSpec& sweep, const std::string& va
 
 }  // namespace
 
+std::string sweepResultPath(const std::string& path, const std::string& parameter,
+                            const std::string& value) {
+    const auto slash = path.find_last_of('/');
+    auto dot = path.find_last_of('.');
+    if (dot == std::string::npos || (slash != std::string::npos && dot < slash) ||
+        dot == (slash == std::string::npos ? 0 : slash + 1))
+        dot = path.size();
+    return path.substr(0, dot) + "-" + parameter + "-" + value + path.substr(dot);
+}
+
 SweepSpec parseSweep(const std::string& text, const Args& args) {
     SweepSpec s;
     auto eq = text.find('=');
@@ -115,6 +125,9 @@ int benchSweep(BenchServe& bench, const SweepSpec& sweep) {
             store.setProperty(run, k::kTpotTarget, number(*bench.targets.tpotMs));
         if (bench.targets.e2elMs)
             store.setProperty(run, k::kE2elTarget, number(*bench.targets.e2elMs));
+        if (bench.saveResult)
+            saveVllmResult(bench, run, result,
+                           sweepResultPath(*bench.saveResult, sweep.parameter, value));
         auto table = sweepTable(store, *findSweepGroup(store, group));
         const SweepPoint& pt = table.points.back();
         std::cerr << "sweep point " << i + 1 << "/" << points << ": run " << run << ", "

@@ -133,6 +133,18 @@ SweepTable sweepTable(Store& store, const SweepGroup& group) {
     return t;
 }
 
+std::vector<SweepTable> sweepTablesOf(Store& store, const std::vector<RunId>& runs) {
+    std::vector<SweepTable> tables;
+    std::vector<std::string> seen;
+    for (RunId id : runs) {
+        auto name = sweepGroupOf(store, id);
+        if (!name || std::find(seen.begin(), seen.end(), *name) != seen.end()) continue;
+        seen.push_back(*name);
+        if (auto group = findSweepGroup(store, *name)) tables.push_back(sweepTable(store, *group));
+    }
+    return tables;
+}
+
 std::string sweepContractLine(const SweepTable& table) {
     const auto& tg = table.targets;
     if (!tg.any() || table.points.empty()) return {};

@@ -79,6 +79,10 @@ TEST_F(SweepTableTest, ReadsEachPointAndWhereTheTargetsStopBeingMet) {
     EXPECT_EQ(findSweepGroup(store_, std::to_string(other))->group, "g2");
     EXPECT_FALSE(findSweepGroup(store_, std::to_string(lone)));
     EXPECT_FALSE(findSweepGroup(store_, "nope"));
+    auto tables = sweepTablesOf(store_, {lone, other, c1, c2, other});
+    ASSERT_EQ(tables.size(), 2u);  // each group once, in the order met
+    EXPECT_EQ(tables[0].group.group, "g2");
+    EXPECT_EQ(tables[1].points.size(), 3u);
 
     auto t = sweepTable(store_, groups[0]);
     ASSERT_EQ(t.points.size(), 3u);

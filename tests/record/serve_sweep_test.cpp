@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -94,9 +95,10 @@ TEST_F(ServeSweep, ABadDatasetFailsBeforeAnythingIsSent) {
 }
 
 TEST_F(ServeSweep, EachPointIsARunOfOneGroupAndSweepPrintsItsTable) {
-    auto r = runProcess(bench({"--sweep", "max-concurrency=1,2,4", "--num-prompts", "8",
-                               "--input-len", "16", "--output-len", "10", "--goodput",
-                               "ttft:60000,tpot:60000", "--gpus", "2", "--label", "sw"}));
+    auto r = runProcess(
+        bench({"--sweep", "max-concurrency=1,2,4", "--num-prompts", "8", "--input-len", "16",
+               "--output-len", "10", "--goodput", "ttft:60000,tpot:60000", "--gpus", "2", "--label",
+               "sw", "--save-result", dir_.file("result.json")}));
     ASSERT_EQ(r.exitCode, 0) << r.out << r.err;
     EXPECT_NE(r.err.find("sweep point 3/3: run 3"), std::string::npos) << r.err;
     EXPECT_NE(r.out.find("up to concurrency 4 (every point)"), std::string::npos) << r.out;
@@ -142,6 +144,14 @@ TEST_F(ServeSweep, EachPointIsARunOfOneGroupAndSweepPrintsItsTable) {
     // More concurrency, more throughput: 8 requests of 10 tokens at 2 ms a step.
     EXPECT_GT(j["points"][2]["output_throughput"].get<double>(),
               1.5 * j["points"][0]["output_throughput"].get<double>());
+    // --save-result: vLLM's result JSON per point, the value in its name.
+    for (const char* c : {"1", "2", "4"}) {
+        std::ifstream in(dir_.file(std::string("result-max-concurrency-") + c + ".json"));
+        ASSERT_TRUE(in) << c;
+        auto result = nlohmann::json::parse(in);
+        EXPECT_EQ(result["max_concurrency"], std::stoi(c));
+        EXPECT_EQ(result["completed"], 8);
+    }
     auto missing = runProcess({WARPSCOPE_CLI_PATH, "sweep", "no-such", "--db", db_});
     EXPECT_EQ(missing.exitCode, 2);
 }

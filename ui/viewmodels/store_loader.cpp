@@ -150,19 +150,7 @@ void StoreLoader::loadAnalysis(const QString& path, const std::vector<RunId>& id
 
 void StoreLoader::loadSweeps(const QString& path, const std::vector<RunId>& ids) {
     runJob(
-        sweepJob_, path,
-        [ids](Store& store, auto&&) {
-            std::vector<SweepTable> tables;
-            std::vector<std::string> seen;
-            for (RunId id : ids) {
-                auto name = sweepGroupOf(store, id);
-                if (!name || std::find(seen.begin(), seen.end(), *name) != seen.end()) continue;
-                seen.push_back(*name);
-                if (auto group = findSweepGroup(store, *name))
-                    tables.push_back(sweepTable(store, *group));
-            }
-            return tables;
-        },
+        sweepJob_, path, [ids](Store& store, auto&&) { return sweepTablesOf(store, ids); },
         [](StoreLoader& self, const std::vector<SweepTable>& tables) {
             emit self.sweepsLoaded(tables);
         });

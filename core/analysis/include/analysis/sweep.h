@@ -67,6 +67,9 @@ struct SweepTable {
 };
 
 SweepTable sweepTable(Store& store, const SweepGroup& group);
+// The tables of the groups `runs` belong to, each once, in the order first met
+// (none when no run is a sweep point): what the Pareto chart draws.
+std::vector<SweepTable> sweepTablesOf(Store& store, const std::vector<RunId>& runs);
 
 // "meets p99 TTFT ≤ 500 ms / p99 TPOT ≤ 50 ms up to concurrency 16" (every
 // point from the first up to that one meets them), "… at no point", or empty

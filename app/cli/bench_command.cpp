@@ -193,9 +193,13 @@ int cmdBench(const std::vector<std::string>& argv) {
     bench.storePath = storePath(args);
     bench.saveResult = args.value("save-result");
     if (args.value("gpus") && !args.value("sweep")) throw UsageError("--gpus applies to --sweep");
-    if (args.value("sweep") && (args.flag("server") || attach))
-        throw UsageError("--sweep runs the load alone for now: not with --server or --attach");
-    if (args.flag("server")) return benchWithServer(bench, args);
+    if (args.value("sweep") && attach)
+        throw UsageError("--sweep and --attach exclude each other: a sweep is a run per point");
+    if (args.flag("server")) {
+        if (auto sweep = args.value("sweep"))
+            return benchSweep(bench, parseSweep(*sweep, args), &args);
+        return benchWithServer(bench, args);
+    }
     if (attach) return benchAttach(bench, *attach);
 
     if (auto sweep = args.value("sweep")) return benchSweep(bench, parseSweep(*sweep, args));

@@ -49,7 +49,9 @@ struct SweepSpec {
 SweepSpec parseSweep(const std::string& text, const Args& args);
 // Each value as its own run, one sweep group (analysis/sweep.h); prints a line
 // per point and the sweep's table. Ctrl-C ends the sweep keeping the points run.
-int benchSweep(BenchServe& bench, const SweepSpec& sweep);
+// With --server (`server` set), each point starts the server under capture
+// anew: a run holds one server's capture.
+int benchSweep(BenchServe& bench, const SweepSpec& sweep, const Args* server = nullptr);
 
 // --save-result: vLLM's result JSON of a stored run at `path`.
 void saveVllmResult(const BenchServe& bench, RunId run, const ServeLoadResult& result,
@@ -63,8 +65,15 @@ std::string sweepResultPath(const std::string& path, const std::string& paramete
 // writes --save-result; returns the exit code the load alone gives.
 int reportBenchRun(const BenchServe& bench, RunId run, const ServeLoadResult& result);
 
-// --server -- CMD ARGS...: the server started under capture, one run.
-int benchWithServer(const BenchServe& bench, const Args& args);
+// --server -- CMD ARGS...: the server started under capture, one run. With
+// `point` (a sweep's), what the run measured is handed back there instead of
+// printed, and --save-result is taken as the point's own file.
+struct ServedPoint {
+    RunId run = 0;
+    ServeLoadResult load;
+    bool interrupted = false;  // SIGINT/SIGTERM while the point ran
+};
+int benchWithServer(const BenchServe& bench, const Args& args, ServedPoint* point = nullptr);
 // --attach RUN: the client's requests and tokens added to a run that another
 // `warpscope-cli record` is recording in the same store.
 int benchAttach(const BenchServe& bench, RunId run);

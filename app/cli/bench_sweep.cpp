@@ -5,12 +5,14 @@
 #include <ctime>
 #include <iomanip>
 #include <iostream>
+#include <optional>
 #include <random>
 #include <sstream>
 
 #include "analysis/sweep.h"
 #include "cli/bench_serve.h"
 #include "cli/sweep_table.h"
+#include "store/run_queries.h"
 #include "store/store.h"
 
 namespace ws::cli {
@@ -82,7 +84,7 @@ SweepSpec parseSweep(const std::string& text, const Args& args) {
     return s;
 }
 
-int benchSweep(BenchServe& bench, const SweepSpec& sweep) {
+int benchSweep(BenchServe& bench, const SweepSpec& sweep, const Args* server) {
     ServeLoadOptions& o = bench.options;
     const std::string group = newGroupName();
     const auto points = static_cast<int>(sweep.values.size());
@@ -106,12 +108,33 @@ int benchSweep(BenchServe& bench, const SweepSpec& sweep) {
         setPoint(o, sweep, value);
         std::cerr << "sweep point " << i + 1 << "/" << points << ": " << sweep.parameter << "="
                   << value << " ...\n";
-        ServeLoadResult result = runServeLoad(o);
         ServeRunInfo info = bench.info;
         if (info.label.empty()) info.label = "bench serve " + o.model;
         info.label += " " + sweep.parameter + "=" + value;
+        const auto resultPath =
+            bench.saveResult
+                ? std::optional(sweepResultPath(*bench.saveResult, sweep.parameter, value))
+                : std::nullopt;
+        ServeLoadResult result;
+        RunId run = 0;
+        bool interrupted = false;
+        if (server) {
+            BenchServe pointBench = bench;
+            pointBench.info = info;
+            pointBench.saveResult = resultPath;
+            ServedPoint served;
+            benchWithServer(pointBench, *server, &served);
+            run = served.run;
+            result = std::move(served.load);
+            interrupted = served.interrupted;
+        } else {
+            result = runServeLoad(o);
+            interrupted = result.interrupted;
+            Store store(bench.storePath);
+            run = storeServeRun(store, o, result, info);
+            if (resultPath) saveVllmResult(bench, run, result, *resultPath);
+        }
         Store store(bench.storePath);
-        RunId run = storeServeRun(store, o, result, info);
         namespace k = sweep_keys;
         store.setProperty(run, k::kGroup, group);
         store.setProperty(run, k::kParameter, sweep.parameter);
@@ -125,9 +148,6 @@ int benchSweep(BenchServe& bench, const SweepSpec& sweep) {
             store.setProperty(run, k::kTpotTarget, number(*bench.targets.tpotMs));
         if (bench.targets.e2elMs)
             store.setProperty(run, k::kE2elTarget, number(*bench.targets.e2elMs));
-        if (bench.saveResult)
-            saveVllmResult(bench, run, result,
-                           sweepResultPath(*bench.saveResult, sweep.parameter, value));
         auto table = sweepTable(store, *findSweepGroup(store, group));
         const SweepPoint& pt = table.points.back();
         std::cerr << "sweep point " << i + 1 << "/" << points << ": run " << run << ", "
@@ -139,13 +159,14 @@ int benchSweep(BenchServe& bench, const SweepSpec& sweep) {
         if (!result.warmupError.empty())
             std::cerr << "sweep point " << i + 1
                       << ": the warm-up request failed: " << result.warmupError << '\n';
-        if (result.interrupted) {
+        if (interrupted) {
             std::cerr << "warpscope-cli bench: sweep interrupted at point " << i + 1 << "/"
                       << points << "; run " << run << " keeps what was measured\n";
             allOk = false;
             break;
         }
-        allOk = allOk && result.failed() == 0 && result.warmupError.empty() && !result.runTimedOut;
+        allOk = allOk && result.failed() == 0 && result.warmupError.empty() &&
+                !result.runTimedOut && requireRun(store, run).status == RunStatus::Ok;
     }
     o.stop = nullptr;
     Store store(bench.storePath);

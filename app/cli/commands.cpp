@@ -56,7 +56,8 @@ const std::vector<Command>& commands() {
          "      --server starts CMD under capture (it must listen where --endpoint points),\n"
          "      waits for /health or /v1/models, runs the load, stops it: one run, both sides;\n"
          "      --attach adds the load to a run `record` is recording; --sweep runs each value\n"
-         "      as its own run, the runs one sweep group (see `sweep`)",
+         "      as its own run (with --server, each under its own server), the runs one sweep\n"
+         "      group (see `sweep`)",
          cmdBench},
         {"sweep", "sweep [GROUP|RUN] [--json] [--db FILE]",
          "the sweep groups `bench serve --sweep` stored, or one group's table: a point a row,\n"

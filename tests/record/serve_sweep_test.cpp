@@ -2,7 +2,10 @@
 // (warpscope-workload serve --backend cpu, a child process at a 2 ms step), then
 // `sweep` reading the group back: one run a point, tied by sweep.* properties.
 #include <gtest/gtest.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -20,6 +23,19 @@ namespace {
 
 using namespace std::chrono_literals;
 constexpr auto kPatience = 60s;
+
+// A port nobody listens on now, for a server told to listen there.
+int freePort() {
+    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+    socklen_t len = sizeof addr;
+    ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+    ::close(fd);
+    return ntohs(addr.sin_port);
+}
 
 class ServeSweep : public ::testing::Test {
   protected:
@@ -57,6 +73,56 @@ class ServeSweep : public ::testing::Test {
     std::unique_ptr<ChildProcess> server_;
     int port_ = 0;
 };
+
+// --server: each point starts the server under capture anew, a run a point.
+TEST_F(ServeSweep, WithServerEachPointRecordsItsOwnServer) {
+    const std::string port = std::to_string(freePort());
+    auto r = runProcess({WARPSCOPE_CLI_PATH,
+                         "bench",
+                         "serve",
+                         "--endpoint",
+                         "http://127.0.0.1:" + port,
+                         "--model",
+                         "bench-model",
+                         "--ignore-eos",
+                         "--num-prompts",
+                         "4",
+                         "--input-len",
+                         "8",
+                         "--output-len",
+                         "6",
+                         "--sweep",
+                         "max-concurrency=1,4",
+                         "--save-result",
+                         dir_.file("served.json"),
+                         "--db",
+                         db_,
+                         "--server",
+                         "--",
+                         WARPSCOPE_WORKLOAD_PATH,
+                         "serve",
+                         "--backend",
+                         "cpu",
+                         "--port",
+                         port,
+                         dir_.file("serve.toml")});
+    ASSERT_EQ(r.exitCode, 0) << r.out << r.err;
+    Store store(db_);
+    auto groups = listSweepGroups(store);
+    ASSERT_EQ(groups.size(), 1u);
+    ASSERT_EQ(groups[0].runs.size(), 2u);
+    for (RunId run : groups[0].runs) {
+        auto props = runProperties(store, run);
+        EXPECT_EQ(props.at("bench.mode"), "server");
+        EXPECT_EQ(requestsOf(store, run).size(), 4u);
+        EXPECT_EQ(requireRun(store, run).status, RunStatus::Ok) << runLog(store, run);
+        // The server's own output is in each run's log: it was started for it.
+        EXPECT_NE(runLog(store, run).find("warpscope-workload: ready"), std::string::npos);
+    }
+    EXPECT_EQ(runProperties(store, groups[0].runs[1]).at("bench.max_concurrency"), "4");
+    EXPECT_TRUE(std::ifstream(dir_.file("served-max-concurrency-4.json")).good());
+    EXPECT_NE(r.out.find("sweep " + groups[0].group), std::string::npos) << r.out;
+}
 
 TEST_F(ServeSweep, JsonlDatasetSendsItsPromptsAndOutputLengths) {
     std::string data = dir_.file("prompts.jsonl");

@@ -96,6 +96,9 @@ int cmdBench(const std::vector<std::string>& argv) {
                                     "model",
                                     "dataset",
                                     "dataset-name",
+                                    "dataset-path",
+                                    "sharegpt-output-len",
+                                    "custom-output-len",
                                     "num-prompts",
                                     "input-len",
                                     "random-input-len",
@@ -137,12 +140,19 @@ int cmdBench(const std::vector<std::string>& argv) {
     if (!model) throw UsageError("bench serve needs --model NAME (the served model's name)");
     o.model = *model;
     auto dataset = either(args, "dataset-name", "dataset").value_or("random");
+    if (auto path = args.value("dataset-path")) {
+        // vLLM's spelling: --dataset-name sharegpt|custom --dataset-path FILE.
+        if (dataset != "sharegpt" && dataset != "custom" && dataset != "jsonl")
+            throw UsageError("--dataset-path goes with --dataset-name sharegpt, custom or jsonl");
+        dataset = (dataset == "sharegpt" ? "sharegpt:" : "jsonl:") + *path;
+    }
     o.numPrompts = static_cast<int>(
         parseInteger("num-prompts", args.valueOr("num-prompts", "1000"), 1, 10'000'000));
     o.inputLen = static_cast<int>(
         parseInteger("input-len", either(args, "random-input-len", "input-len").value_or("1024"), 1,
                      10'000'000));
     auto outputLenArg = either(args, "random-output-len", "output-len");
+    if (!outputLenArg) outputLenArg = either(args, "sharegpt-output-len", "custom-output-len");
     o.outputLen =
         static_cast<int>(parseInteger("output-len", outputLenArg.value_or("128"), 1, 10'000'000));
     o.rangeRatio = parseFiniteNumber(

@@ -141,6 +141,14 @@ TEST_F(ServeSweep, JsonlDatasetSendsItsPromptsAndOutputLengths) {
         EXPECT_EQ(requests[i].promptTokens, prompt[i]) << i;
         EXPECT_EQ(requests[i].outputTokens, output[i]) << i;
     }
+    // vLLM's spelling of the same: --dataset-name custom --dataset-path FILE.
+    r = runProcess(bench({"--dataset-name", "custom", "--dataset-path", data, "--num-prompts", "2",
+                          "--custom-output-len", "3"}));
+    ASSERT_EQ(r.exitCode, 0) << r.out << r.err;
+    requests = requestsOf(store, 2);
+    ASSERT_EQ(requests.size(), 2u);
+    EXPECT_EQ(requests[1].promptTokens, 20);
+    EXPECT_EQ(requests[1].outputTokens, 3);  // the flag wins over the file's output_len
 }
 
 TEST_F(ServeSweep, ABadDatasetFailsBeforeAnythingIsSent) {
@@ -150,6 +158,8 @@ TEST_F(ServeSweep, ABadDatasetFailsBeforeAnythingIsSent) {
     EXPECT_EQ(r.exitCode, 1);
     EXPECT_NE(r.err.find(data + ": line 2: \"prompt\" is not a string"), std::string::npos)
         << r.err;
+    r = runProcess(bench({"--dataset-name", "random", "--dataset-path", data}));
+    EXPECT_EQ(r.exitCode, 2) << r.err;
     r = runProcess(bench({"--dataset", "csv:" + data}));
     EXPECT_EQ(r.exitCode, 2) << r.err;
     r = runProcess(bench({"--sweep", "max-concurrency=1,x"}));

@@ -36,14 +36,15 @@ void printSweepTable(std::ostream& out, const SweepTable& t) {
     if (t.gpus > 1) out << ", " << t.gpus << " GPUs";
     out << '\n';
     const bool goodput = t.targets.any();
-    out << std::left << std::setw(8) << "point" << std::setw(6) << "run" << std::right
+    const std::string name = sweepParameterName(t.group.parameter);
+    out << std::left << std::setw(13) << name << std::setw(6) << "run" << std::right
         << std::setw(10) << "requests" << std::setw(8) << "failed" << std::setw(13)
         << "output tok/s" << std::setw(11) << "TTFT p50" << std::setw(11) << "TTFT p99"
         << std::setw(11) << "TPOT p50" << std::setw(11) << "TPOT p99";
     if (goodput) out << std::setw(10) << "goodput" << std::setw(7) << "meets";
     out << '\n';
     for (const auto& p : t.points) {
-        out << std::left << std::setw(8) << p.value << std::setw(6) << p.run << std::right
+        out << std::left << std::setw(13) << p.value << std::setw(6) << p.run << std::right
             << std::setw(10) << p.completed << std::setw(8) << p.failed << std::setw(13)
             << fixed(p.outputThroughput, 1) << std::setw(11) << fixed(p.ttftP50Ms, 2)
             << std::setw(11) << fixed(p.ttftP99Ms, 2) << std::setw(11) << fixed(p.tpotP50Ms, 2)

@@ -173,7 +173,7 @@ TEST_F(ServeSweep, ABadDatasetFailsBeforeAnythingIsSent) {
 TEST_F(ServeSweep, EachPointIsARunOfOneGroupAndSweepPrintsItsTable) {
     auto r = runProcess(
         bench({"--sweep", "max-concurrency=1,2,4", "--num-prompts", "8", "--input-len", "16",
-               "--output-len", "10", "--goodput", "ttft:60000,tpot:60000", "--gpus", "2", "--label",
+               "--output-len", "20", "--goodput", "ttft:60000,tpot:60000", "--gpus", "2", "--label",
                "sw", "--save-result", dir_.file("result.json")}));
     ASSERT_EQ(r.exitCode, 0) << r.out << r.err;
     EXPECT_NE(r.err.find("sweep point 3/3: run 3"), std::string::npos) << r.err;
@@ -217,7 +217,7 @@ TEST_F(ServeSweep, EachPointIsARunOfOneGroupAndSweepPrintsItsTable) {
         EXPECT_EQ(p["meets_targets"], true);
     }
     EXPECT_EQ(j["points"][2]["value"], "4");
-    // More concurrency, more throughput: 8 requests of 10 tokens at 2 ms a step.
+    // More concurrency, more throughput: 8 requests of 20 tokens at 2 ms a step.
     EXPECT_GT(j["points"][2]["output_throughput"].get<double>(),
               1.5 * j["points"][0]["output_throughput"].get<double>());
     // --save-result: vLLM's result JSON per point, the value in its name.

@@ -75,6 +75,11 @@ MainWindow::MainWindow(QWidget* parent)
                 charts_->setRuns(runs);
                 emit chartsShown(static_cast<int>(runs.size()));
             });
+    connect(loader_, &StoreLoader::sweepsLoaded, this,
+            [this](const std::vector<SweepTable>& sweeps) {
+                charts_->setSweeps(sweeps);
+                emit sweepsShown(static_cast<int>(sweeps.size()));
+            });
     connect(charts_, &ChartsPanel::windowChanged, this, [this] { onSelectionChanged(); });
     connect(charts_->rooflineChart(), &RooflineChart::pointClicked, this,
             [this](RunId run, const QString& name, const QString&) { findInTimeline(run, name); });
@@ -445,6 +450,7 @@ void MainWindow::onSelectionChanged() {
     else
         loader_->loadTimeline(storePath_, id);
     loader_->loadAnalysis(storePath_, ids, charts_->window());
+    loader_->loadSweeps(storePath_, ids);
 }
 
 void MainWindow::exportReport() {

@@ -71,6 +71,7 @@ class MainWindow : public QMainWindow {
     void timelineShown(ws::RunId id);
     void timelineStacked(const QString& note);
     void chartsShown(int runs);
+    void sweepsShown(int groups);
     void kernelShown(std::uint32_t correlationId);
     void loadFailed(const QString& message);
     void reportWritten(const QString& path);

@@ -18,6 +18,7 @@
 #include "cli/goodput_arg.h"
 #include "cli/open_store.h"
 #include "io/vllm_result_export.h"
+#include "record/serve_file_dataset.h"
 #include "record/serve_load.h"
 #include "store/store.h"
 
@@ -65,6 +66,26 @@ void checkServerCommand(const Args& args, const std::vector<std::string>& argv) 
             throw UsageError(std::string("--") + option + " applies to --server");
 }
 
+// --dataset random | sharegpt:FILE | jsonl:FILE: a file is read once, before
+// anything is sent (and shared by every point of a sweep).
+void readDataset(ServeLoadOptions& o, const std::string& spec, std::optional<int> outputLen) {
+    if (spec == "random") return;
+    auto colon = spec.find(':');
+    const std::string kind = spec.substr(0, colon);
+    if (colon == std::string::npos || (kind != "sharegpt" && kind != "jsonl"))
+        throw UsageError("--dataset: '" + spec + "' (random, sharegpt:FILE or jsonl:FILE)");
+    const std::string path = spec.substr(colon + 1);
+    if (path.empty()) throw UsageError("--dataset " + kind + ": needs a file (" + kind + ":FILE)");
+    FileDataset d = kind == "sharegpt"
+                        ? readShareGptDataset(path, o.numPrompts, o.seed, outputLen)
+                        : readJsonlDataset(path, o.numPrompts, o.outputLen, outputLen);
+    std::cerr << "bench serve: dataset " << path << ": " << d.usable << " prompts";
+    if (d.skipped) std::cerr << " (" << d.skipped << " entries with fewer than two turns skipped)";
+    if (d.usable < o.numPrompts) std::cerr << ", repeated to " << o.numPrompts;
+    std::cerr << '\n';
+    o.prompts = std::make_shared<const std::vector<ServePrompt>>(std::move(d.prompts));
+}
+
 }  // namespace
 
 int cmdBench(const std::vector<std::string>& argv) {
@@ -75,6 +96,9 @@ int cmdBench(const std::vector<std::string>& argv) {
                                     "model",
                                     "dataset",
                                     "dataset-name",
+                                    "dataset-path",
+                                    "sharegpt-output-len",
+                                    "custom-output-len",
                                     "num-prompts",
                                     "input-len",
                                     "random-input-len",
@@ -95,7 +119,9 @@ int cmdBench(const std::vector<std::string>& argv) {
                                     "server-timeout",
                                     "stop-grace",
                                     "sample-ms",
-                                    "attach"},
+                                    "attach",
+                                    "sweep",
+                                    "gpus"},
                                    1,
                                    1,
                                    true});
@@ -114,16 +140,21 @@ int cmdBench(const std::vector<std::string>& argv) {
     if (!model) throw UsageError("bench serve needs --model NAME (the served model's name)");
     o.model = *model;
     auto dataset = either(args, "dataset-name", "dataset").value_or("random");
-    if (dataset != "random")
-        throw UsageError("--dataset: '" + dataset + "' (only random works yet)");
+    if (auto path = args.value("dataset-path")) {
+        // vLLM's spelling: --dataset-name sharegpt|custom --dataset-path FILE.
+        if (dataset != "sharegpt" && dataset != "custom" && dataset != "jsonl")
+            throw UsageError("--dataset-path goes with --dataset-name sharegpt, custom or jsonl");
+        dataset = (dataset == "sharegpt" ? "sharegpt:" : "jsonl:") + *path;
+    }
     o.numPrompts = static_cast<int>(
         parseInteger("num-prompts", args.valueOr("num-prompts", "1000"), 1, 10'000'000));
     o.inputLen = static_cast<int>(
         parseInteger("input-len", either(args, "random-input-len", "input-len").value_or("1024"), 1,
                      10'000'000));
-    o.outputLen = static_cast<int>(
-        parseInteger("output-len", either(args, "random-output-len", "output-len").value_or("128"),
-                     1, 10'000'000));
+    auto outputLenArg = either(args, "random-output-len", "output-len");
+    if (!outputLenArg) outputLenArg = either(args, "sharegpt-output-len", "custom-output-len");
+    o.outputLen =
+        static_cast<int>(parseInteger("output-len", outputLenArg.value_or("128"), 1, 10'000'000));
     o.rangeRatio = parseFiniteNumber(
         "range-ratio", either(args, "random-range-ratio", "range-ratio").value_or("0"));
     if (!(o.rangeRatio >= 0 && o.rangeRatio < 1))
@@ -138,6 +169,7 @@ int cmdBench(const std::vector<std::string>& argv) {
         parseInteger("max-concurrency", args.valueOr("max-concurrency", "0"), 0, 1'000'000));
     o.seed = static_cast<std::uint64_t>(
         parseInteger("seed", args.valueOr("seed", "0"), 0, std::numeric_limits<long long>::max()));
+    readDataset(o, dataset, outputLenArg ? std::optional<int>(o.outputLen) : std::nullopt);
     o.ignoreEos = args.flag("ignore-eos");
     o.temperature = parseFiniteNumber("temperature", args.valueOr("temperature", "0"));
     o.requestTimeoutS =
@@ -170,31 +202,28 @@ int cmdBench(const std::vector<std::string>& argv) {
     bench.info = ServeRunInfo{args.valueOr("label", ""), joined(argv), settings.dump()};
     bench.storePath = storePath(args);
     bench.saveResult = args.value("save-result");
-    if (args.flag("server")) return benchWithServer(bench, args);
+    if (args.value("gpus") && !args.value("sweep")) throw UsageError("--gpus applies to --sweep");
+    if (args.value("sweep") && attach)
+        throw UsageError("--sweep and --attach exclude each other: a sweep is a run per point");
+    if (args.flag("server")) {
+        if (auto sweep = args.value("sweep"))
+            return benchSweep(bench, parseSweep(*sweep, args), &args);
+        return benchWithServer(bench, args);
+    }
     if (attach) return benchAttach(bench, *attach);
 
+    if (auto sweep = args.value("sweep")) return benchSweep(bench, parseSweep(*sweep, args));
+
     Store(bench.storePath);  // created as import does, before the load
-    gStop = false;
-    o.stop = &gStop;
-    struct sigaction action {
-    }, oldInt{}, oldTerm{};
-    action.sa_handler = onStopSignal;
-    sigemptyset(&action.sa_mask);
-    sigaction(SIGINT, &action, &oldInt);
-    sigaction(SIGTERM, &action, &oldTerm);
     std::cerr << "bench serve: " << o.numPrompts << " requests to " << requestUrl(o)
               << " (Ctrl-C stops, keeping what was measured)\n";
     ServeLoadResult result;
-    try {
+    {
+        StopOnSignals stop;
+        o.stop = &stop.flag();
         result = runServeLoad(o);
-    } catch (...) {
-        sigaction(SIGINT, &oldInt, nullptr);
-        sigaction(SIGTERM, &oldTerm, nullptr);
-        throw;
+        o.stop = nullptr;
     }
-    sigaction(SIGINT, &oldInt, nullptr);
-    sigaction(SIGTERM, &oldTerm, nullptr);
-
     RunId run = 0;
     {
         Store store(bench.storePath);
@@ -203,25 +232,46 @@ int cmdBench(const std::vector<std::string>& argv) {
     return reportBenchRun(bench, run, result);
 }
 
-int reportBenchRun(const BenchServe& bench, RunId run, const ServeLoadResult& result) {
+StopOnSignals::StopOnSignals() {
+    gStop = false;
+    struct sigaction action {};
+    action.sa_handler = onStopSignal;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGINT, &action, &oldInt_);
+    sigaction(SIGTERM, &action, &oldTerm_);
+}
+
+StopOnSignals::~StopOnSignals() {
+    sigaction(SIGINT, &oldInt_, nullptr);
+    sigaction(SIGTERM, &oldTerm_, nullptr);
+}
+
+const std::atomic<bool>& StopOnSignals::flag() const {
+    return gStop;
+}
+
+void saveVllmResult(const BenchServe& bench, RunId run, const ServeLoadResult& result,
+                    const std::string& path) {
     const ServeLoadOptions& o = bench.options;
+    Store store(bench.storePath);
+    std::map<std::int64_t, std::string> errors;
+    for (const auto& q : result.requests)
+        if (!q.error.empty()) errors[q.id] = q.error;
+    VllmResultSettings s{o.backend,    o.model,          o.numPrompts,    o.requestRate,
+                         o.burstiness, o.maxConcurrency, result.startedNs};
+    std::ofstream out(path);
+    out << vllmResultJson(store, run, s, bench.targets, errors).dump(2) << '\n';
+    if (!out) throw std::runtime_error("cannot write " + path);
+}
+
+int reportBenchRun(const BenchServe& bench, RunId run, const ServeLoadResult& result) {
     const int failed = result.failed();
     std::cout << "stored run " << run << ": " << result.requests.size() - failed
               << " requests completed, " << failed << " failed";
     if (result.notSent) std::cout << ", " << result.notSent << " not sent";
     std::cout << '\n';
 
-    if (bench.saveResult) {
-        Store store(bench.storePath);
-        std::map<std::int64_t, std::string> errors;
-        for (const auto& q : result.requests)
-            if (!q.error.empty()) errors[q.id] = q.error;
-        VllmResultSettings s{o.backend,    o.model,          o.numPrompts,    o.requestRate,
-                             o.burstiness, o.maxConcurrency, result.startedNs};
-        std::ofstream out(*bench.saveResult);
-        out << vllmResultJson(store, run, s, bench.targets, errors).dump(2) << '\n';
-        if (!out) throw std::runtime_error("cannot write " + *bench.saveResult);
-    }
+    if (bench.saveResult) saveVllmResult(bench, run, result, *bench.saveResult);
     std::vector<std::string> statsArgs{std::to_string(run), "--db", bench.storePath};
     if (bench.goodput) statsArgs.insert(statsArgs.end(), {"--goodput", *bench.goodput});
     cmdStats(statsArgs);

@@ -23,7 +23,9 @@ namespace ws::cli {
 namespace {
 
 std::atomic<ServedRecording*> gServed{nullptr};
+std::atomic<bool> gServedSignalled{false};
 extern "C" void onServedSignal(int) {
+    gServedSignalled = true;
     if (ServedRecording* s = gServed.load()) s->cancel();
 }
 
@@ -56,7 +58,7 @@ extern "C" void onAttachSignal(int) {
 
 }  // namespace
 
-int benchWithServer(const BenchServe& bench, const Args& args) {
+int benchWithServer(const BenchServe& bench, const Args& args, ServedPoint* point) {
     // The server is given its address: the load goes where it listens, so a
     // port must be named (port 0 would leave us guessing what it picked).
     const std::string base = endpointBase(bench.options.endpoint);
@@ -101,6 +103,7 @@ int benchWithServer(const BenchServe& bench, const Args& args) {
                      "recording the server's output and device samples only\n";
 
     ServedRecording served(std::move(req));
+    gServedSignalled = false;
     gServed = &served;
     ServedRecordingOutcome out;
     {
@@ -119,7 +122,15 @@ int benchWithServer(const BenchServe& bench, const Args& args) {
     }
     const RunId run = out.record.run;
     int code = 0;
-    if (out.loadRan) code = reportBenchRun(bench, run, out.load);
+    if (point) {  // a sweep point: the sweep prints its own line and table
+        point->run = run;
+        point->load = out.load;
+        point->interrupted = gServedSignalled.load() || out.load.interrupted;
+        if (out.loadRan && bench.saveResult)
+            saveVllmResult(bench, run, out.load, *bench.saveResult);
+    } else if (out.loadRan) {
+        code = reportBenchRun(bench, run, out.load);
+    }
     if (!out.failure.empty()) {
         std::cerr << "warpscope-cli bench: " << out.failure << '\n';
         if (!out.record.errorTail.empty())

@@ -42,20 +42,28 @@ const std::vector<Command>& commands() {
          cmdImport},
         {"bench",
          "bench serve --endpoint URL [--backend openai|openai-chat] --model NAME [--dataset "
-         "random] [--num-prompts N] [--input-len I] [--output-len O] [--range-ratio R] "
+         "random|sharegpt:FILE|jsonl:FILE] [--num-prompts N] [--input-len I] [--output-len O] "
+         "[--range-ratio R] "
          "[--request-rate R|inf] [--burstiness B] [--max-concurrency C] [--seed S] [--ignore-eos] "
          "[--temperature T] [--goodput ttft:MS,tpot:MS,e2el:MS] [--request-timeout S] "
-         "[--run-timeout S] [--label L] [--save-result FILE] [--db FILE] [--attach RUN | "
+         "[--run-timeout S] [--label L] [--save-result FILE] [--db FILE] [--sweep "
+         "max-concurrency=C1,C2,...|request-rate=R1,R2,... [--gpus N]] [--attach RUN | "
          "[--server-timeout S] [--stop-grace S] [--sample-ms N] --server -- CMD ARGS...]",
          "load an OpenAI-compatible server as `vllm bench serve` does (its flag names, the\n"
-         "      --random-* spellings too): a warm-up request, then Poisson or gamma arrivals; "
-         "each\n"
-         "      request's start and streamed chunks stored as a run; --save-result writes vLLM's\n"
-         "      result JSON. Exit 1 when a request failed (the run is stored as failed).\n"
+         "      --random-* and --dataset-name/--dataset-path spellings too): a warm-up\n"
+         "      request, then Poisson or gamma arrivals; each request's start and streamed\n"
+         "      chunks stored as a run; --save-result writes vLLM's result JSON. Exit 1\n"
+         "      when a request failed (the run is stored as failed).\n"
          "      --server starts CMD under capture (it must listen where --endpoint points),\n"
          "      waits for /health or /v1/models, runs the load, stops it: one run, both sides;\n"
-         "      --attach adds the load to a run `record` is recording",
+         "      --attach adds the load to a run `record` is recording; --sweep runs each value\n"
+         "      as its own run (with --server, each under its own server), the runs one sweep\n"
+         "      group (see `sweep`)",
          cmdBench},
+        {"sweep", "sweep [GROUP|RUN] [--json] [--db FILE]",
+         "the sweep groups `bench serve --sweep` stored, or one group's table: a point a row,\n"
+         "      output tok/s, TTFT and TPOT p50/p99, goodput and where the targets stop being met",
+         cmdSweep},
         {"summary", "summary RUN [--top N] [--window run|requests|range:NAME] [--json] [--db FILE]",
          "kernels, memory copies and NVTX ranges by time, GPU busy/idle (as nsys stats)",
          cmdSummary},

@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "analysis/run_analysis.h"
+#include "analysis/sweep.h"
 #include "charts/charts_panel.h"
 #include "store/store.h"
 
@@ -73,6 +74,7 @@ int runExportCharts(int argc, char** argv) {
         ws::ui::ChartsPanel panel;
         panel.resize(w, h);
         panel.setRuns(analyses);
+        panel.setSweeps(ws::sweepTablesOf(store, ids));  // pareto.<format> for sweep points
         QString error;
         auto files = panel.exportAll(parser.value(out), fmt, w, h, &error);
         if (!error.isEmpty()) {

@@ -121,10 +121,17 @@ int main(int argc, char** argv) {
     }
     if (parser.isSet(stack)) window.setStackedTimeline(true, parser.value(stack));
     if (parser.isSet(chart)) {
-        auto* tabs = window.charts();
-        for (int i = 0; i < tabs->count(); ++i)
-            if (tabs->tabText(i).compare(parser.value(chart), Qt::CaseInsensitive) == 0)
-                tabs->setCurrentIndex(i);
+        QString wanted = parser.value(chart);
+        auto pick = [&window, wanted] {
+            auto* tabs = window.charts();
+            for (int i = 0; i < tabs->count(); ++i)
+                if (tabs->tabText(i).compare(wanted, Qt::CaseInsensitive) == 0 &&
+                    tabs->isTabVisible(i))
+                    tabs->setCurrentIndex(i);
+        };
+        pick();
+        // The sweep tab is shown only once the selected runs' sweeps are read.
+        QObject::connect(&window, &ws::ui::MainWindow::sweepsShown, &window, pick);
     }
     window.show();
     window.openStore(QDir::cleanPath(path));

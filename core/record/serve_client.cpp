@@ -60,7 +60,10 @@ std::string requestBody(const ServeLoadOptions& o, const ServePrompt& p) {
         body["messages"] = json::array({{{"role", "user"}, {"content", p.text}}});
         body["max_completion_tokens"] = p.outputLen;
     } else {
-        body["prompt"] = p.tokenIds;
+        if (p.tokenIds.empty())
+            body["prompt"] = p.text;
+        else
+            body["prompt"] = p.tokenIds;
         body["max_tokens"] = p.outputLen;
     }
     if (o.ignoreEos) body["ignore_eos"] = true;
@@ -294,7 +297,11 @@ ServeLoadResult runServeLoad(const ServeLoadOptions& o) {
     if (o.backend != "openai" && o.backend != "openai-chat")
         throw std::runtime_error("--backend: '" + o.backend + "' (openai or openai-chat)");
     if (o.numPrompts < 1) throw std::runtime_error("--num-prompts must be at least 1");
-    const auto prompts = randomDataset(o);
+    if (o.prompts && o.prompts->size() < static_cast<std::size_t>(o.numPrompts))
+        throw std::runtime_error("the dataset holds fewer prompts than --num-prompts");
+    const auto prompts =
+        o.prompts ? std::vector<ServePrompt>(o.prompts->begin(), o.prompts->begin() + o.numPrompts)
+                  : randomDataset(o);
     const auto offsets = arrivalOffsets(o.numPrompts, o.requestRate, o.burstiness, o.seed);
     ServeLoadResult out;
     out.clockOffsetNs = measureClockOffset();

@@ -321,6 +321,8 @@ ReportData buildReport(Store& store, const std::vector<RunAnalysis>& analyses) {
     if (!d.config && !(w && w->kind == "imported"))
         d.missing.push_back("no workload contract: the run was not started from a config");
     d.properties = runProperties(store, id);
+    if (auto name = d.properties.find(sweep_keys::kGroup); name != d.properties.end())
+        if (auto group = findSweepGroup(store, name->second)) d.sweep = sweepTable(store, *group);
     d.latency = analysed.latency;
     d.summary = analysed.summary;
     d.roofline = analysed.roofline;

@@ -197,6 +197,57 @@ std::string ms(double v) {
     return formatFixed(v, 3);
 }
 
+std::string optionalMs(std::optional<double> v) {
+    return v ? formatFixed(*v, 2) : "—";
+}
+
+// The sweep the run is a point of: its contract line, a row per point (this
+// run's marked), and the Pareto chart when the caller renders one.
+void writeSweep(Doc& doc, const SweepTable& t, RunId run, const std::string& paretoChart) {
+    doc.heading(2, "Sweep");
+    const std::string name = sweepParameterName(t.group.parameter);
+    doc.para("This run is one point of sweep " + t.group.group + " over " + t.group.parameter +
+             ": " + std::to_string(t.points.size()) + " of " +
+             std::to_string(t.group.plannedPoints) + " points measured, each its own run" +
+             (t.gpus > 1 ? ", " + std::to_string(t.gpus) + " GPUs" : "") + ".");
+    auto contract = sweepContractLine(t);
+    doc.para(contract.empty() ? "No latency targets: give bench serve --goodput to state where "
+                                "the sweep stops meeting them."
+                              : "Contract: " + contract + ".");
+    const bool targets = t.targets.any();
+    std::vector<std::string> header = {name,
+                                       "run",
+                                       "requests",
+                                       "failed",
+                                       "output tok/s" + std::string(t.gpus > 1 ? " per GPU" : ""),
+                                       "TTFT p50",
+                                       "TTFT p99",
+                                       "TPOT p50",
+                                       "TPOT p99"};
+    if (targets) header.insert(header.end(), {"goodput req/s", "targets"});
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& p : t.points) {
+        std::vector<std::string> row = {p.value + (p.run == run ? " (this run)" : ""),
+                                        std::to_string(p.run),
+                                        std::to_string(p.completed),
+                                        std::to_string(p.failed),
+                                        formatFixed(p.outputThroughputPerGpu, 1),
+                                        optionalMs(p.ttftP50Ms),
+                                        optionalMs(p.ttftP99Ms),
+                                        optionalMs(p.tpotP50Ms),
+                                        optionalMs(p.tpotP99Ms)};
+        if (targets)
+            row.insert(row.end(), {optionalMs(p.requestGoodput),
+                                   p.meetsTargets.value_or(false) ? "pass" : "FAIL"});
+        rows.push_back(std::move(row));
+    }
+    doc.table(header, rows, targets ? static_cast<int>(header.size()) - 1 : -1);
+    doc.para(
+        "Latencies in ms; a point meets the targets when no request failed and its p99 "
+        "TTFT, TPOT and E2EL are within them.");
+    doc.image(paretoChart, "Sweep: output throughput against TPOT and TTFT (Pareto)");
+}
+
 }  // namespace
 
 std::string writeReport(const ReportData& d, ReportFormat format, const ChartSource& chartSource) {
@@ -321,6 +372,8 @@ std::string writeReport(const ReportData& d, ReportFormat format, const ChartSou
         doc.image(chart("latency"), "TTFT and TPOT distributions (CDF)");
         doc.image(chart("token-latency"), "Per-token latency across decode steps");
     }
+
+    if (d.sweep) writeSweep(doc, *d.sweep, d.run.id, chart("pareto"));
 
     doc.heading(2, "Kernels");
     if (d.summary.kernels.empty()) {

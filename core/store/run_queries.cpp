@@ -131,6 +131,16 @@ std::map<std::string, std::string> runProperties(Store& store, RunId id) {
     return props;
 }
 
+std::vector<std::pair<RunId, std::string>> runsWithProperty(Store& store, const std::string& key) {
+    sql::Statement st(store.db(),
+                      "SELECT run_id, value FROM run_properties WHERE key = ?1 ORDER BY run_id");
+    st.bind(1, key);
+    std::vector<std::pair<RunId, std::string>> out;
+    while (st.step())
+        out.emplace_back(st.int64(0), st.text(1));
+    return out;
+}
+
 RunAggregates runAggregates(Store& store, RunId id) {
     RunAggregates a;
     auto& db = store.db();

@@ -23,6 +23,7 @@
 #include "charts/kernel_chart.h"
 #include "charts/latency_chart.h"
 #include "charts/occupancy_chart.h"
+#include "charts/pareto_chart.h"
 #include "charts/roofline_chart.h"
 #include "charts/throughput_chart.h"
 #include "charts/token_latency_chart.h"
@@ -40,6 +41,7 @@ ChartsPanel::ChartsPanel(QWidget* parent)
       roofline_(new RooflineChart(this)),
       occupancy_(new OccupancyChart(this)),
       comparison_(new ComparisonChart(this)),
+      pareto_(new ParetoChart(this)),
       table_(new KernelTableModel(this)),
       window_(new QComboBox(this)),
       tableCaption_(new QLabel(this)) {
@@ -50,6 +52,8 @@ ChartsPanel::ChartsPanel(QWidget* parent)
     addTab(roofline_, tr("Roofline"));
     addTab(occupancy_, tr("Occupancy"));
     addTab(kernels_, tr("Kernel breakdown"));
+    addTab(pareto_, tr("Sweep (Pareto)"));
+    setTabVisible(indexOf(pareto_), false);
     auto* proxy = new QSortFilterProxyModel(this);
     proxy->setSourceModel(table_);
     proxy->setSortRole(KernelTableModel::SortRole);
@@ -106,7 +110,20 @@ ChartsPanel::ChartsPanel(QWidget* parent)
 
 void ChartsPanel::changeEvent(QEvent* event) {
     QTabWidget::changeEvent(event);
-    if (event->type() == QEvent::PaletteChange) setRuns(std::vector<RunAnalysis>(runs_));
+    if (event->type() == QEvent::PaletteChange) {
+        setRuns(std::vector<RunAnalysis>(runs_));
+        setSweeps(std::vector<SweepTable>(sweeps_));
+    }
+}
+
+void ChartsPanel::setSweeps(const std::vector<SweepTable>& sweeps) {
+    sweeps_ = sweeps;
+    pareto_->setSweeps(sweeps);
+    setTabVisible(indexOf(pareto_), !sweeps.empty());
+}
+
+bool ChartsPanel::paretoShown() const {
+    return isTabVisible(indexOf(pareto_));
 }
 
 void ChartsPanel::setRuns(const std::vector<RunAnalysis>& runs) {
@@ -172,9 +189,12 @@ QStringList ChartsPanel::exportAll(const QString& dir, const QString& format, in
 }
 
 std::vector<std::pair<QCustomPlot*, const char*>> ChartsPanel::charts() const {
-    return {{latency_, "latency"},   {tokens_, "token-latency"}, {throughput_, "throughput"},
-            {roofline_, "roofline"}, {occupancy_, "occupancy"},  {comparison_, "comparison"},
-            {kernels_, "kernels"}};
+    std::vector<std::pair<QCustomPlot*, const char*>> list = {
+        {latency_, "latency"},   {tokens_, "token-latency"}, {throughput_, "throughput"},
+        {roofline_, "roofline"}, {occupancy_, "occupancy"},  {comparison_, "comparison"},
+        {kernels_, "kernels"}};
+    if (paretoShown()) list.emplace_back(pareto_, "pareto");
+    return list;
 }
 
 QString ChartsPanel::exportDashboard(const QString& path, int chartWidth, int chartHeight) {

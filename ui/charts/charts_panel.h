@@ -11,6 +11,7 @@ class QCustomPlot;
 class QLabel;
 
 #include "analysis/run_analysis.h"
+#include "analysis/sweep.h"
 
 namespace ws::ui {
 
@@ -22,12 +23,18 @@ class RooflineChart;
 class OccupancyChart;
 class ComparisonChart;
 class KernelTableModel;
+class ParetoChart;
 
 class ChartsPanel : public QTabWidget {
     Q_OBJECT
   public:
     explicit ChartsPanel(QWidget* parent = nullptr);
     void setRuns(const std::vector<RunAnalysis>& runs);
+    // The sweep groups the selected runs belong to: the "Sweep (Pareto)" tab
+    // is shown while there is one, hidden otherwise.
+    void setSweeps(const std::vector<SweepTable>& sweeps);
+    ParetoChart* paretoChart() const { return pareto_; }
+    bool paretoShown() const;
     LatencyChart* latencyChart() const { return latency_; }
     KernelChart* kernelChart() const { return kernels_; }
     TokenLatencyChart* tokenChart() const { return tokens_; }
@@ -64,10 +71,12 @@ class ChartsPanel : public QTabWidget {
     RooflineChart* roofline_;
     OccupancyChart* occupancy_;
     ComparisonChart* comparison_;
+    ParetoChart* pareto_;
     KernelTableModel* table_;
     QComboBox* window_;
     QLabel* tableCaption_;
     std::vector<RunAnalysis> runs_;  // kept to redraw in a new theme
+    std::vector<SweepTable> sweeps_;
 };
 
 }  // namespace ws::ui

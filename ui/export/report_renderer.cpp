@@ -13,6 +13,7 @@
 #include "charts/kernel_chart.h"
 #include "charts/latency_chart.h"
 #include "charts/occupancy_chart.h"
+#include "charts/pareto_chart.h"
 #include "charts/roofline_chart.h"
 #include "charts/token_latency_chart.h"
 #include "report/report_writer.h"
@@ -72,6 +73,10 @@ QString writeReportFile(const ReportInput& input, const QString& format, const Q
     if (!data.summary.kernels.empty()) charts["kernels"] = png(panel.kernelChart());
     if (panel.rooflineChart()->points() > 0) charts["roofline"] = png(panel.rooflineChart());
     if (panel.occupancyChart()->bars() > 0) charts["occupancy"] = png(panel.occupancyChart());
+    if (data.sweep) {
+        panel.setSweeps({*data.sweep});
+        if (!panel.paretoChart()->points().empty()) charts["pareto"] = png(panel.paretoChart());
+    }
 
     if (fmt == QLatin1String("html")) {
         auto html = writeReport(data, ReportFormat::Html, [&](const std::string& id) {

@@ -18,6 +18,7 @@ StoreLoader::StoreLoader(QObject* parent) : QObject(parent) {
     qRegisterMetaType<ws::ui::RunDetails>("ws::ui::RunDetails");
     qRegisterMetaType<ws::ui::KernelDetails>("ws::ui::KernelDetails");
     qRegisterMetaType<std::vector<ws::RunAnalysis>>("std::vector<ws::RunAnalysis>");
+    qRegisterMetaType<std::vector<ws::SweepTable>>("std::vector<ws::SweepTable>");
     qRegisterMetaType<std::shared_ptr<const ws::ReportInput>>(
         "std::shared_ptr<const ws::ReportInput>");
     qRegisterMetaType<std::shared_ptr<const ws::ui::TimelineData>>(
@@ -144,6 +145,14 @@ void StoreLoader::loadAnalysis(const QString& path, const std::vector<RunId>& id
         },
         [](StoreLoader& self, const std::vector<RunAnalysis>& runs) {
             emit self.analysisLoaded(runs);
+        });
+}
+
+void StoreLoader::loadSweeps(const QString& path, const std::vector<RunId>& ids) {
+    runJob(
+        sweepJob_, path, [ids](Store& store, auto&&) { return sweepTablesOf(store, ids); },
+        [](StoreLoader& self, const std::vector<SweepTable>& tables) {
+            emit self.sweepsLoaded(tables);
         });
 }
 

@@ -16,6 +16,7 @@
 #include "analysis/graph_nodes.h"
 #include "analysis/occupancy.h"
 #include "analysis/run_analysis.h"
+#include "analysis/sweep.h"
 #include "model/records.h"
 #include "report/report_data.h"
 #include "store/run_queries.h"
@@ -64,6 +65,9 @@ class StoreLoader : public QObject {
     // `window`; emits analysisLoaded.
     void loadAnalysis(const QString& path, const std::vector<RunId>& ids,
                       const WindowChoice& window = {});
+    // Reads the sweep groups the given runs belong to (each once, in the
+    // order first met); emits sweepsLoaded, with none when no run is in one.
+    void loadSweeps(const QString& path, const std::vector<RunId>& ids);
     // Loads the kernel that starts at `startNs` on `stream`; emits kernelLoaded.
     void loadKernel(const QString& path, RunId run, std::uint32_t stream, std::int64_t startNs);
     // Analyses a run (against `baseline`) for its report; emits reportPrepared.
@@ -77,6 +81,7 @@ class StoreLoader : public QObject {
     void timelineLoaded(std::shared_ptr<const ws::ui::TimelineData> timeline);
     void timelineStacked(const QString& note);
     void analysisLoaded(const std::vector<ws::RunAnalysis>& runs);
+    void sweepsLoaded(const std::vector<ws::SweepTable>& sweeps);
     void kernelLoaded(const ws::ui::KernelDetails& kernel);
     void reportPrepared(const std::shared_ptr<const ws::ReportInput>& input);
     void failed(const QString& path, const QString& message);
@@ -101,6 +106,7 @@ class StoreLoader : public QObject {
     JobCounter detailsJob_ = newCounter();
     JobCounter timelineJob_ = newCounter();
     JobCounter analysisJob_ = newCounter();
+    JobCounter sweepJob_ = newCounter();
     JobCounter kernelJob_ = newCounter();
     JobCounter reportJob_ = newCounter();
     int inFlight_ = 0;
@@ -113,3 +119,4 @@ Q_DECLARE_METATYPE(ws::ui::KernelDetails)
 
 // Analyses cross threads in queued signals.
 Q_DECLARE_METATYPE(std::vector<ws::RunAnalysis>)
+Q_DECLARE_METATYPE(std::vector<ws::SweepTable>)

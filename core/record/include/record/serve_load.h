@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -16,6 +17,8 @@
 namespace ws {
 
 class Store;
+
+struct ServePrompt;
 
 struct ServeLoadOptions {
     std::string endpoint;  // http://HOST:PORT (the backend's path is added) or a full URL
@@ -37,6 +40,9 @@ struct ServeLoadOptions {
     double runTimeoutS = 0;        // 0 = none; past it, running requests fail, none start
     const std::atomic<bool>* stop =
         nullptr;  // set (e.g. by SIGINT): stop, keeping what was measured
+    // A dataset read from a file (serve_file_dataset.h), its first numPrompts
+    // sent; null = vLLM's random dataset drawn from the options above.
+    std::shared_ptr<const std::vector<ServePrompt>> prompts;
 };
 
 // The URL requests go to: the endpoint as given when it has a path, else the
@@ -47,6 +53,7 @@ std::string requestUrl(const ServeLoadOptions& options);
 // uniformly (integers, inclusive) from [floor(len*(1-r)), ceil(len*(1+r))], and a
 // prompt of that many tokens: token ids for openai (ids 32-126, valid in any
 // vocabulary), text of that many printable ASCII characters for openai-chat.
+// A prompt with text and no token ids is sent as text by either backend.
 struct ServePrompt {
     std::vector<int> tokenIds;
     std::string text;

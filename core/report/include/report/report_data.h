@@ -17,6 +17,7 @@
 #include "analysis/latency.h"
 #include "analysis/roofline.h"
 #include "analysis/run_analysis.h"
+#include "analysis/sweep.h"
 #include "config/workload_config.h"
 #include "model/records.h"
 
@@ -64,6 +65,7 @@ struct ReportData {
     std::optional<RunInfo> baseline;
     std::optional<Comparison> comparison;
     std::vector<ContractLine> contract;
+    std::optional<SweepTable> sweep;  // the sweep group the run is a point of
     std::vector<Finding> findings;
     std::vector<std::string> missing;  // what the run does not have, in words
 };

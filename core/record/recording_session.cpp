@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstring>
 #include <iostream>
+#include <memory>
 
 #include "conventions/run_conventions.h"
 
@@ -41,7 +42,10 @@ RecordingSession::RecordingSession(Store& store, RunId run)
 
 wire::Sink RecordingSession::sink() {
     wire::Sink s;
-    s.hello = [this](const wire::Hello& h) {
+    // One sink per connection, one connection per process: its pid, from Hello.
+    auto pid = std::make_shared<std::uint32_t>(0);
+    s.hello = [this, pid](const wire::Hello& h) {
+        *pid = static_cast<std::uint32_t>(h.pid);
         ++progress.processes;
         if (!reportingPids_.empty()) reportingPids_ += ",";
         reportingPids_ += std::to_string(h.pid) + "(" + std::to_string(h.parentPid) + ")";
@@ -79,16 +83,28 @@ wire::Sink RecordingSession::sink() {
         progress.dropped += n;
         droppedPending_ += n;
     };
-    s.kernel = [this](const KernelRecord& r) {
+    s.kernel = [this, pid](const KernelRecord& r) {
         ++progress.kernels;
-        if (!replayed_.hold(r)) writer_.add(r);
+        auto keep = [this](const KernelRecord& k) {
+            if (!replayed_.hold(k)) writer_.add(k);
+        };
+        // Copied (name and all) only for a stream renumbered for another process.
+        auto stream = streamOf(*pid, r.deviceId, r.streamId);
+        if (stream == r.streamId) return keep(r);
+        KernelRecord renumbered = r;
+        renumbered.streamId = stream;
+        keep(renumbered);
     };
-    s.memcpy = [this](const MemcpyRecord& r) {
+    s.memcpy = [this, pid](MemcpyRecord r) {
         ++progress.memcpys;
         progress.memcpyBytes += r.bytes;
+        r.streamId = streamOf(*pid, r.deviceId, r.streamId);
         writer_.add(r);
     };
-    s.memset = [this](const MemsetRecord& r) { writer_.add(r); };
+    s.memset = [this, pid](MemsetRecord r) {
+        r.streamId = streamOf(*pid, r.deviceId, r.streamId);
+        writer_.add(r);
+    };
     s.apiCall = [this](const ApiCallRecord& r) {
         ++progress.apiCalls;
         replayed_.apiCall(r);
@@ -100,6 +116,14 @@ wire::Sink RecordingSession::sink() {
         writer_.add(r);
     };
     return s;
+}
+
+std::uint32_t RecordingSession::streamOf(std::uint32_t pid, std::uint32_t device,
+                                         std::uint32_t stream) {
+    std::optional<GpuStreamRecord> fresh;
+    auto id = streams_.assign(pid, device, stream, fresh);
+    if (fresh) writer_.add(*fresh);
+    return id;
 }
 
 void RecordingSession::addSamples(std::vector<SampleRecord> samples) {

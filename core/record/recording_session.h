@@ -12,6 +12,7 @@
 
 #include "record/recorder.h"
 #include "record/replayed_kernels.h"
+#include "record/stream_assigner.h"
 #include "store/store.h"
 #include "store/store_writer.h"
 #include "wire/frames.h"
@@ -50,12 +51,15 @@ class RecordingSession {
 
   private:
     bool writeRunRows();
+    // The stream id stored for a GPU record of process `pid` (StreamAssigner).
+    std::uint32_t streamOf(std::uint32_t pid, std::uint32_t device, std::uint32_t stream);
     void noteBlocked(const std::string& reason);
     void finalFlush();
 
     Store& store_;
     RunId run_;
     StoreWriter writer_;
+    StreamAssigner streams_;
     std::optional<std::int64_t> clockOffset_;  // CUPTI clock minus Unix time
     std::string reportingPids_;                // "pid(parent pid)" of each process, in order
     std::vector<SampleRecord> unplacedSamples_;

@@ -439,4 +439,17 @@ std::vector<GraphNodeRecord> graphNodesOf(Store& store, RunId id) {
     return out;
 }
 
+std::vector<GpuStreamRecord> gpuStreamsOf(Store& store, RunId id) {
+    sql::Statement st(store.db(),
+                      "SELECT device_id, stream_id, process_id, cuda_stream_id FROM gpu_streams "
+                      "WHERE run_id = ?1 ORDER BY device_id, stream_id");
+    st.bind(1, id);
+    std::vector<GpuStreamRecord> out;
+    while (st.step())
+        out.push_back(
+            {static_cast<std::uint32_t>(st.int64(0)), static_cast<std::uint32_t>(st.int64(1)),
+             static_cast<std::uint32_t>(st.int64(2)), static_cast<std::uint32_t>(st.int64(3))});
+    return out;
+}
+
 }  // namespace ws

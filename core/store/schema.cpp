@@ -131,7 +131,8 @@ ALTER TABLE event_chunks ADD COLUMN format INTEGER NOT NULL DEFAULT 1;
 
 // Version 4: CUDA graph nodes as capture created and instantiation copied
 // them (model/records.h GraphNodeRecord), to trace replayed kernels back to
-// the NVTX ranges open when their graph was captured.
+// the NVTX ranges open when their graph was captured; the process of each GPU
+// stream (GpuStreamRecord).
 constexpr const char* kVersion4 = R"sql(
 CREATE TABLE graph_nodes (
     run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
@@ -144,6 +145,14 @@ CREATE TABLE graph_nodes (
     node_type INTEGER NOT NULL
 );
 CREATE INDEX graph_nodes_by_run ON graph_nodes(run_id);
+CREATE TABLE gpu_streams (
+    run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    device_id INTEGER NOT NULL,
+    stream_id INTEGER NOT NULL,
+    process_id INTEGER NOT NULL,
+    cuda_stream_id INTEGER NOT NULL
+);
+CREATE INDEX gpu_streams_by_run ON gpu_streams(run_id);
 )sql";
 
 // Index i holds the SQL that moves a store from version i to i + 1.

@@ -84,10 +84,12 @@ struct StoreWriter::Statements {
                    "max_logit_error", "tolerance", "passed"}),
           graphNode(db, "graph_nodes",
                     {"run_id", "process_id", "node_id", "original_node_id", "graph_id", "thread_id",
-                     "time_ns", "node_type"}) {}
+                     "time_ns", "node_type"}),
+          gpuStream(db, "gpu_streams",
+                    {"run_id", "device_id", "stream_id", "process_id", "cuda_stream_id"}) {}
 
     sql::Statement internInsert, internSelect, heartbeat;
-    Table chunk, request, token, sample, overhead, metric, quality, graphNode;
+    Table chunk, request, token, sample, overhead, metric, quality, graphNode, gpuStream;
 };
 
 StoreWriter::StoreWriter(Store& store, RunId run, std::size_t batchSize)
@@ -161,6 +163,9 @@ void StoreWriter::add(const QualityRecord& r) {
 void StoreWriter::add(const GraphNodeRecord& r) {
     push(graphNodes_, r);
 }
+void StoreWriter::add(const GpuStreamRecord& r) {
+    push(gpuStreams_, r);
+}
 
 void StoreWriter::keepRecordsWhenBlocked(std::size_t maxPending) {
     tolerant_ = true;
@@ -229,6 +234,7 @@ void StoreWriter::clearPending() {
     metrics_.clear();
     quality_.clear();
     graphNodes_.clear();
+    gpuStreams_.clear();
 }
 
 namespace {
@@ -414,6 +420,16 @@ void StoreWriter::writePending() {
                                   st.bind(i + 5, static_cast<std::int64_t>(r.threadId));
                                   st.bind(i + 6, r.timeNs);
                                   st.bind(i + 7, r.nodeType);
+                              });
+    });
+    writeKind("GPU stream", gpuStreams_.size(), [&] {
+        s.gpuStream.insertAll(gpuStreams_,
+                              [&](sql::Statement& st, int i, const GpuStreamRecord& r) {
+                                  st.bind(i, run);
+                                  st.bind(i + 1, static_cast<std::int64_t>(r.deviceId));
+                                  st.bind(i + 2, static_cast<std::int64_t>(r.streamId));
+                                  st.bind(i + 3, static_cast<std::int64_t>(r.processId));
+                                  st.bind(i + 4, static_cast<std::int64_t>(r.cudaStreamId));
                               });
     });
     s.heartbeat.bind(1, run);

@@ -40,6 +40,10 @@ std::vector<std::string> otherRows(const std::string& db, RunId run) {
                        std::to_string(n.originalNodeId) + " " + std::to_string(n.graphId) + " " +
                        std::to_string(n.processId) + " " + std::to_string(n.threadId) + " " +
                        std::to_string(n.timeNs) + " " + std::to_string(n.nodeType));
+    for (const auto& g : gpuStreamsOf(store, run))
+        rows.push_back("gpu stream " + std::to_string(g.deviceId) + " " +
+                       std::to_string(g.streamId) + " " + std::to_string(g.processId) + " " +
+                       std::to_string(g.cudaStreamId));
     for (const auto& q : qualityOf(store, run))
         rows.push_back("quality " + q.check + " " + q.referenceVariant + " " +
                        std::to_string(q.tokenAgreement) + " " + std::to_string(q.maxLogitError));
@@ -75,6 +79,7 @@ TEST_F(BundleTest, EveryTableArrivesEqualUnderANewId) {
         w.add(KernelMetricRecord{1001, "sm__throughput.avg.pct_of_peak_sustained_elapsed", 71.5});
         w.add(GraphNodeRecord{0xffffffff00000007ull, 0, 1, 4242, 4242, 1'000, 0});
         w.add(GraphNodeRecord{8, 0xffffffff00000007ull, 2, 4242, 4242, 2'000, 0});
+        w.add(GpuStreamRecord{0, (1u << 24) + 7, 4343, 7});
         w.flush();
     }
     auto bundle = dir.file("run.wsbundle");

@@ -200,7 +200,7 @@ TEST(StoreOpen, OpensCommittedFixtureWithoutChangingIt) {
 }
 
 // A store as version 1 wrote it: no clock event reasons per sample, event
-// chunks inline and without a format column, no graph nodes.
+// chunks inline and without a format column, no graph nodes or GPU streams.
 std::string version1Store(const TempDir& dir) {
     auto path = dir.file("v1.wsdb");
     auto runs = testing::writeFixtureStore(path);
@@ -212,7 +212,7 @@ std::string version1Store(const TempDir& dir) {
     sqliteExec(path,
                "PRAGMA journal_mode = DELETE; ALTER TABLE samples DROP COLUMN "
                "clock_event_reasons; ALTER TABLE event_chunks DROP COLUMN format; DROP TABLE "
-               "graph_nodes; PRAGMA user_version = 1;");
+               "graph_nodes; DROP TABLE gpu_streams; PRAGMA user_version = 1;");
     return path;
 }
 

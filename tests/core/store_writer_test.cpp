@@ -161,6 +161,20 @@ TEST(StoreWriter, GraphNodesKeepTheirFull64BitIds) {
     EXPECT_TRUE(graphNodesOf(f.store, f.run).empty());
 }
 
+TEST(StoreWriter, GpuStreamsKeepTheirProcess) {
+    Fixture f;
+    {
+        StoreWriter writer(f.store, f.run);
+        writer.add(GpuStreamRecord{0, 7, 100, 7});
+        writer.add(GpuStreamRecord{0, (1u << 24) + 7, 200, 7});
+    }
+    auto streams = gpuStreamsOf(f.store, f.run);
+    ASSERT_EQ(streams.size(), 2u);
+    EXPECT_EQ(streams[1].streamId, (1u << 24) + 7);
+    EXPECT_EQ(streams[1].processId, 200u);
+    EXPECT_EQ(streams[1].cudaStreamId, 7u);
+}
+
 TEST(StoreCompactYields, VacuumIsSkippedWhileARecordingAnnouncesItself) {
     Fixture f;
     f.store.finishRun(f.run, RunStatus::Ok);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <map>
+#include <set>
 #include <unordered_map>
 
 #include "analysis/kernel_summary.h"
@@ -79,11 +80,27 @@ std::shared_ptr<const TimelineData> readTimeline(Store& store, RunId run,
         data->endNs = std::max(data->endNs, b);
     };
 
+    // Streams of several processes on one run carry their process: "pid 812
+    // stream 7", CUDA's own stream number (StreamAssigner renumbers clashes).
+    std::map<std::pair<std::uint32_t, std::uint32_t>, GpuStreamRecord> streamOrigins;
+    std::set<std::uint32_t> gpuProcesses;
+    for (const auto& g : gpuStreamsOf(store, run)) {
+        streamOrigins[{g.deviceId, g.streamId}] = g;
+        gpuProcesses.insert(g.processId);
+    }
+    auto streamTitle = [&](const StreamKey& key) {
+        auto origin = streamOrigins.find({key.deviceId, key.streamId});
+        if (gpuProcesses.size() < 2 || origin == streamOrigins.end())
+            return QStringLiteral("Stream %1").arg(key.streamId);
+        return QStringLiteral("pid %1 stream %2")
+            .arg(origin->second.processId)
+            .arg(origin->second.cudaStreamId);
+    };
     for (const auto& key : runStreams(store, run)) {
         if (stop()) return nullptr;
         TimelineLane lane;
         lane.group = QStringLiteral("GPU %1").arg(key.deviceId);
-        lane.title = QStringLiteral("Stream %1").arg(key.streamId);
+        lane.title = streamTitle(key);
         lane.laneId = key.streamId;
         forEachKernel(store, run, {}, key.streamId, [&](const KernelRecord& k) {
             poll();
@@ -94,7 +111,7 @@ std::shared_ptr<const TimelineData> readTimeline(Store& store, RunId run,
         });
         TimelineLane copies;
         copies.group = lane.group;
-        copies.title = QStringLiteral("Stream %1 memory").arg(key.streamId);
+        copies.title = streamTitle(key) + QStringLiteral(" memory");
         copies.kind = LaneKind::Memcpys;
         copies.laneId = key.streamId;
         std::vector<std::tuple<std::int64_t, std::int64_t, std::uint32_t>> transfers;

@@ -109,6 +109,17 @@ struct GraphNodeRecord {
     std::int32_t nodeType = 0;  // CUgraphNodeType: 0 kernel, 1 memcpy, 2 memset, ...
 };
 
+// The process a GPU stream's work came from. CUDA numbers streams per
+// context, so two processes on one GPU both have a stream 7: the recorder
+// keeps the first one's id and gives a stream first seen in another process
+// a new one (streamId), with CUDA's own id beside it (cudaStreamId).
+struct GpuStreamRecord {
+    std::uint32_t deviceId = 0;
+    std::uint32_t streamId = 0;  // as stored on kernel, memcpy and memset records
+    std::uint32_t processId = 0;
+    std::uint32_t cudaStreamId = 0;
+};
+
 enum class MemcpyKind { Unknown, HtoD, DtoH, HtoA, AtoH, AtoA, AtoD, DtoA, DtoD, HtoH, PtoP };
 const char* toString(MemcpyKind kind);
 enum class MemoryKind {

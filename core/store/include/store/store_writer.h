@@ -37,6 +37,7 @@ class StoreWriter {
     void add(const KernelMetricRecord& r);
     void add(const QualityRecord& r);
     void add(const GraphNodeRecord& r);
+    void add(const GpuStreamRecord& r);
 
     // Writes everything pending in one transaction. On failure (disk full, lock)
     // nothing of the batch is written and the records stay pending.
@@ -99,6 +100,7 @@ class StoreWriter {
     std::vector<KernelMetricRecord> metrics_;
     std::vector<QualityRecord> quality_;
     std::vector<GraphNodeRecord> graphNodes_;
+    std::vector<GpuStreamRecord> gpuStreams_;
 
     struct StringHash {
         using is_transparent = void;

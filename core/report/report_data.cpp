@@ -1,10 +1,12 @@
 #include "report/report_data.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
 
+#include "analysis/capture_cost.h"
 #include "analysis/run_latency.h"
 #include "analysis/statistics.h"
 #include "model/model_shape.h"
@@ -280,6 +282,29 @@ std::vector<Finding> findFindings(const ReportData& d) {
             regressions.push_back(f);
         }
     out.insert(out.begin(), regressions.begin(), regressions.end());
+    // A difference smaller than what capture cost the two runs differently
+    // may be the capture's, not the program's.
+    auto share = [](const std::map<std::string, std::string>& p) {
+        return numberProperty(p, capture_cost::kShare);
+    };
+    auto runShare = share(d.properties), baseShare = share(d.baselineProperties);
+    if (d.comparison && runShare && baseShare)
+        for (const auto& m : d.comparison->latency) {
+            if (m.metric != "median_tpot_ms" && m.metric != "median_ttft_ms") continue;
+            const double change = m.base > 0 ? m.candidate / m.base - 1 : 0;
+            const double costGap = std::abs(*runShare - *baseShare);
+            if (change == 0 || std::abs(change) >= costGap) continue;
+            Finding f;
+            f.title = m.metric + " differs from the baseline by less than the capture cost does";
+            f.evidence = formatFixed(100 * change, 1) + "% change; capture cost " +
+                         formatFixed(100 * *baseShare, 1) + "% of the baseline's wall time, " +
+                         formatFixed(100 * *runShare, 1) + "% of this run's";
+            f.next =
+                "compare untraced timings (warpscope-workload run, or the program's own) or "
+                "record both with --graph-trace graph to shrink the capture's part";
+            f.rule = "|relative change| < |difference of capture.cost_share|";
+            out.push_back(f);
+        }
     return out;
 }
 
@@ -354,6 +379,7 @@ ReportData buildReport(Store& store, const std::vector<RunAnalysis>& analyses) {
     }
     if (analyses.size() > 1) {
         d.baseline = analyses.front().run;
+        d.baselineProperties = runProperties(store, d.baseline->id);
         d.comparison = analysed.againstFirst;
     }
     if (d.run.status != RunStatus::Ok)

@@ -180,6 +180,29 @@ TEST(ReportFindings, RegressionsAgainstTheBaselineComeFirst) {
     EXPECT_EQ(f[2].rule, "dropped records > 0");
 }
 
+TEST(ReportFindings, ADifferenceSmallerThanTheCaptureCostGapIsFlagged) {
+    auto d = decoderRun();
+    Comparison c;
+    MetricDelta tpot;  // +3 % TPOT
+    tpot.metric = "median_tpot_ms";
+    tpot.base = 4.0;
+    tpot.candidate = 4.12;
+    tpot.verdict = Verdict::Slower;
+    c.latency = {tpot};
+    d.comparison = c;
+    auto flagged = [&] {
+        for (const auto& f : findFindings(d))
+            if (f.rule == "|relative change| < |difference of capture.cost_share|") return true;
+        return false;
+    };
+    EXPECT_FALSE(flagged());  // no capture cost stored: nothing to say
+    d.properties[capture_cost::kShare] = "0.08";
+    d.baselineProperties[capture_cost::kShare] = "0.02";
+    EXPECT_TRUE(flagged());  // 3 % < 6 points
+    d.baselineProperties[capture_cost::kShare] = "0.06";
+    EXPECT_FALSE(flagged());  // 3 % > 2 points
+}
+
 TEST(ReportWriter, MarkdownAndEscapedHtml) {
     auto d = decoderRun();
     d.contract = checkContract(d);

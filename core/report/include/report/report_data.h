@@ -63,6 +63,7 @@ struct ReportData {
     std::int64_t overheadCount = 0;
     ColdStartCheck coldStart;  // start-up work inside requests' TTFT windows
     std::optional<RunInfo> baseline;
+    std::map<std::string, std::string> baselineProperties;
     std::optional<Comparison> comparison;
     std::vector<ContractLine> contract;
     std::optional<SweepTable> sweep;  // the sweep group the run is a point of

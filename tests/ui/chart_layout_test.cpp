@@ -11,6 +11,7 @@
 #include "analysis/run_analysis.h"
 #include "charts/charts_panel.h"
 #include "charts/comparison_chart.h"
+#include "charts/dashboard_view.h"
 #include "charts/latency_chart.h"
 #include "charts/occupancy_chart.h"
 #include "charts/roofline_chart.h"
@@ -79,6 +80,26 @@ TEST_P(ChartLayout, EachChartInItsTab) {
         ASSERT_GT(chart->height(), 100) << name;
         expectReadable(chart, std::string(name) + " tab, " + where);
     }
+}
+
+TEST_P(ChartLayout, DashboardInTheWindow) {
+    auto* dashboard = window.dashboard();
+    dashboard->setStorePath(QStringLiteral("/home/user/.local/share/warpscope/runs.wsdb"));
+    dashboard->setRuns(*analyses);
+    window.setDashboardShown(true);
+    QApplication::processEvents();
+    ASSERT_TRUE(window.dashboardShown());
+    ASSERT_TRUE(dashboard->isVisible());
+    auto charts = dashboard->shownCharts();
+    EXPECT_EQ(charts.size(), analyses->size() >= 2 ? 4u : 3u);
+    for (auto* chart : charts) {
+        ASSERT_TRUE(chart->isVisible());
+        ASSERT_GT(chart->height(), 100);
+        expectReadable(
+            chart, std::string(chart->metaObject()->className()) + " in the dashboard, " + where);
+    }
+    window.setDashboardShown(false);
+    EXPECT_FALSE(window.dashboardShown());
 }
 
 std::string caseName(const ::testing::TestParamInfo<Case>& info) {

@@ -80,7 +80,14 @@ void placeLegendBelow(QCustomPlot* plot, int row) {
     legend->setMargins(QMargins(4, 2, 4, 2));
     legend->setRowSpacing(0);
     legend->setColumnSpacing(12);
+    markLegendBelow(legend);
+}
+
+void markLegendBelow(QCPLegend* legend) {
     legend->setProperty("wsBelow", true);
+    // An empty legend's size hint is a few pixels wide, and the plot's one
+    // column would shrink to it: room for any width, whatever it holds.
+    legend->setMaximumSize(1'000'000, QWIDGETSIZE_MAX);
 }
 
 void spreadLegend(QCPLegend* legend, int width) {

@@ -17,11 +17,19 @@ class FittedChart : public QCustomPlot {
     // Adapts the chart's text to `size` (pixels); the default wraps notes and
     // spreads legends set up by the helpers below.
     virtual void fitTo(QSize size);
+    // Runs named in the legend (the default), or not where the runs' colours
+    // are named once for several charts (the dashboard's header). Applies
+    // from the next setRuns.
+    void setRunLegendShown(bool on) { runLegend_ = on; }
+    bool runLegendShown() const { return runLegend_; }
 
   protected:
     void resizeEvent(QResizeEvent* event) override;
     // Lays the plot out at `size` now (the axis rects' pixels are then known).
     void layOutAt(QSize size);
+
+  private:
+    bool runLegend_ = true;
 };
 
 // Fits `plot` (when it is a FittedChart) to an export's size for as long as
@@ -44,6 +52,8 @@ void wrapNote(QCPTextElement* note, int width);
 // Moves `plot`'s legend out of the axis rect into a row of the plot layout
 // at `row` (taking only the height it needs), without a frame.
 void placeLegendBelow(QCustomPlot* plot, int row);
+// For a legend already in a row of the plot layout.
+void markLegendBelow(QCPLegend* legend);
 // As many legend columns as its widest entry allows in `width`.
 void spreadLegend(QCPLegend* legend, int width);
 

@@ -104,7 +104,8 @@ void ComparisonChart::setRuns(const std::vector<RunAnalysis>& runs) {
         }
         if (!anyInterval) removePlottable(err);
     }
-    legend->setVisible(!candidates.empty());
+    if (!runLegendShown()) legend->clearItems();
+    legend->setVisible(legend->itemCount() > 0);
     setCategoryTicks(yAxis, ticker);
     yAxis->setRange(-0.6, metrics - 0.4);
     xAxis->setRange(-extent * 1.25, extent * 1.25);

@@ -49,6 +49,10 @@ DashboardView::DashboardView(QWidget* parent)
     layout->addWidget(header_);
     layout->addLayout(grid_, 1);
     grid_->setSpacing(6);
+    // The header names each run's colour once for all four charts.
+    for (FittedChart* chart :
+         std::initializer_list<FittedChart*>{latency_, roofline_, occupancy_, comparison_})
+        chart->setRunLegendShown(false);
     for (QWidget* chart :
          std::initializer_list<QWidget*>{latency_, roofline_, occupancy_, comparison_})
         chart->setMinimumSize(200, 150);
@@ -85,7 +89,9 @@ void DashboardView::apply() {
     arrange();
     QStringList chips;
     for (std::size_t i = 0; i < runs_.size(); ++i)
-        chips << QStringLiteral("<span style=\"color:%1\">■</span>&nbsp;%2")
+        chips << QStringLiteral(
+                     "<span style=\"white-space:nowrap\"><span "
+                     "style=\"color:%1\">■</span>&nbsp;%2</span>")
                      .arg(runColor(int(i)).name(), runName(runs_[i]).toHtmlEscaped());
     QStringList lines = headerLines();
     header_->setText(runs_.empty()
@@ -171,17 +177,47 @@ QString DashboardView::exportTo(const QString& path, int width, int height) {
     title.setPointSizeF(title.pointSizeF() * 1.15);
     title.setBold(true);
     const QStringList lines = headerLines();
-    const int lineHeight = QFontMetrics(title).lineSpacing() + 2;
-    const int top = 10 + lineHeight * int(lines.size()) + 8;
+    const QFontMetrics titleMetrics(title);
+    const int lineHeight = titleMetrics.lineSpacing() + 2, left = 12, right = width - 12;
+    // The runs as colour chips (each run's colour in every chart), flowed over
+    // as many lines as they need; then GPU, dates and store.
+    struct Chip {
+        QPoint at;
+        QColor color;
+        QString text;
+    };
+    std::vector<Chip> chips;
+    int x = left + titleMetrics.horizontalAdvance(tr("Runs:")) + 8, y = 10;
+    for (std::size_t i = 0; i < runs_.size(); ++i) {
+        QString text =
+            titleMetrics.elidedText(runName(runs_[i]), Qt::ElideMiddle, right - left - 40);
+        int w = 14 + titleMetrics.horizontalAdvance(text) + 18;
+        if (x + w > right && !chips.empty()) {
+            x = left + titleMetrics.horizontalAdvance(tr("Runs:")) + 8;
+            y += lineHeight;
+        }
+        chips.push_back({QPoint(x, y), runColor(int(i)), text});
+        x += w;
+    }
+    const int top = y + lineHeight * int(lines.size()) + 8;
     auto paint = [&](QCPPainter& painter) {
         painter.fillRect(QRect(QPoint(0, 0), page), colors.background);
         painter.setPen(colors.text);
-        for (int i = 0; i < lines.size(); ++i) {
-            painter.setFont(i == 0 ? title : font());
-            QRect line(12, 10 + i * lineHeight, width - 24, lineHeight);
+        painter.setFont(title);
+        painter.drawText(QRect(left, 10, right - left, lineHeight),
+                         Qt::AlignLeft | Qt::AlignVCenter, tr("Runs:"));
+        for (const auto& chip : chips) {
+            painter.fillRect(QRect(chip.at.x(), chip.at.y() + (lineHeight - 10) / 2, 10, 10),
+                             chip.color);
+            painter.drawText(QRect(chip.at.x() + 14, chip.at.y(), right - chip.at.x(), lineHeight),
+                             Qt::AlignLeft | Qt::AlignVCenter, chip.text);
+        }
+        painter.setFont(font());
+        for (int i = 1; i < lines.size(); ++i) {
+            QRect line(left, y + i * lineHeight, right - left, lineHeight);
             painter.drawText(
                 line, Qt::AlignLeft | Qt::AlignVCenter,
-                QFontMetrics(painter.font()).elidedText(lines[i], Qt::ElideMiddle, line.width()));
+                QFontMetrics(font()).elidedText(lines[i], Qt::ElideMiddle, line.width()));
         }
         for (auto [chart, cell] : cells(page, top)) {
             FitForExport fitted(chart, cell.size());

@@ -109,6 +109,9 @@ LatencyChart::LatencyChart(QWidget* parent) : FittedChart(parent) {
         cdfs_[c]->axis(QCPAxis::atBottom)->setLabel(metric[c]);
         cdfs_[c]->axis(QCPAxis::atLeft)->setLabel(tr("fraction of requests"));
         cdfs_[c]->axis(QCPAxis::atLeft)->setRange(0, 1.02);
+        // Far enough below the axis that the first ms label clears the "0"
+        // centred on the corner.
+        cdfs_[c]->axis(QCPAxis::atBottom)->setTickLabelPadding(9);
         // Box above CDF: one ms axis, zoomed and panned together.
         makeZoomable(boxes_[c], Qt::Horizontal);
         makeZoomable(cdfs_[c], Qt::Horizontal);
@@ -127,7 +130,7 @@ LatencyChart::LatencyChart(QWidget* parent) : FittedChart(parent) {
     legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
     legend->setWrap(4);
     legend->setVisible(true);
-    legend->setProperty("wsBelow", true);
+    markLegendBelow(legend);
     setToolTip(tr("Wheel zooms the milliseconds, drag pans; box and CDF move together"));
     styleAxes(this);
 }
@@ -166,7 +169,7 @@ void LatencyChart::setRuns(const std::vector<RunAnalysis>& runs) {
         const std::vector<double>* samples[] = {&r.latency.ttftMs, &r.latency.tpotMs};
         for (int c = 0; c < 2; ++c) {
             if (samples[c]->empty()) continue;
-            addCdf(this, cdfs_[c], *samples[c], color, name, c == 0);
+            addCdf(this, cdfs_[c], *samples[c], color, name, c == 0 && runLegendShown());
             addBox(boxes_[c], *samples[c], row, color, colors);
             runTicks_[c].push_back({row, QStringLiteral("#%1").arg(r.run.id)});
         }
@@ -181,6 +184,7 @@ void LatencyChart::setRuns(const std::vector<RunAnalysis>& runs) {
         // The CDF's range holds every sample; the linked box axis follows it.
         cdfs_[c]->axis(QCPAxis::atBottom)->setRange(valueRange(cdfs_[c]));
     }
+    legend->setVisible(legend->itemCount() > 0);
     fitTo(size());
     replot();
 }
@@ -201,6 +205,10 @@ void LatencyChart::fitTo(QSize size) {
         ticker->setTickStep(unit * 0.2 >= text + 2 ? 0.2 : unit * 0.5 >= text + 2 ? 0.5 : 1.0);
         ticker->setScaleStrategy(QCPAxisTickerFixed::ssNone);
         axis->setTicker(ticker);
+        // Milliseconds: about one label per 65 px ("1.175" is ~35 px wide).
+        int count = std::max(2, cdfs_[c]->width() / 65);
+        cdfs_[c]->axis(QCPAxis::atBottom)->ticker()->setTickCount(count);
+        boxes_[c]->axis(QCPAxis::atBottom)->ticker()->setTickCount(count);
     }
     setRunTicks();
 }

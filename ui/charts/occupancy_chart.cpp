@@ -289,7 +289,8 @@ void OccupancyChart::setRuns(const std::vector<RunAnalysis>& runs) {
             tr("limited by %1").arg(limited), limited};
         rowLabels_.push_back({label, most, double(rows - 1 - r), 0.8, QColor(), variants, false});
     }
-    legend->setVisible(bars_ > 0);
+    if (!runLegendShown()) legend->clearItems();
+    legend->setVisible(bars_ > 0 && legend->itemCount() > 0);
     setKernelTicks(std::clamp(int(width() * 0.3), 110, 360));
     yAxis->setRange(-0.5, std::max(rows, 1) - 0.5);
     // The first run's top kernel until the user clicks another bar.

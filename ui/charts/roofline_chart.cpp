@@ -118,7 +118,7 @@ void RooflineChart::setRuns(const std::vector<RunAnalysis>& runs) {
             g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, color, size));
             g->setPen(QPen(color));
             g->addData(p.intensity(), p.tflops());
-            if (!named) {
+            if (!named && runLegendShown()) {
                 g->setName(elideMiddle(QStringLiteral("#%1 %2")
                                            .arg(run.run.id)
                                            .arg(QString::fromStdString(run.run.label)),

@@ -92,7 +92,10 @@ void DashboardView::apply() {
         chips << QStringLiteral(
                      "<span style=\"white-space:nowrap\"><span "
                      "style=\"color:%1\">■</span>&nbsp;%2</span>")
-                     .arg(runColor(int(i)).name(), runName(runs_[i]).toHtmlEscaped());
+                     .arg(runColor(int(i)).name(),
+                          // Non-breaking hyphens: a name stays on one line.
+                          runName(runs_[i]).toHtmlEscaped().replace(QLatin1Char('-'),
+                                                                    QChar(0x2011)));
     QStringList lines = headerLines();
     header_->setText(runs_.empty()
                          ? tr("Dashboard: select runs in the run list")
@@ -153,9 +156,12 @@ QStringList DashboardView::headerLines() const {
 }
 
 std::vector<std::pair<QCustomPlot*, QRect>> DashboardView::cells(QSize size, int top) const {
-    const int gap = 8, w = (size.width() - gap) / 2, h = (size.height() - top - gap) / 2;
+    // A margin round the page, as the header has.
+    const int gap = 8, margin = 12, w = (size.width() - 2 * margin - gap) / 2,
+              h = (size.height() - top - margin - gap) / 2;
     auto at = [&](int row, int col, int cols = 1) {
-        return QRect(col * (w + gap), top + row * (h + gap), cols * w + (cols - 1) * gap, h);
+        return QRect(margin + col * (w + gap), top + row * (h + gap), cols * w + (cols - 1) * gap,
+                     h);
     };
     if (runs_.size() >= 2)
         return {{latency_, at(0, 0)},

@@ -12,8 +12,8 @@ constexpr int kKernels = 6;            // rows
 constexpr int kCurvesMinHeight = 560;  // below this the what-if curves are left out
 
 QString kib(int bytes) {
-    return bytes % 1024 ? QStringLiteral("%1 B").arg(bytes)
-                        : QStringLiteral("%1 KiB").arg(bytes / 1024);
+    return bytes == 0 || bytes % 1024 ? QStringLiteral("%1 B").arg(bytes)
+                                      : QStringLiteral("%1 KiB").arg(bytes / 1024);
 }
 }  // namespace
 

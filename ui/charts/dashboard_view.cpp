@@ -77,7 +77,10 @@ void DashboardView::showEvent(QShowEvent* event) {
 
 void DashboardView::changeEvent(QEvent* event) {
     QWidget::changeEvent(event);
-    if (event->type() == QEvent::PaletteChange) stale_ = true;
+    if (event->type() != QEvent::PaletteChange) return;
+    // A theme switch: the charts take their colours when they are drawn.
+    stale_ = true;
+    if (isVisible()) apply();
 }
 
 void DashboardView::apply() {

@@ -205,8 +205,8 @@ void LatencyChart::fitTo(QSize size) {
         ticker->setTickStep(unit * 0.2 >= text + 2 ? 0.2 : unit * 0.5 >= text + 2 ? 0.5 : 1.0);
         ticker->setScaleStrategy(QCPAxisTickerFixed::ssNone);
         axis->setTicker(ticker);
-        // Milliseconds: about one label per 65 px ("1.175" is ~35 px wide).
-        int count = std::max(2, cdfs_[c]->width() / 65);
+        // Milliseconds: about one label per 60 px ("1.175" is ~35 px wide), at least three.
+        int count = std::max(3, cdfs_[c]->width() / 60);
         cdfs_[c]->axis(QCPAxis::atBottom)->ticker()->setTickCount(count);
         boxes_[c]->axis(QCPAxis::atBottom)->ticker()->setTickCount(count);
     }

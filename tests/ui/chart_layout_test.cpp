@@ -12,9 +12,12 @@
 #include "charts/charts_panel.h"
 #include "charts/comparison_chart.h"
 #include "charts/dashboard_view.h"
+#include "charts/kernel_chart.h"
 #include "charts/latency_chart.h"
 #include "charts/occupancy_chart.h"
 #include "charts/roofline_chart.h"
+#include "charts/throughput_chart.h"
+#include "charts/token_latency_chart.h"
 #include "main_window.h"
 #include "plot_layout_probe.h"
 #include "store/store.h"
@@ -70,10 +73,10 @@ TEST_P(ChartLayout, EachChartInItsTab) {
     auto* panel = window.charts();
     panel->setRuns(*analyses);
     std::vector<std::pair<QCustomPlot*, const char*>> charts = {
-        {panel->latencyChart(), "latency"},
-        {panel->rooflineChart(), "roofline"},
-        {panel->occupancyChart(), "occupancy"},
-        {panel->comparisonChart(), "comparison"}};
+        {panel->latencyChart(), "latency"},         {panel->rooflineChart(), "roofline"},
+        {panel->occupancyChart(), "occupancy"},     {panel->comparisonChart(), "comparison"},
+        {panel->tokenChart(), "per-token latency"}, {panel->throughputChart(), "throughput"},
+        {panel->kernelChart(), "kernel breakdown"}};
     for (auto [chart, name] : charts) {
         panel->setCurrentWidget(chart);
         QApplication::processEvents();

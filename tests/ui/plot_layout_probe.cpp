@@ -4,6 +4,7 @@
 #include <QPaintDevice>
 #include <QPaintEngine>
 #include <QTextItem>
+#include <algorithm>
 
 namespace ws::testing {
 
@@ -174,6 +175,12 @@ PlotLayout probeLayout(QCustomPlot* plot) {
             if (auto* l = qobject_cast<QCPLegend*>(legend))
                 if (l->realVisibility() && l->itemCount() > 0)
                     layout.legends.push_back(l->outerRect());
+    // An axis rect's inset legend is reached both ways: once is enough.
+    std::sort(layout.legends.begin(), layout.legends.end(), [](const QRectF& a, const QRectF& b) {
+        return std::make_pair(a.x(), a.y()) < std::make_pair(b.x(), b.y());
+    });
+    layout.legends.erase(std::unique(layout.legends.begin(), layout.legends.end()),
+                         layout.legends.end());
     for (int i = 0; i < plot->plottableCount(); ++i)
         addData(plot->plottable(i), layout.data);
     return layout;

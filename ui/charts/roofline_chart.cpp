@@ -37,7 +37,8 @@ void RooflineChart::spreadLabels() {
     // Top to bottom; each label takes the nearest free line slot (0, up 1,
     // down 1, up 2, …) to the right of its point, inside the axes. Every
     // point's disc is taken from the start: a label must not hide another
-    // point. A label without a free slot is left out (its point names
+    // point. Within three lines of its point a label still reads as its
+    // point's; one without a free slot there is left out (its point names
     // itself on hover).
     const QRectF area = axisRect()->rect();
     std::vector<std::pair<QRectF, const Label*>> order;
@@ -56,7 +57,7 @@ void RooflineChart::spreadLabels() {
         QRectF moved = rect;
         int up = 0;  // pixels
         bool free = false;
-        for (int attempt = 0; attempt < 12 && !free; ++attempt) {
+        for (int attempt = 0; attempt < 7 && !free; ++attempt) {
             int lines = attempt % 2 ? -(attempt + 1) / 2 : attempt / 2;
             up = int(lines * rect.height());
             moved = rect.translated(0, -up);

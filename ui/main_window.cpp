@@ -19,6 +19,7 @@
 #include <QPlainTextEdit>
 #include <QSettings>
 #include <QSortFilterProxyModel>
+#include <QStackedWidget>
 #include <QStatusBar>
 #include <QTableView>
 #include <QTextBrowser>
@@ -27,7 +28,9 @@
 
 #include "charts/chart_style.h"
 #include "charts/charts_panel.h"
+#include "charts/dashboard_view.h"
 #include "charts/roofline_chart.h"
+#include "dashboard_mode.h"
 #include "export/report_renderer.h"
 #include "launch/launch_panel.h"
 #include "recent_stores.h"
@@ -73,6 +76,7 @@ MainWindow::MainWindow(QWidget* parent)
     connect(loader_, &StoreLoader::analysisLoaded, this,
             [this](const std::vector<RunAnalysis>& runs) {
                 charts_->setRuns(runs);
+                dashboard_->setRuns(runs);
                 emit chartsShown(static_cast<int>(runs.size()));
             });
     connect(loader_, &StoreLoader::sweepsLoaded, this,
@@ -83,6 +87,11 @@ MainWindow::MainWindow(QWidget* parent)
     connect(charts_, &ChartsPanel::windowChanged, this, [this] { onSelectionChanged(); });
     connect(charts_->rooflineChart(), &RooflineChart::pointClicked, this,
             [this](RunId run, const QString& name, const QString&) { findInTimeline(run, name); });
+    connect(dashboard_->rooflineChart(), &RooflineChart::pointClicked, this,
+            [this](RunId run, const QString& name, const QString&) {
+                setDashboardShown(false);
+                findInTimeline(run, name);
+            });
     connect(loader_, &StoreLoader::timelineLoaded, this,
             [this](std::shared_ptr<const TimelineData> timeline) {
                 timeline_->setData(timeline);
@@ -110,6 +119,14 @@ MainWindow::MainWindow(QWidget* parent)
 }
 
 MainWindow::~MainWindow() = default;
+
+void MainWindow::setDashboardShown(bool on) {
+    dashboardMode_->setShown(on);
+}
+
+bool MainWindow::dashboardShown() const {
+    return dashboardMode_->shown();
+}
 
 void MainWindow::buildPanels() {
     // Runs: a dock on the left, filterable.
@@ -168,7 +185,13 @@ void MainWindow::buildPanels() {
     timeline_ = new TimelineView(central);
     layout->addWidget(toolbar_);
     layout->addWidget(timeline_, 1);
-    setCentralWidget(central);
+    // The centre shows the timeline, or the dashboard (Ctrl+D).
+    dashboard_ = new DashboardView(this);
+    auto* centre = new QStackedWidget(this);
+    centre->addWidget(central);
+    centre->addWidget(dashboard_);
+    setCentralWidget(centre);
+    dashboardMode_ = new DashboardMode(this, centre, dashboard_);
     connect(toolbar_, &TimelineToolbar::searchChanged, this, [this](const QString& text) {
         auto n = timeline_->setSearch(text);
         toolbar_->setInfo(text.isEmpty() ? QString()
@@ -299,6 +322,7 @@ void MainWindow::buildActions() {
     fitAction->setShortcut(QKeySequence(Qt::Key_Home));
     fitAction->setShortcutContext(Qt::WidgetWithChildrenShortcut);
     view->addSeparator();
+    dashboardMode_->addActions(file, view);
     QAction* darkAction = view->addAction(tr("&Dark Theme"));
     darkAction->setCheckable(true);
     darkAction->setChecked(chartColors().dark);
@@ -381,6 +405,7 @@ void MainWindow::onRunsLoaded(const QString& path, const std::vector<RunInfo>& r
             selected.push_back(row.data(RunListModel::RunIdRole).toLongLong());
     storePath_ = path;
     launch_->setStorePath(path);
+    dashboard_->setStorePath(path);
     pendingPath_.clear();
     errorBanner_->clear();
     errorBanner_->hide();
@@ -583,6 +608,9 @@ void MainWindow::chooseStore() {
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
+    // The docks the dashboard set aside come back first, or the next start
+    // would open without them.
+    setDashboardShown(false);
     QSettings settings;
     settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
     settings.setValue(QStringLiteral("window/state"), saveState());

@@ -27,6 +27,8 @@ class TimelineView;
 class TimelineToolbar;
 class RecentStores;
 class ChartsPanel;
+class DashboardView;
+class DashboardMode;
 class LaunchPanel;
 class StoreLoader;
 struct RunDetails;
@@ -47,6 +49,10 @@ class MainWindow : public QMainWindow {
     QTableView* runView() const { return runView_; }
     TimelineView* timeline() const { return timeline_; }
     ChartsPanel* charts() const { return charts_; }
+    DashboardView* dashboard() const { return dashboard_; }
+    // The dashboard in the centre instead of the timeline (View ▸ Dashboard).
+    void setDashboardShown(bool on);
+    bool dashboardShown() const;
     LaunchPanel* launcher() const { return launch_; }
     QString detailsText() const;
     QString errorText() const;
@@ -105,6 +111,8 @@ class MainWindow : public QMainWindow {
     TimelineToolbar* toolbar_ = nullptr;
     TimelineView* timeline_ = nullptr;
     ChartsPanel* charts_ = nullptr;
+    DashboardView* dashboard_ = nullptr;
+    DashboardMode* dashboardMode_ = nullptr;
     LaunchPanel* launch_ = nullptr;
     QLabel* errorBanner_ = nullptr;
     QTextBrowser* details_ = nullptr;

@@ -7,6 +7,7 @@
 #include "analysis/run_analysis.h"
 #include "analysis/sweep.h"
 #include "charts/charts_panel.h"
+#include "charts/dashboard_view.h"
 #include "store/store.h"
 
 int runExportCharts(int argc, char** argv) {
@@ -32,7 +33,13 @@ int runExportCharts(int argc, char** argv) {
     QCommandLineOption dashboard(QStringLiteral("dashboard"),
                                  QStringLiteral("Also write every chart on one page (PNG or PDF)."),
                                  QStringLiteral("FILE"));
-    parser.addOptions({db, runs, out, format, width, height, dashboard});
+    QCommandLineOption view(
+        QStringLiteral("dashboard-view"),
+        QStringLiteral("Also write the dashboard as the GUI shows it (latency, comparison, "
+                       "roofline, occupancy under a header naming runs, GPU, dates and store) "
+                       "at 1920x1080: PNG, SVG or PDF."),
+        QStringLiteral("FILE"));
+    parser.addOptions({db, runs, out, format, width, height, dashboard, view});
     if (!parser.parse(QApplication::arguments())) {
         std::cerr << "warpscope export-charts: " << parser.errorText().toStdString() << '\n';
         return 2;
@@ -90,6 +97,18 @@ int runExportCharts(int argc, char** argv) {
                 return 1;
             }
             std::cout << parser.value(dashboard).toStdString() << '\n';
+        }
+        if (parser.isSet(view)) {
+            ws::ui::DashboardView board;
+            board.setStorePath(parser.isSet(db) ? parser.value(db)
+                                                : QString::fromStdString(ws::Store::defaultPath()));
+            board.setRuns(analyses);
+            QString problem = board.exportTo(parser.value(view));
+            if (!problem.isEmpty()) {
+                std::cerr << "warpscope export-charts: " << problem.toStdString() << '\n';
+                return 1;
+            }
+            std::cout << parser.value(view).toStdString() << '\n';
         }
     } catch (const std::exception& e) {
         std::cerr << "warpscope export-charts: " << e.what() << '\n';

@@ -79,7 +79,11 @@ int main(int argc, char** argv) {
                              QStringLiteral("Stack the first two selected runs' timelines, "
                                             "aligned at the first range containing RANGE."),
                              QStringLiteral("RANGE"));
-    parser.addOptions({db, select, screenshot, find, dark, chart, stack});
+    QCommandLineOption dashboard(
+        QStringLiteral("dashboard"),
+        QStringLiteral("Start on the dashboard (latency, comparison, roofline and occupancy of "
+                       "the selected runs side by side) instead of the timeline."));
+    parser.addOptions({db, select, screenshot, find, dark, chart, stack, dashboard});
     parser.process(*app);        // --help and --version print and exit here
     Q_INIT_RESOURCE(warpscope);  // lives in the static warpscope_ui library
     // A mistyped --db is refused, as warpscope-cli does, instead of creating
@@ -133,6 +137,7 @@ int main(int argc, char** argv) {
         // The sweep tab is shown only once the selected runs' sweeps are read.
         QObject::connect(&window, &ws::ui::MainWindow::sweepsShown, &window, pick);
     }
+    if (parser.isSet(dashboard)) window.setDashboardShown(true);
     window.show();
     window.openStore(QDir::cleanPath(path));
     return app->exec();

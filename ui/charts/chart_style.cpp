@@ -1,5 +1,7 @@
 #include "charts/chart_style.h"
 
+#include "charts/chart_fit.h"
+
 #include <qcustomplot.h>
 #include <QApplication>
 #include <QFileInfo>
@@ -95,6 +97,7 @@ void linkAxes(QCPAxis* a, QCPAxis* b) {
 
 QString exportPlot(QCustomPlot* plot, const QString& path, int width, int height) {
     QString ext = QFileInfo(path).suffix().toLower();
+    FitForExport fitted(plot, QSize(width, height));
     bool ok = false;
     if (ext == QLatin1String("png")) {
         // PNG is lossless: Qt's "quality" is the compression effort, and 95

@@ -17,6 +17,7 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include "charts/chart_fit.h"
 #include "charts/chart_style.h"
 #include "charts/comparison_chart.h"
 #include "charts/export_size_dialog.h"
@@ -77,7 +78,10 @@ ChartsPanel::ChartsPanel(QWidget* parent)
         tr("Which part of each run the kernel table, kernel breakdown, occupancy and the "
            "kernel comparison cover: while its requests were served (what a benchmark "
            "measures), the whole run (set-up and checks too), or an NVTX range"));
-    window_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    // NVTX range names can be long ("gemv_bf16/splitk flops=… bytes=…"): at
+    // their full length the combo box widened the window past the screen.
+    window_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    window_->setMinimumContentsLength(30);
     window_->addItem(tr("Kernels: while requests were served"), QStringLiteral("requests"));
     window_->addItem(tr("Kernels: whole run"), QStringLiteral("run"));
     connect(window_, &QComboBox::activated, this, [this] { emit windowChanged(window()); });
@@ -85,10 +89,10 @@ ChartsPanel::ChartsPanel(QWidget* parent)
     exportButton->setText(tr("Export…"));
     exportButton->setToolTip(
         tr("Save this chart as PNG, SVG or PDF, or the table as CSV or JSON; the menu "
-           "also saves the whole dashboard as one PNG or PDF"));
+           "also saves all charts on one page as a PNG or PDF"));
     auto* menu = new QMenu(exportButton);
     menu->addAction(tr("This Chart or Table…"), this, &ChartsPanel::exportCurrent);
-    menu->addAction(tr("Dashboard (All Charts, One File)…"), this, [this] {
+    menu->addAction(tr("All Charts on One Page…"), this, [this] {
         QString path = QFileDialog::getSaveFileName(this, tr("Export Dashboard"), QString(),
                                                     tr("PNG image (*.png);;PDF document (*.pdf)"));
         if (path.isEmpty()) return;
@@ -204,6 +208,7 @@ QString ChartsPanel::exportDashboard(const QString& path, int chartWidth, int ch
     auto paint = [&](QPainter& painter) {
         painter.fillRect(QRect(QPoint(0, 0), page), chartColors().background);
         for (std::size_t i = 0; i < list.size(); ++i) {
+            FitForExport fitted(list[i].first, QSize(chartWidth, chartHeight));
             QPixmap pixmap = list[i].first->toPixmap(chartWidth, chartHeight);
             painter.drawPixmap(int(i % columns) * chartWidth, int(i / columns) * chartHeight,
                                pixmap);

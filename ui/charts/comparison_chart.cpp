@@ -24,13 +24,13 @@ const char* kMetrics[] = {"mean_ttft_ms", "p99_ttft_ms", "mean_tpot_ms",
 
 }  // namespace
 
-ComparisonChart::ComparisonChart(QWidget* parent) : QCustomPlot(parent) {
+ComparisonChart::ComparisonChart(QWidget* parent) : FittedChart(parent) {
     plotLayout()->insertRow(0);
     note_ = new QCPTextElement(this, QString());
     plotLayout()->addElement(0, 0, note_);
     xAxis->setLabel(tr("change against the baseline (%), 95% interval; left is faster"));
     legend->setFont(QFont(font().family(), 8));
-    axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignRight | Qt::AlignBottom);
+    placeLegendBelow(this, 2);
     styleAxes(this);
 }
 
@@ -60,8 +60,9 @@ void ComparisonChart::setRuns(const std::vector<RunAnalysis>& runs) {
         bar->setWidth(slot * 0.9);
         bar->setPen(Qt::NoPen);
         bar->setBrush(color);
-        bar->setName(
-            QStringLiteral("#%1 %2").arg(run.run.id).arg(QString::fromStdString(run.run.label)));
+        bar->setName(elideMiddle(
+            QStringLiteral("#%1 %2").arg(run.run.id).arg(QString::fromStdString(run.run.label)),
+            legend->font(), 300));
         auto* err = new QCPErrorBars(yAxis, xAxis);
         err->setDataPlottable(bar);
         err->setPen(QPen(colors.ink, 1.2));
@@ -103,32 +104,32 @@ void ComparisonChart::setRuns(const std::vector<RunAnalysis>& runs) {
         }
         if (!anyInterval) removePlottable(err);
     }
-    legend->setVisible(!candidates.empty());
-    showLabelsIfRoom();
+    if (!runLegendShown()) legend->clearItems();
+    legend->setVisible(legend->itemCount() > 0);
     setCategoryTicks(yAxis, ticker);
     yAxis->setRange(-0.6, metrics - 0.4);
     xAxis->setRange(-extent * 1.25, extent * 1.25);
-    note_->setText(
+    setNote(
+        note_,
         bars_
             ? tr("Against #%1 %2 (the first selected run); 95% bootstrap intervals; label colour: "
                  "verdict")
                   .arg(runs.front().run.id)
                   .arg(QString::fromStdString(runs.front().run.label))
             : tr("Comparison: select a baseline first, then runs with tokens to compare"));
+    fitTo(size());
     replot();
 }
 
-void ComparisonChart::showLabelsIfRoom() {
-    // A label needs ~9 pixels of its bar's height; below that they would overlap.
-    double rowPixels = std::max(0, height() - 90) / double(std::size(kMetrics) + 1);
-    bool room = rowPixels * slot_ >= 9;
+void ComparisonChart::fitTo(QSize size) {
+    FittedChart::fitTo(size);
+    // A label needs its bar's height; below that they would overlap.
+    layOutAt(size);
+    double rowPixels = axisRect()->height() / double(std::size(kMetrics) + 0.2);
+    int text = labels_.empty() ? 0 : QFontMetrics(labels_.front()->font()).height();
+    labelsShown_ = rowPixels * slot_ >= text;
     for (auto* label : labels_)
-        label->setVisible(room);
-}
-
-void ComparisonChart::resizeEvent(QResizeEvent* event) {
-    QCustomPlot::resizeEvent(event);
-    showLabelsIfRoom();
+        label->setVisible(labelsShown_);
 }
 
 }  // namespace ws::ui

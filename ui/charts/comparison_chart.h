@@ -5,24 +5,23 @@
 // so a faster run's bar points left.
 #pragma once
 
-#include <qcustomplot.h>
-
 #include "analysis/run_analysis.h"
+#include "charts/chart_fit.h"
 
 namespace ws::ui {
 
-class ComparisonChart : public QCustomPlot {
+class ComparisonChart : public FittedChart {
     Q_OBJECT
   public:
     explicit ComparisonChart(QWidget* parent = nullptr);
     void setRuns(const std::vector<RunAnalysis>& runs);
     int bars() const { return bars_; }
-
-  protected:
-    void resizeEvent(QResizeEvent* event) override;
+    // Labels shown: each needs its bar's height (at the size last fitted to).
+    bool labelsShown() const { return labelsShown_; }
+    void fitTo(QSize size) override;
 
   private:
-    void showLabelsIfRoom();
+    bool labelsShown_ = false;
     QCPTextElement* note_;
     std::vector<QCPItemText*> labels_;
     double slot_ = 0.8;  // a candidate's share of a metric's row

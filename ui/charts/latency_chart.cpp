@@ -93,7 +93,7 @@ QCPRange valueRange(const QCPAxisRect* rect) {
 
 }  // namespace
 
-LatencyChart::LatencyChart(QWidget* parent) : QCustomPlot(parent) {
+LatencyChart::LatencyChart(QWidget* parent) : FittedChart(parent) {
     plotLayout()->clear();
     note_ =
         new QCPTextElement(this, tr("Select runs with token timestamps to compare TTFT and TPOT"));
@@ -109,6 +109,9 @@ LatencyChart::LatencyChart(QWidget* parent) : QCustomPlot(parent) {
         cdfs_[c]->axis(QCPAxis::atBottom)->setLabel(metric[c]);
         cdfs_[c]->axis(QCPAxis::atLeft)->setLabel(tr("fraction of requests"));
         cdfs_[c]->axis(QCPAxis::atLeft)->setRange(0, 1.02);
+        // Far enough below the axis that the first ms label clears the "0"
+        // centred on the corner.
+        cdfs_[c]->axis(QCPAxis::atBottom)->setTickLabelPadding(9);
         // Box above CDF: one ms axis, zoomed and panned together.
         makeZoomable(boxes_[c], Qt::Horizontal);
         makeZoomable(cdfs_[c], Qt::Horizontal);
@@ -127,6 +130,8 @@ LatencyChart::LatencyChart(QWidget* parent) : QCustomPlot(parent) {
     legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
     legend->setWrap(4);
     legend->setVisible(true);
+    markLegendBelow(legend);
+    setToolTip(tr("Wheel zooms the milliseconds, drag pans; box and CDF move together"));
     styleAxes(this);
 }
 
@@ -147,9 +152,8 @@ void LatencyChart::setRuns(const std::vector<RunAnalysis>& runs) {
     const ChartColors colors = chartColors();
     clearPlottables();
     series_ = 0;
-    QSharedPointer<QCPAxisTickerText> ticker[2] = {
-        QSharedPointer<QCPAxisTickerText>(new QCPAxisTickerText),
-        QSharedPointer<QCPAxisTickerText>(new QCPAxisTickerText)};
+    runTicks_[0].clear();
+    runTicks_[1].clear();
     // The first run at the top, as in the run list.
     int rows = 0;
     for (const auto& r : runs)
@@ -157,31 +161,72 @@ void LatencyChart::setRuns(const std::vector<RunAnalysis>& runs) {
     for (std::size_t i = 0; i < runs.size(); ++i) {
         const auto& r = runs[i];
         if (r.latency.ttftMs.empty()) continue;
-        QString name =
-            QStringLiteral("#%1 %2").arg(r.run.id).arg(QString::fromStdString(r.run.label));
+        QString name = elideMiddle(
+            QStringLiteral("#%1 %2").arg(r.run.id).arg(QString::fromStdString(r.run.label)),
+            legend->font(), 300);
         QColor color = runColor(static_cast<int>(i));
         double row = rows - 1 - series_;
         const std::vector<double>* samples[] = {&r.latency.ttftMs, &r.latency.tpotMs};
         for (int c = 0; c < 2; ++c) {
             if (samples[c]->empty()) continue;
-            addCdf(this, cdfs_[c], *samples[c], color, name, c == 0);
+            addCdf(this, cdfs_[c], *samples[c], color, name, c == 0 && runLegendShown());
             addBox(boxes_[c], *samples[c], row, color, colors);
-            ticker[c]->addTick(row, QStringLiteral("#%1").arg(r.run.id));
+            runTicks_[c].push_back({row, QStringLiteral("#%1").arg(r.run.id)});
         }
         ++series_;
     }
-    note_->setText(series_ ? tr("Per run: box (quartiles, whiskers at 1.5 IQR) with every request; "
-                                "below, the cumulative distribution. Wheel zooms, drag pans.")
+    setNote(note_, series_ ? tr("Per run: box (quartiles, whiskers at 1.5 IQR) with every "
+                                "request; below, the cumulative distribution")
                            : tr("None of the selected runs has token timestamps "
                                 "(docs/token-conventions.md)"));
     for (int c = 0; c < 2; ++c) {
-        auto* runAxis = boxes_[c]->axis(QCPAxis::atLeft);
-        setCategoryTicks(runAxis, ticker[c]);
-        runAxis->setRange(-0.6, std::max(rows, 1) - 0.4);
+        boxes_[c]->axis(QCPAxis::atLeft)->setRange(-0.6, std::max(rows, 1) - 0.4);
         // The CDF's range holds every sample; the linked box axis follows it.
         cdfs_[c]->axis(QCPAxis::atBottom)->setRange(valueRange(cdfs_[c]));
     }
+    legend->setVisible(legend->itemCount() > 0);
+    fitTo(size());
     replot();
+}
+
+void LatencyChart::fitTo(QSize size) {
+    FittedChart::fitTo(size);
+    layOutAt(size);
+    for (int c = 0; c < 2; ++c) {
+        // Along a short axis the long label would run into the box plot's.
+        auto* axis = cdfs_[c]->axis(QCPAxis::atLeft);
+        QString label = tr("fraction of requests");
+        int needed = QFontMetrics(axis->labelFont()).horizontalAdvance(label) + 8;
+        axis->setLabel(cdfs_[c]->height() >= needed ? label : tr("CDF"));
+        // Fractions every 0.2 where there is room, else fewer.
+        QSharedPointer<QCPAxisTickerFixed> ticker(new QCPAxisTickerFixed);
+        double unit = cdfs_[c]->height() / 1.02,
+               text = QFontMetrics(axis->tickLabelFont()).height();
+        ticker->setTickStep(unit * 0.2 >= text + 2 ? 0.2 : unit * 0.5 >= text + 2 ? 0.5 : 1.0);
+        ticker->setScaleStrategy(QCPAxisTickerFixed::ssNone);
+        axis->setTicker(ticker);
+        // Milliseconds: about one label per 60 px ("1.175" is ~35 px wide), at least three.
+        int count = std::max(3, cdfs_[c]->width() / 60);
+        cdfs_[c]->axis(QCPAxis::atBottom)->ticker()->setTickCount(count);
+        boxes_[c]->axis(QCPAxis::atBottom)->ticker()->setTickCount(count);
+    }
+    setRunTicks();
+}
+
+// A run's number on every row, or on every n-th where rows are thinner than
+// the text (the legend names every colour).
+void LatencyChart::setRunTicks() {
+    for (int c = 0; c < 2; ++c) {
+        auto* axis = boxes_[c]->axis(QCPAxis::atLeft);
+        QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
+        double rowPx =
+            runTicks_[c].empty() ? 1e9 : std::abs(axis->coordToPixel(1) - axis->coordToPixel(0));
+        int text = QFontMetrics(axis->tickLabelFont()).height() + 2;
+        std::size_t step = rowPx >= text ? 1 : std::size_t(std::ceil(text / std::max(rowPx, 1.0)));
+        for (std::size_t i = 0; i < runTicks_[c].size(); i += step)
+            ticker->addTick(runTicks_[c][i].first, runTicks_[c][i].second);
+        setCategoryTicks(axis, ticker);
+    }
 }
 
 }  // namespace ws::ui

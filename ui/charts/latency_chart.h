@@ -3,13 +3,12 @@
 // the same (linked) millisecond axis.
 #pragma once
 
-#include <qcustomplot.h>
-
 #include "analysis/run_analysis.h"
+#include "charts/chart_fit.h"
 
 namespace ws::ui {
 
-class LatencyChart : public QCustomPlot {
+class LatencyChart : public FittedChart {
     Q_OBJECT
   public:
     explicit LatencyChart(QWidget* parent = nullptr);
@@ -20,8 +19,11 @@ class LatencyChart : public QCustomPlot {
     // The millisecond axes: [0] TTFT, [1] TPOT; box plot above, CDF below.
     QCPAxis* boxAxis(int column) const { return boxes_[column]->axis(QCPAxis::atBottom); }
     QCPAxis* cdfAxis(int column) const { return cdfs_[column]->axis(QCPAxis::atBottom); }
+    void fitTo(QSize size) override;
 
   private:
+    void setRunTicks();
+    std::vector<std::pair<double, QString>> runTicks_[2];  // box row → "#id"
     QCPAxisRect* boxes_[2];
     QCPAxisRect* cdfs_[2];
     QCPTextElement* note_;

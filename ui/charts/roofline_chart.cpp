@@ -9,26 +9,7 @@
 
 namespace ws::ui {
 
-namespace {
-
-// Draws nothing; runs `before` at the start of each render, once the layout
-// of that render is known (QCustomPlot's exports emit no replot signal).
-class LabelSpreader : public QCPLayerable {
-  public:
-    LabelSpreader(QCustomPlot* plot, std::function<void()> before)
-        : QCPLayerable(plot, QStringLiteral("grid")), before_(std::move(before)) {}
-
-  protected:
-    void applyDefaultAntialiasingHint(QCPPainter*) const override {}
-    void draw(QCPPainter*) override { before_(); }
-
-  private:
-    std::function<void()> before_;
-};
-
-}  // namespace
-
-RooflineChart::RooflineChart(QWidget* parent) : QCustomPlot(parent) {
+RooflineChart::RooflineChart(QWidget* parent) : FittedChart(parent) {
     plotLayout()->insertRow(0);
     note_ = new QCPTextElement(this, QString());
     plotLayout()->addElement(0, 0, note_);
@@ -42,20 +23,24 @@ RooflineChart::RooflineChart(QWidget* parent) : QCustomPlot(parent) {
     yAxis->setLabel(tr("TFLOP/s"));
     legend->setVisible(true);
     legend->setIconSize(16, 10);
-    // Above the bandwidth slope nothing can run: the legend hides no point there.
-    axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignLeft | Qt::AlignTop);
+    // Below the axes: inside, it covered the bandwidth roof and points.
+    placeLegendBelow(this, 2);
     setMouseTracking(true);
     makeZoomable(axisRect(), Qt::Horizontal | Qt::Vertical);
     styleAxes(this);
     // Drawn on the grid layer, before the labels' layer: every render (on
     // screen, or an export at another size) spreads them at its own layout.
-    new LabelSpreader(this, [this] { spreadLabels(); });
+    new BeforeDraw(this, [this] { spreadLabels(); });
 }
 
 void RooflineChart::spreadLabels() {
     // Top to bottom; each label takes the nearest free line slot (0, up 1,
-    // down 1, up 2, …) to the right of its point. Every point's disc is
-    // taken from the start: a label must not hide another point.
+    // down 1, up 2, …) to the right of its point, inside the axes. Every
+    // point's disc is taken from the start: a label must not hide another
+    // point. Within three lines of its point a label still reads as its
+    // point's; one without a free slot there is left out (its point names
+    // itself on hover).
+    const QRectF area = axisRect()->rect();
     std::vector<std::pair<QRectF, const Label*>> order;
     std::vector<QRectF> placed;
     for (const auto& l : labels_) {
@@ -71,14 +56,17 @@ void RooflineChart::spreadLabels() {
     for (const auto& [rect, label] : order) {
         QRectF moved = rect;
         int up = 0;  // pixels
-        for (int attempt = 0; attempt < 12; ++attempt) {
+        bool free = false;
+        for (int attempt = 0; attempt < 7 && !free; ++attempt) {
             int lines = attempt % 2 ? -(attempt + 1) / 2 : attempt / 2;
             up = int(lines * rect.height());
             moved = rect.translated(0, -up);
-            if (std::none_of(placed.begin(), placed.end(),
-                             [&](const QRectF& p) { return p.intersects(moved); }))
-                break;
+            free = area.contains(moved) &&
+                   std::none_of(placed.begin(), placed.end(),
+                                [&](const QRectF& p) { return p.intersects(moved); });
         }
+        label->item->setVisible(free);
+        if (!free) continue;
         int r = int(label->radius);
         label->item->setPadding(QMargins(r + 2, 0, 0, r + up));
         placed.push_back(moved);
@@ -131,10 +119,11 @@ void RooflineChart::setRuns(const std::vector<RunAnalysis>& runs) {
             g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, color, size));
             g->setPen(QPen(color));
             g->addData(p.intensity(), p.tflops());
-            if (!named) {
-                g->setName(QStringLiteral("#%1 %2")
-                               .arg(run.run.id)
-                               .arg(QString::fromStdString(run.run.label)));
+            if (!named && runLegendShown()) {
+                g->setName(elideMiddle(QStringLiteral("#%1 %2")
+                                           .arg(run.run.id)
+                                           .arg(QString::fromStdString(run.run.label)),
+                                       legend->font(), 300));
                 named = true;
             } else {
                 g->removeFromLegend();
@@ -171,15 +160,15 @@ void RooflineChart::setRuns(const std::vector<RunAnalysis>& runs) {
         }
     }
     if (!ceilings)
-        note_->setText(tr("Roofline: no ceilings (unknown device and nothing measured)"));
+        setNote(note_, tr("Roofline: no ceilings (unknown device and nothing measured)"));
     else if (hits_.empty())
-        note_->setText(
-            tr("Roofline: the selected runs declare no FLOPs and bytes (kernel ladders "
-               "and the decoder do)"));
+        setNote(note_, tr("Roofline: the selected runs declare no FLOPs and bytes (kernel "
+                          "ladders and the decoder do)"));
     else
-        note_->setText(tr("Roofline (point size: share of the run's time)"));
+        setNote(note_, tr("Roofline (point size: share of the run's time)"));
     xAxis->setRange(xMin, xMax);
     yAxis->setRange(yMin, yMax);
+    FittedChart::fitTo(size());
     replot();
 }
 

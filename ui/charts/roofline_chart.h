@@ -5,13 +5,12 @@
 // emits pointClicked, and the main window finds it in the timeline.
 #pragma once
 
-#include <qcustomplot.h>
-
 #include "analysis/run_analysis.h"
+#include "charts/chart_fit.h"
 
 namespace ws::ui {
 
-class RooflineChart : public QCustomPlot {
+class RooflineChart : public FittedChart {
     Q_OBJECT
   public:
     explicit RooflineChart(QWidget* parent = nullptr);

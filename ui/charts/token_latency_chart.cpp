@@ -21,10 +21,12 @@ std::vector<double> meanItlByTokenIndex(const LatencyReport& report) {
     return sum;
 }
 
-TokenLatencyChart::TokenLatencyChart(QWidget* parent) : QCustomPlot(parent) {
+TokenLatencyChart::TokenLatencyChart(QWidget* parent) : FittedChart(parent) {
     xAxis->setLabel(tr("output token"));
-    yAxis->setLabel(tr("inter-token latency (ms), mean over requests"));
+    yAxis->setLabel(tr("mean inter-token latency (ms)"));
     legend->setVisible(true);
+    // Below the axes: inside, it covered the lines' first tokens.
+    placeLegendBelow(this, 1);
     makeZoomable(axisRect(), Qt::Horizontal | Qt::Vertical);
     styleAxes(this);
 }
@@ -47,12 +49,14 @@ void TokenLatencyChart::setRuns(const std::vector<RunAnalysis>& runs) {
         g->setData(x, y, true);
         g->setPen(QPen(runColor(static_cast<int>(i)), 2));
         g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 4));
-        g->setName(QStringLiteral("#%1 %2")
-                       .arg(runs[i].run.id)
-                       .arg(QString::fromStdString(runs[i].run.label)));
+        g->setName(elideMiddle(QStringLiteral("#%1 %2")
+                                   .arg(runs[i].run.id)
+                                   .arg(QString::fromStdString(runs[i].run.label)),
+                               legend->font(), 300));
     }
     xAxis->setRange(0, maxX + 1);
     yAxis->setRange(0, maxY > 0 ? maxY * 1.1 : 1);
+    FittedChart::fitTo(size());
     replot();
 }
 

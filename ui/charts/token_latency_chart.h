@@ -3,13 +3,12 @@
 // cache grows, or where a step stalls.
 #pragma once
 
-#include <qcustomplot.h>
-
 #include "analysis/run_analysis.h"
+#include "charts/chart_fit.h"
 
 namespace ws::ui {
 
-class TokenLatencyChart : public QCustomPlot {
+class TokenLatencyChart : public FittedChart {
     Q_OBJECT
   public:
     explicit TokenLatencyChart(QWidget* parent = nullptr);

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Runs on the GPU machine: a PyTorch parent and two spawned workers on one GPU
+# recorded as one run; every process's kernels on their own stream ids, each
+# stream's process stored (gpu_streams), matmul counts per process as printed.
+# Usage: process-check.sh BUILD_DIR OUT_DIR
+source "$(dirname "$0")/lib.sh"
+ws_args "BUILD_DIR OUT_DIR" 2 "$@"
+cli=$build/app/warpscope-cli
+db=$out/processes.wsdb
+rm -f "$db"*
+ws_header
+"$cli" record --db "$db" --label two-workers --progress none -- python3 "$here/torch_two_workers.py" > "$tmp/log" 2>&1 || fail=1
+grep -aE "PARENT|WORKER|run [0-9]+" "$tmp/log"
+"$cli" export 1 --db "$db" --format json -o "$tmp/run.json" || fail=1
+python3 - "$db" "$tmp/run.json" "$tmp/log" <<'PY' || fail=1
+import collections, json, re, sqlite3, sys
+db, run, log = sqlite3.connect(sys.argv[1]), json.load(open(sys.argv[2])), open(sys.argv[3]).read()
+streams = {(d, s): (p, c) for d, s, p, c in db.execute(
+    "select device_id, stream_id, process_id, cuda_stream_id from gpu_streams where run_id = 1")}
+print("gpu_streams:", sorted((s, p, c) for (d, s), (p, c) in streams.items()))
+gemms = collections.Counter()
+for k in run["kernels"]:
+    pid = streams.get((k["device_id"], k["stream_id"]), ("?",))[0]
+    if "gemm" in k["name"].lower() or "sgemm" in k["name"].lower() or "cutlass" in k["name"].lower():
+        gemms[pid] += 1
+expected = {int(m.group(1)): int(m.group(2)) for m in re.finditer(r"pid=(\d+)(?: rank=\d+)? matmuls=(\d+)", log)}
+print("matmul kernels per process:", dict(gemms), "printed:", expected)
+# cuBLAS may launch more than one GEMM-named kernel per matmul (seen: 2 on the
+# H200): the same whole number of kernels per matmul in every process.
+per = {p: gemms.get(p, 0) / n for p, n in expected.items()}
+ok = (len({p for p, _ in streams.values()}) == 3 and len(expected) == 3
+      and len(set(per.values())) == 1 and next(iter(per.values())).is_integer()
+      and next(iter(per.values())) >= 1)
+print("GEMM-named kernels per matmul, per process:", per)
+print(("PASS" if ok else "FAIL") + " three processes, each one's matmuls on its own streams")
+sys.exit(0 if ok else 1)
+PY
+ws_finish

@@ -211,10 +211,13 @@ TEST_F(RecorderTest, AStoreErrorKillsAndReapsTheProgramAndMarksTheRunFailed) {
     EXPECT_NE(log.find("injected store failure"), std::string::npos) << log;
 }
 
-bool runStarted(sqlite3* db) {
+// The recording is under way: the program's first line reached the run's log
+// (the run row alone comes before the recorder's set-up writes).
+bool programLogged(sqlite3* db) {
     sqlite3_stmt* st = nullptr;
     bool found = false;
-    if (sqlite3_prepare_v2(db, "SELECT count(*) FROM runs", -1, &st, nullptr) == SQLITE_OK &&
+    if (sqlite3_prepare_v2(db, "SELECT count(*) FROM runs WHERE log LIKE '%line0%'", -1, &st,
+                           nullptr) == SQLITE_OK &&
         sqlite3_step(st) == SQLITE_ROW)
         found = sqlite3_column_int(st, 0) > 0;
     sqlite3_finalize(st);
@@ -230,8 +233,8 @@ TEST_F(RecorderTest, AStoreLockedLongerThanTheBusyTimeoutOnlyDelaysTheRecording)
         sqlite3* db = nullptr;
         sqlite3_open(dir.file("runs.wsdb").c_str(), &db);
         sqlite3_busy_timeout(db, 5000);
-        // Taken once the run has begun, while the program runs.
-        for (int i = 0; i < 500 && !runStarted(db); ++i)
+        // Taken once the program's output is being recorded, while it runs.
+        for (int i = 0; i < 500 && !programLogged(db); ++i)
             std::this_thread::sleep_for(std::chrono::milliseconds(10));
         if (sqlite3_exec(db, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr) == SQLITE_OK) {
             locked = true;

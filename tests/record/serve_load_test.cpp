@@ -17,6 +17,7 @@
 #include "store/run_queries.h"
 #include "store/store.h"
 #include "support/child_process.h"
+#include "support/cpu_server.h"
 #include "support/run_process.h"
 #include "support/temp_dir.h"
 
@@ -118,17 +119,10 @@ TEST(ServeDataset, EndpointGetsTheBackendsPath) {
 class ServeLoad : public ::testing::Test {
   protected:
     void SetUp() override {
-        std::string config = dir_.file("serve.toml");
-        writeFile(config,
-                  "name = \"bench-model\"\nkind = \"serve\"\n[serve]\nmax_model_len = 20000\n"
-                  "num_blocks = 20000\n[serve.cpu]\nstep_us = 2000\nseq_us = 0\n"
-                  "prefill_token_us = 0\n");
-        server_ = std::make_unique<ChildProcess>(std::vector<std::string>{
-            WARPSCOPE_WORKLOAD_PATH, "serve", "--backend", "cpu", "--port", "0", config});
-        auto line = server_->waitForLine("on http://127.0.0.1:", kPatience);
-        ASSERT_TRUE(line && server_->waitForLine("warpscope-workload: ready", kPatience))
-            << server_->output();
-        port_ = std::stoi(line->substr(line->rfind(':') + 1));
+        auto s = startCpuServer(WARPSCOPE_WORKLOAD_PATH, dir_.file("serve.toml"), kPatience);
+        server_ = std::move(s.process);
+        port_ = s.port;
+        ASSERT_NE(port_, 0);
     }
 
     ServeLoadOptions options(int prompts, int input, int output) const {

@@ -15,6 +15,7 @@
 #include "store/run_queries.h"
 #include "store/store.h"
 #include "support/child_process.h"
+#include "support/cpu_server.h"
 #include "support/run_process.h"
 #include "support/temp_dir.h"
 
@@ -24,33 +25,13 @@ namespace {
 using namespace std::chrono_literals;
 constexpr auto kPatience = 60s;
 
-// A port nobody listens on now, for a server told to listen there.
-int freePort() {
-    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
-    socklen_t len = sizeof addr;
-    ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-    ::close(fd);
-    return ntohs(addr.sin_port);
-}
-
 class ServeSweep : public ::testing::Test {
   protected:
     void SetUp() override {
-        std::string config = dir_.file("serve.toml");
-        writeFile(config,
-                  "name = \"bench-model\"\nkind = \"serve\"\n[serve]\nmax_model_len = 20000\n"
-                  "num_blocks = 20000\n[serve.cpu]\nstep_us = 2000\nseq_us = 0\n"
-                  "prefill_token_us = 0\n");
-        server_ = std::make_unique<ChildProcess>(std::vector<std::string>{
-            WARPSCOPE_WORKLOAD_PATH, "serve", "--backend", "cpu", "--port", "0", config});
-        auto line = server_->waitForLine("on http://127.0.0.1:", kPatience);
-        ASSERT_TRUE(line && server_->waitForLine("warpscope-workload: ready", kPatience))
-            << server_->output();
-        port_ = std::stoi(line->substr(line->rfind(':') + 1));
+        auto s = startCpuServer(WARPSCOPE_WORKLOAD_PATH, dir_.file("serve.toml"), kPatience);
+        server_ = std::move(s.process);
+        port_ = s.port;
+        ASSERT_NE(port_, 0);
     }
 
     std::vector<std::string> bench(std::vector<std::string> extra) const {

@@ -23,6 +23,7 @@
 #include "store/store.h"
 #include "store/store_error.h"
 #include "support/child_process.h"
+#include "support/cpu_server.h"
 #include "support/run_process.h"
 #include "support/temp_dir.h"
 
@@ -155,19 +156,6 @@ TEST(WaitForServer, HealthDecidesWhereItExistsAndModelsOnlyWhereItIsNotFound) {
 }
 
 // --- bench serve --server against the real server ----------------------------
-
-// A port nobody listens on now, for a server told to listen there.
-int freePort() {
-    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
-    socklen_t len = sizeof addr;
-    ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-    ::close(fd);
-    return ntohs(addr.sin_port);
-}
 
 class ServedRecordingTest : public ::testing::Test {
   protected:

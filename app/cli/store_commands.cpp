@@ -110,7 +110,8 @@ int cmdShow(const std::vector<std::string>& argv) {
         row("quality", text.str());
     }
     auto properties = runProperties(*store, id);
-    if (auto cost = captureCostLine(properties)) row("capture cost", cost->substr(15));
+    // The line without its "capture cost " lead, which the row names.
+    if (auto cost = captureCostLine(properties)) row("capture cost", cost->substr(13));
     if (!properties.empty()) std::cout << "properties\n";
     std::size_t width = 0;
     for (const auto& p : properties)

@@ -16,6 +16,7 @@
 #include <deque>
 #include <mutex>
 #include <set>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -52,6 +53,26 @@ const long kDeviceBufferMb = envNumber("WARPSCOPE_DEVICE_BUFFER_MB", 0);
 // instead of device buffers that CUPTI copies back.
 const bool kHostPinnedRecords = envNumber("WARPSCOPE_HOST_PINNED", 0) != 0;
 const bool kSystemThreadIds = envNumber("WARPSCOPE_SYSTEM_TID", 1) != 0;
+
+// WARPSCOPE_KINDS_OFF=marker,synchronization,...: activity kinds left out, so
+// torch-overhead-check.sh can measure what each costs a real program.
+bool kindLeftOut(CUpti_ActivityKind kind) {
+    static const std::string off = [] {
+        const char* v = std::getenv("WARPSCOPE_KINDS_OFF");
+        return v ? "," + std::string(v) + "," : std::string();
+    }();
+    const char* name = nullptr;
+    switch (kind) {
+    case CUPTI_ACTIVITY_KIND_RUNTIME: name = "runtime"; break;
+    case CUPTI_ACTIVITY_KIND_MARKER: name = "marker"; break;
+    case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: name = "synchronization"; break;
+    case CUPTI_ACTIVITY_KIND_OVERHEAD: name = "overhead"; break;
+    case CUPTI_ACTIVITY_KIND_MEMSET: name = "memset"; break;
+    case CUPTI_ACTIVITY_KIND_MEMCPY: name = "memcpy"; break;
+    default: return false;
+    }
+    return off.find("," + std::string(name) + ",") != std::string::npos;
+}
 
 struct Completed {
     std::uint8_t* data;
@@ -275,6 +296,7 @@ bool Collector::start() {
     const char* driver = std::getenv("WARPSCOPE_DRIVER_API");
     if (!driver || std::strcmp(driver, "0") != 0) cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DRIVER);
     for (auto kind : kinds) {
+        if (kindLeftOut(kind)) continue;
         CUptiResult r = cuptiActivityEnable(kind);
         if (r != CUPTI_SUCCESS && r != CUPTI_ERROR_NOT_COMPATIBLE) check(r, "cuptiActivityEnable");
     }

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Capture overhead on a PyTorch decode (issue #19): the measured region of
+# torch_decode_timed.py untraced, under warpscope-cli record with each setting,
+# and under torch.profiler (CUDA only, CPU+CUDA), alternating for ROUNDS rounds;
+# medians and ratios to untraced. Settings say where the cost is.
+# Usage: torch-overhead-check.sh BUILD_DIR OUT_DIR [ROUNDS] [BATCH TOKENS]
+source "$(dirname "$0")/lib.sh"
+ws_args "BUILD_DIR OUT_DIR [ROUNDS] [BATCH TOKENS]" 2 "$@"
+rounds=${3:-3}; batch=${4:-1}; tokens=${5:-32}
+cli=$build/app/warpscope-cli; db=$out/torch-overhead.wsdb
+prog=(python3 "$here/torch_decode_timed.py" --batch "$batch" --tokens "$tokens")
+# name → "ENV=VALUE ... | record options"
+declare -A settings=(
+  [default]="|"
+  [nodriver]="|--no-driver-api"
+  [nosamples]="|--sample-ms 0"
+  [nosync]="WARPSCOPE_KINDS_OFF=synchronization|"
+  [nomarker]="WARPSCOPE_KINDS_OFF=marker|"
+  [nographnodes]="WARPSCOPE_GRAPH_NODES=0|"
+  [noflush]="WARPSCOPE_FLUSH_MS=0|"
+  [lean]="WARPSCOPE_KINDS_OFF=synchronization|--no-driver-api --sample-ms 0"
+)
+order=(default nodriver nosamples nosync nomarker nographnodes noflush lean)
+region() { awk '/REGION_S/{print $2}'; }
+ws_header
+echo "batch $batch, $tokens tokens, $rounds rounds"
+for _ in $(seq "$rounds"); do
+  echo "untraced $("${prog[@]}" | region)"
+  echo "profiler_cuda $("${prog[@]}" --profiler cuda 2>/dev/null | region)"
+  echo "profiler_cpu_cuda $("${prog[@]}" --profiler cpu+cuda 2>/dev/null | region)"
+  for name in "${order[@]}"; do
+    IFS='|' read -r envs opts <<<"${settings[$name]}"
+    # shellcheck disable=SC2086  # words of a setting
+    s=$(env $envs "$cli" record --db "$db" --label "$name" --progress none $opts -- "${prog[@]}" | region)
+    echo "$name $s"
+  done
+done | tee "$out/torch-overhead.txt"
+python3 - "$out/torch-overhead.txt" <<'PY' || fail=1
+import collections, statistics, sys
+rows = collections.defaultdict(list)
+for line in open(sys.argv[1]):
+    parts = line.split()
+    if len(parts) == 2 and not line.startswith("batch"):
+        try: rows[parts[0]].append(float(parts[1]))
+        except ValueError: print("no figure:", line.strip())
+base = statistics.median(rows.pop("untraced"))
+print(f"untraced median {base*1000:.1f} ms")
+for k, v in rows.items():
+    m = statistics.median(v)
+    print(f"{k:18s} {m*1000:8.1f} ms  ratio {m/base:.3f}  rounds {[round(x*1000,1) for x in v]}")
+PY
+ws_finish

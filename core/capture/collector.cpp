@@ -63,13 +63,26 @@ bool kindLeftOut(CUpti_ActivityKind kind) {
     }();
     const char* name = nullptr;
     switch (kind) {
-    case CUPTI_ACTIVITY_KIND_RUNTIME: name = "runtime"; break;
-    case CUPTI_ACTIVITY_KIND_MARKER: name = "marker"; break;
-    case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: name = "synchronization"; break;
-    case CUPTI_ACTIVITY_KIND_OVERHEAD: name = "overhead"; break;
-    case CUPTI_ACTIVITY_KIND_MEMSET: name = "memset"; break;
-    case CUPTI_ACTIVITY_KIND_MEMCPY: name = "memcpy"; break;
-    default: return false;
+        case CUPTI_ACTIVITY_KIND_RUNTIME:
+            name = "runtime";
+            break;
+        case CUPTI_ACTIVITY_KIND_MARKER:
+            name = "marker";
+            break;
+        case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:
+            name = "synchronization";
+            break;
+        case CUPTI_ACTIVITY_KIND_OVERHEAD:
+            name = "overhead";
+            break;
+        case CUPTI_ACTIVITY_KIND_MEMSET:
+            name = "memset";
+            break;
+        case CUPTI_ACTIVITY_KIND_MEMCPY:
+            name = "memcpy";
+            break;
+        default:
+            return false;
     }
     return off.find("," + std::string(name) + ",") != std::string::npos;
 }

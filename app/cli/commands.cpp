@@ -64,6 +64,11 @@ const std::vector<Command>& commands() {
          "the sweep groups `bench serve --sweep` stored, or one group's table: a point a row,\n"
          "      output tok/s, TTFT and TPOT p50/p99, goodput and where the targets stop being met",
          cmdSweep},
+        {"outliers", "outliers RUN [--top N] [--json] [--db FILE]",
+         "the slowest inter-token latencies of a served run (at or above p99) and where their\n"
+         "      time went: engine steps that ran prefill, kernels and launch gaps inside\n"
+         "      decode-only steps, host gap outside any step (a run of bench serve --server)",
+         cmdOutliers},
         {"summary", "summary RUN [--top N] [--window run|requests|range:NAME] [--json] [--db FILE]",
          "kernels, memory copies and NVTX ranges by time, GPU busy/idle (as nsys stats)",
          cmdSummary},

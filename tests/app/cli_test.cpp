@@ -228,6 +228,62 @@ TEST_F(CliTest, StatsJsonUsesVllmNames) {
     EXPECT_EQ(cli({"stats", "1", "--db", db, "--percentiles", "x"}).exitCode, 2);
 }
 
+// A served run with a prefill step between two decode steps: the ITL that
+// spans it is the outlier, and its time is the prefill step's.
+TEST_F(CliTest, OutliersNameWhatTheSlowestItlsWaitedFor) {
+    RunId served;
+    {
+        Store store(db);
+        served = store.beginRun({});
+        StoreWriter w(store, served);
+        auto step = [&](std::int64_t s, std::int64_t e, int prefill) {
+            w.add(RangeRecord{s, e, 1, 1,
+                              "engine.step:0;running=4;prefill_tokens=" + std::to_string(prefill),
+                              "", RangeKind::PushPop, 0, 0});
+        };
+        // Decode steps of 1 ms with 0.8 ms of kernels, one prefill step of 9 ms.
+        std::int64_t t = 0;
+        for (int i = 0; i < 20; ++i) {
+            const bool prefill = i == 10;
+            const std::int64_t len = prefill ? 9'000'000 : 1'000'000;
+            step(t, t + len, prefill ? 512 : 0);
+            KernelRecord k;
+            k.startNs = t + 100'000;
+            k.endNs = t + 900'000;
+            k.name = "decode";
+            w.add(k);
+            t += len;
+            w.add(TokenRecord{0, i, t + 50'000});  // delivered 50 µs after its step
+        }
+        store.finishRun(served, RunStatus::Ok, 0);
+    }
+    auto r = cli({"outliers", std::to_string(served), "--db", db, "--json", "--top", "3"});
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["itl_count"], 19);
+    EXPECT_EQ(j["engine_steps"], 20);
+    EXPECT_EQ(j["outlier_count"], 1);
+    ASSERT_EQ(j["outliers"].size(), 1u);
+    const auto& o = j["outliers"][0];
+    EXPECT_EQ(o["token_index"], 10);
+    EXPECT_NEAR(o["itl_ms"].get<double>(), 9.0, 1e-9);
+    EXPECT_EQ(o["prefill_tokens"], 512);
+    // [end of step 9 + 50 µs, end of step 10 + 50 µs): 8.95 ms of the prefill
+    // step, then 50 µs of the next step before its kernel starts.
+    EXPECT_NEAR(o["split"]["prefill_share"].get<double>(), 8.95 / 9, 1e-9);
+    EXPECT_NEAR(o["split"]["launch_gap_ms"].get<double>(), 0.05, 1e-9);
+    EXPECT_NEAR(j["all"]["kernel_ms"].get<double>(), 18 * 0.8, 1e-9);
+    auto text = cli({"outliers", std::to_string(served), "--db", db});
+    ASSERT_EQ(text.exitCode, 0) << text.err;
+    EXPECT_NE(text.out.find("99 % / 0 % / 1 % / 0 %"), std::string::npos) << text.out;
+    auto clientOnly = cli({"outliers", std::to_string(runs.decoderOk), "--db", db});
+    EXPECT_EQ(clientOnly.exitCode, 0);
+    EXPECT_NE(clientOnly.out.find("no engine.step ranges"), std::string::npos) << clientOnly.out;
+    auto missing = cli({"outliers", "999", "--db", db});
+    EXPECT_EQ(missing.exitCode, 1);
+    EXPECT_NE(missing.err.find("no run with id 999"), std::string::npos) << missing.err;
+}
+
 TEST_F(CliTest, ImportVllmResultAndRefuseForeignFile) {
     auto r =
         cli({"import", testing::dataFile("vllm_result.json"), "--db", db, "--label", "served"});

@@ -139,6 +139,30 @@ std::vector<Finding> findFindings(const ReportData& d) {
             out.push_back(f);
         }
     }
+    if (d.itlOutliers && d.itlOutliers->stepsDescribed) {
+        const auto& o = *d.itlOutliers;
+        const double share =
+            o.outlierTotal.totalNs() > 0 ? o.outlierTotal.prefillNs / o.outlierTotal.totalNs() : 0;
+        if (share >= 0.5) {
+            Finding f;
+            f.title = "Prefill interference makes the ITL tail: " + formatFixed(100 * share, 0) +
+                      "% of the p99 outliers' time is steps that ran prompts";
+            const auto pct = [&](double v) {
+                return formatFixed(100 * v / o.outlierTotal.totalNs(), 0) + "%";
+            };
+            f.evidence = std::to_string(o.outlierCount) + " ITLs at or above p99 (" +
+                         formatFixed(o.p99Ms, 2) + " ms, p50 " + formatFixed(o.p50Ms, 2) +
+                         " ms): prefill " + pct(o.outlierTotal.prefillNs) + ", kernels " +
+                         pct(o.outlierTotal.kernelNs) + ", launch gaps " +
+                         pct(o.outlierTotal.launchGapNs) + ", host gaps " +
+                         pct(o.outlierTotal.hostGapNs) + " of their time";
+            f.next =
+                "cap the prefill tokens per step (max_num_batched_tokens, chunked prefill) "
+                "so a decode step waits for less; see the ITL outliers section";
+            f.rule = "prefill share of p99 ITL outliers ≥ 50%";
+            out.push_back(f);
+        }
+    }
     // A kernel ladder times its reference rung beside the fast ones on purpose:
     // "optimize it first" would be advice against the workload's own design.
     const bool ladder = d.run.workloadKind == "kernel";
@@ -348,6 +372,9 @@ ReportData buildReport(Store& store, const std::vector<RunAnalysis>& analyses) {
     d.properties = runProperties(store, id);
     if (auto name = d.properties.find(sweep_keys::kGroup); name != d.properties.end())
         if (auto group = findSweepGroup(store, name->second)) d.sweep = sweepTable(store, *group);
+    if (auto outliers = itlOutliers(store, id, 10);
+        outliers.engineSteps > 0 && outliers.itlCount > 0)
+        d.itlOutliers = std::move(outliers);
     d.latency = analysed.latency;
     d.summary = analysed.summary;
     d.roofline = analysed.roofline;

@@ -201,6 +201,44 @@ std::string optionalMs(std::optional<double> v) {
     return v ? formatFixed(*v, 2) : "—";
 }
 
+std::string share(double part, const ItlSplit& whole) {
+    return whole.totalNs() > 0 ? formatFixed(100 * part / whole.totalNs(), 0) + "%" : "—";
+}
+
+std::vector<std::string> splitRow(const std::string& what, const ItlSplit& s) {
+    return {what, share(s.prefillNs, s), share(s.kernelNs, s), share(s.launchGapNs, s),
+            share(s.hostGapNs, s)};
+}
+
+// The slowest ITLs and what the server did meanwhile (analysis/itl_outliers.h).
+void writeItlOutliers(Doc& doc, const ItlOutlierReport& o) {
+    doc.heading(2, "ITL outliers");
+    doc.para(std::to_string(o.itlCount) + " inter-token latencies over " +
+             std::to_string(o.engineSteps) + " engine steps: p50 " + ms(o.p50Ms) + " ms, p99 " +
+             ms(o.p99Ms) +
+             " ms. Each is split into time in steps that ran prefill, kernel "
+             "time and launch gaps (GPU idle) inside decode-only steps, and host gap outside "
+             "any step (scheduling, output, delivery to the client).");
+    if (!o.stepsDescribed)
+        doc.para(
+            "The server's engine.step ranges carry no prefill counts (docs/serving.md "
+            "names the fields): prefill cannot be told apart from decode.");
+    doc.table({"ITLs", "prefill", "kernels", "launch gap", "host gap"},
+              {splitRow("every ITL", o.allTotal),
+               splitRow(std::to_string(o.outlierCount) + " at or above p99", o.outlierTotal)});
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& i : o.outliers)
+        rows.push_back({std::to_string(i.requestId), std::to_string(i.tokenIndex), ms(i.ms()),
+                        std::to_string(i.steps), std::to_string(i.prefillTokens),
+                        std::to_string(i.maxRunning), share(i.split.prefillNs, i.split),
+                        share(i.split.kernelNs, i.split), share(i.split.launchGapNs, i.split),
+                        share(i.split.hostGapNs, i.split)});
+    if (!rows.empty())
+        doc.table({"request", "token", "ITL ms", "steps", "prefill tokens", "batch", "prefill",
+                   "kernels", "launch gap", "host gap"},
+                  rows);
+}
+
 // The sweep the run is a point of: its contract line, a row per point (this
 // run's marked), and the Pareto chart when the caller renders one.
 void writeSweep(Doc& doc, const SweepTable& t, RunId run, const std::string& paretoChart) {
@@ -373,6 +411,7 @@ std::string writeReport(const ReportData& d, ReportFormat format, const ChartSou
         doc.image(chart("token-latency"), "Per-token latency across decode steps");
     }
 
+    if (d.itlOutliers) writeItlOutliers(doc, *d.itlOutliers);
     if (d.sweep) writeSweep(doc, *d.sweep, d.run.id, chart("pareto"));
 
     doc.heading(2, "Kernels");

@@ -203,6 +203,45 @@ TEST(ReportFindings, ADifferenceSmallerThanTheCaptureCostGapIsFlagged) {
     EXPECT_FALSE(flagged());  // 3 % > 2 points
 }
 
+// A served run whose p99 ITLs were mostly prefill steps: a finding, and the
+// outliers section with the split of every ITL and of the tail.
+TEST(ReportFindings, PrefillInterferenceInTheItlTailIsAFinding) {
+    auto d = decoderRun();
+    auto fired = [&] {
+        for (const auto& f : findFindings(d))
+            if (f.rule == "prefill share of p99 ITL outliers ≥ 50%") return true;
+        return false;
+    };
+    EXPECT_FALSE(fired());  // no engine steps: nothing to say
+    ItlOutlierReport o;
+    o.itlCount = 100;
+    o.engineSteps = 60;
+    o.stepsDescribed = true;
+    o.p50Ms = 2;
+    o.p99Ms = 9;
+    o.outlierCount = 1;
+    ItlInterval slowest;
+    slowest.requestId = 7;
+    slowest.tokenIndex = 12;
+    slowest.endNs = 9'600'000;
+    slowest.prefillTokens = 2048;
+    slowest.steps = 2;
+    slowest.maxRunning = 9;
+    slowest.split = {9'000'000, 0, 100'000, 500'000};
+    o.outliers = {slowest};
+    o.outlierTotal = slowest.split;
+    o.allTotal = {20e6, 150e6, 20e6, 10e6};
+    d.itlOutliers = o;
+    EXPECT_TRUE(fired());
+    auto md = writeReport(d, ReportFormat::Markdown);
+    EXPECT_NE(md.find("## ITL outliers"), std::string::npos) << md;
+    EXPECT_NE(md.find("| every ITL | 10% | 75% | 10% | 5% |"), std::string::npos) << md;
+    EXPECT_NE(md.find("| 7 | 12 | 9.600 | 2 | 2048 | 9 | 94% | 0% | 1% | 5% |"), std::string::npos)
+        << md;
+    d.itlOutliers->outlierTotal = {1e6, 8e6, 0, 0};  // the tail is kernel time
+    EXPECT_FALSE(fired());
+}
+
 TEST(ReportWriter, MarkdownAndEscapedHtml) {
     auto d = decoderRun();
     d.contract = checkContract(d);

@@ -12,6 +12,7 @@
 #include "analysis/clock_events.h"
 #include "analysis/cold_start.h"
 #include "analysis/compare.h"
+#include "analysis/itl_outliers.h"
 #include "analysis/kernel_occupancy.h"
 #include "analysis/kernel_summary.h"
 #include "analysis/latency.h"
@@ -67,6 +68,9 @@ struct ReportData {
     std::optional<Comparison> comparison;
     std::vector<ContractLine> contract;
     std::optional<SweepTable> sweep;  // the sweep group the run is a point of
+    // The slowest ITLs split by what the server did, for runs that hold both
+    // the client's tokens and the server's engine steps.
+    std::optional<ItlOutlierReport> itlOutliers;
     std::vector<Finding> findings;
     std::vector<std::string> missing;  // what the run does not have, in words
 };

@@ -35,6 +35,7 @@
 #include "launch/launch_panel.h"
 #include "recent_stores.h"
 #include "sample_runs.h"
+#include "serving/itl_outliers_panel.h"
 #include "store/store.h"
 #include "theme.h"
 #include "timeline/timeline_toolbar.h"
@@ -98,6 +99,9 @@ MainWindow::MainWindow(QWidget* parent)
                 if (!toolbar_->searchText().isEmpty()) timeline_->setSearch(toolbar_->searchText());
                 if (findAfterLoad_) timeline_->findNext();
                 findAfterLoad_ = false;
+                if (intervalAfterLoad_ && intervalAfterLoad_->run == timeline->run)
+                    zoomToInterval(intervalAfterLoad_->beginNs, intervalAfterLoad_->endNs);
+                intervalAfterLoad_.reset();
                 emit timelineShown(timeline->run);
             });
     connect(loader_, &StoreLoader::timelineStacked, this, [this](const QString& note) {
@@ -234,10 +238,20 @@ void MainWindow::buildPanels() {
     launchDock->setObjectName(QStringLiteral("launchDock"));
     launchDock->setWidget(launch_);
     addDockWidget(Qt::RightDockWidgetArea, launchDock);
-    // Log and launch share the right side with the details, so the timeline
-    // gets the full height.
+    outliers_ = new ItlOutliersPanel(this);
+    auto* outliersDock = new QDockWidget(tr("ITL outliers"), this);
+    outliersDock->setObjectName(QStringLiteral("outliersDock"));
+    outliersDock->setWidget(outliers_);
+    addDockWidget(Qt::RightDockWidgetArea, outliersDock);
+    connect(outliers_, &ItlOutliersPanel::intervalActivated, this,
+            [this](RunId run, std::int64_t beginNs, std::int64_t endNs) {
+                showInterval(run, beginNs, endNs);
+            });
+    // Log, launch and outliers share the right side with the details, so the
+    // timeline gets the full height.
     tabifyDockWidget(detailsDock, logDock);
     tabifyDockWidget(logDock, launchDock);
+    tabifyDockWidget(launchDock, outliersDock);
     detailsDock->raise();
     connect(launch_, &LaunchPanel::logOutput, this, [this](const QString& text) {
         log_->moveCursor(QTextCursor::End);
@@ -543,6 +557,27 @@ void MainWindow::findInTimeline(RunId run, const QString& name) {
     loader_->loadTimeline(storePath_, run);
 }
 
+void MainWindow::showInterval(RunId run, std::int64_t beginNs, std::int64_t endNs) {
+    setDashboardShown(false);
+    if (timeline_->data() && timeline_->data()->run == run) {
+        zoomToInterval(beginNs, endNs);
+        return;
+    }
+    intervalAfterLoad_ = PendingInterval{run, beginNs, endNs};
+    loader_->loadTimeline(storePath_, run);
+}
+
+void MainWindow::zoomToInterval(std::int64_t beginNs, std::int64_t endNs) {
+    // Some context either side: the step before the interval and the one after.
+    const std::int64_t pad = std::max<std::int64_t>((endNs - beginNs) / 2, 1000);
+    timeline_->zoomTo(beginNs - pad, endNs + pad);
+    timeline_->setFocus();
+    toolbar_->setInfo(tr("ITL %1 ms: between the two tokens' arrivals at the client (marks "
+                         "below the lanes)")
+                          .arg((endNs - beginNs) / 1e6, 0, 'f', 3));
+    emit intervalShown(beginNs, endNs);
+}
+
 void MainWindow::importTrace() {
     if (storePath_.isEmpty()) {
         QMessageBox::information(this, tr("Import Trace"), tr("Open a store first."));
@@ -597,6 +632,7 @@ void MainWindow::runCli(const QString& title, const QString& busyText, const QSt
 void MainWindow::onDetailsLoaded(const RunDetails& d) {
     if (!kernelShownSinceRunChosen_) details_->setHtml(runDetailsHtml(d));
     log_->setPlainText(QString::fromStdString(d.log));
+    outliers_->setRun(d.run.id, d.itlOutliers);
     emit detailsShown(d.run.id);
 }
 

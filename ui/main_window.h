@@ -30,6 +30,7 @@ class ChartsPanel;
 class DashboardView;
 class DashboardMode;
 class LaunchPanel;
+class ItlOutliersPanel;
 class StoreLoader;
 struct RunDetails;
 
@@ -54,6 +55,10 @@ class MainWindow : public QMainWindow {
     void setDashboardShown(bool on);
     bool dashboardShown() const;
     LaunchPanel* launcher() const { return launch_; }
+    ItlOutliersPanel* outliers() const { return outliers_; }
+    // Shows [beginNs, endNs) of `run` on the timeline (loading it when
+    // another run is shown), with context either side; intervalShown follows.
+    void showInterval(RunId run, std::int64_t beginNs, std::int64_t endNs);
     QString detailsText() const;
     QString errorText() const;
     // The notice shown over the run list (errors, or the offer of sample runs).
@@ -79,6 +84,7 @@ class MainWindow : public QMainWindow {
     void chartsShown(int runs);
     void sweepsShown(int groups);
     void kernelShown(std::uint32_t correlationId);
+    void intervalShown(std::int64_t beginNs, std::int64_t endNs);
     void loadFailed(const QString& message);
     void reportWritten(const QString& path);
 
@@ -100,6 +106,7 @@ class MainWindow : public QMainWindow {
     void onDetailsLoaded(const RunDetails& details);
     void onSelectionChanged();
     void exportReport();
+    void zoomToInterval(std::int64_t beginNs, std::int64_t endNs);
     void onReportPrepared(const std::shared_ptr<const ReportInput>& input);
     void chooseStore();
 
@@ -114,6 +121,7 @@ class MainWindow : public QMainWindow {
     DashboardView* dashboard_ = nullptr;
     DashboardMode* dashboardMode_ = nullptr;
     LaunchPanel* launch_ = nullptr;
+    ItlOutliersPanel* outliers_ = nullptr;
     QLabel* errorBanner_ = nullptr;
     QTextBrowser* details_ = nullptr;
     QPlainTextEdit* log_ = nullptr;
@@ -123,7 +131,14 @@ class MainWindow : public QMainWindow {
     QString storePath_;
     QString reportPath_;  // where the report being prepared goes
     QString pendingPath_;
-    bool findAfterLoad_ = false;  // select the first search match once a timeline loads
+    bool findAfterLoad_ = false;
+    struct PendingInterval {
+        RunId run;
+        std::int64_t beginNs, endNs;
+    };
+    std::optional<PendingInterval>
+        intervalAfterLoad_;  // shown once that timeline loads  // select the first search match
+                             // once a timeline loads
     // A kernel was clicked after the run's details were asked for: when they
     // arrive late they must not replace what the user just chose.
     bool kernelShownSinceRunChosen_ = false;

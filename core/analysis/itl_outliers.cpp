@@ -218,12 +218,15 @@ ItlOutlierReport itlOutliers(Store& store, RunId run, std::size_t top) {
     std::vector<EngineStep> steps;
     for (const auto& r : rangesIn(store, run))
         if (auto step = engineStepOf(r)) steps.push_back(*step);
-    // Only the kernels' times: a served hour holds millions of kernels.
+    auto tokens = tokensOf(store, run);
+    // Only the kernels' times, and only when there are steps to put them in:
+    // a served hour holds millions of kernels.
     std::vector<IntervalSet::Span> busy;
-    forEachKernel(store, run, {}, std::nullopt, [&](const KernelRecord& k) {
-        busy.push_back({k.startNs, k.endNs});
-    });
-    return splitItls(tokensOf(store, run), steps, std::move(busy), top);
+    if (!steps.empty() && !tokens.empty())
+        forEachKernel(store, run, {}, std::nullopt, [&](const KernelRecord& k) {
+            busy.push_back({k.startNs, k.endNs});
+        });
+    return splitItls(tokens, steps, std::move(busy), top);
 }
 
 }  // namespace ws

@@ -12,6 +12,7 @@
 #include "io/progress_messages.h"
 #include "store/store.h"
 #include "store/store_writer.h"
+#include "support/served_run.h"
 #include "support/temp_dir.h"
 
 namespace ws {
@@ -228,35 +229,10 @@ TEST_F(CliTest, StatsJsonUsesVllmNames) {
     EXPECT_EQ(cli({"stats", "1", "--db", db, "--percentiles", "x"}).exitCode, 2);
 }
 
-// A served run with a prefill step between two decode steps: the ITL that
-// spans it is the outlier, and its time is the prefill step's.
+// A served run with a prefill step between decode steps (support/served_run.h):
+// the ITL that spans it is the outlier, and its time is the prefill step's.
 TEST_F(CliTest, OutliersNameWhatTheSlowestItlsWaitedFor) {
-    RunId served;
-    {
-        Store store(db);
-        served = store.beginRun({});
-        StoreWriter w(store, served);
-        auto step = [&](std::int64_t s, std::int64_t e, int prefill) {
-            w.add(RangeRecord{s, e, 1, 1,
-                              "engine.step:0;running=4;prefill_tokens=" + std::to_string(prefill),
-                              "", RangeKind::PushPop, 0, 0});
-        };
-        // Decode steps of 1 ms with 0.8 ms of kernels, one prefill step of 9 ms.
-        std::int64_t t = 0;
-        for (int i = 0; i < 20; ++i) {
-            const bool prefill = i == 10;
-            const std::int64_t len = prefill ? 9'000'000 : 1'000'000;
-            step(t, t + len, prefill ? 512 : 0);
-            KernelRecord k;
-            k.startNs = t + 100'000;
-            k.endNs = t + 900'000;
-            k.name = "decode";
-            w.add(k);
-            t += len;
-            w.add(TokenRecord{0, i, t + 50'000});  // delivered 50 µs after its step
-        }
-        store.finishRun(served, RunStatus::Ok, 0);
-    }
+    RunId served = testing::writeServedRun(db);
     auto r = cli({"outliers", std::to_string(served), "--db", db, "--json", "--top", "3"});
     ASSERT_EQ(r.exitCode, 0) << r.err;
     auto j = nlohmann::json::parse(r.out);

@@ -100,6 +100,9 @@ void StoreLoader::loadDetails(const QString& path, RunId id) {
             d.properties = runProperties(store, id);
             d.quality = qualityOf(store, id);
             d.coldStart = checkColdStart(store, id);
+            if (auto outliers = itlOutliers(store, id, 100);
+                outliers.engineSteps > 0 && outliers.itlCount > 0)
+                d.itlOutliers = std::move(outliers);
             d.log = runLog(store, id);
             return d;
         },

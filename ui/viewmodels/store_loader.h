@@ -14,6 +14,7 @@
 
 #include "analysis/cold_start.h"
 #include "analysis/graph_nodes.h"
+#include "analysis/itl_outliers.h"
 #include "analysis/occupancy.h"
 #include "analysis/run_analysis.h"
 #include "analysis/sweep.h"
@@ -42,6 +43,8 @@ struct RunDetails {
     std::map<std::string, std::string> properties;
     std::vector<QualityRecord> quality;
     ColdStartCheck coldStart;  // start-up work inside requests' TTFT
+    // A served run's slowest ITLs; nothing without engine steps and tokens.
+    std::optional<ItlOutlierReport> itlOutliers;
     std::string log;
 };
 

@@ -1,0 +1,43 @@
+#include "support/served_run.h"
+
+#include "store/store.h"
+#include "store/store_writer.h"
+
+namespace ws::testing {
+
+RunId writeServedRun(const std::string& storePath) {
+    Store store(storePath);
+    NewRun info;
+    info.label = "served";
+    RunId run = store.beginRun(info);
+    {
+        StoreWriter w(store, run);
+        std::int64_t t = 0;
+        for (int i = 0; i < 20; ++i) {
+            const bool prefill = i == kServedPrefillStep;
+            const std::int64_t length = prefill ? 9'000'000 : 1'000'000;
+            w.add(RangeRecord{t, t + length, 1, 1,
+                              "engine.step:" + std::to_string(i) +
+                                  ";running=4;prefill_tokens=" + std::to_string(prefill ? 512 : 0),
+                              "", RangeKind::PushPop, 0, 0});
+            KernelRecord k;
+            k.startNs = t + 100'000;
+            k.endNs = t + 900'000;
+            k.name = "decode";
+            w.add(k);
+            t += length;
+            w.add(TokenRecord{0, i, t + 50'000});
+        }
+        RequestRecord r;
+        r.requestId = 0;
+        r.startNs = -1'000'000;
+        r.endNs = t + 50'000;
+        r.promptTokens = 16;
+        r.outputTokens = 20;
+        w.add(r);
+    }
+    store.finishRun(run, RunStatus::Ok, 0);
+    return run;
+}
+
+}  // namespace ws::testing

@@ -1,0 +1,86 @@
+// The ITL outliers dock on a served run (support/served_run.h): the slowest
+// ITL listed with what its steps held, and a double-click shows it on the
+// timeline, of the run shown or of another one.
+#include <gtest/gtest.h>
+
+#include <QSignalSpy>
+#include <QTableView>
+#include <filesystem>
+
+#include "main_window.h"
+#include "serving/itl_outliers_panel.h"
+#include "support/fixture_store.h"
+#include "support/served_run.h"
+#include "support/temp_dir.h"
+#include "timeline/timeline_view.h"
+#include "viewmodels/itl_outlier_model.h"
+
+namespace ws::ui {
+namespace {
+
+bool waitFor(QSignalSpy& spy, int timeoutMs = 10000) {
+    return spy.count() > 0 || spy.wait(timeoutMs);
+}
+
+TEST(ItlOutliersPanel, ListsTheSlowestItlAndShowsItOnTheTimeline) {
+    testing::TempDir dir;
+    const std::string db = dir.file("served.wsdb");
+    std::filesystem::copy_file(testing::dataFile("fixture.wsdb"), db);
+    const RunId served = testing::writeServedRun(db);
+
+    MainWindow window;
+    window.resize(1366, 768);
+    QSignalSpy loaded(&window, &MainWindow::storeLoaded);
+    QSignalSpy details(&window, &MainWindow::detailsShown);
+    window.openStore(QString::fromStdString(db));
+    ASSERT_TRUE(waitFor(loaded));
+    window.selectRun(1);  // a decoder run: no engine steps
+    ASSERT_TRUE(waitFor(details));
+    auto* panel = window.outliers();
+    EXPECT_EQ(panel->model()->rowCount(), 0);
+    EXPECT_TRUE(panel->summaryText().contains("holds no engine steps"))
+        << panel->summaryText().toStdString();
+
+    details.clear();
+    QSignalSpy timelineShown(&window, &MainWindow::timelineShown);
+    window.selectRun(served);
+    ASSERT_TRUE(waitFor(details));
+    ASSERT_EQ(details.last().at(0).toLongLong(), served);
+    ASSERT_EQ(panel->model()->rowCount(), 1);
+    const auto& o = panel->model()->interval(0);
+    EXPECT_EQ(o.tokenIndex, testing::kServedPrefillStep);
+    EXPECT_EQ(o.prefillTokens, 512);
+    auto* view = panel->view();
+    auto cell = [&](int column) {
+        return view->model()->index(0, column).data().toString().toStdString();
+    };
+    EXPECT_EQ(cell(ItlOutlierModel::ItlMs), "9.000");
+    EXPECT_EQ(cell(ItlOutlierModel::VsMedian), "9.0×");
+    EXPECT_EQ(cell(ItlOutlierModel::Prefill), "99 %");
+    EXPECT_TRUE(panel->summaryText().contains("19 ITLs over 20 engine steps"))
+        << panel->summaryText().toStdString();
+
+    // Its timeline is loading (the run was selected): the interval is shown
+    // once it is there, with half its length of context either side.
+    QSignalSpy shown(&window, &MainWindow::intervalShown);
+    panel->activateRow(0);
+    ASSERT_TRUE(waitFor(shown));
+    EXPECT_EQ(shown.last().at(0).toLongLong(), o.startNs);
+    ASSERT_NE(window.timeline()->data(), nullptr);
+    EXPECT_EQ(window.timeline()->data()->run, served);
+    const auto& axis = window.timeline()->axis();
+    EXPECT_NEAR(static_cast<double>(axis.toTime(0)), o.startNs - 4'500'000.0, 1e5);
+
+    // From another run's timeline: the served run's is loaded first.
+    window.findInTimeline(1, QStringLiteral("gemv"));
+    timelineShown.clear();
+    ASSERT_TRUE(waitFor(timelineShown));
+    ASSERT_EQ(window.timeline()->data()->run, 1);
+    shown.clear();
+    panel->activateRow(0);
+    ASSERT_TRUE(waitFor(shown));
+    EXPECT_EQ(window.timeline()->data()->run, served);
+}
+
+}  // namespace
+}  // namespace ws::ui

@@ -17,6 +17,7 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPlainTextEdit>
+#include <QScreen>
 #include <QSettings>
 #include <QSortFilterProxyModel>
 #include <QStackedWidget>
@@ -119,7 +120,13 @@ MainWindow::MainWindow(QWidget* parent)
     QSettings settings;
     restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
     restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
-    if (!settings.contains(QStringLiteral("window/geometry"))) resize(1600, 960);
+    if (!settings.contains(QStringLiteral("window/geometry"))) {
+        // First start: 1600×960, or the whole screen where it is smaller (a
+        // 1366×768 laptop), never larger than what can be seen.
+        QSize size(1600, 960);
+        if (auto* s = screen()) size = size.boundedTo(s->availableGeometry().size());
+        resize(size);
+    }
 }
 
 MainWindow::~MainWindow() = default;
@@ -557,6 +564,13 @@ void MainWindow::findInTimeline(RunId run, const QString& name) {
     loader_->loadTimeline(storePath_, run);
 }
 
+void MainWindow::showOutliersPanel() {
+    if (auto* dock = findChild<QDockWidget*>(QStringLiteral("outliersDock"))) {
+        dock->show();
+        dock->raise();
+    }
+}
+
 void MainWindow::showInterval(RunId run, std::int64_t beginNs, std::int64_t endNs) {
     setDashboardShown(false);
     if (timeline_->data() && timeline_->data()->run == run) {
@@ -571,6 +585,7 @@ void MainWindow::zoomToInterval(std::int64_t beginNs, std::int64_t endNs) {
     // Some context either side: the step before the interval and the one after.
     const std::int64_t pad = std::max<std::int64_t>((endNs - beginNs) / 2, 1000);
     timeline_->zoomTo(beginNs - pad, endNs + pad);
+    timeline_->markInterval(std::pair{beginNs, endNs});
     timeline_->setFocus();
     toolbar_->setInfo(tr("ITL %1 ms: between the two tokens' arrivals at the client (marks "
                          "below the lanes)")

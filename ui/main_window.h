@@ -56,6 +56,7 @@ class MainWindow : public QMainWindow {
     bool dashboardShown() const;
     LaunchPanel* launcher() const { return launch_; }
     ItlOutliersPanel* outliers() const { return outliers_; }
+    void showOutliersPanel();  // brings its dock to the front
     // Shows [beginNs, endNs) of `run` on the timeline (loading it when
     // another run is shown), with context either side; intervalShown follows.
     void showInterval(RunId run, std::int64_t beginNs, std::int64_t endNs);

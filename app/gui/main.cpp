@@ -5,6 +5,7 @@
 #include <QFileInfo>
 #include <QSettings>
 #include <QTimer>
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <string_view>
@@ -14,6 +15,7 @@
 #include "export_charts.h"
 #include "main_window.h"
 #include "report_command.h"
+#include "serving/itl_outliers_panel.h"
 #include "store/store.h"
 #include "theme.h"
 #include "timeline/timeline_view.h"
@@ -83,7 +85,12 @@ int main(int argc, char** argv) {
         QStringLiteral("dashboard"),
         QStringLiteral("Start on the dashboard (latency, comparison, roofline and occupancy of "
                        "the selected runs side by side) instead of the timeline."));
-    parser.addOptions({db, select, screenshot, find, dark, chart, stack, dashboard});
+    QCommandLineOption outlier(
+        QStringLiteral("outlier"),
+        QStringLiteral("Show the selected run's Nth slowest inter-token latency on the timeline, "
+                       "with the ITL outliers panel in front (a run of bench serve --server)."),
+        QStringLiteral("N"));
+    parser.addOptions({db, select, screenshot, find, dark, chart, stack, dashboard, outlier});
     parser.process(*app);        // --help and --version print and exit here
     Q_INIT_RESOURCE(warpscope);  // lives in the static warpscope_ui library
     // A mistyped --db is refused, as warpscope-cli does, instead of creating
@@ -112,8 +119,12 @@ int main(int argc, char** argv) {
                 QApplication::quit();
             });
         };
-        // The timeline and the charts load in parallel; the charts come last.
-        QObject::connect(&window, &ws::ui::MainWindow::chartsShown, &window, grab);
+        // The timeline and the charts load in parallel; the charts come last,
+        // unless an outlier is to be shown, which waits for the run's details.
+        if (parser.isSet(outlier))
+            QObject::connect(&window, &ws::ui::MainWindow::intervalShown, &window, grab);
+        else
+            QObject::connect(&window, &ws::ui::MainWindow::chartsShown, &window, grab);
         QObject::connect(&window, &ws::ui::MainWindow::loadFailed, &window, grab);
     }
     if (parser.isSet(find)) {
@@ -138,6 +149,13 @@ int main(int argc, char** argv) {
         QObject::connect(&window, &ws::ui::MainWindow::sweepsShown, &window, pick);
     }
     if (parser.isSet(dashboard)) window.setDashboardShown(true);
+    if (parser.isSet(outlier)) {
+        int row = parser.value(outlier).toInt() - 1;
+        QObject::connect(&window, &ws::ui::MainWindow::detailsShown, &window, [&window, row] {
+            window.showOutliersPanel();
+            window.outliers()->activateRow(std::max(row, 0));
+        });
+    }
     window.show();
     window.openStore(QDir::cleanPath(path));
     return app->exec();

@@ -70,6 +70,9 @@ TEST(ItlOutliersPanel, ListsTheSlowestItlAndShowsItOnTheTimeline) {
     EXPECT_EQ(window.timeline()->data()->run, served);
     const auto& axis = window.timeline()->axis();
     EXPECT_NEAR(static_cast<double>(axis.toTime(0)), o.startNs - 4'500'000.0, 1e5);
+    ASSERT_TRUE(window.timeline()->markedInterval());
+    EXPECT_EQ(window.timeline()->markedInterval()->second, o.endNs);
+    EXPECT_EQ(panel->view()->selectionModel()->selectedRows().size(), 1);
 
     // From another run's timeline: the served run's is loaded first.
     window.findInTimeline(1, QStringLiteral("gemv"));

@@ -77,6 +77,7 @@ void ItlOutliersPanel::activateRow(int row) {
     auto* proxy = static_cast<QSortFilterProxyModel*>(view_->model());
     auto source = proxy->mapToSource(proxy->index(row, 0));
     if (!source.isValid()) return;
+    view_->selectRow(row);
     const auto& o = model_->interval(source.row());
     emit intervalActivated(run_, o.startNs, o.endNs);
 }

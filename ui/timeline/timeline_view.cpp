@@ -25,8 +25,14 @@ void TimelineView::setData(std::shared_ptr<const TimelineData> data) {
     highlight_.clear();
     selection_ = {};
     launch_ = {};
+    marked_.reset();
     scrollY_ = 0;
     fitAll();
+}
+
+void TimelineView::markInterval(std::optional<std::pair<std::int64_t, std::int64_t>> interval) {
+    marked_ = interval;
+    update();
 }
 
 void TimelineView::fitAll() {
@@ -223,6 +229,19 @@ void TimelineView::paintEvent(QPaintEvent*) {
                tr("%1 events").arg(QLocale().toString(static_cast<qlonglong>(data_->eventCount))));
     p.setPen(rule);
     p.drawLine(QPointF(kHeaderWidth - 0.5, 0), QPointF(kHeaderWidth - 0.5, height()));
+    if (marked_) {
+        // A marked interval (an ITL between two tokens): a band over every
+        // lane, bounded by lines at the two token times.
+        qreal x0 = std::max<qreal>(left + axis_.toPx(marked_->first), left),
+              x1 = std::min<qreal>(left + axis_.toPx(marked_->second), left + w);
+        if (x1 > x0) {
+            QRectF band(x0, kRulerHeight, x1 - x0, height() - kRulerHeight);
+            p.fillRect(band, QColor(0xd3, 0x2f, 0x2f, 28));
+            p.setPen(QPen(QColor(0xd3, 0x2f, 0x2f), 1, Qt::DashLine));
+            p.drawLine(band.topLeft(), band.bottomLeft());
+            p.drawLine(band.topRight(), band.bottomRight());
+        }
+    }
     if (selectFromX_) {
         int a = std::min(*selectFromX_, selectToX_), b = std::max(*selectFromX_, selectToX_);
         p.fillRect(QRect(a, 0, b - a, height()), QColor(30, 136, 229, 50));

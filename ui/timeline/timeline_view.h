@@ -28,6 +28,10 @@ class TimelineView : public QWidget {
     const lod::TimeAxis& axis() const { return axis_; }
     void fitAll();
     void zoomTo(std::int64_t beginNs, std::int64_t endNs);
+    // A band over every lane between two times (an ITL shown from the
+    // outliers panel); cleared by nullopt or when other data is set.
+    void markInterval(std::optional<std::pair<std::int64_t, std::int64_t>> interval);
+    std::optional<std::pair<std::int64_t, std::int64_t>> markedInterval() const { return marked_; }
     // Highlights events whose name contains `text`; returns how many match.
     std::size_t setSearch(const QString& text);
     // Selects and centres the next (or previous) search match after the selection.
@@ -70,6 +74,7 @@ class TimelineView : public QWidget {
     bool dragged_ = false;
     std::vector<bool> highlight_;
     TimelineSelection selection_;
+    std::optional<std::pair<std::int64_t, std::int64_t>> marked_;
     TimelineSelection launch_;  // the API call that launched the selected kernel
 };
 

@@ -125,6 +125,7 @@ bool CaptureServer::handle(const pollfd& p, std::string& log) {
     }
     if (closeIt) {
         ::close(p.fd);
+        it->second->ended();
         connections_.erase(it);
     }
     return true;
@@ -138,8 +139,10 @@ std::size_t CaptureServer::buffered() const {
 }
 
 void CaptureServer::closeConnections() {
-    for (const auto& [fd, decoder] : connections_)
+    for (const auto& [fd, decoder] : connections_) {
         ::close(fd);
+        decoder->ended();
+    }
     connections_.clear();
 }
 

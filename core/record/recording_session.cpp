@@ -9,6 +9,9 @@
 #include <memory>
 
 #include "conventions/run_conventions.h"
+#include "model/process_keys.h"
+#include "process_info.h"
+#include "util/process_identity.h"
 
 namespace ws {
 
@@ -44,9 +47,16 @@ wire::Sink RecordingSession::sink() {
     wire::Sink s;
     // One sink per connection, one connection per process: its pid, from Hello.
     auto pid = std::make_shared<std::uint32_t>(0);
+    auto saidBye = std::make_shared<bool>(false);
     s.hello = [this, pid](const wire::Hello& h) {
         *pid = static_cast<std::uint32_t>(h.pid);
+        unsettledEnds_.erase(*pid);  // exec'd: the same process goes on
         ++progress.processes;
+        // The process is alive and ours while it says hello: its command line
+        // can be read now (exec'd children report again under the same pid).
+        pendingProperties_.emplace_back(process_keys::parent(*pid), std::to_string(h.parentPid));
+        if (auto command = commandLineOf(*pid); !command.empty())
+            pendingProperties_.emplace_back(process_keys::command(*pid), command);
         if (!reportingPids_.empty()) reportingPids_ += ",";
         reportingPids_ += std::to_string(h.pid) + "(" + std::to_string(h.parentPid) + ")";
         if (!clockOffset_) {
@@ -66,6 +76,8 @@ wire::Sink RecordingSession::sink() {
         pendingDevice_ = d;
         deviceSeen_ = true;
     };
+    s.bye = [saidBye] { *saidBye = true; };
+    s.closed = [this, pid, saidBye] { processEnded(*pid, *saidBye); };
     s.overhead = [this](const OverheadRecord& r) { writer_.add(r); };
     s.graphNode = [this](const GraphNodeRecord& r) { writer_.add(r); };
     s.metric = [this](const KernelMetricRecord& r) {
@@ -118,6 +130,32 @@ wire::Sink RecordingSession::sink() {
     return s;
 }
 
+void RecordingSession::processEnded(std::uint32_t pid, bool saidBye) {
+    if (pid == 0) return;  // closed before its hello
+    const std::int64_t now = unixNowNs();
+    // Without a goodbye the process was killed or crashed, or exec replaced
+    // it (the new image says hello again under the same pid). A killed
+    // process's stream closes while it is still being torn down, so one that
+    // still looks alive is judged again when the recording ends.
+    if (!saidBye && stillRunning(pid)) {
+        unsettledEnds_[pid] = now;
+        return;
+    }
+    noteProcessEnd(pid, saidBye ? "exited" : "lost", now);
+}
+
+void RecordingSession::noteProcessEnd(std::uint32_t pid, const std::string& end,
+                                      std::int64_t unixNs) {
+    pendingProperties_.emplace_back(process_keys::end(pid), end);
+    if (clockOffset_)
+        pendingProperties_.emplace_back(process_keys::endNs(pid),
+                                        std::to_string(unixNs + *clockOffset_));
+    if (end == "lost")
+        pendingLog += "[warpscope] process " + std::to_string(pid) +
+                      " ended without flushing its capture stream (killed or crashed): its "
+                      "last records, up to ~100 ms, are missing\n";
+}
+
 std::uint32_t RecordingSession::streamOf(std::uint32_t pid, std::uint32_t device,
                                          std::uint32_t stream) {
     std::optional<GpuStreamRecord> fresh;
@@ -155,9 +193,13 @@ bool RecordingSession::writeRunRows() {
             store_.addDroppedRecords(run_, droppedPending_);
             droppedPending_ = 0;
         }
-        for (; !pendingProperties_.empty(); pendingProperties_.pop_back())
-            store_.setProperty(run_, pendingProperties_.back().first,
-                               pendingProperties_.back().second);
+        // In the order they were noted (a later value of a key wins); a store
+        // error midway leaves the rest pending for the next try.
+        while (!pendingProperties_.empty()) {
+            store_.setProperty(run_, pendingProperties_.front().first,
+                               pendingProperties_.front().second);
+            pendingProperties_.erase(pendingProperties_.begin());
+        }
         if (pendingDevice_) {
             store_.setDevice(run_, *pendingDevice_);
             pendingDevice_.reset();
@@ -241,6 +283,9 @@ RecordOutcome RecordingSession::finish(const Ending& ending) {
     if (ending.companionFailed) outcome.status = RunStatus::Failed;
     // Without a CUDA driver, or in a program that makes no CUDA or NVTX call,
     // the capture library is never loaded: say so instead of an empty timeline.
+    for (const auto& [pid, unixNs] : unsettledEnds_)
+        if (!stillRunning(pid)) noteProcessEnd(pid, "lost", unixNs);
+    unsettledEnds_.clear();
     pendingProperties_.emplace_back("capture.processes", std::to_string(progress.processes));
     if (progress.processes == 0)
         pendingLog +=

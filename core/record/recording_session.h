@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -54,6 +55,9 @@ class RecordingSession {
     // The stream id stored for a GPU record of process `pid` (StreamAssigner).
     std::uint32_t streamOf(std::uint32_t pid, std::uint32_t device, std::uint32_t stream);
     void noteBlocked(const std::string& reason);
+    // A process's capture stream closed: how it ended (process_keys::end).
+    void processEnded(std::uint32_t pid, bool saidBye);
+    void noteProcessEnd(std::uint32_t pid, const std::string& end, std::int64_t unixNs);
     void finalFlush();
 
     Store& store_;
@@ -62,6 +66,9 @@ class RecordingSession {
     StreamAssigner streams_;
     std::optional<std::int64_t> clockOffset_;  // CUPTI clock minus Unix time
     std::string reportingPids_;                // "pid(parent pid)" of each process, in order
+    // Streams closed without a goodbye by processes that looked alive then:
+    // pid → when (Unix time), settled when the recording ends.
+    std::map<std::uint32_t, std::int64_t> unsettledEnds_;
     std::vector<SampleRecord> unplacedSamples_;
     std::optional<DeviceInfo> pendingDevice_;
     bool deviceSeen_ = false;

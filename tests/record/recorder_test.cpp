@@ -13,6 +13,7 @@
 #include <cstring>
 #include <thread>
 
+#include "model/process_keys.h"
 #include "record/capture_server.h"
 #include "record/child_process.h"
 #include "record/recorder.h"
@@ -293,6 +294,40 @@ TEST_F(RecorderTest, KillingTheRecorderWithSigkillAlsoEndsTheProgram) {
     }
     EXPECT_TRUE(gone) << "the program " << program << " outlived its recorder";
     if (!gone) ::kill(program, SIGKILL);
+}
+
+// Two child processes report to the capture (tools/wire_peer.cpp): one says
+// goodbye, one is killed before it can. Each keeps its kernel, parent and
+// command line, and the run says how each ended.
+TEST_F(RecorderTest, EachReportingProcessKeepsItsCommandAndHowItEnded) {
+    Recorder rec(request({WIRE_PEER_PATH}));
+    auto outcome = rec.run();
+    ASSERT_EQ(outcome.status, RunStatus::Ok);
+    Store store(dir.file("runs.wsdb"));
+    auto processes = processesFromProperties(runProperties(store, outcome.run));
+    ASSERT_EQ(processes.size(), 2u);
+    int exited = 0, lost = 0;
+    std::map<std::uint32_t, std::string> endOf;
+    for (const auto& p : processes) {
+        EXPECT_NE(p.parent, 0u);
+        EXPECT_NE(p.command.find("wire_peer"), std::string::npos) << p.command;
+        EXPECT_EQ(shortCommand(p.command), "wire_peer");
+        EXPECT_GT(p.endNs, 0);
+        exited += p.end == "exited";
+        lost += p.end == "lost";
+        endOf[p.pid] = p.end;
+    }
+    EXPECT_EQ(exited, 1);
+    EXPECT_EQ(lost, 1);
+    EXPECT_NE(runLog(store, outcome.run).find("ended without flushing its capture stream"),
+              std::string::npos);
+    // Both sent a kernel on their stream 7: two lanes, each with its process.
+    auto kernels = kernelsIn(store, outcome.run);
+    ASSERT_EQ(kernels.size(), 2u);
+    for (const auto& s : gpuStreamsOf(store, outcome.run)) {
+        ASSERT_TRUE(endOf.count(s.processId));
+        EXPECT_EQ(s.cudaStreamId, 7u);
+    }
 }
 
 TEST(ChildProcess, DestroyingAnUnreapedChildKillsAndReapsIt) {

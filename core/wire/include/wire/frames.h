@@ -86,6 +86,9 @@ struct Sink {
     std::function<void(const OverheadRecord&)> overhead;
     std::function<void(std::int64_t)> dropped;
     std::function<void()> bye;
+    // The connection ended, after a Bye or without one (killed, crashed,
+    // exec); called by the stream's owner through Decoder::ended.
+    std::function<void()> closed;
     std::function<void(const KernelMetricRecord&)> metric;
     std::function<void(const GraphNodeRecord&)> graphNode;
     std::function<void(const KernelRecord&)> kernel;
@@ -108,6 +111,10 @@ class Decoder {
     void feed(std::string_view bytes);
     // Bytes of an incomplete frame still waiting for the rest.
     std::size_t buffered() const { return buffer_.size(); }
+    // The connection closed: tells the sink (Sink::closed).
+    void ended() {
+        if (sink_.closed) sink_.closed();
+    }
 
   private:
     void dispatch(FrameType type, std::string_view payload);

@@ -1,0 +1,68 @@
+// Processes that report to `warpscope-cli record` as the injected capture
+// library does (the real wire protocol over $WARPSCOPE_SOCKET), without CUDA:
+// the parent starts two children, each says hello and sends a kernel on its
+// stream 7; the first says goodbye and exits, the second is killed (SIGKILL)
+// before it can. Tests of how a run keeps each process and its end use it.
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "util/process_identity.h"
+#include "wire/frames.h"
+
+namespace {
+
+void sendAll(int fd, const std::string& bytes) {
+    for (std::size_t done = 0; done < bytes.size();) {
+        ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+        if (n <= 0) std::_Exit(3);
+        done += static_cast<std::size_t>(n);
+    }
+}
+
+[[noreturn]] void child(bool sayGoodbye) {
+    const char* path = std::getenv("WARPSCOPE_SOCKET");
+    if (!path) std::_Exit(2);
+    int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    std::strncpy(addr.sun_path, path, sizeof addr.sun_path - 1);
+    if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) std::_Exit(4);
+    const std::int64_t now = ws::unixNowNs();
+    ws::wire::Encoder out;
+    out.hello({::getpid(), ::getppid(), now, now});
+    ws::KernelRecord k;
+    k.startNs = now;
+    k.endNs = now + 1000;
+    k.streamId = 7;
+    k.name = sayGoodbye ? "goodbye_kernel" : "killed_kernel";
+    out.add(k);
+    if (sayGoodbye) out.bye();
+    sendAll(fd, out.bytes());
+    // Alive a moment after hello, as any process doing GPU work is: the
+    // recorder reads its command line from /proc meanwhile.
+    ::usleep(500'000);
+    if (!sayGoodbye) ::raise(SIGKILL);
+    ::close(fd);
+    std::_Exit(0);
+}
+
+}  // namespace
+
+int main() {
+    for (bool goodbye : {true, false}) {
+        pid_t pid = ::fork();
+        if (pid == 0) child(goodbye);
+        int status = 0;
+        ::waitpid(pid, &status, 0);  // one after the other: their order is known
+    }
+    std::puts("wire_peer: two children reported");
+    return 0;
+}

@@ -7,6 +7,7 @@
 
 #include "analysis/analysis_window.h"
 #include "analysis/kernel_summary.h"
+#include "analysis/process_summary.h"
 #include "cli/cli_args.h"
 #include "cli/commands.h"
 #include "cli/open_store.h"
@@ -45,6 +46,7 @@ int cmdSummary(const std::vector<std::string>& argv) {
         throw UsageError(std::string("--window: ") + e.what());
     }
     auto s = summarizeRun(store, id, window.span, window.label);
+    auto processes = summarizeProcesses(store, id, window.span);
     if (args.flag("json")) {
         nlohmann::ordered_json j;
         j["window"] = toSpec(choice);
@@ -86,6 +88,17 @@ int cmdSummary(const std::vector<std::string>& argv) {
             {"kernels", s.graphs.kernels},          {"kernel_ns", s.graphs.kernelNs},
             {"traced_to_capture", s.graphs.traced}, {"traced_ns", s.graphs.tracedNs},
             {"in_capture_range", s.graphs.inRange}, {"in_capture_range_ns", s.graphs.inRangeNs}};
+        j["processes"] = nlohmann::ordered_json::array();
+        for (const auto& p : processes)
+            j["processes"].push_back({{"pid", p.process.pid},
+                                      {"parent", p.process.parent},
+                                      {"command", p.process.command},
+                                      {"end", p.process.end},
+                                      {"kernels", p.kernels},
+                                      {"kernel_ns", p.kernelNs},
+                                      {"kernel_share", p.kernelShare},
+                                      {"memcpys", p.memcpys},
+                                      {"memcpy_bytes", p.memcpyBytes}});
         std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
         return 0;
     }
@@ -128,6 +141,22 @@ int cmdSummary(const std::vector<std::string>& argv) {
                       << std::setw(10) << m.time.count << std::setw(12) << formatBytes(m.totalBytes)
                       << std::setw(11) << std::setprecision(2) << m.gbPerS << std::setprecision(1)
                       << "  " << toString(m.kind) << '\n';
+    }
+    if (processes.size() >= 2) {
+        std::cout << "\nProcesses\n"
+                  << std::setw(8) << "pid" << std::setw(8) << "parent" << std::setw(10) << "kernels"
+                  << std::setw(11) << "total" << std::setw(7) << "time%" << std::setw(8) << "copies"
+                  << std::setw(8) << "ended"
+                  << "  command\n";
+        for (const auto& p : processes)
+            std::cout << std::setw(8) << (p.process.pid ? std::to_string(p.process.pid) : "?")
+                      << std::setw(8) << (p.process.parent ? std::to_string(p.process.parent) : "")
+                      << std::setw(10) << p.kernels << std::setw(11) << ns(p.kernelNs)
+                      << std::setw(7) << p.kernelShare * 100 << std::setw(8) << p.memcpys
+                      << std::setw(8) << (p.process.end.empty() ? "-" : p.process.end) << "  "
+                      << (p.process.pid ? p.process.command
+                                        : std::string("(streams of no known process)"))
+                      << '\n';
     }
     if (s.graphs.kernels > 0) {
         auto share = [&](double ns) {

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <thread>
 
+#include "analysis/process_summary.h"
 #include "model/process_keys.h"
 #include "record/capture_server.h"
 #include "record/child_process.h"
@@ -327,6 +328,15 @@ TEST_F(RecorderTest, EachReportingProcessKeepsItsCommandAndHowItEnded) {
     for (const auto& s : gpuStreamsOf(store, outcome.run)) {
         ASSERT_TRUE(endOf.count(s.processId));
         EXPECT_EQ(s.cudaStreamId, 7u);
+    }
+    // The summary split by process: one kernel of 1 µs each.
+    auto split = summarizeProcesses(store, outcome.run);
+    ASSERT_EQ(split.size(), 2u);
+    for (const auto& p : split) {
+        EXPECT_EQ(p.kernels, 1);
+        EXPECT_EQ(p.kernelNs, 1000);
+        EXPECT_DOUBLE_EQ(p.kernelShare, 0.5);
+        EXPECT_EQ(p.process.end, endOf[p.process.pid]);
     }
 }
 

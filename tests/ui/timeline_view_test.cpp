@@ -4,7 +4,9 @@
 #include <QSignalSpy>
 #include <filesystem>
 
+#include "model/process_keys.h"
 #include "store/store.h"
+#include "store/store_writer.h"
 #include "support/fixture_store.h"
 #include "support/temp_dir.h"
 #include "timeline/timeline_view.h"
@@ -36,6 +38,37 @@ TEST(TimelineData, LanesPerStreamThreadAndCounters) {
     ASSERT_EQ(data->counters.size(), 2u);
     EXPECT_EQ(data->counters[0].title, "Power (W)");
     EXPECT_EQ(data->eventCount, 240u + 7 + 5 + 4);
+}
+
+// Two processes on one GPU, each with its CUDA stream 7 (the second stored
+// renumbered): a lane each, named by pid and the program the recorder read.
+TEST(TimelineData, StreamsOfSeveralProcessesNameTheirProcess) {
+    testing::TempDir dir;
+    Store store(dir.file("runs.wsdb"));
+    RunId run = store.beginRun({});
+    {
+        StoreWriter w(store, run);
+        const std::uint32_t renumbered = 7 + (1u << 24);
+        w.add(GpuStreamRecord{0, 7, 800, 7});
+        w.add(GpuStreamRecord{0, renumbered, 812, 7});
+        for (std::uint32_t stream : {7u, renumbered}) {
+            KernelRecord k;
+            k.startNs = 1000;
+            k.endNs = 2000;
+            k.streamId = stream;
+            k.name = "k";
+            w.add(k);
+        }
+    }
+    store.setProperty(run, process_keys::command(800), "/usr/bin/python3 server.py --port 8000");
+    store.setProperty(run, process_keys::command(812),
+                      "/usr/bin/python3 -c from multiprocessing.spawn import spawn_main; "
+                      "spawn_main(tracker_fd=5) --multiprocessing-fork");
+    auto data = loadTimeline(store, run);
+    ASSERT_TRUE(data);
+    ASSERT_EQ(data->lanes.size(), 2u);
+    EXPECT_EQ(data->lanes[0].title, "pid 800 server.py stream 7");
+    EXPECT_EQ(data->lanes[1].title, "pid 812 python3 (spawned worker) stream 7");
 }
 
 TEST(TimelineView, SearchHighlightsAndStepsThroughMatches) {

@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "analysis/kernel_summary.h"
+#include "model/process_keys.h"
 #include "store/run_queries.h"
 #include "store/store.h"
 
@@ -88,12 +89,19 @@ std::shared_ptr<const TimelineData> readTimeline(Store& store, RunId run,
         streamOrigins[{g.deviceId, g.streamId}] = g;
         gpuProcesses.insert(g.processId);
     }
+    // With the program's name where the recorder read it: "pid 812 worker.py".
+    std::map<std::uint32_t, QString> processName;
+    for (const auto& p : processesFromProperties(runProperties(store, run)))
+        processName[p.pid] = QString::fromStdString(shortCommand(p.command));
     auto streamTitle = [&](const StreamKey& key) {
         auto origin = streamOrigins.find({key.deviceId, key.streamId});
         if (gpuProcesses.size() < 2 || origin == streamOrigins.end())
             return QStringLiteral("Stream %1").arg(key.streamId);
-        return QStringLiteral("pid %1 stream %2")
-            .arg(origin->second.processId)
+        const auto pid = origin->second.processId;
+        QString name = processName.count(pid) ? processName[pid] : QString();
+        return QStringLiteral("pid %1%2 stream %3")
+            .arg(pid)
+            .arg(name.isEmpty() ? QString() : QStringLiteral(" ") + name)
             .arg(origin->second.cudaStreamId);
     };
     for (const auto& key : runStreams(store, run)) {

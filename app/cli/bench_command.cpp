@@ -61,7 +61,7 @@ void checkServerCommand(const Args& args, const std::vector<std::string>& argv) 
     } else if (dashDash) {
         throw UsageError("a command after `--` is started only with --server");
     }
-    for (const char* option : {"server-timeout", "stop-grace", "sample-ms"})
+    for (const char* option : {"server-timeout", "stop-grace", "sample-ms", "graph-trace"})
         if (args.value(option) && !args.flag("server"))
             throw UsageError(std::string("--") + option + " applies to --server");
 }
@@ -119,6 +119,7 @@ int cmdBench(const std::vector<std::string>& argv) {
                                     "server-timeout",
                                     "stop-grace",
                                     "sample-ms",
+                                    "graph-trace",
                                     "attach",
                                     "sweep",
                                     "gpus"},

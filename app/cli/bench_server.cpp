@@ -88,6 +88,13 @@ int benchWithServer(const BenchServe& bench, const Args& args, ServedPoint* poin
         r.sampleIntervalMs = static_cast<int>(parseInteger("sample-ms", *ms, 0, 60000));
         r.properties.emplace_back("capture.sample_ms", std::to_string(r.sampleIntervalMs));
     }
+    // As record --graph-trace: one record per graph launch is what a server
+    // replaying decode steps as CUDA graphs pays least for.
+    const std::string graphTrace = args.valueOr("graph-trace", "node");
+    if (graphTrace != "node" && graphTrace != "graph")
+        throw UsageError("--graph-trace must be 'node' or 'graph', not '" + graphTrace + "'");
+    r.env.push_back("WARPSCOPE_GRAPH_TRACE=" + graphTrace);
+    r.properties.emplace_back("capture.graph_trace", graphTrace);
     r.properties.emplace_back("bench.mode", "server");
     Companion stopping;
     stopping.stopGraceMs = static_cast<int>(graceS * 1000);

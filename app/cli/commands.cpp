@@ -48,7 +48,9 @@ const std::vector<Command>& commands() {
          "[--temperature T] [--goodput ttft:MS,tpot:MS,e2el:MS] [--request-timeout S] "
          "[--run-timeout S] [--label L] [--save-result FILE] [--db FILE] [--sweep "
          "max-concurrency=C1,C2,...|request-rate=R1,R2,... [--gpus N]] [--attach RUN | "
-         "[--server-timeout S] [--stop-grace S] [--sample-ms N] --server -- CMD ARGS...]",
+         "[--server-timeout S] [--stop-grace S] [--sample-ms N] [--graph-trace node|graph] "
+         "--server -- "
+         "CMD ARGS...]",
          "load an OpenAI-compatible server as `vllm bench serve` does (its flag names, the\n"
          "      --random-* and --dataset-name/--dataset-path spellings too): a warm-up\n"
          "      request, then Poisson or gamma arrivals; each request's start and streamed\n"

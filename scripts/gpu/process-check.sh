@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine: a PyTorch parent and two spawned workers on one GPU
 # recorded as one run; every process's kernels on their own stream ids, each
-# stream's process stored (gpu_streams), matmul counts per process as printed.
+# stream's process stored (gpu_streams), matmul counts per process as printed;
+# each process's command and end (process.* properties) and the summary split
+# by process; then the same with worker 2 killed (SIGKILL) after its work.
 # Usage: process-check.sh BUILD_DIR OUT_DIR
 source "$(dirname "$0")/lib.sh"
 ws_args "BUILD_DIR OUT_DIR" 2 "$@"
@@ -33,6 +35,31 @@ ok = (len({p for p, _ in streams.values()}) == 3 and len(expected) == 3
       and next(iter(per.values())) >= 1)
 print("GEMM-named kernels per matmul, per process:", per)
 print(("PASS" if ok else "FAIL") + " three processes, each one's matmuls on its own streams")
+sys.exit(0 if ok else 1)
+PY
+"$cli" summary 1 --db "$db" --top 1 | sed -n '/^Processes/,/^$/p'
+"$cli" summary 1 --db "$db" --json > "$tmp/summary.json" || fail=1
+
+echo "== worker 2 killed (SIGKILL) after its matmuls"
+"$cli" record --db "$db" --label worker-killed --progress none -- python3 "$here/torch_two_workers.py" --kill-rank 2 > "$tmp/killed.log" 2>&1 || fail=1
+grep -aE "PARENT|WORKER|run [0-9]+|without flushing" "$tmp/killed.log"
+"$cli" summary 2 --db "$db" --top 1 | sed -n '/^Processes/,/^$/p'
+"$cli" summary 2 --db "$db" --json > "$tmp/killed.json" || fail=1
+python3 - "$tmp/summary.json" "$tmp/killed.json" "$tmp/killed.log" <<'PY' || fail=1
+import json, re, sys
+clean, killed, log = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), open(sys.argv[3]).read()
+def check(ok, what):
+    print(("PASS " if ok else "FAIL ") + what)
+    return ok
+ok = check(len(clean["processes"]) == 3 and all(p["end"] == "exited" for p in clean["processes"])
+           and sum("spawned worker" in p["command"] or "multiprocessing" in p["command"] for p in clean["processes"]) == 2,
+           "clean run: 3 processes, every one 'exited', two spawned workers' command lines")
+victim = int(re.search(r"WORKER pid=(\d+) rank=2", log).group(1))
+ends = {p["pid"]: p["end"] for p in killed["processes"]}
+kernels = {p["pid"]: p["kernels"] for p in killed["processes"]}
+ok &= check(ends.get(victim) == "lost" and sum(e == "exited" for e in ends.values()) == 2,
+            f"killed run: worker {victim} 'lost', the other two 'exited' ({ends})")
+ok &= check(kernels.get(victim, 0) > 0, f"the killed worker's kernels kept ({kernels.get(victim, 0)})")
 sys.exit(0 if ok else 1)
 PY
 ws_finish

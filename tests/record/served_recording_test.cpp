@@ -215,6 +215,7 @@ TEST_F(ServedRecordingTest, OneRunHoldsTheClientsRequestsAndTheServersSideOnOneC
     EXPECT_EQ(info.status, RunStatus::Ok);
     EXPECT_EQ(info.exitCode, 0);  // the server drained on SIGINT and exited 0
     EXPECT_NE(info.command.find("warpscope-workload serve"), std::string::npos);
+    EXPECT_EQ(runProperties(store, run)["capture.graph_trace"], "node");  // as record's default
 
     auto requests = requestsOf(store, run);
     auto tokens = tokensOf(store, run);
@@ -421,6 +422,10 @@ TEST_F(ServedRecordingTest, BadFlagsAreRefusedBeforeAnythingStarts) {
         {{"--server", "--"}, "--server: no command after `--`", 2},
         {{"--", "/bin/true"}, "a command after `--` is started only with --server", 2},
         {{"--server-timeout", "5"}, "--server-timeout applies to --server", 2},
+        {{"--graph-trace", "graph"}, "--graph-trace applies to --server", 2},
+        {{"--server", "--graph-trace", "kernel", "--", "/bin/true"},
+         "--graph-trace must be 'node' or 'graph', not 'kernel'",
+         2},
         {{"--server", "--server-timeout", "0", "--", "/bin/true"},
          "--server-timeout must be positive",
          2},

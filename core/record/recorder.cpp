@@ -308,6 +308,7 @@ RecordOutcome Recorder::supervise(ChildProcess& child, CaptureServer& server,
             return;
         }
         session.pendingLog.append(buf, static_cast<std::size_t>(n));
+        session.noteOutput(std::string_view(buf, static_cast<std::size_t>(n)));
         if (&fd == &child.errors()) keepTail(errorTail, buf, static_cast<std::size_t>(n));
         if (request_.echoOutput) echo.write(buf, n).flush();
     };

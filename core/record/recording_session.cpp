@@ -130,6 +130,33 @@ wire::Sink RecordingSession::sink() {
     return s;
 }
 
+void RecordingSession::noteOutput(std::string_view bytes) {
+    if (!cuptiConflict_.empty()) return;
+    outputLine_.append(bytes);
+    for (std::size_t nl; (nl = outputLine_.find('\n')) != std::string::npos;) {
+        const std::string_view line(outputLine_.data(), nl);
+        // CUPTI has one callback subscriber per process. Kineto (torch.profiler)
+        // logs "... failed with error CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED";
+        // the collector logs "[warpscope] cuptiSubscribe failed: ..." when it
+        // came second.
+        if (line.find("MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED") != std::string_view::npos) {
+            const bool ours = line.find("[warpscope]") != std::string_view::npos;
+            cuptiConflict_ = ours ? "warpscope" : "other";
+            pendingLog +=
+                ours ? "[warpscope] another profiler held CUPTI's callbacks first: CUDA graph "
+                       "nodes and hardware counters are missing from this run\n"
+                     : "[warpscope] another profiler in the program (torch.profiler or any CUPTI "
+                       "client) could not subscribe to CUPTI while Warpscope held it: its own "
+                       "trace lacks CUDA activity; this run is complete\n";
+            pendingProperties_.emplace_back("capture.cupti_conflict", cuptiConflict_);
+            outputLine_.clear();
+            return;
+        }
+        outputLine_.erase(0, nl + 1);
+    }
+    if (outputLine_.size() > 4096) outputLine_.erase(0, outputLine_.size() - 4096);
+}
+
 void RecordingSession::processEnded(std::uint32_t pid, bool saidBye) {
     if (pid == 0) return;  // closed before its hello
     const std::int64_t now = unixNowNs();

@@ -9,6 +9,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "record/recorder.h"
@@ -46,6 +47,10 @@ class RecordingSession {
     // conventions, lets the companion add its rows, and marks the run.
     RecordOutcome finish(const Ending& ending);
 
+    // The program's output as it arrives: watched for another CUPTI client
+    // that lost (or won) the one callback subscription a process has.
+    void noteOutput(std::string_view bytes);
+
     RecordProgress progress;
     std::string pendingLog;
     std::string driverVersion;  // from NVML; CUDA reports only its API version
@@ -69,6 +74,9 @@ class RecordingSession {
     // Streams closed without a goodbye by processes that looked alive then:
     // pid → when (Unix time), settled when the recording ends.
     std::map<std::uint32_t, std::int64_t> unsettledEnds_;
+    std::string outputLine_;  // the output's unfinished last line
+    // capture_keys::kCuptiConflict's value once a conflict was seen.
+    std::string cuptiConflict_;
     std::vector<SampleRecord> unplacedSamples_;
     std::optional<DeviceInfo> pendingDevice_;
     bool deviceSeen_ = false;

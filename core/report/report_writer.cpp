@@ -546,10 +546,19 @@ std::string writeReport(const ReportData& d, ReportFormat format, const ChartSou
     }
 
     doc.heading(2, "Capture");
-    doc.list({"dropped records: " + std::to_string(d.run.droppedRecords) +
-                  (d.run.droppedRecords ? " — the timeline is incomplete" : ""),
-              "CUPTI overhead intervals recorded: " + std::to_string(d.overheadCount),
-              coldStartNote(d.coldStart), captureCostNote(d)});
+    std::vector<std::string> capture = {
+        "dropped records: " + std::to_string(d.run.droppedRecords) +
+            (d.run.droppedRecords ? " — the timeline is incomplete" : ""),
+        "CUPTI overhead intervals recorded: " + std::to_string(d.overheadCount),
+        coldStartNote(d.coldStart), captureCostNote(d)};
+    if (auto conflict = d.properties.find("capture.cupti_conflict"); conflict != d.properties.end())
+        capture.push_back(conflict->second == "warpscope"
+                              ? "another profiler held CUPTI's callbacks first: CUDA graph nodes "
+                                "and hardware counters are missing"
+                              : "another profiler in the program could not subscribe to CUPTI "
+                                "while this run was recorded: its trace lacks CUDA activity, "
+                                "this run is complete");
+    doc.list(capture);
 
     doc.heading(2, "What this run does not have");
     doc.list(d.missing);

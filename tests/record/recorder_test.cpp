@@ -340,6 +340,30 @@ TEST_F(RecorderTest, EachReportingProcessKeepsItsCommandAndHowItEnded) {
     }
 }
 
+// torch.profiler started inside a recorded program loses CUPTI's one callback
+// subscription to the collector; Kineto says so on stderr (the line as seen on
+// the H200), split here across writes. The run says what that means.
+TEST_F(RecorderTest, AnotherProfilerThatCouldNotSubscribeIsNoted) {
+    Recorder rec(
+        request({"/bin/sh", "-c",
+                 "printf 'WARNING:2026-12-04 12:03:28 1043:1043 init.cpp:116] function "
+                 "cbapi->getCuptiStatus() failed with error CUPTI_ERROR_MULTIPLE_' >&2; sleep 0.2; "
+                 "printf 'SUBSCRIBERS_NOT_SUPPORTED (39)\\n' >&2"}));
+    auto outcome = rec.run();
+    ASSERT_EQ(outcome.status, RunStatus::Ok);
+    Store store(dir.file("runs.wsdb"));
+    EXPECT_EQ(runProperties(store, outcome.run)["capture.cupti_conflict"], "other");
+    EXPECT_NE(runLog(store, outcome.run).find("its own trace lacks CUDA activity"),
+              std::string::npos);
+    Recorder ours(request({"/bin/sh", "-c",
+                           "echo '[warpscope] cuptiSubscribe failed: "
+                           "CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED' >&2"}));
+    auto second = ours.run();
+    EXPECT_EQ(runProperties(store, second.run)["capture.cupti_conflict"], "warpscope");
+    Recorder clean(request({"/bin/sh", "-c", "echo all fine"}));
+    EXPECT_EQ(runProperties(store, clean.run().run).count("capture.cupti_conflict"), 0u);
+}
+
 TEST(ChildProcess, DestroyingAnUnreapedChildKillsAndReapsIt) {
     pid_t pid = 0;
     {

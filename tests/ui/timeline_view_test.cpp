@@ -104,6 +104,44 @@ TEST(TimelineView, SearchHighlightsAndStepsThroughMatches) {
     EXPECT_FALSE(view.findNext());
 }
 
+// A cudaGraphLaunch selected: flows to every kernel of the graph (they share
+// its correlation id), none to a kernel of another launch.
+TEST(TimelineView, AGraphLaunchFlowsToEachOfItsKernels) {
+    testing::TempDir dir;
+    Store store(dir.file("runs.wsdb"));
+    RunId run = store.beginRun({});
+    {
+        StoreWriter w(store, run);
+        w.add(ApiCallRecord{1000, 1500, 1, 1, 9, ApiKind::Runtime, 0, "cudaGraphLaunch", 0});
+        w.add(ApiCallRecord{1600, 1700, 1, 1, 10, ApiKind::Runtime, 0, "cudaLaunchKernel", 0});
+        for (auto [start, correlation] : {std::pair{2000, 9}, {3000, 9}, {4000, 10}, {5000, 9}}) {
+            KernelRecord k;
+            k.startNs = start;
+            k.endNs = start + 500;
+            k.streamId = 7;
+            k.correlationId = static_cast<std::uint32_t>(correlation);
+            k.name = correlation == 9 ? "graph_node" : "single";
+            w.add(k);
+        }
+    }
+    TimelineView view;
+    view.resize(1200, 400);
+    view.setData(loadTimeline(store, run));
+    QSignalSpy selected(&view, &TimelineView::eventSelected);
+    ASSERT_EQ(view.setSearch("cudaGraphLaunch"), 1u);
+    ASSERT_TRUE(view.findNext());
+    const auto& launched = view.launchedBySelection();
+    ASSERT_EQ(launched.size(), 3u);
+    const auto& lane = view.data()->lanes[static_cast<std::size_t>(launched[0].first)];
+    EXPECT_EQ(lane.events.start(static_cast<std::size_t>(launched[0].second)), 2000);
+    EXPECT_EQ(lane.events.start(static_cast<std::size_t>(launched[2].second)), 5000);
+    EXPECT_TRUE(selected.last().at(2).toString().contains("launched 3 kernels"));
+    ASSERT_EQ(view.setSearch("cudaLaunchKernel"), 1u);
+    ASSERT_TRUE(view.findNext());
+    EXPECT_EQ(view.launchedBySelection().size(), 1u);
+    EXPECT_FALSE(view.grab().isNull());  // the flows paint
+}
+
 TEST(TimelineView, FitShowsWholeRunAndRendersOffscreen) {
     TimelineView view;
     view.resize(1200, 400);

@@ -25,6 +25,7 @@ void TimelineView::setData(std::shared_ptr<const TimelineData> data) {
     highlight_.clear();
     selection_ = {};
     launch_ = {};
+    launched_.clear();
     marked_.reset();
     scrollY_ = 0;
     fitAll();
@@ -129,11 +130,20 @@ int TimelineView::laneAt(int y) const {
 
 void TimelineView::select(int lane, long event) {
     selection_ = {lane, event};
-    auto [callLane, call] =
-        data_ ? launchingCall(*data_, lane, event) : std::pair<int, long>{-1, -1};
-    launch_ = {callLane, call};
+    launch_ = {};
+    launched_.clear();
+    QString text = describe(lane, event);
+    if (data_ && lane >= 0 &&
+        data_->lanes[static_cast<std::size_t>(lane)].kind == LaneKind::ApiCalls) {
+        launched_ = launchedKernels(*data_, lane, event);
+        if (launched_.size() > 1)
+            text += tr("\nlaunched %1 kernels (flows drawn to each)").arg(launched_.size());
+    } else if (data_ && lane >= 0) {
+        auto [callLane, call] = launchingCall(*data_, lane, event);
+        launch_ = {callLane, call};
+    }
     update();
-    emit eventSelected(lane, event, describe(lane, event));
+    emit eventSelected(lane, event, text);
 }
 
 void TimelineView::paintEvent(QPaintEvent*) {
@@ -208,6 +218,27 @@ void TimelineView::paintEvent(QPaintEvent*) {
         p.setBrush(QColor(0xd3, 0x2f, 0x2f));
         p.drawPolygon(QPolygonF({to, to + QPointF(-7, -4), to + QPointF(-7, 4)}));
         p.setBrush(Qt::NoBrush);
+        p.setClipping(false);
+    }
+    // Flows from a selected launch call to the kernels it launched: one for
+    // cudaLaunchKernel, each kernel of the graph for cudaGraphLaunch.
+    if (!launched_.empty() && selection_.lane >= 0) {
+        auto rowY = [&](int lane) { return lanesTop() + lane * kLaneHeight + kLaneHeight / 2.0; };
+        const auto& call = data_->lanes[static_cast<std::size_t>(selection_.lane)].events;
+        QPointF from(left + axis_.toPx(call.start(static_cast<std::size_t>(selection_.event))),
+                     rowY(selection_.lane));
+        p.setClipRect(QRectF(left, kRulerHeight + kTokenHeight, w, height()));
+        QColor flowColour(0xd3, 0x2f, 0x2f);
+        if (launched_.size() > 1) flowColour.setAlpha(140);
+        p.setPen(QPen(flowColour, launched_.size() > 1 ? 1 : 2));
+        for (auto [lane, event] : launched_) {
+            const auto& k = data_->lanes[static_cast<std::size_t>(lane)].events;
+            QPointF to(left + axis_.toPx(k.start(static_cast<std::size_t>(event))), rowY(lane));
+            if (to.x() < left - 50 || to.x() > left + w + 50) continue;  // off screen
+            QPainterPath flow(from);
+            flow.cubicTo(QPointF(from.x() + 30, from.y()), QPointF(to.x() - 30, to.y()), to);
+            p.drawPath(flow);
+        }
         p.setClipping(false);
     }
     // Token marks, ruler and header separator stay on top.

@@ -38,6 +38,8 @@ class TimelineView : public QWidget {
     bool findNext(bool backwards = false);
     TimelineSelection selection() const { return selection_; }
     TimelineSelection launchOfSelection() const { return launch_; }
+    // An API call selected: the kernels it launched (a graph launch: all of them).
+    const std::vector<std::pair<int, long>>& launchedBySelection() const { return launched_; }
     QString describe(int lane, long event) const;
 
     static constexpr int kHeaderWidth = 190;
@@ -75,7 +77,8 @@ class TimelineView : public QWidget {
     std::vector<bool> highlight_;
     TimelineSelection selection_;
     std::optional<std::pair<std::int64_t, std::int64_t>> marked_;
-    TimelineSelection launch_;  // the API call that launched the selected kernel
+    TimelineSelection launch_;                    // the API call that launched the selected kernel
+    std::vector<std::pair<int, long>> launched_;  // the kernels the selected call launched
 };
 
 }  // namespace ws::ui

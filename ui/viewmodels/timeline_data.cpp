@@ -58,6 +58,32 @@ std::pair<int, long> launchingCall(const TimelineData& data, int kernelLane, lon
     return {-1, -1};
 }
 
+std::vector<std::pair<int, long>> launchedKernels(const TimelineData& data, int callLane,
+                                                  long callEvent) {
+    std::vector<std::pair<int, long>> out;
+    const auto& call = data.lanes[static_cast<std::size_t>(callLane)];
+    if (call.kind != LaneKind::ApiCalls || call.correlation.empty()) return out;
+    const auto c = static_cast<std::size_t>(callEvent);
+    const std::uint32_t id = call.correlation[c];
+    // A kernel starts after its launch call, within the same window as above.
+    const std::int64_t at = call.events.start(c);
+    for (std::size_t l = 0; l < data.lanes.size(); ++l) {
+        const auto& lane = data.lanes[l];
+        if (lane.kind != LaneKind::Kernels || lane.correlation.empty()) continue;
+        std::size_t end = lane.events.firstStartingFrom(at + kLaunchSearchWindowNs, 0);
+        for (std::size_t i = lane.events.firstStartingFrom(at, 0); i < end; ++i)
+            if (lane.correlation[i] == id)
+                out.emplace_back(static_cast<int>(l), static_cast<long>(i));
+    }
+    std::sort(out.begin(), out.end(), [&](const auto& a, const auto& b) {
+        return data.lanes[static_cast<std::size_t>(a.first)].events.start(
+                   static_cast<std::size_t>(a.second)) <
+               data.lanes[static_cast<std::size_t>(b.first)].events.start(
+                   static_cast<std::size_t>(b.second));
+    });
+    return out;
+}
+
 namespace {
 
 // Thrown from inside a store visit once the load is to stop: a lane of

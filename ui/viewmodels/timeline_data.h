@@ -55,6 +55,10 @@ struct TimelineData {
 // The API call (lane, event) with the kernel's correlation id, searched among
 // calls within kLaunchSearchWindowNs of the kernel; {-1, -1} when none.
 std::pair<int, long> launchingCall(const TimelineData& data, int kernelLane, long kernelEvent);
+// The reverse: the kernels an API call launched, (lane, event) in time order:
+// one for cudaLaunchKernel, every kernel of the graph for cudaGraphLaunch.
+std::vector<std::pair<int, long>> launchedKernels(const TimelineData& data, int callLane,
+                                                  long callEvent);
 
 // Reads everything the timeline shows. `stop` is polled between lanes and
 // every few thousand events; once it says so, the load ends and returns null.

@@ -71,6 +71,10 @@ const std::vector<Command>& commands() {
          "      time went: engine steps that ran prefill, kernels and launch gaps inside\n"
          "      decode-only steps, host gap outside any step (a run of bench serve --server)",
          cmdOutliers},
+        {"steps", "steps RUN [--kind decode|mixed|prefill|other] [--top N] [--json] [--db FILE]",
+         "a served run's engine steps by kind (decode-only, prefill beside decodes, prefill\n"
+         "      only): step times, batch, tokens, GPU busy, and the kernels of each kind",
+         cmdSteps},
         {"summary", "summary RUN [--top N] [--window run|requests|range:NAME] [--json] [--db FILE]",
          "kernels, memory copies and NVTX ranges by time, GPU busy/idle (as nsys stats)",
          cmdSummary},

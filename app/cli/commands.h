@@ -32,6 +32,7 @@ int cmdRoofline(const std::vector<std::string>& args);
 int cmdBench(const std::vector<std::string>& args);
 int cmdSweep(const std::vector<std::string>& args);
 int cmdOutliers(const std::vector<std::string>& args);
+int cmdSteps(const std::vector<std::string>& args);
 int cmdBundle(const std::vector<std::string>& args);
 int cmdPull(const std::vector<std::string>& args);
 

@@ -15,12 +15,30 @@
 
 namespace ws {
 
-namespace {
-
 DurationStats durations(const std::vector<double>& ns) {
     auto s = stats::summarize(ns);
     return {static_cast<std::int64_t>(s.count), s.sum, s.mean, s.median, s.min, s.max, s.stddev};
 }
+
+std::vector<KernelStat> kernelStats(const std::map<std::string, std::vector<double>>& timesByName,
+                                    double totalNs) {
+    std::vector<KernelStat> out;
+    for (const auto& [name, times] : timesByName) {
+        KernelStat s;
+        s.mangled = name;
+        s.demangled = demangle(name);
+        s.name = shortKernelName(s.demangled);
+        s.time = durations(times);
+        s.timePercent = totalNs > 0 ? 100.0 * s.time.totalNs / totalNs : 0;
+        out.push_back(std::move(s));
+    }
+    std::sort(out.begin(), out.end(), [](const KernelStat& a, const KernelStat& b) {
+        return a.time.totalNs > b.time.totalNs;
+    });
+    return out;
+}
+
+namespace {
 
 using Interval = std::pair<std::int64_t, std::int64_t>;
 
@@ -127,23 +145,13 @@ RunSummary summarizeRun(Store& store, RunId run, TimeWindow window, std::string 
         gpu.emplace_back(k.startNs, k.endNs);
     });
     auto counted = kernelCounterStats(store, run, window);
-    for (auto& [name, times] : kernelTimes) {
-        KernelStat s;
-        if (auto c = counted.find(name); c != counted.end() && c->second.meanNs > 0) {
+    out.kernels = kernelStats(kernelTimes, kernelTotal);
+    for (auto& s : out.kernels)
+        if (auto c = counted.find(s.mangled); c != counted.end() && c->second.meanNs > 0) {
             s.dramGBs = c->second.dramGBs();
             if (c->second.flopsCounted) s.tflops = c->second.meanFlops / c->second.meanNs * 1e-3;
             s.achievedOccupancy = c->second.achievedOccupancy;
         }
-        s.mangled = name;
-        s.demangled = demangle(name);
-        s.name = shortKernelName(s.demangled);
-        s.time = durations(times);
-        s.timePercent = kernelTotal > 0 ? 100.0 * s.time.totalNs / kernelTotal : 0;
-        out.kernels.push_back(std::move(s));
-    }
-    std::sort(out.kernels.begin(), out.kernels.end(), [](const KernelStat& a, const KernelStat& b) {
-        return a.time.totalNs > b.time.totalNs;
-    });
 
     std::map<MemcpyKind, std::pair<std::vector<double>, std::int64_t>> copies;
     double copyTotal = 0;

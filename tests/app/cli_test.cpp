@@ -260,6 +260,41 @@ TEST_F(CliTest, OutliersNameWhatTheSlowestItlsWaitedFor) {
     EXPECT_NE(missing.err.find("no run with id 999"), std::string::npos) << missing.err;
 }
 
+// The same served run by step kind: 19 decode-only steps and one mixed step,
+// each with its kernels; --kind shows one kind's kernel table.
+TEST_F(CliTest, StepsSplitTheServersStepsAndKernelsByKind) {
+    RunId served = testing::writeServedRun(db);
+    auto r = cli({"steps", std::to_string(served), "--db", db, "--json"});
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["engine_steps"], 20);
+    ASSERT_EQ(j["kinds"].size(), 2u);
+    const auto& decode = j["kinds"][0];
+    EXPECT_EQ(decode["kind"], "decode");
+    EXPECT_EQ(decode["steps"], 19);
+    EXPECT_EQ(decode["decode_tokens"], 19 * 4);
+    EXPECT_NEAR(decode["kernel_ns"].get<double>(), 19 * 800'000.0, 1e-6);
+    EXPECT_NEAR(decode["gpu_busy_fraction"].get<double>(), 0.8, 1e-9);
+    const auto& mixed = j["kinds"][1];
+    EXPECT_EQ(mixed["kind"], "mixed");
+    EXPECT_EQ(mixed["steps"], 1);
+    EXPECT_EQ(mixed["prefill_tokens"], 512);
+    EXPECT_NEAR(mixed["step_mean_ns"].get<double>(), 9e6, 1e-6);
+    EXPECT_NEAR(mixed["gpu_busy_fraction"].get<double>(), 0.8 / 9, 1e-9);
+    EXPECT_EQ(mixed["kernels"][0]["name"], "decode");
+    auto text = cli({"steps", std::to_string(served), "--db", db, "--kind", "mixed"});
+    ASSERT_EQ(text.exitCode, 0) << text.err;
+    EXPECT_NE(text.out.find("Kernels in mixed steps"), std::string::npos) << text.out;
+    EXPECT_EQ(text.out.find("Kernels in decode steps"), std::string::npos) << text.out;
+    auto bad = cli({"steps", std::to_string(served), "--db", db, "--kind", "warmup"});
+    EXPECT_EQ(bad.exitCode, 2);
+    EXPECT_NE(bad.err.find("--kind must be decode, mixed, prefill or other, not 'warmup'"),
+              std::string::npos)
+        << bad.err;
+    auto none = cli({"steps", std::to_string(runs.decoderOk), "--db", db});
+    EXPECT_NE(none.out.find("has no engine.step ranges"), std::string::npos) << none.out;
+}
+
 TEST_F(CliTest, ImportVllmResultAndRefuseForeignFile) {
     auto r =
         cli({"import", testing::dataFile("vllm_result.json"), "--db", db, "--label", "served"});

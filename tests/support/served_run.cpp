@@ -18,7 +18,8 @@ RunId writeServedRun(const std::string& storePath) {
             const std::int64_t length = prefill ? 9'000'000 : 1'000'000;
             w.add(RangeRecord{t, t + length, 1, 1,
                               "engine.step:" + std::to_string(i) +
-                                  ";running=4;prefill_tokens=" + std::to_string(prefill ? 512 : 0),
+                                  ";running=4;prefill_tokens=" + std::to_string(prefill ? 512 : 0) +
+                                  ";decode_tokens=" + std::to_string(prefill ? 3 : 4),
                               "", RangeKind::PushPop, 0, 0});
             KernelRecord k;
             k.startNs = t + 100'000;

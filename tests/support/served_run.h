@@ -1,8 +1,10 @@
 // A served run as `bench serve --server` stores it, small enough to check by
 // hand: one request's 20 tokens, each delivered 50 µs after its engine step
-// ends; decode steps of 1 ms (0.8 ms of kernels from 0.1 ms in) and, as step
-// 10, a 9 ms step that prefilled 512 prompt tokens. So 19 ITLs: 18 of 1 ms
-// and one of 9 ms (8.95 ms of prefill, then 50 µs of the next step's launch).
+// ends; decode steps of 1 ms running 4 requests (4 decode tokens, 0.8 ms of
+// kernels from 0.1 ms in) and, as step 10, a 9 ms mixed step that prefilled
+// 512 prompt tokens beside 3 decodes (0.8 ms of kernels too). So 19 ITLs: 18
+// of 1 ms and one of 9 ms (8.95 ms of prefill, then 50 µs of the next step's
+// launch).
 #pragma once
 
 #include <string>

@@ -4,6 +4,7 @@
 // launched it.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -87,6 +88,12 @@ RunSummary summarizeRun(Store& store, RunId run, TimeWindow window = {},
 // benchmark measures, without set-up or a quality check after it. The whole
 // run when it has no requests.
 TimeWindow measuredWindow(Store& store, RunId run);
+
+DurationStats durations(const std::vector<double>& ns);
+// A row per kernel name (as recorded, mangled) from its instances' durations,
+// largest total first; timePercent of `totalNs`.
+std::vector<KernelStat> kernelStats(const std::map<std::string, std::vector<double>>& timesByName,
+                                    double totalNs);
 
 // "void at::native::foo<int, 4>(float*, int)" → "foo"; "_Z3bazv" → "baz".
 std::string demangle(const std::string& mangled);

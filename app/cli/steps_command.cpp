@@ -1,0 +1,111 @@
+// steps RUN: a served run's engine steps by kind (decode-only, mixed, prefill),
+// and the kernel table of one kind (--kind) or of each.
+#include <iomanip>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "analysis/engine_steps.h"
+#include "cli/cli_args.h"
+#include "cli/commands.h"
+#include "cli/open_store.h"
+#include "store/run_queries.h"
+#include "store/store.h"
+#include "util/format.h"
+
+namespace ws::cli {
+
+namespace {
+
+using json = nlohmann::ordered_json;
+
+json kindJson(const StepKindSummary& k, std::size_t top) {
+    json kernels = json::array();
+    for (std::size_t i = 0; i < k.kernels.size() && i < top; ++i) {
+        const auto& s = k.kernels[i];
+        kernels.push_back({{"name", s.name},
+                           {"time_percent", s.timePercent},
+                           {"total_ns", s.time.totalNs},
+                           {"instances", s.time.count},
+                           {"mean_ns", s.time.meanNs},
+                           {"median_ns", s.time.medianNs},
+                           {"demangled", s.demangled}});
+    }
+    return {{"kind", stepKindName(k.kind)},           {"steps", k.stepTime.count},
+            {"step_total_ns", k.stepTime.totalNs},    {"step_mean_ns", k.stepTime.meanNs},
+            {"step_median_ns", k.stepTime.medianNs},  {"step_max_ns", k.stepTime.maxNs},
+            {"mean_running", k.meanRunning},          {"prefill_tokens", k.prefillTokens},
+            {"decode_tokens", k.decodeTokens},        {"kernel_ns", k.kernelNs},
+            {"gpu_busy_fraction", k.gpuBusyFraction}, {"kernels", kernels}};
+}
+
+}  // namespace
+
+int cmdSteps(const std::vector<std::string>& argv) {
+    auto args = Args::parse(argv, {{"json"}, {"db", "kind", "top"}, 1, 1});
+    auto id = parseRunId(args.positional()[0]);
+    const auto top =
+        static_cast<std::size_t>(parseInteger("top", args.valueOr("top", "10"), 1, 100000));
+    std::optional<StepKind> only;
+    if (auto k = args.value("kind")) {
+        only = parseStepKind(*k);
+        if (!only)
+            throw UsageError("--kind must be decode, mixed, prefill or other, not '" + *k + "'");
+    }
+    auto opened = openStore(args);
+    requireRun(*opened, id);
+    auto summary = summarizeEngineSteps(*opened, id);
+    std::vector<const StepKindSummary*> shown;
+    for (const auto& k : summary.kinds)
+        if (!only || k.kind == *only) shown.push_back(&k);
+    if (args.flag("json")) {
+        json j = {{"run", id}, {"engine_steps", summary.steps}, {"kinds", json::array()}};
+        for (const auto* k : shown)
+            j["kinds"].push_back(kindJson(*k, top));
+        std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+        return 0;
+    }
+    if (summary.steps == 0) {
+        std::cout << "run " << id
+                  << " has no engine.step ranges (record a server with `bench serve --server`; "
+                     "docs/serving.md names the range and its fields)\n";
+        return 0;
+    }
+    std::cout << "run " << id << ": " << summary.steps << " engine steps\n\n"
+              << std::left << std::setw(9) << "kind" << std::right << std::setw(8) << "steps"
+              << std::setw(11) << "total" << std::setw(11) << "mean" << std::setw(11) << "median"
+              << std::setw(11) << "max" << std::setw(8) << "batch" << std::setw(10) << "prefill"
+              << std::setw(9) << "decode" << std::setw(10) << "GPU busy" << std::setw(11)
+              << "kernels\n";
+    for (const auto& k : summary.kinds) {
+        const auto& t = k.stepTime;
+        auto ns = [](double v) { return formatDuration(static_cast<std::int64_t>(v)); };
+        std::cout << std::left << std::setw(9) << stepKindName(k.kind) << std::right << std::setw(8)
+                  << t.count << std::setw(11) << ns(t.totalNs) << std::setw(11) << ns(t.meanNs)
+                  << std::setw(11) << ns(t.medianNs) << std::setw(11) << ns(t.maxNs) << std::setw(8)
+                  << formatFixed(k.meanRunning, 1) << std::setw(10) << k.prefillTokens
+                  << std::setw(9) << k.decodeTokens << std::setw(9)
+                  << formatFixed(100 * k.gpuBusyFraction, 1) << "%" << std::setw(11)
+                  << ns(k.kernelNs) << '\n';
+    }
+    std::cout << "(batch: mean running requests; prefill, decode: tokens the steps ran; "
+                 "kernels: those starting inside the steps)\n";
+    if (only && shown.empty())
+        std::cout << "\nno " << stepKindName(*only) << " steps in this run\n";
+    for (const auto* k : shown) {
+        std::cout << "\nKernels in " << stepKindName(k->kind) << " steps\n"
+                  << std::setw(7) << "time%" << std::setw(11) << "total" << std::setw(10) << "count"
+                  << std::setw(11) << "mean" << std::setw(11) << "median"
+                  << "  name\n";
+        for (std::size_t i = 0; i < k->kernels.size() && i < top; ++i) {
+            const auto& s = k->kernels[i];
+            auto ns = [](double v) { return formatDuration(static_cast<std::int64_t>(v)); };
+            std::cout << std::setw(7) << formatFixed(s.timePercent, 1) << std::setw(11)
+                      << ns(s.time.totalNs) << std::setw(10) << s.time.count << std::setw(11)
+                      << ns(s.time.meanNs) << std::setw(11) << ns(s.time.medianNs) << "  " << s.name
+                      << '\n';
+        }
+    }
+    return 0;
+}
+
+}  // namespace ws::cli

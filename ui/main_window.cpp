@@ -30,6 +30,7 @@
 #include "charts/chart_style.h"
 #include "charts/charts_panel.h"
 #include "charts/dashboard_view.h"
+#include "charts/request_timeline_chart.h"
 #include "charts/roofline_chart.h"
 #include "dashboard_mode.h"
 #include "export/report_renderer.h"
@@ -87,6 +88,8 @@ MainWindow::MainWindow(QWidget* parent)
                 emit sweepsShown(static_cast<int>(sweeps.size()));
             });
     connect(charts_, &ChartsPanel::windowChanged, this, [this] { onSelectionChanged(); });
+    connect(charts_->requestChart(), &RequestTimelineChart::intervalClicked, this,
+            &MainWindow::showInterval);
     connect(charts_->rooflineChart(), &RooflineChart::pointClicked, this,
             [this](RunId run, const QString& name, const QString&) { findInTimeline(run, name); });
     connect(dashboard_->rooflineChart(), &RooflineChart::pointClicked, this,

@@ -48,6 +48,8 @@ LatencyReport computeLatency(const std::vector<RequestRecord>& requests,
         std::sort(ts.begin(), ts.end());
         RequestLatency r;
         r.requestId = q.requestId;
+        r.startNs = q.startNs;
+        r.firstTokenNs = ts.front();
         r.promptTokens = q.promptTokens;
         r.outputTokens = q.outputTokens > 0 ? q.outputTokens : static_cast<int>(ts.size());
         r.ttftMs = ms(ts.front() - q.startNs);

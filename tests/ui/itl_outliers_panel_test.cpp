@@ -7,6 +7,8 @@
 #include <QTableView>
 #include <filesystem>
 
+#include "charts/charts_panel.h"
+#include "charts/request_timeline_chart.h"
 #include "main_window.h"
 #include "serving/itl_outliers_panel.h"
 #include "support/fixture_store.h"
@@ -83,6 +85,34 @@ TEST(ItlOutliersPanel, ListsTheSlowestItlAndShowsItOnTheTimeline) {
     panel->activateRow(0);
     ASSERT_TRUE(waitFor(shown));
     EXPECT_EQ(window.timeline()->data()->run, served);
+}
+
+// The Requests chart tab of the same run: a row per request, its 9 ms ITL a
+// red tick; clicking it shows that gap on the timeline.
+TEST(RequestTimelineChart, TicksColouredByTheirGapAndClickedToTheTimeline) {
+    testing::TempDir dir;
+    const std::string db = dir.file("served.wsdb");
+    std::filesystem::copy_file(testing::dataFile("fixture.wsdb"), db);
+    const RunId served = testing::writeServedRun(db);
+    MainWindow window;
+    window.resize(1366, 768);
+    QSignalSpy loaded(&window, &MainWindow::storeLoaded);
+    QSignalSpy charts(&window, &MainWindow::chartsShown);
+    window.openStore(QString::fromStdString(db));
+    ASSERT_TRUE(waitFor(loaded));
+    window.selectRun(served);
+    ASSERT_TRUE(waitFor(charts));
+    auto* chart = window.charts()->requestChart();
+    ASSERT_EQ(chart->run(), served);
+    EXPECT_EQ(chart->tickCount(0), 19);  // the first token and 18 gaps of 1 ms
+    EXPECT_EQ(chart->tickCount(1), 0);
+    EXPECT_EQ(chart->tickCount(2), 1);  // the 9 ms gap over the prefill step
+    QSignalSpy shown(&window, &MainWindow::intervalShown);
+    chart->clickToken(0, testing::kServedPrefillStep);
+    ASSERT_TRUE(waitFor(shown));
+    const auto begin = shown.last().at(0).toLongLong(), end = shown.last().at(1).toLongLong();
+    EXPECT_EQ(end - begin, 9'000'000);
+    EXPECT_FALSE(chart->grab().isNull());
 }
 
 }  // namespace

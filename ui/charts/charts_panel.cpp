@@ -25,6 +25,7 @@
 #include "charts/latency_chart.h"
 #include "charts/occupancy_chart.h"
 #include "charts/pareto_chart.h"
+#include "charts/request_timeline_chart.h"
 #include "charts/roofline_chart.h"
 #include "charts/throughput_chart.h"
 #include "charts/token_latency_chart.h"
@@ -38,6 +39,7 @@ ChartsPanel::ChartsPanel(QWidget* parent)
       latency_(new LatencyChart(this)),
       kernels_(new KernelChart(this)),
       tokens_(new TokenLatencyChart(this)),
+      requests_(new RequestTimelineChart(this)),
       throughput_(new ThroughputChart(this)),
       roofline_(new RooflineChart(this)),
       occupancy_(new OccupancyChart(this)),
@@ -49,6 +51,11 @@ ChartsPanel::ChartsPanel(QWidget* parent)
     addTab(latency_, tr("Latency"));
     addTab(comparison_, tr("Comparison"));
     addTab(tokens_, tr("Per-token latency"));
+    addTab(requests_, tr("Requests"));
+    setTabToolTip(indexOf(requests_),
+                  tr("A row per request of the first selected run: arrival to first token, "
+                     "then each token coloured by the gap before it. Click a token to see that "
+                     "gap on the timeline."));
     addTab(throughput_, tr("Throughput vs batch"));
     addTab(roofline_, tr("Roofline"));
     addTab(occupancy_, tr("Occupancy"));
@@ -134,6 +141,7 @@ void ChartsPanel::setRuns(const std::vector<RunAnalysis>& runs) {
     runs_ = runs;
     latency_->setRuns(runs);
     tokens_->setRuns(runs);
+    requests_->setRuns(runs);
     throughput_->setRuns(runs);
     roofline_->setRuns(runs);
     occupancy_->setRuns(runs);

@@ -18,6 +18,7 @@ namespace ws::ui {
 class KernelChart;
 class LatencyChart;
 class TokenLatencyChart;
+class RequestTimelineChart;
 class ThroughputChart;
 class RooflineChart;
 class OccupancyChart;
@@ -38,6 +39,7 @@ class ChartsPanel : public QTabWidget {
     LatencyChart* latencyChart() const { return latency_; }
     KernelChart* kernelChart() const { return kernels_; }
     TokenLatencyChart* tokenChart() const { return tokens_; }
+    RequestTimelineChart* requestChart() const { return requests_; }
     ThroughputChart* throughputChart() const { return throughput_; }
     RooflineChart* rooflineChart() const { return roofline_; }
     OccupancyChart* occupancyChart() const { return occupancy_; }
@@ -67,6 +69,7 @@ class ChartsPanel : public QTabWidget {
     LatencyChart* latency_;
     KernelChart* kernels_;
     TokenLatencyChart* tokens_;
+    RequestTimelineChart* requests_;
     ThroughputChart* throughput_;
     RooflineChart* roofline_;
     OccupancyChart* occupancy_;

@@ -23,6 +23,8 @@ struct LatencyTargets {  // milliseconds; unset = not part of goodput
 
 struct RequestLatency {
     std::int64_t requestId = 0;
+    std::int64_t startNs = 0;       // arrival, on the run's clock
+    std::int64_t firstTokenNs = 0;  // the later tokens follow at itlMs apart
     double ttftMs = 0;
     std::optional<double> tpotMs;  // absent with one output token
     double e2elMs = 0;

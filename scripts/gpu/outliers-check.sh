@@ -5,9 +5,10 @@
 # decode steps; then `outliers` splits each ITL into prefill interference,
 # kernels and launch gap inside decode-only steps, and host gap.
 # Usage: outliers-check.sh BUILD_DIR OUT_DIR [RATE] [PROMPTS]
+# IN and OUT (default 1024 and 128) are the prompt and output lengths.
 source "$(dirname "$0")/lib.sh"
 ws_args "BUILD_DIR OUT_DIR [RATE] [PROMPTS]" 2 "$@"
-rate=${3:-16}; prompts=${4:-160}
+rate=${3:-16}; prompts=${4:-160}; in=${IN:-1024}; outlen=${OUT:-128}
 cli=$build/app/warpscope-cli
 runner=$build/app/warpscope-workload
 preset=$src/resources/workloads/serve-llama-1b.toml
@@ -15,9 +16,9 @@ db=$out/outliers.wsdb
 rm -f "$db"*
 port=8481
 ws_header
-echo "== serve-llama-1b, random 1024 -> 128 tokens, $prompts prompts at $rate req/s (Poisson), recorded with --server"
+echo "== serve-llama-1b, random $in -> $outlen tokens, $prompts prompts at $rate req/s (Poisson), recorded with --server"
 timeout 400 "$cli" bench serve --endpoint "http://127.0.0.1:$port" --model serve-llama-1b \
-  --input-len 1024 --output-len 128 --ignore-eos --seed 1 --num-prompts "$prompts" \
+  --input-len "$in" --output-len "$outlen" --ignore-eos --seed 1 --num-prompts "$prompts" \
   --request-rate "$rate" --max-concurrency 64 --label "outliers-rate$rate" --db "$db" \
   --server-timeout 300 --server -- "$runner" serve "$preset" --port "$port" > "$tmp/bench.txt" 2>&1 || fail=1
 grep -aE "^(requests|throughput|ttft|tpot|itl)" "$tmp/bench.txt"

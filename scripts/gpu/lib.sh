@@ -78,3 +78,18 @@ ws_preset_variant() {
 ws_finish() {  # the last line of every script
   exit "$fail"
 }
+
+# ws_start_server LOG PRESET PORT: starts `warpscope-workload serve PRESET`
+# untraced in the background (its pid in $server, its output in LOG) and
+# waits up to 120 s until it says it is ready, or has exited.
+ws_start_server() {
+  local log=$1 preset=$2 port=$3
+  "$build/app/warpscope-workload" serve "$preset" --port "$port" > "$log" 2>&1 &
+  server=$!
+  for _ in $(seq 1 240); do
+    grep -q "^warpscope-workload: ready" "$log" && return 0
+    kill -0 "$server" 2>/dev/null || return 1
+    sleep 0.5
+  done
+  return 1
+}

@@ -42,13 +42,7 @@ timeout 120 "$build/tests/gpu/serving_step_bench" "$presets/serve-llama-8b.toml"
 cat "$out/step-bench.txt"
 
 echo "== server (serve-llama-8b.toml) under warpscope-cli bench serve"
-"$runner" serve "$presets/serve-llama-8b.toml" --port "$port" > "$out/server.txt" 2>&1 &
-server=$!
-for _ in $(seq 1 240); do
-  grep -q "^warpscope-workload: ready" "$out/server.txt" && break
-  kill -0 "$server" 2>/dev/null || break
-  sleep 0.5
-done
+ws_start_server "$out/server.txt" "$presets/serve-llama-8b.toml" "$port" || fail=1
 grep -E "KV pool|ready|serve:" "$out/server.txt"
 # bench CONCURRENCY PROMPTS: one bench serve run, its summary kept in $out/bench-cN.txt.
 bench() {

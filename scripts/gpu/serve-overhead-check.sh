@@ -18,13 +18,7 @@ load=(--model serve-llama-1b --input-len 256 --output-len 64 --ignore-eos --seed
   --num-prompts 48 --max-concurrency 1 --db "$db")
 tpot() { awk '$1 == "tpot" {print $3}'; }  # the median column of bench's table
 ws_header
-"$runner" serve "$preset" --port "$((port + 1))" > "$tmp/server.txt" 2>&1 &
-server=$!
-for _ in $(seq 1 240); do
-  grep -q "^warpscope-workload: ready" "$tmp/server.txt" && break
-  kill -0 "$server" 2>/dev/null || break
-  sleep 0.5
-done
+ws_start_server "$tmp/server.txt" "$preset" "$((port + 1))" || fail=1
 for _ in $(seq "$rounds"); do
   echo "untraced $(timeout 120 "$cli" bench serve --endpoint "http://127.0.0.1:$((port + 1))" "${load[@]}" --label untraced 2>/dev/null | tpot)"
   for mode in node graph; do

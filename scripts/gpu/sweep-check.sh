@@ -26,13 +26,7 @@ group=$("$cli" sweep --db "$db" --json | python3 -c "import json,sys; j=json.loa
 [ -n "$group" ] && "$cli" sweep "$group" --db "$db"
 
 echo "== TPOT at concurrency 1: untraced server beside the recorded point"
-"$runner" serve "$preset" --port "$((port + 1))" > "$tmp/server.txt" 2>&1 &
-server=$!
-for _ in $(seq 1 240); do
-  grep -q "^warpscope-workload: ready" "$tmp/server.txt" && break
-  kill -0 "$server" 2>/dev/null || break
-  sleep 0.5
-done
+ws_start_server "$tmp/server.txt" "$preset" "$((port + 1))" || fail=1
 timeout 120 "$cli" bench serve --endpoint "http://127.0.0.1:$((port + 1))" "${load[@]}" --num-prompts 64 \
   --max-concurrency 1 --label untraced-c1 --db "$db" > "$tmp/untraced.txt" 2>&1 || fail=1
 kill -INT "$server" 2>/dev/null

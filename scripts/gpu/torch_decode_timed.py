@@ -12,7 +12,8 @@ import statistics
 import time
 
 import torch
-from transformers import LlamaConfig, LlamaForCausalLM
+
+from torch_llama_generate import llama_model  # the same model, beside this script
 
 
 def profiler(kind):
@@ -31,11 +32,7 @@ def main():
     p.add_argument("--batch", type=int, default=1)
     p.add_argument("--calls", type=int, default=3)
     args = p.parse_args()
-    torch.manual_seed(0)
-    config = LlamaConfig(hidden_size=1024, intermediate_size=2816, num_hidden_layers=8,
-                         num_attention_heads=16, num_key_value_heads=4, vocab_size=32000,
-                         max_position_embeddings=2048)
-    model = LlamaForCausalLM(config).to(device="cuda", dtype=torch.bfloat16).eval()
+    model, config = llama_model()
     prompt = torch.randint(0, config.vocab_size, (args.batch, 128), device="cuda")
     kw = dict(max_new_tokens=args.tokens, min_new_tokens=args.tokens, do_sample=False)
     times = []

@@ -29,17 +29,23 @@ class NvtxTokenMarks(BaseStreamer):
         pass
 
 
+def llama_model():
+    """The Llama-shaped model of Warpscope's PyTorch checks (hidden 1024, 8
+    layers, GQA 16/4, bf16, random weights seeded 0), on the GPU."""
+    torch.manual_seed(0)
+    config = LlamaConfig(hidden_size=1024, intermediate_size=2816, num_hidden_layers=8,
+                         num_attention_heads=16, num_key_value_heads=4, vocab_size=32000,
+                         max_position_embeddings=2048)
+    return LlamaForCausalLM(config).to(device="cuda", dtype=torch.bfloat16).eval(), config
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--tokens", type=int, default=32)
     p.add_argument("--prompt", type=int, default=128)
     p.add_argument("--batch", type=int, default=1)
     args = p.parse_args()
-    torch.manual_seed(0)
-    config = LlamaConfig(hidden_size=1024, intermediate_size=2816, num_hidden_layers=8,
-                         num_attention_heads=16, num_key_value_heads=4, vocab_size=32000,
-                         max_position_embeddings=2048)
-    model = LlamaForCausalLM(config).to(device="cuda", dtype=torch.bfloat16).eval()
+    model, config = llama_model()
     prompt = torch.randint(0, config.vocab_size, (args.batch, args.prompt), device="cuda")
     with torch.no_grad():
         model.generate(prompt, max_new_tokens=4, min_new_tokens=4, do_sample=False)  # warm-up

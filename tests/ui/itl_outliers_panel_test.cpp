@@ -24,18 +24,26 @@ bool waitFor(QSignalSpy& spy, int timeoutMs = 10000) {
     return spy.count() > 0 || spy.wait(timeoutMs);
 }
 
-TEST(ItlOutliersPanel, ListsTheSlowestItlAndShowsItOnTheTimeline) {
+// The fixture store and the served run, open in a window at 1366×768.
+class ServedRunWindow : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        db = dir.file("served.wsdb");
+        std::filesystem::copy_file(testing::dataFile("fixture.wsdb"), db);
+        served = testing::writeServedRun(db);
+        window.resize(1366, 768);
+        QSignalSpy loaded(&window, &MainWindow::storeLoaded);
+        window.openStore(QString::fromStdString(db));
+        ASSERT_TRUE(waitFor(loaded));
+    }
     testing::TempDir dir;
-    const std::string db = dir.file("served.wsdb");
-    std::filesystem::copy_file(testing::dataFile("fixture.wsdb"), db);
-    const RunId served = testing::writeServedRun(db);
-
+    std::string db;
+    RunId served = 0;
     MainWindow window;
-    window.resize(1366, 768);
-    QSignalSpy loaded(&window, &MainWindow::storeLoaded);
+};
+
+TEST_F(ServedRunWindow, OutliersPanelListsTheSlowestItlAndShowsItOnTheTimeline) {
     QSignalSpy details(&window, &MainWindow::detailsShown);
-    window.openStore(QString::fromStdString(db));
-    ASSERT_TRUE(waitFor(loaded));
     window.selectRun(1);  // a decoder run: no engine steps
     ASSERT_TRUE(waitFor(details));
     auto* panel = window.outliers();
@@ -89,17 +97,8 @@ TEST(ItlOutliersPanel, ListsTheSlowestItlAndShowsItOnTheTimeline) {
 
 // The Requests chart tab of the same run: a row per request, its 9 ms ITL a
 // red tick; clicking it shows that gap on the timeline.
-TEST(RequestTimelineChart, TicksColouredByTheirGapAndClickedToTheTimeline) {
-    testing::TempDir dir;
-    const std::string db = dir.file("served.wsdb");
-    std::filesystem::copy_file(testing::dataFile("fixture.wsdb"), db);
-    const RunId served = testing::writeServedRun(db);
-    MainWindow window;
-    window.resize(1366, 768);
-    QSignalSpy loaded(&window, &MainWindow::storeLoaded);
+TEST_F(ServedRunWindow, RequestsChartColoursTicksByTheirGapAndClicksToTheTimeline) {
     QSignalSpy charts(&window, &MainWindow::chartsShown);
-    window.openStore(QString::fromStdString(db));
-    ASSERT_TRUE(waitFor(loaded));
     window.selectRun(served);
     ASSERT_TRUE(waitFor(charts));
     auto* chart = window.charts()->requestChart();

@@ -15,6 +15,7 @@
 #include "charts/kernel_chart.h"
 #include "charts/latency_chart.h"
 #include "charts/occupancy_chart.h"
+#include "charts/request_timeline_chart.h"
 #include "charts/roofline_chart.h"
 #include "charts/throughput_chart.h"
 #include "charts/token_latency_chart.h"
@@ -59,6 +60,7 @@ class ChartLayout : public ::testing::TestWithParam<Case> {
         QApplication::processEvents();
         // Nothing in the window may ask for more room than the screen has.
         EXPECT_LE(window.width(), size.width());
+        EXPECT_LE(window.height(), size.height());
         analyses = &syntheticAnalyses(runs);
         ASSERT_EQ(int(analyses->size()), runs);
         where = std::to_string(size.width()) + "x" + std::to_string(size.height()) + ", " +
@@ -76,7 +78,7 @@ TEST_P(ChartLayout, EachChartInItsTab) {
         {panel->latencyChart(), "latency"},         {panel->rooflineChart(), "roofline"},
         {panel->occupancyChart(), "occupancy"},     {panel->comparisonChart(), "comparison"},
         {panel->tokenChart(), "per-token latency"}, {panel->throughputChart(), "throughput"},
-        {panel->kernelChart(), "kernel breakdown"}};
+        {panel->kernelChart(), "kernel breakdown"}, {panel->requestChart(), "requests"}};
     for (auto [chart, name] : charts) {
         panel->setCurrentWidget(chart);
         QApplication::processEvents();

@@ -140,6 +140,22 @@ TEST_F(MainWindowTest, ClickedKernelShowsLaunchConfigAndOccupancy) {
     EXPECT_TRUE(text.contains("cudaLaunchKernel"));
 }
 
+// With every chart drawn, the window still fits a 1366×768 screen: no dock
+// asks for more height than a laptop has (the charts once asked ~450 px).
+TEST_F(MainWindowTest, FitsALaptopScreenWithChartsLoaded) {
+    MainWindow window;
+    QSignalSpy charts(&window, &MainWindow::chartsShown);
+    window.selectRuns({1, 2});
+    window.openStore(QString::fromStdString(store));
+    ASSERT_TRUE(waitFor(charts));
+    for (int i = 0; i < window.charts()->count(); ++i) {
+        window.charts()->setCurrentIndex(i);
+        EXPECT_LE(window.minimumSizeHint().height(), 768 - 40)  // a panel or title bar
+            << window.charts()->tabText(i).toStdString();
+        EXPECT_LE(window.minimumSizeHint().width(), 1366);
+    }
+}
+
 // The charts' window switch re-analyses the selection over the chosen part
 // of each run, and the kernel table says which part it shows.
 TEST_F(MainWindowTest, WindowSwitchReanalysesAndCaptionsTheKernelTable) {

@@ -22,6 +22,11 @@ class FittedChart : public QCustomPlot {
     // from the next setRuns.
     void setRunLegendShown(bool on) { runLegend_ = on; }
     bool runLegendShown() const { return runLegend_; }
+    // Small, whatever the layout holds: QCustomPlot asks for the sum of its
+    // elements' minimums (two stacked axes and a legend row ask ~450 px), and
+    // a chart dock holding that could not fit a 1366×768 screen. fitTo adapts
+    // the text to whatever height the user leaves the chart.
+    QSize minimumSizeHint() const override { return {240, 160}; }
 
   protected:
     void resizeEvent(QResizeEvent* event) override;

@@ -41,7 +41,7 @@ for name, v in (("first tokens (TTFT)", firsts), ("later tokens (ITL)", laters))
     if v:
         print(f"      {name}: {len(v)} tokens, arrival - end of their step: p50 {pct(v, 50):.1f} us, "
               f"p99 {pct(v, 99):.1f} us, max {max(v):.1f} us")
-for line in [l for l in run.get("log", "").splitlines() if "failed" in l or "error" in l][:3]:
+for line in [l for l in run.get("log", "").splitlines() if "failed" in l or "error" in l or l.startswith("request ") or "] request " in l][:4]:
     print("      log:", line[:300])
 ok = len(firsts) + len(laters) == len(run["tokens"]) and len(ends) > 0
 print(("ok    " if ok else "FAIL  ") + f"{len(ends)} engine steps, every token placed after one")

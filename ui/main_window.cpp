@@ -14,6 +14,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPlainTextEdit>
@@ -182,6 +183,19 @@ void MainWindow::buildPanels() {
     runView_->setColumnWidth(RunListModel::Duration, 66);
     connect(runView_->selectionModel(), &QItemSelectionModel::selectionChanged, this,
             &MainWindow::onSelectionChanged);
+    runView_->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(runView_, &QWidget::customContextMenuRequested, this, [this](const QPoint& at) {
+        auto index = runView_->indexAt(at);
+        if (!index.isValid()) return;
+        const RunId id = index.data(RunListModel::RunIdRole).toLongLong();
+        QMenu menu(this);
+        if (runModel_->baseline() == id)
+            menu.addAction(tr("Clear Baseline"), this, [this] { setBaseline(std::nullopt); });
+        else
+            menu.addAction(tr("Use Run %1 as Baseline").arg(id), this,
+                           [this, id] { setBaseline(id); });
+        menu.exec(runView_->viewport()->mapToGlobal(at));
+    });
     runsLayout->addWidget(errorBanner_);
     runsLayout->addWidget(filter_);
     runsLayout->addWidget(runView_);
@@ -434,6 +448,9 @@ void MainWindow::onRunsLoaded(const QString& path, const std::vector<RunInfo>& r
     errorBanner_->clear();
     errorBanner_->hide();
     runModel_->setRuns(runs);
+    const QVariant pinned = QSettings().value(QStringLiteral("baseline/") + path);
+    runModel_->setBaseline(pinned.isValid() ? std::optional<RunId>(pinned.toLongLong())
+                                            : std::nullopt);
     if (!sameStore) {
         details_->clear();
         log_->clear();
@@ -494,6 +511,11 @@ void MainWindow::onSelectionChanged() {
     for (const auto& row : rows)
         ids.push_back(row.data(RunListModel::RunIdRole).toLongLong());
     std::sort(ids.begin(), ids.end());
+    // A pinned baseline comes first: every comparison is made against it.
+    if (auto base = runModel_->baseline()) {
+        ids.erase(std::remove(ids.begin(), ids.end(), *base), ids.end());
+        ids.insert(ids.begin(), *base);
+    }
     if (toolbar_->stacked() && ids.size() >= 2)
         loader_->loadStackedTimeline(storePath_, ids[0], ids[1], toolbar_->alignAt());
     else
@@ -513,10 +535,11 @@ void MainWindow::exportReport() {
         current.isValid() && runView_->selectionModel()->isRowSelected(current.row(), {});
     RunId run =
         (currentSelected ? current : rows.first()).data(RunListModel::RunIdRole).toLongLong();
-    std::optional<RunId> baseline;
+    std::optional<RunId> baseline = runModel_->baseline();
+    if (baseline == run) baseline.reset();
     for (const auto& row : rows) {
         RunId id = row.data(RunListModel::RunIdRole).toLongLong();
-        if (id != run && (!baseline || id < *baseline)) baseline = id;
+        if (!runModel_->baseline() && id != run && (!baseline || id < *baseline)) baseline = id;
     }
     QString path = QFileDialog::getSaveFileName(
         this, tr("Export Report"), QStringLiteral("warpscope-run-%1.html").arg(run),
@@ -565,6 +588,17 @@ void MainWindow::findInTimeline(RunId run, const QString& name) {
     // Another selected run: show its timeline, then select the first match.
     findAfterLoad_ = true;
     loader_->loadTimeline(storePath_, run);
+}
+
+void MainWindow::setBaseline(std::optional<RunId> run) {
+    runModel_->setBaseline(run);
+    QSettings settings;
+    if (runModel_->baseline())
+        settings.setValue(QStringLiteral("baseline/") + storePath_,
+                          QVariant::fromValue<qlonglong>(*runModel_->baseline()));
+    else
+        settings.remove(QStringLiteral("baseline/") + storePath_);
+    onSelectionChanged();
 }
 
 void MainWindow::showOutliersPanel() {

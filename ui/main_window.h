@@ -65,6 +65,9 @@ class MainWindow : public QMainWindow {
     // The notice shown over the run list (errors, or the offer of sample runs).
     QString noticeText() const;
     void selectRun(RunId id);
+    // Pins `run` as the baseline every comparison and report is made against
+    // (remembered per store); std::nullopt unpins it.
+    void setBaseline(std::optional<RunId> run);
     // Selects several runs (charts compare them); the first is shown in detail.
     void selectRuns(const std::vector<RunId>& ids);
     // Shows `run`'s timeline if it is not shown, and selects the first kernel

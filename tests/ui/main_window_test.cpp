@@ -140,6 +140,37 @@ TEST_F(MainWindowTest, ClickedKernelShowsLaunchConfigAndOccupancy) {
     EXPECT_TRUE(text.contains("cudaLaunchKernel"));
 }
 
+// A baseline pinned from the runs list: named there, compared against with
+// any run selected, and still pinned when the store is opened again.
+TEST_F(MainWindowTest, APinnedBaselineIsComparedAgainstAndStaysAcrossReopening) {
+    {
+        MainWindow window;
+        QSignalSpy loaded(&window, &MainWindow::storeLoaded);
+        window.openStore(QString::fromStdString(store));
+        ASSERT_TRUE(waitFor(loaded));
+        window.setBaseline(2);
+        auto label = [&](RunId id) {
+            return window.runModel()
+                ->index(window.runModel()->rowOfRun(id), RunListModel::Label)
+                .data()
+                .toString();
+        };
+        EXPECT_TRUE(label(2).endsWith("(baseline)")) << label(2).toStdString();
+        EXPECT_FALSE(label(1).endsWith("(baseline)"));
+        QSignalSpy charts(&window, &MainWindow::chartsShown);
+        window.selectRun(1);
+        ASSERT_TRUE(waitFor(charts));
+        EXPECT_EQ(charts.last().at(0).toInt(), 2);  // run 1 beside its baseline
+    }
+    MainWindow again;
+    QSignalSpy loaded(&again, &MainWindow::storeLoaded);
+    again.openStore(QString::fromStdString(store));
+    ASSERT_TRUE(waitFor(loaded));
+    EXPECT_EQ(again.runModel()->baseline(), std::optional<RunId>(2));
+    again.setBaseline(std::nullopt);
+    EXPECT_FALSE(again.runModel()->baseline());
+}
+
 // With every chart drawn, the window still fits a 1366×768 screen: no dock
 // asks for more height than a laptop has (the charts once asked ~450 px).
 TEST_F(MainWindowTest, FitsALaptopScreenWithChartsLoaded) {

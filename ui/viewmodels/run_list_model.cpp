@@ -4,6 +4,7 @@
 
 #include <QColor>
 #include <QDateTime>
+#include <QFont>
 
 #include "util/format.h"
 
@@ -80,7 +81,9 @@ QVariant RunListModel::data(const QModelIndex& index, int role) const {
                 case Status:
                     return QString::fromLatin1(toString(run->status));
                 case Label:
-                    return QString::fromStdString(run->label);
+                    return baseline_ == run->id
+                               ? tr("%1 (baseline)").arg(QString::fromStdString(run->label))
+                               : QString::fromStdString(run->label);
                 case Workload:
                     return QString::fromStdString(run->workload);
                 case Device:
@@ -96,6 +99,13 @@ QVariant RunListModel::data(const QModelIndex& index, int role) const {
         case Qt::ForegroundRole:
             if (index.column() == Status) return statusColor(run->status);
             return {};
+        case Qt::FontRole:
+            if (baseline_ == run->id) {
+                QFont bold;
+                bold.setBold(true);
+                return bold;
+            }
+            return {};
         case Qt::ToolTipRole:
             if (index.column() == Status && run->droppedRecords > 0)
                 return QStringLiteral("%1 records dropped by CUPTI").arg(run->droppedRecords);
@@ -110,6 +120,13 @@ QVariant RunListModel::data(const QModelIndex& index, int role) const {
             return {};
     }
     return {};
+}
+
+void RunListModel::setBaseline(std::optional<RunId> run) {
+    if (run && rowOfRun(*run) < 0) run.reset();
+    if (run == baseline_) return;
+    baseline_ = run;
+    if (!runs_.empty()) emit dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
 }
 
 QVariant RunListModel::headerData(int section, Qt::Orientation orientation, int role) const {

@@ -4,6 +4,7 @@
 
 #include <QAbstractTableModel>
 #include <QColor>
+#include <optional>
 #include <vector>
 
 #include "model/records.h"
@@ -25,6 +26,10 @@ class RunListModel : public QAbstractTableModel {
     explicit RunListModel(QObject* parent = nullptr);
 
     void setRuns(std::vector<RunInfo> runs);
+    // The run comparisons are made against (pinned from the runs list's
+    // context menu); its label says so. A run not in the list is dropped.
+    void setBaseline(std::optional<RunId> run);
+    std::optional<RunId> baseline() const { return baseline_; }
     const RunInfo* runAt(int row) const;
     int rowOfRun(RunId id) const;
 
@@ -36,6 +41,7 @@ class RunListModel : public QAbstractTableModel {
 
   private:
     std::vector<RunInfo> runs_;
+    std::optional<RunId> baseline_;
 };
 
 // Colour that marks a run status everywhere in the UI.

@@ -101,7 +101,13 @@ MainWindow::MainWindow(QWidget* parent)
     connect(loader_, &StoreLoader::timelineLoaded, this,
             [this](std::shared_ptr<const TimelineData> timeline) {
                 timeline_->setData(timeline);
-                if (!toolbar_->searchText().isEmpty()) timeline_->setSearch(toolbar_->searchText());
+                // What the toolbar said was about the last timeline: a search
+                // carries over with this run's match count, a selection does not.
+                const QString search = toolbar_->searchText();
+                toolbar_->setInfo(search.isEmpty()
+                                      ? QString()
+                                      : tr("%n match(es)", nullptr,
+                                           static_cast<int>(timeline_->setSearch(search))));
                 if (findAfterLoad_) timeline_->findNext();
                 findAfterLoad_ = false;
                 if (intervalAfterLoad_ && intervalAfterLoad_->run == timeline->run)

@@ -71,6 +71,30 @@ TEST(TimelineData, StreamsOfSeveralProcessesNameTheirProcess) {
     EXPECT_EQ(data->lanes[1].title, "pid 812 python3 (spawned worker) stream 7");
 }
 
+// A client-only run (tokens, no GPU work): the axis spans its tokens instead
+// of keeping the previous run's, and the view says what is missing.
+TEST(TimelineView, ARunWithoutGpuWorkSpansItsTokensAndSaysSo) {
+    testing::TempDir dir;
+    Store store(dir.file("runs.wsdb"));
+    RunId run = store.beginRun({});
+    {
+        StoreWriter w(store, run);
+        for (int i = 0; i < 5; ++i)
+            w.add(TokenRecord{0, i, 1'000'000'000'000 + i * 10'000'000LL});
+    }
+    TimelineView view;
+    view.resize(1200, 400);
+    view.setData(fixtureTimeline());  // another run first: its axis must not stay
+    view.setData(loadTimeline(store, run));
+    ASSERT_EQ(view.data()->eventCount, 0u);
+    EXPECT_EQ(view.data()->beginNs, 1'000'000'000'000);
+    EXPECT_EQ(view.data()->endNs, 1'000'040'000'000);
+    EXPECT_LE(view.axis().toTime(0), 1'000'000'000'000);
+    EXPECT_GE(view.axis().endNs(), 1'000'040'000'000);
+    EXPECT_LT(view.axis().endNs() - view.axis().toTime(0), 100'000'000);  // not epoch-wide
+    EXPECT_FALSE(view.grab().isNull());
+}
+
 TEST(TimelineView, SearchHighlightsAndStepsThroughMatches) {
     TimelineView view;
     view.resize(1200, 400);

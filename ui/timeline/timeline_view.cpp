@@ -41,6 +41,9 @@ void TimelineView::fitAll() {
     if (data_ && data_->endNs > data_->beginNs) {
         auto pad = (data_->endNs - data_->beginNs) / 50;
         axis_.fit(data_->beginNs - pad, data_->endNs + pad);
+    } else if (data_) {
+        // Nothing timed: a second from the run's start, not the last run's axis.
+        axis_.fit(data_->beginNs, data_->beginNs + 1'000'000'000);
     }
     update();
 }
@@ -164,6 +167,16 @@ void TimelineView::paintEvent(QPaintEvent*) {
     }
     const qreal left = kHeaderWidth, w = axis_.widthPx;
     int y = kRulerHeight + kTokenHeight - scrollY_;
+    if (data_->eventCount == 0) {
+        p.setPen(pal.color(QPalette::PlaceholderText));
+        p.drawText(QRectF(left + 12, lanesTop() + 8, w - 24, 60), Qt::TextWordWrap,
+                   data_->tokenTimes.empty()
+                       ? tr("Run %1 recorded no GPU activity and no NVTX ranges.").arg(data_->run)
+                       : tr("Run %1 recorded no GPU activity (a benchmark client without its "
+                            "server, or an import without kernels): the marks above are its "
+                            "tokens; its requests are in the Requests and Latency charts.")
+                             .arg(data_->run));
+    }
     // Counter tracks.
     for (const auto& track : data_->counters) {
         QRectF r(left, y, w, kCounterHeight - 4);

@@ -210,6 +210,9 @@ std::shared_ptr<const TimelineData> readTimeline(Store& store, RunId run,
     for (const auto& t : tokensOf(store, run))
         data->tokenTimes.push_back(t.timeNs);
     std::sort(data->tokenTimes.begin(), data->tokenTimes.end());
+    // A client-only run (bench serve against a server not recorded) has
+    // tokens and nothing else: the axis spans them.
+    if (!data->tokenTimes.empty()) extend(data->tokenTimes.front(), data->tokenTimes.back());
 
     auto samples = samplesOf(store, run);
     CounterTrack power{QStringLiteral("Power (W)"), {}, {}, 0};

@@ -4,6 +4,7 @@
 # and under torch.profiler (CUDA only, CPU+CUDA), alternating for ROUNDS rounds;
 # medians and ratios to untraced. Settings say where the cost is.
 # Usage: torch-overhead-check.sh BUILD_DIR OUT_DIR [ROUNDS] [BATCH TOKENS]
+# (SETTINGS: which Warpscope settings, by name; PROFILER=0 leaves torch.profiler out)
 source "$(dirname "$0")/lib.sh"
 ws_args "BUILD_DIR OUT_DIR [ROUNDS] [BATCH TOKENS]" 2 "$@"
 rounds=${3:-3}; batch=${4:-1}; tokens=${5:-32}
@@ -20,14 +21,17 @@ declare -A settings=(
   [noflush]="WARPSCOPE_FLUSH_MS=0|"
   [lean]="WARPSCOPE_KINDS_OFF=synchronization|--no-driver-api --sample-ms 0"
 )
-order=(default nodriver nosamples nosync nomarker nographnodes noflush lean)
+# SETTINGS="default nodriver" measures only those (default: all of them).
+read -r -a order <<<"${SETTINGS:-default nodriver nosamples nosync nomarker nographnodes noflush lean}"
 region() { awk '/REGION_S/{print $2}'; }
 ws_header
 echo "batch $batch, $tokens tokens, $rounds rounds"
 for _ in $(seq "$rounds"); do
   echo "untraced $("${prog[@]}" | region)"
-  echo "profiler_cuda $("${prog[@]}" --profiler cuda 2>/dev/null | region)"
-  echo "profiler_cpu_cuda $("${prog[@]}" --profiler cpu+cuda 2>/dev/null | region)"
+  if [ "${PROFILER:-1}" != 0 ]; then
+    echo "profiler_cuda $("${prog[@]}" --profiler cuda 2>/dev/null | region)"
+    echo "profiler_cpu_cuda $("${prog[@]}" --profiler cpu+cuda 2>/dev/null | region)"
+  fi
   for name in "${order[@]}"; do
     IFS='|' read -r envs opts <<<"${settings[$name]}"
     # shellcheck disable=SC2086  # words of a setting

@@ -15,6 +15,7 @@
 #include "charts/kernel_chart.h"
 #include "charts/latency_chart.h"
 #include "charts/occupancy_chart.h"
+#include "charts/pareto_chart.h"
 #include "charts/request_timeline_chart.h"
 #include "charts/roofline_chart.h"
 #include "charts/throughput_chart.h"
@@ -24,6 +25,7 @@
 #include "store/store.h"
 #include "support/temp_dir.h"
 #include "synthetic_runs.h"
+#include "synthetic_sweeps.h"
 
 namespace ws::ui {
 namespace {
@@ -84,6 +86,28 @@ TEST_P(ChartLayout, EachChartInItsTab) {
         QApplication::processEvents();
         ASSERT_GT(chart->height(), 100) << name;
         expectReadable(chart, std::string(name) + " tab, " + where);
+    }
+}
+
+// The Pareto tab of a sweep of as many points as the case has runs, and of
+// three sweeps side by side (each point labelled, labels that would collide
+// hidden by the chart).
+TEST_P(ChartLayout, ParetoTabOfSweeps) {
+    auto* panel = window.charts();
+    std::vector<std::string> values;
+    for (std::size_t i = 0; i < analyses->size(); ++i)
+        values.push_back(std::to_string(1 << i));
+    for (const auto& sweeps :
+         {std::vector<SweepTable>{testing::sweep("g1", "max-concurrency", values, 100)},
+          std::vector<SweepTable>{testing::sweep("g1", "max-concurrency", values, 100),
+                                  testing::sweep("g2", "max-concurrency", values, 160),
+                                  testing::sweep("g3", "request-rate", values, 240)}}) {
+        panel->setSweeps(sweeps);
+        ASSERT_TRUE(panel->paretoShown());
+        panel->setCurrentWidget(panel->paretoChart());
+        QApplication::processEvents();
+        expectReadable(panel->paretoChart(),
+                       "pareto tab, " + std::to_string(sweeps.size()) + " sweep(s), " + where);
     }
 }
 

@@ -9,6 +9,7 @@
 #include <map>
 
 #include "analysis/run_analysis.h"
+#include "charts/chart_fit.h"
 #include "charts/charts_panel.h"
 #include "charts/kernel_chart.h"
 #include "charts/latency_chart.h"
@@ -28,6 +29,9 @@ QByteArray png(QCustomPlot* plot) {
     QByteArray bytes;
     QBuffer buffer(&bytes);
     buffer.open(QIODevice::WriteOnly);
+    // Notes and legends laid out for the image, not for the (never shown)
+    // widget: a caption wrapped to a widget's default width was a column.
+    FitForExport fit(plot, QSize(kChartWidth, kChartHeight));
     plot->toPixmap(kChartWidth, kChartHeight).save(&buffer, "PNG");
     return bytes;
 }

@@ -46,7 +46,7 @@ int cmdSummary(const std::vector<std::string>& argv) {
         throw UsageError(std::string("--window: ") + e.what());
     }
     auto s = summarizeRun(store, id, window.span, window.label);
-    auto processes = summarizeProcesses(store, id, window.span);
+    auto processes = summarizeProcesses(store, id, window.span, &s);
     if (args.flag("json")) {
         nlohmann::ordered_json j;
         j["window"] = toSpec(choice);

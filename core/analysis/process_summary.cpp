@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "store/store.h"
 
 namespace ws {
 
-std::vector<ProcessSummary> summarizeProcesses(Store& store, RunId run, TimeWindow window) {
+std::vector<ProcessSummary> summarizeProcesses(Store& store, RunId run, TimeWindow window,
+                                               const RunSummary* sameWindow) {
     std::map<std::uint32_t, ProcessSummary> byPid;
     for (auto& p : processesFromProperties(runProperties(store, run)))
         byPid[p.pid].process = p;
@@ -21,18 +23,37 @@ std::vector<ProcessSummary> summarizeProcesses(Store& store, RunId run, TimeWind
         s.process.pid = pid;
         return s;
     };
+    std::set<std::uint32_t> gpuPids;
+    for (const auto& [stream, pid] : streamPid)
+        gpuPids.insert(pid);
     std::int64_t total = 0;
-    forEachKernel(store, run, window, std::nullopt, [&](const KernelRecord& k) {
-        auto& s = summaryOf(k.deviceId, k.streamId);
-        ++s.kernels;
-        s.kernelNs += k.durationNs();
-        total += k.durationNs();
-    });
-    forEachMemcpy(store, run, window, std::nullopt, [&](const MemcpyRecord& m) {
-        auto& s = summaryOf(m.deviceId, m.streamId);
-        ++s.memcpys;
-        s.memcpyBytes += m.bytes;
-    });
+    if (sameWindow && gpuPids.size() <= 1) {
+        // Every GPU record is that one process's (or, without gpu_streams, none's).
+        auto& s = byPid[gpuPids.empty() ? 0 : *gpuPids.begin()];
+        s.process.pid = gpuPids.empty() ? 0 : *gpuPids.begin();
+        for (const auto& k : sameWindow->kernels) {
+            s.kernels += k.time.count;
+            s.kernelNs += static_cast<std::int64_t>(k.time.totalNs);
+        }
+        for (const auto& m : sameWindow->memcpys) {
+            s.memcpys += m.time.count;
+            s.memcpyBytes += m.totalBytes;
+        }
+        total = s.kernelNs;
+        if (s.kernels == 0 && s.memcpys == 0 && s.process.pid == 0) byPid.erase(0);
+    } else {
+        forEachKernel(store, run, window, std::nullopt, [&](const KernelRecord& k) {
+            auto& s = summaryOf(k.deviceId, k.streamId);
+            ++s.kernels;
+            s.kernelNs += k.durationNs();
+            total += k.durationNs();
+        });
+        forEachMemcpy(store, run, window, std::nullopt, [&](const MemcpyRecord& m) {
+            auto& s = summaryOf(m.deviceId, m.streamId);
+            ++s.memcpys;
+            s.memcpyBytes += m.bytes;
+        });
+    }
     std::vector<ProcessSummary> out;
     for (auto& [pid, s] : byPid) {
         s.kernelShare =

@@ -6,6 +6,7 @@
 
 #include <vector>
 
+#include "analysis/kernel_summary.h"
 #include "model/process_keys.h"
 #include "store/run_queries.h"
 
@@ -23,7 +24,10 @@ struct ProcessSummary {
 };
 
 // Every process that reported or has GPU work, by kernel time (most first);
-// kernels and copies overlapping `window` count.
-std::vector<ProcessSummary> summarizeProcesses(Store& store, RunId run, TimeWindow window = {});
+// kernels and copies overlapping `window` count. With `sameWindow`, the run's
+// summary over that window, a run whose GPU work is all one process's takes
+// its totals from there instead of reading every kernel a second time.
+std::vector<ProcessSummary> summarizeProcesses(Store& store, RunId run, TimeWindow window = {},
+                                               const RunSummary* sameWindow = nullptr);
 
 }  // namespace ws

@@ -216,8 +216,9 @@ ItlOutlierReport itlOutliers(const std::vector<TokenRecord>& tokens,
 
 ItlOutlierReport itlOutliers(Store& store, RunId run, std::size_t top) {
     std::vector<EngineStep> steps;
-    for (const auto& r : rangesIn(store, run))
+    forEachRange(store, run, {}, std::nullopt, [&](const RangeRecord& r) {
         if (auto step = engineStepOf(r)) steps.push_back(*step);
+    });
     auto tokens = tokensOf(store, run);
     // Only the kernels' times, and only when there are steps to put them in:
     // a served hour holds millions of kernels.

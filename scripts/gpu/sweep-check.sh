@@ -4,21 +4,27 @@
 # with bench serve --server, every point its own run of one sweep group; then
 # what capture costs the client's TPOT at concurrency 1: the same load against
 # the same server untraced, in the same session.
-# Usage: sweep-check.sh BUILD_DIR OUT_DIR
+# Usage: [MODEL=serve-llama-8b] [SWEEP=1,4,16,64,128] [PROMPTS=128] sweep-check.sh BUILD_DIR OUT_DIR
+# MODEL names a preset in resources/workloads (default serve-llama-1b), SWEEP
+# the concurrencies (default 1,4,16,64), PROMPTS the requests a point (64),
+# UNTRACED_PROMPTS those of the untraced concurrency-1 load (PROMPTS).
 source "$(dirname "$0")/lib.sh"
 ws_args "BUILD_DIR OUT_DIR" 2 "$@"
 cli=$build/app/warpscope-cli
 runner=$build/app/warpscope-workload
-preset=$src/resources/workloads/serve-llama-1b.toml
+model=${MODEL:-serve-llama-1b}
+sweep=${SWEEP:-1,4,16,64}
+prompts=${PROMPTS:-64}
+preset=$src/resources/workloads/$model.toml
 db=$out/sweep.wsdb
 rm -f "$db"*
 port=8471
-load=(--model serve-llama-1b --input-len 256 --output-len 64 --ignore-eos --seed 1)
+load=(--model "$model" --input-len 256 --output-len 64 --ignore-eos --seed 1)
 ws_header
 
-echo "== sweep, max-concurrency 1,4,16,64, recorded with --server"
-timeout 560 "$cli" bench serve --endpoint "http://127.0.0.1:$port" "${load[@]}" --num-prompts 64 \
-  --sweep max-concurrency=1,4,16,64 --goodput ttft:200,tpot:20 --label builtin-1b --db "$db" \
+echo "== $model: sweep, max-concurrency $sweep, $prompts requests a point, recorded with --server"
+timeout ${SWEEP_TIMEOUT:-430} "$cli" bench serve --endpoint "http://127.0.0.1:$port" "${load[@]}" --num-prompts "$prompts" \
+  --sweep "max-concurrency=$sweep" --goodput ttft:200,tpot:20 --label "$model" --db "$db" \
   --server-timeout 300 --server -- "$runner" serve "$preset" --port "$port" > "$tmp/sweep.txt" 2>&1 || fail=1
 grep -aE "^\[warpscope\] (sweep|point)|sweep point|point [0-9]" "$tmp/sweep.txt" | head -8
 "$cli" sweep --db "$db" | head -3
@@ -27,7 +33,7 @@ group=$("$cli" sweep --db "$db" --json | python3 -c "import json,sys; j=json.loa
 
 echo "== TPOT at concurrency 1: untraced server beside the recorded point"
 ws_start_server "$tmp/server.txt" "$preset" "$((port + 1))" || fail=1
-timeout 120 "$cli" bench serve --endpoint "http://127.0.0.1:$((port + 1))" "${load[@]}" --num-prompts 64 \
+timeout 120 "$cli" bench serve --endpoint "http://127.0.0.1:$((port + 1))" "${load[@]}" --num-prompts "${UNTRACED_PROMPTS:-$prompts}" \
   --max-concurrency 1 --label untraced-c1 --db "$db" > "$tmp/untraced.txt" 2>&1 || fail=1
 kill -INT "$server" 2>/dev/null
 wait "$server"

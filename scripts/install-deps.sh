@@ -11,6 +11,7 @@ packages=(
   libcpp-httplib-dev  # the serving workload's HTTP server (warpscope-workload serve)
   libcurl4-openssl-dev  # bench serve's load generator (libcurl's multi interface)
   zlib1g-dev  # .json.gz traces (streaming inflate in the Kineto importer)
+  libsimdjson-dev  # trace events parsed at GB/s (Kineto / Chrome-trace import)
   libgtest-dev libgmock-dev libbenchmark-dev
   qt6-base-dev qt6-base-dev-tools qt6-svg-dev libqt6svg6 qt6-qpa-plugins
   libqcustomplot-dev libqcustomplot2.1-qt6

@@ -1,6 +1,5 @@
 // stats and import: latency statistics of a run, and runs from peer tools.
 #include <charconv>
-#include <filesystem>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
@@ -8,15 +7,11 @@
 
 #include "analysis/cold_start.h"
 #include "analysis/run_latency.h"
-#include "cli/bundle_commands.h"
 #include "cli/cli_args.h"
 #include "cli/commands.h"
 #include "cli/goodput_arg.h"
 #include "cli/open_store.h"
-#include "cli/progress_output.h"
 #include "io/latency_json.h"
-#include "io/run_bundle.h"
-#include "io/trace_import.h"
 #include "store/run_queries.h"
 #include "store/store.h"
 #include "util/format.h"
@@ -109,45 +104,6 @@ int cmdStats(const std::vector<std::string>& argv) {
     if (!cold.hits.empty())
         std::cout << "  warm up before measuring: an untimed first request, or "
                      "CUDA_MODULE_LOADING=EAGER\n";
-    return 0;
-}
-
-int cmdImport(const std::vector<std::string>& argv) {
-    auto args = Args::parse(argv, {{}, {"db", "label", "progress"}, 1, 1});
-    const ProgressMode reporting = progressMode(args);
-    const auto& path = args.positional()[0];
-    if (reporting == ProgressMode::Json) {
-        // One message as it starts (the file's size); a streamed Kineto trace
-        // then reports the bytes read every 8 MiB; the result when stored.
-        progress::Message started{progress::Kind::Import};
-        std::error_code ec;
-        started.total = static_cast<std::int64_t>(std::filesystem::file_size(path, ec));
-        emitMessage(started);
-    }
-    if (isRunBundle(path)) return importBundleCommand(path, args, reporting);
-    auto file = readTraceFile(path);  // an unknown file is refused before the store is opened
-    Store store(storePath(args));     // importing into a new store creates it
-    ReadProgress bytesRead;
-    if (reporting == ProgressMode::Json)
-        bytesRead = [last = std::int64_t{0}](std::int64_t done, std::int64_t total) mutable {
-            if (done - last < (8 << 20) && done < total) return;
-            last = done;
-            progress::Message m{progress::Kind::Import};
-            m.done = done;
-            m.total = total;
-            emitMessage(m);
-        };
-    auto result = importTrace(store, file, args.valueOr("label", ""), bytesRead);
-    std::string text = "imported " + result.format + " as run " + std::to_string(result.run) +
-                       ": " + std::to_string(result.events) + " records";
-    if (result.kernels > 0) text += ", " + std::to_string(result.kernels) + " kernels";
-    if (result.requests > 0) text += ", " + std::to_string(result.requests) + " requests";
-    if (reporting == ProgressMode::Json) {
-        progress::Message done{progress::Kind::Done, text};
-        done.run = result.run;
-        emitMessage(done);
-    }
-    std::cout << text << '\n';
     return 0;
 }
 

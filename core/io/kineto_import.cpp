@@ -11,7 +11,9 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "io/array_member_splitter.h"
 #include "io/trace_reader.h"
+#include "kineto_event.h"
 #include "model/value_limits.h"
 #include "store/run_queries.h"
 #include "store/store.h"
@@ -26,10 +28,9 @@ namespace {
 using Json = nlohmann::basic_json<std::map, std::vector, std::string, bool, std::int64_t,
                                   std::uint64_t, long double>;
 
-std::string where(std::size_t index, const Json& e) {
-    std::string name =
-        e.contains("name") && e["name"].is_string() ? e["name"].get<std::string>() : "";
-    return "traceEvents[" + std::to_string(index) + "]" + (name.empty() ? "" : " (" + name + ")");
+std::string where(std::size_t index, std::string_view name) {
+    return "traceEvents[" + std::to_string(index) + "]" +
+           (name.empty() ? "" : " (" + std::string(name) + ")");
 }
 
 // A string field, or "" when missing or of another type (nlohmann's value()
@@ -56,28 +57,12 @@ std::int64_t intArg(const Json& args, const char* key, std::int64_t fallback = 0
     return integer(*it).value_or(fallback);
 }
 
-// pid / tid are numbers, or strings such as "stream 7" on GPU lanes.
-std::uint32_t idOf(const Json& e, const char* key) {
-    auto it = e.find(key);
-    if (it == e.end()) return 0;
-    if (it->is_number()) return static_cast<std::uint32_t>(integer(*it).value_or(0));
-    if (it->is_string()) {
-        auto s = it->get<std::string>();
-        auto digits = s.find_first_of("0123456789");
-        return digits == std::string::npos
-                   ? 0
-                   : static_cast<std::uint32_t>(std::strtoul(s.c_str() + digits, nullptr, 10));
-    }
-    return 0;
-}
-
-void dims(const std::string& path, const std::string& where, const Json& args, const char* key,
-          std::int32_t& x, std::int32_t& y, std::int32_t& z) {
-    auto it = args.find(key);
-    if (it == args.end() || !it->is_array() || it->size() != 3) return;
+void dims(const std::string& path, const std::string& where, const KinetoEvent::Dims& d,
+          const char* key, std::int32_t& x, std::int32_t& y, std::int32_t& z) {
+    if (!d.present) return;
     std::int32_t* out[] = {&x, &y, &z};
     for (int i = 0; i < 3; ++i) {
-        auto v = integer((*it)[static_cast<std::size_t>(i)]);
+        auto v = d.v[static_cast<std::size_t>(i)];
         if (!v || *v < 0 || *v > std::numeric_limits<std::int32_t>::max())
             importError(path, where + ".args." + key + "[" + std::to_string(i) + "]",
                         "not a count of blocks or threads");
@@ -85,13 +70,11 @@ void dims(const std::string& path, const std::string& where, const Json& args, c
     }
 }
 
-std::int64_t checkedBytes(const std::string& path, const std::string& where, const Json& args) {
-    auto it = args.find("bytes");
-    if (it == args.end()) return 0;
-    auto bytes = integer(*it);
-    if (!bytes || limits::bytesProblem(*bytes))
+std::int64_t checkedBytes(const std::string& path, const std::string& where, const KinetoEvent& e) {
+    if (!e.bytesPresent) return 0;
+    if (!e.bytes || limits::bytesProblem(*e.bytes))
         importError(path, where + ".args.bytes", "negative, over 1 PiB or not a number");
-    return *bytes;
+    return *e.bytes;
 }
 
 // "Memcpy HtoD (Pageable -> Device)" → kind and both memory kinds.
@@ -150,13 +133,13 @@ std::optional<DeviceInfo> deviceOf(const std::string& path, const std::map<std::
 // Device, context, stream and correlation of a GPU event (kernel, copy,
 // memset); GPU lanes carry the device as pid and the stream as tid.
 template <typename R>
-void placeOnGpu(R& r, const Json& e, const Json& args, std::int64_t start, std::int64_t end) {
+void placeOnGpu(R& r, const KinetoEvent& e, std::int64_t start, std::int64_t end) {
     r.startNs = start;
     r.endNs = end;
-    r.deviceId = static_cast<std::uint32_t>(intArg(args, "device", idOf(e, "pid")));
-    r.contextId = static_cast<std::uint32_t>(intArg(args, "context"));
-    r.streamId = static_cast<std::uint32_t>(intArg(args, "stream", idOf(e, "tid")));
-    r.correlationId = static_cast<std::uint32_t>(intArg(args, "correlation"));
+    r.deviceId = static_cast<std::uint32_t>(e.device.value_or(e.pid));
+    r.contextId = static_cast<std::uint32_t>(e.context.value_or(0));
+    r.streamId = static_cast<std::uint32_t>(e.stream.value_or(e.tid));
+    r.correlationId = static_cast<std::uint32_t>(e.correlation.value_or(0));
 }
 
 // Ranges wait for the end of the file to get their nesting depth (Kineto
@@ -174,70 +157,76 @@ class EventSink {
   public:
     EventSink(const std::string& path, StoreWriter& writer) : path_(path), writer_(writer) {}
 
-    void add(std::size_t i, const Json& e) {
-        if (!e.is_object())
+    // One element of traceEvents, its bytes (with simdjson's padding after).
+    void add(std::size_t i, const char* data, std::size_t size) {
+        std::string problem = reader_.read(data, size, e_);
+        if (!problem.empty())
+            importError(path_, "traceEvents[" + std::to_string(i) + "]",
+                        "not valid JSON (" + problem + ")");
+        const KinetoEvent& e = e_;
+        if (!e.object)
             importError(path_, "traceEvents[" + std::to_string(i) + "]", "not an object");
-        if (textOf(e, "ph") != "X") return;  // flows, counters, metadata
-        std::string cat = textOf(e, "cat");
-        auto tsIt = e.find("ts"), durIt = e.find("dur");
-        if (tsIt == e.end() || !tsIt->is_number())
-            importError(path_, where(i, e) + ".ts", "missing or not a number");
-        if (durIt == e.end() || !durIt->is_number())
-            importError(path_, where(i, e) + ".dur", "missing or not a number");
-        auto ts = limits::toNs(tsIt->get<long double>(), 1000.0L, 0, limits::kLatestTimeNs);
+        if (e.ph != "X") return;  // flows, counters, metadata
+        if (!e.ts) importError(path_, where(i, e.name) + ".ts", "missing or not a number");
+        if (!e.dur) importError(path_, where(i, e.name) + ".dur", "missing or not a number");
+        auto ts = limits::toNs(*e.ts, 1000.0L, 0, limits::kLatestTimeNs);
         if (!ts)
-            importError(path_, where(i, e) + ".ts", "negative, past the year 2100 or not finite");
-        auto dur = limits::toNs(durIt->get<long double>(), 1000.0L, 0, limits::kLongestSpanNs);
-        if (!dur) importError(path_, where(i, e) + ".dur", "negative, over a year or not finite");
+            importError(path_, where(i, e.name) + ".ts",
+                        "negative, past the year 2100 or not finite");
+        auto dur = limits::toNs(*e.dur, 1000.0L, 0, limits::kLongestSpanNs);
+        if (!dur)
+            importError(path_, where(i, e.name) + ".dur", "negative, over a year or not finite");
         std::int64_t start = *ts, end = *ts + *dur;
         if (!any_ || start < firstNs) firstNs = start;
         any_ = true;
-        std::string name = textOf(e, "name");
-        static const Json kNoArgs = Json::object();
-        auto argsIt = e.find("args");
-        const Json& args = argsIt != e.end() && argsIt->is_object() ? *argsIt : kNoArgs;
+        const std::string_view cat = e.cat;
         if (cat == "kernel") {
             KernelRecord r;
-            placeOnGpu(r, e, args, start, end);
-            r.name = std::move(name);
-            r.registersPerThread = static_cast<std::int32_t>(intArg(args, "registers per thread"));
+            placeOnGpu(r, e, start, end);
+            r.name = e.name;
+            r.registersPerThread = static_cast<std::int32_t>(e.registers.value_or(0));
             // Kineto reports static + dynamic shared memory as one number.
-            r.staticSharedBytes = static_cast<std::int32_t>(intArg(args, "shared memory"));
-            dims(path_, where(i, e), args, "grid", r.gridX, r.gridY, r.gridZ);
-            dims(path_, where(i, e), args, "block", r.blockX, r.blockY, r.blockZ);
+            r.staticSharedBytes = static_cast<std::int32_t>(e.sharedMemory.value_or(0));
+            dims(path_, where(i, e.name), e.grid, "grid", r.gridX, r.gridY, r.gridZ);
+            dims(path_, where(i, e.name), e.block, "block", r.blockX, r.blockY, r.blockZ);
             if (kernels == 0) firstKernelDevice = r.deviceId;
             ++kernels;
             writer_.add(r);
         } else if (cat == "gpu_memcpy") {
             MemcpyRecord r;
-            placeOnGpu(r, e, args, start, end);
-            r.bytes = checkedBytes(path_, where(i, e), args);
-            parseMemcpyName(name, r);
+            placeOnGpu(r, e, start, end);
+            r.bytes = checkedBytes(path_, where(i, e.name), e);
+            parseMemcpyName(std::string(e.name), r);
             writer_.add(r);
         } else if (cat == "gpu_memset") {
             MemsetRecord r;
-            placeOnGpu(r, e, args, start, end);
-            r.bytes = checkedBytes(path_, where(i, e), args);
-            if (name.find("Device") != std::string::npos) r.memoryKind = MemoryKind::Device;
+            placeOnGpu(r, e, start, end);
+            r.bytes = checkedBytes(path_, where(i, e.name), e);
+            if (e.name.find("Device") != std::string_view::npos) r.memoryKind = MemoryKind::Device;
             writer_.add(r);
         } else if (cat == "cuda_runtime" || cat == "cuda_driver") {
             ApiCallRecord r;
-            r.startNs = start, r.endNs = end, r.name = std::move(name);
-            r.processId = idOf(e, "pid");
-            r.threadId = idOf(e, "tid");
-            r.correlationId = static_cast<std::uint32_t>(intArg(args, "correlation"));
+            r.startNs = start, r.endNs = end, r.name = e.name;
+            r.processId = e.pid;
+            r.threadId = e.tid;
+            r.correlationId = static_cast<std::uint32_t>(e.correlation.value_or(0));
             r.kind = cat == "cuda_runtime" ? ApiKind::Runtime : ApiKind::Driver;
-            r.callbackId = static_cast<std::uint32_t>(intArg(args, "cbid"));
+            r.callbackId = static_cast<std::uint32_t>(e.cbid.value_or(0));
             ++apiCalls;
             writer_.add(r);
         } else if (cat == "cpu_op" || cat == "user_annotation") {
-            auto [it, added] =
-                nameIds_.try_emplace(std::move(name), static_cast<std::uint32_t>(names_.size()));
-            if (added) names_.push_back(&it->first);
-            ranges_.push_back(
-                {start, end, idOf(e, "pid"), idOf(e, "tid"), it->second, cat == "user_annotation"});
+            auto found = nameIds_.find(e.name);
+            std::uint32_t id;
+            if (found != nameIds_.end()) {
+                id = found->second;
+            } else {
+                id = static_cast<std::uint32_t>(names_.size());
+                auto it = nameIds_.emplace(std::string(e.name), id).first;
+                names_.push_back(&it->first);
+            }
+            ranges_.push_back({start, end, e.pid, e.tid, id, cat == "user_annotation"});
         } else if (cat == "overhead") {  // the profiler's own work, e.g. buffer requests
-            writer_.add(OverheadRecord{start, end, name});
+            writer_.add(OverheadRecord{start, end, std::string(e.name)});
         }
     }
 
@@ -281,25 +270,28 @@ class EventSink {
     StoreWriter& writer_;
     bool any_ = false;
     std::vector<PendingRange> ranges_;
-    std::unordered_map<std::string, std::uint32_t> nameIds_;
+    KinetoEventReader reader_;
+    KinetoEvent e_;
+    // Transparent lookup: a name read as a string_view is found without a copy.
+    struct NameHash {
+        using is_transparent = void;
+        std::size_t operator()(std::string_view s) const {
+            return std::hash<std::string_view>()(s);
+        }
+    };
+    std::unordered_map<std::string, std::uint32_t, NameHash, std::equal_to<>> nameIds_;
     std::vector<const std::string*> names_;
 };
 
-// nlohmann's SAX interface, so the trace is read in one pass and never held
-// whole: each element of traceEvents is built as a small JSON object (its
-// own fields, args and launch dimensions; anything nested deeper is kept as
-// null, which no check reads as a number), handed to the EventSink and
-// dropped. Of the other top-level fields only the few the run needs are
-// kept. (simdjson was the alternative; it parses a whole document in memory,
-// so streaming one large traceEvents array would need our own splitter in
-// front of it. See docs/benchmarks.md "Import at scale" for the measurement.)
+// nlohmann's SAX interface over the trace without its events (the splitter
+// hands those to the EventSink and leaves traceEvents as []): it checks every
+// byte of the rest and keeps the few top-level fields the run needs.
 class KinetoSax {
   public:
-    KinetoSax(const std::string& path, EventSink& sink) : path_(path), sink_(sink) {}
+    explicit KinetoSax(const std::string& path) : path_(path) {}
 
     std::map<std::string, Json> top;  // deviceProperties, baseTimeNanoseconds, …
     bool rootIsObject = false;
-    bool sawEvents = false;
 
     bool null() { return scalar(Json()); }
     bool boolean(bool v) { return scalar(Json(v)); }
@@ -319,12 +311,17 @@ class KinetoSax {
             buildKey_ = std::move(k);
         return true;
     }
+    // `position` counts bytes of the skeleton; the splitter knows the file's.
+    std::function<std::int64_t()> offset;
     bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception&) {
-        importError(path_, "(file)", "not valid JSON (at byte " + std::to_string(position) + ")");
+        importError(path_, "(file)",
+                    "not valid JSON (at byte " +
+                        std::to_string(offset ? offset() : static_cast<std::int64_t>(position)) +
+                        ")");
     }
 
   private:
-    enum class Mode { Root, Top, Events, Build, Skip, Done };
+    enum class Mode { Root, Top, Build, Skip, Done };
     static constexpr std::size_t kMaxDepth = 3;  // event → args → grid
 
     static bool kept(const std::string& key) {
@@ -339,9 +336,6 @@ class KinetoSax {
                 break;  // a bare value: not a trace
             case Mode::Top:
                 if (kept(key_)) top[key_] = std::move(v);
-                break;
-            case Mode::Events:
-                sink_.add(index_++, v);
                 break;
             case Mode::Build:
                 if (skip_ == 0) place(std::move(v));
@@ -363,18 +357,11 @@ class KinetoSax {
                 skipEnds_ = Mode::Done;
                 break;
             case Mode::Top:
-                if (key_ == "traceEvents" && !object) {
-                    if (sawEvents) importError(path_, "traceEvents", "appears twice");
-                    sawEvents = true;
-                    mode_ = Mode::Events;
-                } else if (kept(key_)) {
-                    begin(Mode::Top, object);
+                if (kept(key_)) {
+                    begin(object);
                 } else {
                     mode_ = Mode::Skip, skip_ = 1, skipEnds_ = Mode::Top;
                 }
-                break;
-            case Mode::Events:
-                begin(Mode::Events, object);
                 break;
             case Mode::Build:
                 if (skip_ > 0 || stack_.size() >= kMaxDepth) {
@@ -397,9 +384,6 @@ class KinetoSax {
             case Mode::Top:
                 mode_ = Mode::Done;
                 break;  // the root object closed
-            case Mode::Events:
-                mode_ = Mode::Top;
-                break;  // traceEvents closed
             case Mode::Build:
                 if (skip_ > 0) {
                     --skip_;
@@ -418,9 +402,8 @@ class KinetoSax {
         return true;
     }
 
-    // A value for traceEvents (an event) or for a kept top-level field.
-    void begin(Mode from, bool object) {
-        from_ = from;
+    // A value for a kept top-level field.
+    void begin(bool object) {
         mode_ = Mode::Build;
         value_ = object ? Json::object() : Json::array();
         stack_.assign(1, &value_);
@@ -438,26 +421,21 @@ class KinetoSax {
     }
 
     void finish() {
-        mode_ = from_;
-        if (from_ == Mode::Events)
-            sink_.add(index_++, value_);
-        else
-            top[key_] = std::move(value_);
+        mode_ = Mode::Top;
+        top[key_] = std::move(value_);
         value_ = Json();
     }
 
     const std::string& path_;
-    EventSink& sink_;
-    Mode mode_ = Mode::Root, from_ = Mode::Top, skipEnds_ = Mode::Top;
+    Mode mode_ = Mode::Root, skipEnds_ = Mode::Top;
     std::string key_, buildKey_;
-    std::size_t skip_ = 0, index_ = 0;
+    std::size_t skip_ = 0;
     Json value_;
     std::vector<Json*> stack_;
 };
 
-template <typename Parse>
 ImportResult importStreaming(Store& store, const std::string& path, const std::string& label,
-                             Parse&& parse) {
+                             const ArrayMemberSplitter::Source& source) {
     NewRun nr;
     std::string file = std::filesystem::path(path).filename().string();
     nr.label = label.empty() ? "PyTorch profiler " + file : label;
@@ -468,9 +446,13 @@ ImportResult importStreaming(Store& store, const std::string& path, const std::s
     // read, and an error at any byte of the file rolls all of them back.
     auto imported = storeImportedRun(store, nr, [&](RunId run, StoreWriter& w) {
         EventSink sink(path, w);
-        KinetoSax sax(path, sink);
-        parse(sax);
-        if (!sax.rootIsObject || !sax.sawEvents)
+        ArrayMemberSplitter events(
+            path, source, "traceEvents",
+            [&](std::size_t i, const char* data, std::size_t size) { sink.add(i, data, size); });
+        KinetoSax sax(path);
+        sax.offset = [&] { return events.offset(); };
+        Json::sax_parse(events.begin(), events.end(), &sax);
+        if (!sax.rootIsObject || !events.sawMember())
             importError(path, "traceEvents", "missing or not an array (not a Chrome trace)");
         if (sink.kernels == 0 && sink.apiCalls == 0 && sink.ranges() == 0)
             importError(path, "traceEvents",
@@ -520,18 +502,19 @@ bool isKinetoTrace(const std::string& text) {
 
 ImportResult importKinetoTrace(Store& store, const std::string& path, const std::string& text,
                                const std::string& label) {
-    return importStreaming(store, path, label, [&](KinetoSax& sax) {
-        Json::sax_parse(text.begin(), text.end(), &sax);
+    std::size_t at = 0;
+    return importStreaming(store, path, label, [&](char* out, std::size_t size) {
+        std::size_t n = text.copy(out, size, at);
+        at += n;
+        return n;
     });
 }
 
 ImportResult importKinetoTraceFile(Store& store, const std::string& path, const std::string& label,
                                    ReadProgress progress) {
     TraceReader reader(path, std::move(progress));
-    return importStreaming(store, path, label, [&](KinetoSax& sax) {
-        BufferedInput input(reader);
-        Json::sax_parse(input.begin(), input.end(), &sax);
-    });
+    return importStreaming(store, path, label,
+                           [&](char* out, std::size_t size) { return reader.read(out, size); });
 }
 
 }  // namespace ws

@@ -18,6 +18,7 @@
 #include "store/run_queries.h"
 #include "store/store.h"
 #include "store/store_writer.h"
+#include "util/spilling_sorter.h"
 
 namespace ws {
 
@@ -144,12 +145,21 @@ void placeOnGpu(R& r, const KinetoEvent& e, std::int64_t start, std::int64_t end
 
 // Ranges wait for the end of the file to get their nesting depth (Kineto
 // writes them in no fixed order), held compactly: 32 bytes each, names
-// interned, instead of ~130 for a RangeRecord.
+// interned, instead of ~130 for a RangeRecord; past kRangesInMemory (64 MiB
+// of them) sorted batches go to a temporary file and are merged back.
 struct PendingRange {
     std::int64_t startNs, endNs;
     std::uint32_t processId, threadId, name;
     bool annotation;
 };
+// By thread, then start, the enclosing range (the longer) first.
+struct ThreadThenStart {
+    bool operator()(const PendingRange& a, const PendingRange& b) const {
+        return std::tie(a.processId, a.threadId, a.startNs, b.endNs) <
+               std::tie(b.processId, b.threadId, b.startNs, a.endNs);
+    }
+};
+constexpr std::size_t kRangesInMemory = std::size_t{1} << 21;
 
 // Writes one trace event after another as the parser finishes them: GPU
 // work, API calls and overheads go straight to the store writer.
@@ -224,7 +234,7 @@ class EventSink {
                 auto it = nameIds_.emplace(std::string(e.name), id).first;
                 names_.push_back(&it->first);
             }
-            ranges_.push_back({start, end, e.pid, e.tid, id, cat == "user_annotation"});
+            ranges_.push({start, end, e.pid, e.tid, id, cat == "user_annotation"});
         } else if (cat == "overhead") {  // the profiler's own work, e.g. buffer requests
             writer_.add(OverheadRecord{start, end, std::string(e.name)});
         }
@@ -235,15 +245,11 @@ class EventSink {
     // The ranges, sorted by thread and start with their nesting depth (as
     // assignNestingDepth does for RangeRecords), to the writer.
     void writeRanges() {
-        std::sort(ranges_.begin(), ranges_.end(), [](const PendingRange& a, const PendingRange& b) {
-            return std::tie(a.processId, a.threadId, a.startNs, b.endNs) <
-                   std::tie(b.processId, b.threadId, b.startNs, a.endNs);
-        });
         std::vector<std::int64_t> openEnds;
         std::pair<std::uint32_t, std::uint32_t> thread{~0u, ~0u};
         RangeRecord r;
         r.kind = RangeKind::PushPop;
-        for (const auto& p : ranges_) {
+        ranges_.drain([&](const PendingRange& p) {
             if (std::pair(p.processId, p.threadId) != thread) {
                 openEnds.clear();
                 thread = {p.processId, p.threadId};
@@ -257,8 +263,7 @@ class EventSink {
             r.depth = static_cast<std::int32_t>(openEnds.size());
             openEnds.push_back(p.endNs);
             writer_.add(r);
-        }
-        std::vector<PendingRange>().swap(ranges_);
+        });
     }
 
     std::int64_t firstNs = 0;
@@ -269,7 +274,7 @@ class EventSink {
     const std::string& path_;
     StoreWriter& writer_;
     bool any_ = false;
-    std::vector<PendingRange> ranges_;
+    SpillingSorter<PendingRange, ThreadThenStart> ranges_{kRangesInMemory};
     KinetoEventReader reader_;
     KinetoEvent e_;
     // Transparent lookup: a name read as a string_view is found without a copy.

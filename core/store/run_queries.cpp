@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <iterator>
+#include <limits>
 #include <unordered_map>
 
 #include "model/device_fields.h"
@@ -225,7 +227,7 @@ class StringCache {
 };
 
 // Visits the records of one kind overlapping `window`, lane after lane, each
-// lane in start order. Only one lane's records are held at a time.
+// lane in start order, reading one chunk after another.
 template <typename T>
 void forEachChunked(Store& store, RunId id, TimeWindow window, std::optional<std::uint32_t> lane,
                     const std::function<void(const T&)>& visit) {
@@ -233,9 +235,9 @@ void forEachChunked(Store& store, RunId id, TimeWindow window, std::optional<std
     codec::Lookup lookup = [&](std::int64_t sid) -> const std::string& { return strings(sid); };
     sql::Statement st(
         store.db(),
-        "SELECT group_id, lane_id, count, data, format FROM event_chunks WHERE run_id = ?1 "
-        "AND kind = ?2 AND first_start_ns < ?4 AND max_end_ns > ?3 AND (?5 IS NULL "
-        "OR lane_id = ?5) ORDER BY group_id, lane_id, first_start_ns");
+        "SELECT group_id, lane_id, count, data, format, first_start_ns FROM event_chunks "
+        "WHERE run_id = ?1 AND kind = ?2 AND first_start_ns < ?4 AND max_end_ns > ?3 AND (?5 IS "
+        "NULL OR lane_id = ?5) ORDER BY group_id, lane_id, first_start_ns");
     st.bind(1, id);
     st.bind(2, static_cast<int>(codec::kindOf<T>()));
     st.bind(3, window.beginNs);
@@ -244,30 +246,47 @@ void forEachChunked(Store& store, RunId id, TimeWindow window, std::optional<std
         st.bind(5, *lane);
     else
         st.bindNull(5);
-    std::vector<T> records;
+    // A lane's records in start order, one chunk in memory at a time (more
+    // only where chunks overlap in time: chunks of one lane written by
+    // different flushes may interleave). Chunks come in order of their first
+    // start, so a pending record that starts before the next chunk's first
+    // start precedes everything still to come and can be visited. Equal
+    // starts keep chunk order, then order within the chunk.
+    auto byStart = [](const T& a, const T& b) { return a.startNs < b.startNs; };
+    std::vector<T> pending, chunk;
     std::optional<codec::Lane> current;
-    auto emit = [&] {
-        // Chunks of one lane written by different flushes may interleave in time.
-        std::stable_sort(records.begin(), records.end(),
-                         [](const T& a, const T& b) { return a.startNs < b.startNs; });
-        for (const auto& r : records)
-            if (r.startNs < window.endNs && r.endNs > window.beginNs) visit(r);
-        records.clear();
+    auto visitBefore = [&](std::int64_t limitNs) {
+        auto end = std::find_if(pending.begin(), pending.end(),
+                                [&](const T& r) { return r.startNs >= limitNs; });
+        for (auto it = pending.begin(); it != end; ++it)
+            if (it->startNs < window.endNs && it->endNs > window.beginNs) visit(*it);
+        pending.erase(pending.begin(), end);
     };
+    constexpr std::int64_t kAll = std::numeric_limits<std::int64_t>::max();
     while (st.step()) {
         codec::Lane l{static_cast<std::uint32_t>(st.int64(0)),
                       static_cast<std::uint32_t>(st.int64(1))};
-        if (current && *current != l) emit();
+        if (current && *current != l) {
+            visitBefore(kAll);
+            pending.clear();
+        }
         current = l;
+        visitBefore(st.int64(5));
+        chunk.clear();
         try {
-            codec::decode(st.blob(3), st.int64(2), l, lookup, records,
+            codec::decode(st.blob(3), st.int64(2), l, lookup, chunk,
                           static_cast<codec::Format>(st.int32(4)));
         } catch (const std::runtime_error& e) {
             throw StoreError(StoreError::Kind::Sql,
                              store.path() + ": run " + std::to_string(id) + ": " + e.what());
         }
+        std::stable_sort(chunk.begin(), chunk.end(), byStart);
+        auto middle = static_cast<std::ptrdiff_t>(pending.size());
+        pending.insert(pending.end(), std::make_move_iterator(chunk.begin()),
+                       std::make_move_iterator(chunk.end()));
+        std::inplace_merge(pending.begin(), pending.begin() + middle, pending.end(), byStart);
     }
-    emit();
+    visitBefore(kAll);
 }
 
 template <typename T>

@@ -11,9 +11,12 @@ const std::vector<Command>& commands() {
          "rewrite older event chunks in the current, smaller format and give the space of "
          "deleted runs back to the file system",
          cmdCompact},
-        {"export", "export RUN --format csv|json|chrome-trace -o FILE [--table NAME] [--db FILE]",
+        {"export",
+         "export RUN --format csv|json|chrome-trace -o FILE[.gz] [--table NAME] [--window "
+         "run|requests|range:NAME|FROM:TO] [--range NAME] [--db FILE]",
          "write a run as JSON (everything), one table as CSV (default: kernels), or a Chrome "
-         "trace for Perfetto UI / chrome://tracing",
+         "trace for Perfetto UI / chrome://tracing, of the whole run or a window of it; "
+         "gzip-compressed when FILE ends in .gz",
          cmdExport},
         {"record",
          "record [--db FILE] [--label L] [--workload CONFIG] [--no-driver-api] [--graph-trace "
@@ -75,11 +78,13 @@ const std::vector<Command>& commands() {
          "a served run's engine steps by kind (decode-only, prefill beside decodes, prefill\n"
          "      only): step times, batch, tokens, GPU busy, and the kernels of each kind",
          cmdSteps},
-        {"summary", "summary RUN [--top N] [--window run|requests|range:NAME] [--json] [--db FILE]",
+        {"summary",
+         "summary RUN [--top N] [--window run|requests|range:NAME|FROM:TO] [--json] [--db FILE]",
          "kernels, memory copies and NVTX ranges by time, GPU busy/idle (as nsys stats)",
          cmdSummary},
         {"compare",
-         "compare BASE RUN... [--top N] [--window requests|run|range:NAME] [--json] [--db FILE]\n"
+         "compare BASE RUN... [--top N] [--window requests|run|range:NAME|FROM:TO] [--json] [--db "
+         "FILE]\n"
          "  compare BASE,BASE,... RUN,RUN,... [--series] [--resolve PCT] [--json] [--db FILE]",
          "latency metrics and kernels against a baseline, with 95% bootstrap intervals.\n"
          "      BASE,BASE,... and RUN,RUN,... are series of repeated runs: latency means with\n"

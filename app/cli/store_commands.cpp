@@ -1,12 +1,6 @@
-// ls, show, rm, export: commands that read or edit a store.
-#include <sys/stat.h>
-#include <unistd.h>
+// ls, show, rm: commands that read or edit a store.
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
@@ -15,7 +9,6 @@
 #include "cli/cli_args.h"
 #include "cli/commands.h"
 #include "cli/open_store.h"
-#include "io/chrome_trace.h"
 #include "io/run_export.h"
 #include "store/run_queries.h"
 #include "store/store.h"
@@ -137,75 +130,6 @@ int cmdRm(const std::vector<std::string>& argv) {
     tx.commit();
     for (auto id : ids)
         std::cout << "removed run " << id << '\n';
-    return 0;
-}
-
-int cmdExport(const std::vector<std::string>& argv) {
-    auto args = Args::parse(argv, {{}, {"db", "format", "o", "table"}, 1, 1});
-    auto id = parseRunId(args.positional()[0]);
-    auto format = args.value("format");
-    if (!format) throw UsageError("--format is required (csv, json or chrome-trace)");
-    if (*format != "csv" && *format != "json" && *format != "chrome-trace")
-        throw UsageError("--format must be csv, json or chrome-trace, not '" + *format + "'");
-    auto output = args.value("o");
-    if (!output) throw UsageError("-o FILE is required");
-    std::optional<RunTable> table = RunTable::Kernels;
-    if (auto t = args.value("table")) {
-        if (*format != "csv") throw UsageError("--table applies to --format csv only");
-        table = runTableFromString(*t);
-        if (!table) {
-            std::string names;
-            for (const auto& n : runTableNames())
-                names += (names.empty() ? "" : ", ") + n;
-            throw UsageError("--table must be one of: " + names);
-        }
-    }
-    auto store = openStore(args);
-    requireRun(*store, id);
-    auto write = [&](std::ostream& out) {
-        if (*format == "json")
-            exportRunJson(*store, id, out);
-        else if (*format == "chrome-trace")
-            exportChromeTrace(*store, id, out);
-        else
-            exportRunCsv(*store, id, *table, out);
-        out.flush();
-    };
-    if (*output == "-") {
-        write(std::cout);
-        if (!std::cout) throw std::runtime_error("standard output: write failed");
-        return 0;
-    }
-    // A device, FIFO or socket is never replaced by a file (as root, -o
-    // /dev/full once did); a symbolic link is followed to the file it names.
-    namespace fs = std::filesystem;
-    fs::path target = *output;
-    std::error_code ec;
-    if (fs::is_symlink(target, ec)) target = fs::weakly_canonical(target, ec);
-    auto status = fs::status(target, ec);
-    if (fs::exists(status) && !fs::is_regular_file(status))
-        throw std::runtime_error(*output +
-                                 ": not a regular file; use -o - to write to standard output");
-    // Written beside the target first (a fresh name, never an existing file),
-    // so a failure never leaves half a file.
-    std::string partial = target.string() + ".XXXXXX";
-    int fd = ::mkstemp(partial.data());
-    if (fd < 0)
-        throw std::runtime_error(*output + ": cannot write beside it: " + std::strerror(errno));
-    ::fchmod(fd, 0644);
-    ::close(fd);
-    try {
-        std::ofstream out(partial, std::ios::binary | std::ios::trunc);
-        write(out);
-        if (!out) throw std::runtime_error(*output + ": write failed (disk full?)");
-    } catch (...) {
-        ::unlink(partial.c_str());
-        throw;
-    }
-    if (std::rename(partial.c_str(), target.c_str()) != 0) {
-        ::unlink(partial.c_str());
-        throw std::runtime_error(*output + ": cannot replace the file");
-    }
     return 0;
 }
 

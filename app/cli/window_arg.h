@@ -1,5 +1,5 @@
-// `--window run|requests|range:NAME` of summary and compare: which part of
-// a run their tables cover (analysis/analysis_window.h).
+// `--window run|requests|range:NAME|FROM:TO` of summary, compare and export:
+// which part of a run their tables cover (analysis/analysis_window.h).
 #pragma once
 
 #include <stdexcept>

@@ -56,7 +56,7 @@ class Writer {
 
 }  // namespace
 
-ChromeTraceStats exportChromeTrace(Store& store, RunId run, std::ostream& out) {
+ChromeTraceStats exportChromeTrace(Store& store, RunId run, std::ostream& out, TimeWindow window) {
     auto info = requireRun(store, run);
     auto agg = runAggregates(store, run);
     // Timestamps from the run's first record, samples included (NVML samples
@@ -65,7 +65,17 @@ ChromeTraceStats exportChromeTrace(Store& store, RunId run, std::ostream& out) {
     std::int64_t origin = agg.firstNs.value_or(0);
     for (const auto& s : samples)
         origin = std::min(origin, s.timeNs);
-    std::unordered_set<std::uint32_t> launched;  // correlation ids with a kernel
+    // Correlation ids with a kernel, one bit each: CUPTI numbers its
+    // correlations from 1 up, so a run of 100 M launches needs 12.5 MB here
+    // where a hash set of them took gigabytes.
+    std::vector<std::uint64_t> launched;
+    auto markLaunched = [&](std::uint32_t id) {
+        if (id / 64 >= launched.size()) launched.resize(id / 64 + 1);
+        launched[id / 64] |= std::uint64_t{1} << (id % 64);
+    };
+    auto wasLaunched = [&](std::uint32_t id) {
+        return id / 64 < launched.size() && (launched[id / 64] >> (id % 64) & 1);
+    };
     {
         Writer w(out, origin);
         std::unordered_set<std::int64_t> namedPids;
@@ -93,7 +103,7 @@ ChromeTraceStats exportChromeTrace(Store& store, RunId run, std::ostream& out) {
         for (const auto& key : runStreams(store, run))
             w.meta("thread_name", gpuPid(key.deviceId), key.streamId,
                    "Stream " + std::to_string(key.streamId));
-        forEachKernel(store, run, {}, std::nullopt, [&](const KernelRecord& k) {
+        forEachKernel(store, run, window, std::nullopt, [&](const KernelRecord& k) {
             std::int64_t pid = gpuPid(k.deviceId);
             // Demangled, as Nsight Systems shows kernels; the mangled name
             // stays as an argument for tools that match on it.
@@ -114,9 +124,9 @@ ChromeTraceStats exportChromeTrace(Store& store, RunId run, std::ostream& out) {
                     {"pid", pid},
                     {"tid", k.streamId},
                     {"ts", w.us(k.startNs)}});
-            launched.insert(k.correlationId);
+            markLaunched(k.correlationId);
         });
-        forEachMemcpy(store, run, {}, std::nullopt, [&](const MemcpyRecord& m) {
+        forEachMemcpy(store, run, window, std::nullopt, [&](const MemcpyRecord& m) {
             w.slice(std::string("Memcpy ") + toString(m.kind), "memcpy", gpuPid(m.deviceId),
                     m.streamId, m.startNs, m.endNs,
                     {{"bytes", m.bytes},
@@ -124,16 +134,16 @@ ChromeTraceStats exportChromeTrace(Store& store, RunId run, std::ostream& out) {
                      {"dst", toString(m.dstKind)},
                      {"correlation_id", m.correlationId}});
         });
-        forEachMemset(store, run, {}, std::nullopt, [&](const MemsetRecord& m) {
+        forEachMemset(store, run, window, std::nullopt, [&](const MemsetRecord& m) {
             w.slice("Memset", "memset", gpuPid(m.deviceId), m.streamId, m.startNs, m.endNs,
                     {{"bytes", m.bytes}, {"value", m.value}});
         });
-        forEachApiCall(store, run, {}, std::nullopt, [&](const ApiCallRecord& a) {
+        forEachApiCall(store, run, window, std::nullopt, [&](const ApiCallRecord& a) {
             hostLane(a.processId, a.threadId);
             w.slice(a.name, a.kind == ApiKind::Runtime ? "cuda_runtime" : "cuda_driver",
                     a.processId, a.threadId, a.startNs, a.endNs,
                     {{"correlation_id", a.correlationId}, {"return", a.returnValue}});
-            if (launched.count(a.correlationId)) {
+            if (wasLaunched(a.correlationId)) {
                 w.emit({{"name", "launch"},
                         {"cat", "launch"},
                         {"ph", "s"},
@@ -144,7 +154,7 @@ ChromeTraceStats exportChromeTrace(Store& store, RunId run, std::ostream& out) {
                 ++w.stats.flows;
             }
         });
-        forEachRange(store, run, {}, std::nullopt, [&](const RangeRecord& r) {
+        forEachRange(store, run, window, std::nullopt, [&](const RangeRecord& r) {
             hostLane(r.processId, r.threadId);
             if (r.kind == RangeKind::Mark) {
                 w.emit({{"name", r.name},
@@ -161,6 +171,7 @@ ChromeTraceStats exportChromeTrace(Store& store, RunId run, std::ostream& out) {
             }
         });
         for (const auto& s : samples) {
+            if (s.timeNs < window.beginNs || s.timeNs >= window.endNs) continue;
             std::int64_t pid = gpuPid(s.deviceIndex);
             ordered_json args = ordered_json::object();
             if (s.powerW) args["power_w"] = *s.powerW;

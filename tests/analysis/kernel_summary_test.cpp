@@ -232,6 +232,16 @@ TEST(AnalysisWindow, ParsesAndResolvesEachKind) {
     EXPECT_EQ(toSpec(parseWindowChoice("range:a:b")), "range:a:b");
     EXPECT_THROW(parseWindowChoice("range:"), std::invalid_argument);
     EXPECT_THROW(parseWindowChoice("all"), std::invalid_argument);
+    auto span = parseWindowChoice("1.5s:2s");
+    EXPECT_EQ(span.kind, WindowChoice::Kind::Span);
+    EXPECT_EQ(span.fromNs, 1'500'000'000);
+    EXPECT_EQ(span.toNs, 2'000'000'000);
+    EXPECT_EQ(parseWindowChoice("1200:1500").fromNs, 1'200'000'000);  // ms by default
+    EXPECT_EQ(parseWindowChoice("20us:800us").toNs, 800'000);
+    EXPECT_EQ(parseWindowChoice(toSpec(span)), span);
+    EXPECT_THROW(parseWindowChoice("1:x"), std::invalid_argument);
+    EXPECT_THROW(parseWindowChoice("-1:5"), std::invalid_argument);
+    EXPECT_THROW(parseWindowChoice("5:5"), std::invalid_argument);
 
     testing::TempDir dir;
     Store store(dir.file("runs.wsdb"));
@@ -256,6 +266,11 @@ TEST(AnalysisWindow, ParsesAndResolvesEachKind) {
     } catch (const std::invalid_argument& e) {
         EXPECT_NE(std::string(e.what()).find("no NVTX range 'prefill'"), std::string::npos);
     }
+    // Spans count from the run's first record (the range at 100 ns).
+    auto early = resolveWindow(store, run, parseWindowChoice("100ns:0.2us"));
+    EXPECT_EQ(early.span.beginNs, 200);
+    EXPECT_EQ(early.span.endNs, 300);
+    EXPECT_NE(early.label.find("of the run"), std::string::npos) << early.label;
     auto fallback = resolveWindow(store, run, parseWindowChoice("range:prefill"), true);
     EXPECT_EQ(fallback.span.endNs, TimeWindow{}.endNs);
     EXPECT_NE(fallback.label.find("whole run"), std::string::npos);

@@ -1,5 +1,6 @@
 // warpscope-cli as a user runs it: exit codes, output and error messages.
 #include <gtest/gtest.h>
+#include <zlib.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -611,6 +612,109 @@ TEST_F(CliTest, ExportChromeTraceForPerfetto) {
     EXPECT_EQ(counters, 40);   // power, SM and memory clock, temperature × 10 samples
     EXPECT_GE(names, 3);       // the GPU process and its two streams
     EXPECT_EQ(instants, 0);
+}
+
+// Kernel slices of a Chrome trace export, as (ts, dur) in µs.
+std::vector<std::pair<double, double>> kernelSlices(const nlohmann::json& trace) {
+    std::vector<std::pair<double, double>> out;
+    for (const auto& e : trace["traceEvents"])
+        if (e["ph"] == "X" && e["cat"] == "kernel")
+            out.emplace_back(e["ts"].get<double>(), e["dur"].get<double>());
+    return out;
+}
+
+std::string gunzip(const std::string& bytes) {
+    z_stream z{};
+    EXPECT_EQ(inflateInit2(&z, 15 + 16), Z_OK);
+    z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(bytes.data()));
+    z.avail_in = static_cast<uInt>(bytes.size());
+    std::string out;
+    char buf[1 << 16];
+    int rc = Z_OK;
+    while (rc == Z_OK) {
+        z.next_out = reinterpret_cast<Bytef*>(buf);
+        z.avail_out = sizeof buf;
+        rc = inflate(&z, Z_NO_FLUSH);
+        out.append(buf, sizeof buf - z.avail_out);
+    }
+    EXPECT_EQ(rc, Z_STREAM_END);
+    inflateEnd(&z);
+    return out;
+}
+
+TEST_F(CliTest, ExportChromeTraceOfAWindowOrRangeAndGzipped) {
+    const auto run = std::to_string(runs.decoderOk);
+    auto exportTo = [&](const std::string& file, std::vector<std::string> extra) {
+        std::vector<std::string> argv = {"export",       run,  "--db",        db, "--format",
+                                         "chrome-trace", "-o", dir.file(file)};
+        argv.insert(argv.end(), extra.begin(), extra.end());
+        return cli(argv);
+    };
+    ASSERT_EQ(exportTo("whole.json", {}).exitCode, 0);
+    auto whole = nlohmann::json::parse(testing::readFile(dir.file("whole.json")));
+    auto all = kernelSlices(whole);
+    ASSERT_EQ(all.size(), 240u);
+
+    // An NVTX range: exactly the kernels overlapping its instances' span.
+    std::string range;
+    double from = 0, to = 0;
+    for (const auto& e : whole["traceEvents"])
+        if (e["ph"] == "X" && e["cat"] == "nvtx") {
+            double ts = e["ts"].get<double>(), end = ts + e["dur"].get<double>();
+            std::size_t inside = 0;
+            for (const auto& [kts, kdur] : all)
+                inside += kts < end && kts + kdur > ts;
+            if (inside > 0 && inside < all.size()) {
+                range = e["name"].get<std::string>();
+                from = ts, to = end;
+                break;
+            }
+        }
+    ASSERT_FALSE(range.empty()) << "the fixture has a range over some of its kernels";
+    for (const auto& e : whole["traceEvents"])
+        if (e["ph"] == "X" && e["cat"] == "nvtx" && e["name"] == range) {
+            from = std::min(from, e["ts"].get<double>());
+            to = std::max(to, e["ts"].get<double>() + e["dur"].get<double>());
+        }
+    auto r = exportTo("range.json", {"--range", range});
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    auto inRange = kernelSlices(nlohmann::json::parse(testing::readFile(dir.file("range.json"))));
+    std::size_t expected = 0;
+    for (const auto& [kts, kdur] : all)
+        expected += kts < to && kts + kdur > from;
+    EXPECT_EQ(inRange.size(), expected);
+    for (const auto& [kts, kdur] : inRange)
+        EXPECT_TRUE(kts < to && kts + kdur > from) << kts;
+    ASSERT_EQ(exportTo("range2.json", {"--window", "range:" + range}).exitCode, 0);
+    EXPECT_EQ(testing::readFile(dir.file("range2.json")),
+              testing::readFile(dir.file("range.json")));
+
+    // A span from the run's start: the first kernels only, none past it.
+    ASSERT_EQ(exportTo("span.json", {"--window", "0:1us"}).exitCode, 0);
+    auto early = kernelSlices(nlohmann::json::parse(testing::readFile(dir.file("span.json"))));
+    EXPECT_LT(early.size(), all.size());
+    ASSERT_EQ(exportTo("span-all.json", {"--window", "0:1000s"}).exitCode, 0);
+    EXPECT_EQ(testing::readFile(dir.file("span-all.json")),
+              testing::readFile(dir.file("whole.json")));
+
+    // .gz: the same text, compressed.
+    ASSERT_EQ(exportTo("whole.json.gz", {}).exitCode, 0);
+    auto gz = testing::readFile(dir.file("whole.json.gz"));
+    EXPECT_LT(gz.size(), testing::readFile(dir.file("whole.json")).size() / 3);
+    EXPECT_EQ(gunzip(gz), testing::readFile(dir.file("whole.json")));
+
+    auto backwards = exportTo("x.json", {"--window", "5ms:2ms"});
+    EXPECT_EQ(backwards.exitCode, 2);
+    EXPECT_NE(backwards.err.find("ends before it begins"), std::string::npos) << backwards.err;
+    auto missing = exportTo("x.json", {"--range", "no such range"});
+    EXPECT_EQ(missing.exitCode, 1);
+    EXPECT_NE(missing.err.find("has no NVTX range 'no such range'"), std::string::npos)
+        << missing.err;
+    EXPECT_FALSE(std::filesystem::exists(dir.file("x.json")));
+    auto csv = cli(
+        {"export", run, "--db", db, "--format", "csv", "--window", "run", "-o", dir.file("x.csv")});
+    EXPECT_EQ(csv.exitCode, 2);
+    EXPECT_NE(csv.err.find("apply to --format chrome-trace only"), std::string::npos) << csv.err;
 }
 
 // Every stderr line of --progress json that is ours parses as a message;

@@ -1,7 +1,8 @@
 // Which part of a run a kernel table, range table or comparison covers, and
 // the words that say so beside it: the whole run (set-up and checks
 // included), while its requests were served (first arrival to last token:
-// what a benchmark measures), or an NVTX range the user picks.
+// what a benchmark measures), an NVTX range the user picks, or a span of
+// time from the run's start.
 #pragma once
 
 #include <string>
@@ -14,14 +15,17 @@ namespace ws {
 class Store;
 
 struct WindowChoice {
-    enum class Kind { WholeRun, Requests, Range };
+    enum class Kind { WholeRun, Requests, Range, Span };
     Kind kind = Kind::Requests;
     std::string range;  // Kind::Range: the NVTX range's name
+    // Kind::Span: from and to, counted from the run's first record (RunAggregates::firstNs).
+    std::int64_t fromNs = 0, toNs = 0;
     bool operator==(const WindowChoice&) const = default;
 };
 
-// "run", "requests" or "range:NAME"; std::invalid_argument naming what is
-// wrong otherwise.
+// "run", "requests", "range:NAME" or "FROM:TO" (times from the run's start
+// with a unit, ns, us, ms or s; ms when none: "1.2s:1.5s", "1200:1500");
+// std::invalid_argument naming what is wrong otherwise.
 WindowChoice parseWindowChoice(const std::string& spec);
 std::string toSpec(const WindowChoice& choice);
 

@@ -8,6 +8,7 @@
 #include <ostream>
 
 #include "model/records.h"
+#include "store/run_queries.h"
 
 namespace ws {
 
@@ -18,6 +19,9 @@ struct ChromeTraceStats {
     std::int64_t flows = 0;
 };
 
-ChromeTraceStats exportChromeTrace(Store& store, RunId run, std::ostream& out);
+// `window`: only records overlapping it (and device samples inside it); times
+// stay counted from the run's first record, as in a whole-run export.
+ChromeTraceStats exportChromeTrace(Store& store, RunId run, std::ostream& out,
+                                   TimeWindow window = {});
 
 }  // namespace ws

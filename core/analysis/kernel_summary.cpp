@@ -32,6 +32,18 @@ std::vector<KernelStat> kernelStats(const std::map<std::string, std::vector<doub
         s.timePercent = totalNs > 0 ? 100.0 * s.time.totalNs / totalNs : 0;
         out.push_back(std::move(s));
     }
+    // Rows whose short names collide (instantiations of one template:
+    // PyTorch's elementwise_kernel<…> has dozens) keep their template
+    // arguments, and overloads their whole signature, so no two rows read alike.
+    auto disambiguate = [&](auto&& longer) {
+        std::map<std::string, int> uses;
+        for (const auto& k : out)
+            ++uses[k.name];
+        for (auto& k : out)
+            if (uses[k.name] > 1) k.name = longer(k);
+    };
+    disambiguate([](const KernelStat& k) { return shortKernelName(k.demangled, true); });
+    disambiguate([](const KernelStat& k) { return k.demangled; });
     std::sort(out.begin(), out.end(), [](const KernelStat& a, const KernelStat& b) {
         return a.time.totalNs > b.time.totalNs;
     });
@@ -74,26 +86,32 @@ std::string demangle(const std::string& mangled) {
     return status == 0 && out ? std::string(out.get()) : mangled;
 }
 
-std::string shortKernelName(const std::string& demangled) {
+std::string shortKernelName(const std::string& demangled, bool templateArgs) {
     // "(anonymous namespace)" is a namespace, not a parameter list.
     std::string text = demangled;
     for (std::size_t at; (at = text.find("(anonymous namespace)")) != std::string::npos;)
         text.replace(at, 21, "anonymous");
     // Cut the parameter list: the first '(' outside template brackets.
-    std::string s;
+    std::string s, args;
     int depth = 0;
     for (char c : text) {
         if (c == '<') ++depth;
-        if (c == '>') --depth;
         if (c == '(' && depth == 0) break;
-        if (depth == 0 && c != '>') s += c;
+        if (depth == 0 && c != '>') {
+            s += c;
+            if (c == ' ' || c == ':') args.clear();  // the arguments of a later name
+        } else {
+            args += c;  // inside <…>, kept for templateArgs
+        }
+        if (c == '>') --depth;
     }
     // Drop the return type and namespaces.
     auto space = s.rfind(' ');
     if (space != std::string::npos) s = s.substr(space + 1);
     auto colons = s.rfind("::");
     if (colons != std::string::npos) s = s.substr(colons + 2);
-    return s.empty() ? demangled : s;
+    if (s.empty()) return demangled;
+    return templateArgs ? s + args : s;
 }
 
 std::int64_t unionLength(std::vector<Interval> intervals) {

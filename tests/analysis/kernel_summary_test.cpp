@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "analysis/analysis_window.h"
 #include "analysis/graph_nodes.h"
 #include "analysis/kernel_summary.h"
@@ -23,6 +25,24 @@ TEST(KernelSummary, DemanglesAndShortensNames) {
         "CatArrayBatchedCopy");
     EXPECT_EQ(demangle("add_kernel"), "add_kernel");  // Triton names are not mangled
     EXPECT_EQ(shortKernelName("add_kernel"), "add_kernel");
+    EXPECT_EQ(shortKernelName("void at::native::elementwise_kernel<128, 4, at::Foo<int> >(int, "
+                              "at::Foo<int>)",
+                              true),
+              "elementwise_kernel<128, 4, at::Foo<int> >");
+    EXPECT_EQ(shortKernelName("fill_kernel(float*, float, int)", true), "fill_kernel");
+}
+
+TEST(KernelSummary, RowsOfOneTemplateOrOverloadReadApart) {
+    std::map<std::string, std::vector<double>> times = {
+        {"void gemv<0, 256>(float*)", {1.0}}, {"void gemv<1, 256>(float*)", {2.0}},
+        {"void scale(float*)", {3.0}},        {"void scale(double*)", {4.0}},
+        {"void norm<float>(float*)", {5.0}},
+    };
+    std::set<std::string> names;
+    for (const auto& k : kernelStats(times, 15.0))
+        names.insert(k.name);
+    EXPECT_EQ(names, (std::set<std::string>{"gemv<0, 256>", "gemv<1, 256>", "void scale(float*)",
+                                            "void scale(double*)", "norm"}));
 }
 
 TEST(KernelSummary, UnionOfIntervals) {

@@ -95,9 +95,10 @@ DurationStats durations(const std::vector<double>& ns);
 std::vector<KernelStat> kernelStats(const std::map<std::string, std::vector<double>>& timesByName,
                                     double totalNs);
 
-// "void at::native::foo<int, 4>(float*, int)" → "foo"; "_Z3bazv" → "baz".
+// "void at::native::foo<int, 4>(float*, int)" → "foo" (with templateArgs:
+// "foo<int, 4>"); "_Z3bazv" → "baz".
 std::string demangle(const std::string& mangled);
-std::string shortKernelName(const std::string& demangled);
+std::string shortKernelName(const std::string& demangled, bool templateArgs = false);
 
 // Length of the union of [start, end) intervals.
 std::int64_t unionLength(std::vector<std::pair<std::int64_t, std::int64_t>> intervals);

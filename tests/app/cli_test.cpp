@@ -384,7 +384,8 @@ TEST_F(CliTest, WindowPicksAndNamesWhatTablesCover) {
     EXPECT_NE(missing.err.find("has no NVTX range 'nope'"), std::string::npos) << missing.err;
     auto bad = cli({"compare", run, run, "--db", db, "--window", "everything"});
     EXPECT_EQ(bad.exitCode, 2);
-    EXPECT_NE(bad.err.find("none of run, requests, range:NAME or FROM:TO"), std::string::npos) << bad.err;
+    EXPECT_NE(bad.err.find("none of run, requests, range:NAME or FROM:TO"), std::string::npos)
+        << bad.err;
     auto cmp = cli({"compare", run, run, "--db", db, "--window", "run", "--json"});
     ASSERT_EQ(cmp.exitCode, 0) << cmp.err;
     auto c = nlohmann::json::parse(cmp.out);

@@ -95,8 +95,10 @@ const std::vector<Command>& commands() {
          "      the same stored workload (name, kind, config text; else the command line),\n"
          "      variant, GPU (UUID) and capture.* settings",
          cmdCompare},
-        {"roofline", "roofline RUN [--json] [--db FILE]",
-         "ceilings (measured or from the device table) and each kernel rung or decoder phase",
+        {"roofline", "roofline RUN [--by kernel|range] [--json] [--db FILE]",
+         "ceilings (measured or from the device table) and each kernel rung or decoder phase; "
+         "--by range: a point per NVTX range its counted kernels were launched or captured in, "
+         "with their occupancy",
          cmdRoofline},
         {"occupancy",
          "occupancy --cc 9.0 --threads N --regs R [--smem BYTES] [--carveout PCT] [--json]",

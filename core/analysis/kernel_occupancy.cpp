@@ -6,6 +6,14 @@
 
 namespace ws {
 
+LaunchResources launchResourcesOf(const KernelRecord& k) {
+    LaunchResources launch;
+    launch.threadsPerBlock = int(k.threadsPerBlock());
+    launch.registersPerThread = k.registersPerThread;
+    launch.sharedBytesPerBlock = k.staticSharedBytes + k.dynamicSharedBytes;
+    return launch;
+}
+
 std::vector<KernelOccupancy> topKernelOccupancy(Store& store, RunId run, const RunSummary& summary,
                                                 TimeWindow window, int top) {
     std::vector<KernelOccupancy> out;
@@ -28,9 +36,7 @@ std::vector<KernelOccupancy> topKernelOccupancy(Store& store, RunId run, const R
         if (it == wanted.end() || seen[it->second]) return;
         seen[it->second] = true;
         auto& o = out[it->second];
-        o.launch.threadsPerBlock = int(k.threadsPerBlock());
-        o.launch.registersPerThread = k.registersPerThread;
-        o.launch.sharedBytesPerBlock = k.staticSharedBytes + k.dynamicSharedBytes;
+        o.launch = launchResourcesOf(k);
         o.sm = sm;
         o.occupancy = theoreticalOccupancy(sm, o.launch);
     });

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 
 #include "analysis/kernel_counters.h"
 #include "analysis/kernel_occupancy.h"
@@ -117,6 +118,89 @@ TEST(KernelCounters, MeansPerKernelFeedRooflineSummaryAndOccupancy) {
         return m.find("--metrics roofline") != std::string::npos &&
                m.find("DRAM bytes from a one-pass rerun (3 kernels matched)") != std::string::npos;
     }));
+}
+
+TEST(RangeRoofline, KernelsPooledByTheRangeTheyWereLaunchedOrCapturedIn) {
+    testing::TempDir dir;
+    Store store(dir.file("runs.wsdb"));
+    auto run = store.beginRun({});
+    store.setDevice(run, testing::fixtureDevice());
+    {
+        StoreWriter w(store, run);
+        w.add(RangeRecord{0, 2'000, 1, 1, "layer", "", RangeKind::PushPop, 0, 0});
+        w.add(RangeRecord{0, 1'000, 1, 1, "attention", "", RangeKind::PushPop, 0, 1});
+        w.add(RangeRecord{1'000, 2'000, 1, 1, "mlp", "", RangeKind::PushPop, 0, 1});
+        auto call = [&](std::int64_t at, std::uint32_t corr) {
+            ApiCallRecord a;
+            a.startNs = at;
+            a.endNs = at + 10;
+            a.processId = 1;
+            a.threadId = 1;
+            a.correlationId = corr;
+            a.name = "cudaLaunchKernel";
+            w.add(a);
+        };
+        call(100, 1);    // inside attention
+        call(1'100, 2);  // inside mlp
+        call(5'000, 3);  // outside every range
+        call(9'000, 9);  // the graph launch, outside every range too
+        w.add(kernel(10'000, 100'000, 1, "_Z4attnv"));
+        w.add(kernel(200'000, 200'000, 2, "_Z3mlpv"));
+        w.add(kernel(500'000, 200'000, 3, "_Z3mlpv"));
+        // Replayed from a graph whose node was captured inside "mlp".
+        auto replayed = kernel(800'000, 200'000, 9, "_Z3mlpv");
+        replayed.graphNodeId = 77;
+        w.add(replayed);
+        GraphNodeRecord node;
+        node.nodeId = 77;
+        node.processId = 1;
+        node.threadId = 1;
+        node.timeNs = 1'500;
+        w.add(node);
+        w.add(KernelMetricRecord{1, counters::kTensorBf16, 1e9});
+        w.add(KernelMetricRecord{1, counters::kDramRead, 1e6});
+        w.add(KernelMetricRecord{1, counters::kAchievedOccupancy, 40.0});
+        w.add(KernelMetricRecord{2, counters::kTensorBf16, 4e9});
+        w.add(KernelMetricRecord{2, counters::kDramRead, 8e6});
+    }
+    store.finishRun(run, RunStatus::Ok);
+
+    auto r = computeRangeRoofline(store, run);
+    std::map<std::string, RooflinePoint> points;
+    for (const auto& p : r.points)
+        points[p.name] = p;
+    ASSERT_EQ(points.size(), 3u);
+    EXPECT_EQ(points["attention"].instances, 1);
+    EXPECT_DOUBLE_EQ(points["attention"].flops, 1e9);
+    EXPECT_DOUBLE_EQ(points["attention"].bytes, 1e6);
+    ASSERT_TRUE(points["attention"].achievedOccupancy);
+    EXPECT_DOUBLE_EQ(*points["attention"].achievedOccupancy, 0.4);
+    // The launch inside "mlp" and the replay captured there.
+    EXPECT_EQ(points["mlp"].instances, 2);
+    EXPECT_DOUBLE_EQ(points["mlp"].flops, 4e9);
+    EXPECT_DOUBLE_EQ(points["mlp"].intensity(), 500.0);
+    EXPECT_FALSE(points["mlp"].achievedOccupancy);
+    ASSERT_TRUE(points["mlp"].theoreticalOccupancy);
+    EXPECT_GT(*points["mlp"].theoreticalOccupancy, 0.0);
+    EXPECT_LE(*points["mlp"].theoreticalOccupancy, 1.0);
+    EXPECT_EQ(points["(outside any range)"].instances, 1);
+    double shares = 0;
+    for (const auto& p : r.points)
+        shares += p.timeShare;
+    EXPECT_NEAR(shares, 1.0, 1e-12);
+    EXPECT_NE(r.notes.front().find("captured: 1 launches"), std::string::npos) << r.notes.front();
+
+    // Without counters there is nothing to place, and the note says why.
+    auto bare = store.beginRun({});
+    {
+        StoreWriter w(store, bare);
+        w.add(kernel(0, 10, 1, "_Z4attnv"));
+    }
+    store.finishRun(bare, RunStatus::Ok);
+    auto none = computeRangeRoofline(store, bare);
+    EXPECT_TRUE(none.points.empty());
+    ASSERT_FALSE(none.notes.empty());
+    EXPECT_NE(none.notes.front().find("record --metrics roofline"), std::string::npos);
 }
 
 }  // namespace

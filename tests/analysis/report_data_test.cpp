@@ -89,7 +89,7 @@ TEST(ReportFindings, RulesFireOnTheirThresholdsOnly) {
     d.roofline.ceilings.dramGBs = 4000;
     d.roofline.ceilings.tensorTflops = 800;
     // 2e9 FLOP in 1.25 ms at 1 FLOP/B: 1.6 of an attainable 4 TFLOP/s
-    d.roofline.points = {RooflinePoint{"decode step", "model", 2e9, 2e9, 1.25e6, 10, 1.0}};
+    d.roofline.points = {RooflinePoint{"decode step", "model", 2e9, 2e9, 1.25e6, 10, 1.0, {}, {}}};
     d.quality = {QualityRecord{"greedy", "reference", 0.5, 0.9, 0.25, false}};
     d.run.droppedRecords = 12;
     d.samples.clockEvents.samplesWithReasons = 10;

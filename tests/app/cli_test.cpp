@@ -1,6 +1,8 @@
 // warpscope-cli as a user runs it: exit codes, output and error messages.
 #include <gtest/gtest.h>
+
 #include <zlib.h>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -716,6 +718,42 @@ TEST_F(CliTest, ExportChromeTraceOfAWindowOrRangeAndGzipped) {
         {"export", run, "--db", db, "--format", "csv", "--window", "run", "-o", dir.file("x.csv")});
     EXPECT_EQ(csv.exitCode, 2);
     EXPECT_NE(csv.err.find("apply to --format chrome-trace only"), std::string::npos) << csv.err;
+}
+
+TEST_F(CliTest, RooflineByRangeOnTheH200GemvLadder) {
+    // Sample run 16: the GEMV ladder with hardware counters, each rung timed
+    // inside a range naming its FLOPs and bytes.
+    const auto samples = dir.file("samples.wsdb");
+    std::filesystem::copy_file(WARPSCOPE_SOURCE_DIR "/resources/samples/h200-captures.wsdb",
+                               samples);
+    auto r = cli({"roofline", "16", "--by", "range", "--json", "--db", samples});
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    auto j = nlohmann::json::parse(r.out);
+    std::map<std::string, nlohmann::json> points;
+    double shares = 0;
+    for (const auto& p : j["points"]) {
+        points[p["name"].get<std::string>()] = p;
+        shares += p["time_share"].get<double>();
+    }
+    EXPECT_NEAR(shares, 1.0, 1e-9);
+    const std::string mma = "gemv_bf16/mma flops=134217728 bytes=134250496";
+    ASSERT_TRUE(points.count(mma)) << r.out;
+    // The rung's range holds its kernel's launches only: the same counted
+    // intensity as that kernel's own point.
+    auto byKernel = nlohmann::json::parse(cli({"roofline", "16", "--json", "--db", samples}).out);
+    double kernelIntensity = 0;
+    for (const auto& p : byKernel["points"])
+        if (p["name"] == "gemvMma") kernelIntensity = p["intensity"].get<double>();
+    ASSERT_GT(kernelIntensity, 0.0) << byKernel.dump();
+    EXPECT_NEAR(points[mma]["intensity"].get<double>(), kernelIntensity, 0.01 * kernelIntensity);
+    EXPECT_GT(points[mma]["theoretical_occupancy"].get<double>(), 0.0);
+    EXPECT_GT(points[mma]["achieved_occupancy"].get<double>(), 0.0);
+    EXPECT_TRUE(points.count("(outside any range)"));
+    auto text = cli({"roofline", "16", "--by", "range", "--db", samples});
+    EXPECT_NE(text.out.find("occ.theo"), std::string::npos) << text.out;
+    auto bad = cli({"roofline", "16", "--by", "layer", "--db", samples});
+    EXPECT_EQ(bad.exitCode, 2);
+    EXPECT_NE(bad.err.find("--by must be kernel or range"), std::string::npos) << bad.err;
 }
 
 // Every stderr line of --progress json that is ours parses as a message;

@@ -150,8 +150,8 @@ TEST(Charts, RooflineDrawsCeilingsAndNamesPointsOnHover) {
     a.roofline.ceilings.dramGBs = 4000;
     a.roofline.ceilings.tensorTflops = 800;
     a.roofline.ceilings.fp32Tflops = 67;
-    RooflinePoint slow{"gemm_bf16/naive", "declared", 2e9, 1e8, 400e3, 2, 0.8};
-    RooflinePoint fast{"gemm_bf16/mma", "declared", 2e9, 1e8, 100e3, 2, 0.2};
+    RooflinePoint slow{"gemm_bf16/naive", "declared", 2e9, 1e8, 400e3, 2, 0.8, {}, {}};
+    RooflinePoint fast{"gemm_bf16/mma", "declared", 2e9, 1e8, 100e3, 2, 0.2, {}, {}};
     a.roofline.points = {slow, fast};
     RooflineChart chart;
     chart.resize(900, 600);

@@ -24,6 +24,10 @@ struct KernelOccupancy {
     std::optional<double> achieved;  // 0..1, from counters (record --metrics roofline)
 };
 
+// What a recorded launch asks of an SM: block size, registers, static +
+// dynamic shared memory.
+LaunchResources launchResourcesOf(const KernelRecord& kernel);
+
 // The top kernels of `summary` (computed over `window`, which is scanned once
 // more for one launch of each). Empty when the run has no device or no kernels.
 std::vector<KernelOccupancy> topKernelOccupancy(Store& store, RunId run, const RunSummary& summary,

@@ -49,6 +49,9 @@ struct RooflinePoint {
     double meanNs = 0;   // per instance
     std::int64_t instances = 0;
     double timeShare = 0;  // of the points' total time
+    // Points by range: their kernels' occupancy, weighted by kernel time
+    // (theoretical from each launch's resources; achieved where counted).
+    std::optional<double> theoreticalOccupancy, achievedOccupancy;
     double intensity() const { return bytes > 0 ? flops / bytes : 0; }
     double tflops() const { return meanNs > 0 ? flops / meanNs * 1e-3 : 0; }
     double gbs() const { return meanNs > 0 ? bytes / meanNs : 0; }
@@ -62,5 +65,12 @@ struct Roofline {
 };
 
 Roofline computeRoofline(Store& store, RunId id);
+
+// The same ceilings with a point per NVTX range instead of per kernel: the
+// counted kernels launched inside each innermost range (or, replayed from a
+// CUDA graph, captured inside it) pooled, so the roofline shows a model's
+// operations (attention, MLP, …) rather than its kernels. Needs hardware
+// counters (record --metrics roofline); notes say what is missing.
+Roofline computeRangeRoofline(Store& store, RunId id);
 
 }  // namespace ws

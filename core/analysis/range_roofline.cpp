@@ -1,0 +1,108 @@
+// computeRangeRoofline: a roofline point per NVTX range (analysis/roofline.h).
+#include <algorithm>
+#include <map>
+
+#include "analysis/kernel_attribution.h"
+#include "analysis/kernel_counters.h"
+#include "analysis/kernel_occupancy.h"
+#include "analysis/occupancy.h"
+#include "analysis/roofline.h"
+#include "store/run_queries.h"
+
+namespace ws {
+
+namespace {
+
+constexpr const char* kOutside = "(outside any range)";
+
+struct Group {
+    double flops = 0, bytes = 0, countedNs = 0;  // counted launches, per their counters
+    std::int64_t counted = 0;
+    double kernelNs = 0, uncountedNs = 0;  // every launch, as recorded
+    double theoretical = 0, theoreticalWeight = 0, achieved = 0, achievedWeight = 0;
+};
+
+}  // namespace
+
+Roofline computeRangeRoofline(Store& store, RunId id) {
+    Roofline r = computeRoofline(store, id);  // its ceilings; its points are per kernel
+    r.points.clear();
+    r.notes.clear();
+    auto counted = kernelCounterStats(store, id);
+    if (counted.empty()) {
+        r.notes.push_back(
+            "no points by range: the run has no hardware counters (record --metrics roofline)");
+        return r;
+    }
+    auto device = runDevice(store, id);
+    std::optional<SmLimits> sm;
+    if (device) sm = limitsOf(*device);
+    KernelAttribution attribution(store, id);
+    std::map<std::string, Group> groups;
+    std::int64_t captured = 0;
+    forEachKernel(store, id, {}, std::nullopt, [&](const KernelRecord& k) {
+        bool fromCapture = false;
+        std::size_t range = attribution.innermost(k, &fromCapture);
+        captured += fromCapture;
+        Group& g =
+            groups[range == RangeStacks::kNone ? kOutside : attribution.ranges()[range].name];
+        const double ns = double(k.durationNs());
+        g.kernelNs += ns;
+        if (sm) {
+            Occupancy o = theoreticalOccupancy(*sm, launchResourcesOf(k));
+            if (o.limiter != OccupancyLimiter::Invalid) {
+                g.theoretical += o.occupancy * ns;
+                g.theoreticalWeight += ns;
+            }
+        }
+        auto c = counted.find(k.name);
+        if (c == counted.end() || !c->second.flopsCounted || c->second.meanNs <= 0) {
+            g.uncountedNs += ns;
+            return;
+        }
+        g.flops += c->second.meanFlops;
+        g.bytes += c->second.meanDramBytes;
+        g.countedNs += c->second.meanNs;
+        ++g.counted;
+        if (c->second.achievedOccupancy) {
+            g.achieved += *c->second.achievedOccupancy * c->second.meanNs;
+            g.achievedWeight += c->second.meanNs;
+        }
+    });
+    double total = 0;
+    for (const auto& [name, g] : groups)
+        if (g.counted > 0 && g.flops > 0 && g.bytes > 0) total += g.countedNs;
+    double uncounted = 0, all = 0;
+    for (const auto& [name, g] : groups) {
+        uncounted += g.uncountedNs;
+        all += g.kernelNs;
+        if (g.counted == 0 || g.flops <= 0 || g.bytes <= 0) continue;
+        RooflinePoint p;
+        p.name = name;
+        p.origin = "counters";
+        p.instances = g.counted;
+        p.flops = g.flops / double(g.counted);
+        p.bytes = g.bytes / double(g.counted);
+        p.meanNs = g.countedNs / double(g.counted);
+        p.timeShare = total > 0 ? g.countedNs / total : 0;
+        if (g.theoreticalWeight > 0) p.theoreticalOccupancy = g.theoretical / g.theoreticalWeight;
+        if (g.achievedWeight > 0) p.achievedOccupancy = g.achieved / g.achievedWeight;
+        r.points.push_back(p);
+    }
+    std::sort(r.points.begin(), r.points.end(), [](const auto& a, const auto& b) {
+        return a.meanNs * double(a.instances) > b.meanNs * double(b.instances);
+    });
+    r.notes.push_back("points by the innermost NVTX range open where each kernel was launched" +
+                      std::string(captured > 0 ? " (or, replayed from a CUDA graph, captured: " +
+                                                     std::to_string(captured) + " launches)"
+                                               : "") +
+                      "; FLOPs, bytes and times from hardware counters (kernel replay); occupancy "
+                      "weighted by kernel time");
+    if (all > 0 && uncounted / all > 0.01)
+        r.notes.push_back(std::to_string(int(100 * uncounted / all + 0.5)) +
+                          " % of kernel time has no counted FLOPs (kernels the counter pass "
+                          "skipped or copies) and is left out of the points");
+    return r;
+}
+
+}  // namespace ws

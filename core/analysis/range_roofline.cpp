@@ -1,12 +1,15 @@
 // computeRangeRoofline: a roofline point per NVTX range (analysis/roofline.h).
 #include <algorithm>
 #include <map>
+#include <optional>
 
+#include <unordered_map>
 #include "analysis/kernel_attribution.h"
-#include "analysis/kernel_counters.h"
+
 #include "analysis/kernel_occupancy.h"
 #include "analysis/occupancy.h"
 #include "analysis/roofline.h"
+#include "model/counter_metrics.h"
 #include "store/run_queries.h"
 
 namespace ws {
@@ -28,8 +31,12 @@ Roofline computeRangeRoofline(Store& store, RunId id) {
     Roofline r = computeRoofline(store, id);  // its ceilings; its points are per kernel
     r.points.clear();
     r.notes.clear();
-    auto counted = kernelCounterStats(store, id);
-    if (counted.empty()) {
+    // Each launch's own counters, by correlation id: a kernel name's mean would
+    // give a decode step's kernels the FLOPs of the same kernels in prefill.
+    std::unordered_map<std::uint32_t, std::map<std::string, double>> metrics;
+    for (auto& m : kernelMetricsOf(store, id))
+        metrics[m.correlationId][m.metric] = m.value;
+    if (metrics.empty()) {
         r.notes.push_back(
             "no points by range: the run has no hardware counters (record --metrics roofline)");
         return r;
@@ -39,7 +46,7 @@ Roofline computeRangeRoofline(Store& store, RunId id) {
     if (device) sm = limitsOf(*device);
     KernelAttribution attribution(store, id);
     std::map<std::string, Group> groups;
-    std::int64_t captured = 0;
+    std::int64_t captured = 0, capturedUncounted = 0;
     forEachKernel(store, id, {}, std::nullopt, [&](const KernelRecord& k) {
         bool fromCapture = false;
         std::size_t range = attribution.innermost(k, &fromCapture);
@@ -55,18 +62,20 @@ Roofline computeRangeRoofline(Store& store, RunId id) {
                 g.theoreticalWeight += ns;
             }
         }
-        auto c = counted.find(k.name);
-        if (c == counted.end() || !c->second.flopsCounted || c->second.meanNs <= 0) {
+        auto m = metrics.find(k.correlationId);
+        auto c = m == metrics.end() ? std::nullopt : counters::fromMetrics(m->second);
+        if (!c || !c->flopsCounted || ns <= 0) {
             g.uncountedNs += ns;
+            capturedUncounted += fromCapture;
             return;
         }
-        g.flops += c->second.meanFlops;
-        g.bytes += c->second.meanDramBytes;
-        g.countedNs += c->second.meanNs;
+        g.flops += c->flops();
+        g.bytes += c->dramBytes;
+        g.countedNs += ns;
         ++g.counted;
-        if (c->second.achievedOccupancy) {
-            g.achieved += *c->second.achievedOccupancy * c->second.meanNs;
-            g.achievedWeight += c->second.meanNs;
+        if (c->achievedOccupancy) {
+            g.achieved += *c->achievedOccupancy * ns;
+            g.achievedWeight += ns;
         }
     });
     double total = 0;
@@ -98,6 +107,11 @@ Roofline computeRangeRoofline(Store& store, RunId id) {
                                                : "") +
                       "; FLOPs, bytes and times from hardware counters (kernel replay); occupancy "
                       "weighted by kernel time");
+    if (capturedUncounted > 0)
+        r.notes.push_back(std::to_string(capturedUncounted) +
+                          " kernel launches replayed from CUDA graphs have no counters of their "
+                          "own (kernel replay cannot replay graphs): record without CUDA graphs "
+                          "to place them");
     if (all > 0 && uncounted / all > 0.01)
         r.notes.push_back(std::to_string(int(100 * uncounted / all + 0.5)) +
                           " % of kernel time has no counted FLOPs (kernels the counter pass "

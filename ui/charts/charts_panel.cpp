@@ -1,5 +1,7 @@
 #include "charts/charts_panel.h"
 
+#include <algorithm>
+
 #include <QComboBox>
 #include <QDir>
 #include <QFileDialog>
@@ -73,6 +75,22 @@ ChartsPanel::ChartsPanel(QWidget* parent)
     view->verticalHeader()->setDefaultSectionSize(20);
     view->horizontalHeader()->setStretchLastSection(true);
     view->setAlternatingRowColors(true);
+    // Columns as wide as what they hold, the counter columns only when some
+    // run has counters: kernel names with their template arguments
+    // ("gemvMma<1, 2>") were cut to a few letters beside three empty columns.
+    connect(table_, &QAbstractItemModel::modelReset, view, [this, view] {
+        for (int column : {KernelTableModel::DramGBs, KernelTableModel::Tflops,
+                           KernelTableModel::AchievedOccupancy}) {
+            bool any = false;
+            for (int row = 0; row < table_->rowCount() && !any; ++row)
+                any = !table_->index(row, column).data().toString().isEmpty();
+            view->setColumnHidden(column, !any);
+        }
+        view->resizeColumnsToContents();
+        const int widest = std::max(160, view->viewport()->width() / 3);
+        if (view->columnWidth(KernelTableModel::Name) > widest)
+            view->setColumnWidth(KernelTableModel::Name, widest);
+    });
     auto* tablePage = new QWidget(this);
     auto* tableLayout = new QVBoxLayout(tablePage);
     tableLayout->setContentsMargins(4, 4, 4, 0);

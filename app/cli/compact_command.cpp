@@ -1,7 +1,6 @@
 // compact: rewrites older event chunks in the current, smaller format and
 // gives freed pages back to the file system. Ctrl-C cancels; the batches
 // already committed stay rewritten, and every run reads the same.
-#include <signal.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -10,6 +9,7 @@
 
 #include "cli/cli_args.h"
 #include "cli/commands.h"
+#include "cli/interrupt_flag.h"
 #include "cli/open_store.h"
 #include "cli/progress_output.h"
 #include "store/compact.h"
@@ -17,25 +17,11 @@
 
 namespace ws::cli {
 
-namespace {
-
-std::atomic<bool> interrupted{false};
-
-void onSignal(int) {
-    interrupted = true;
-}
-
-}  // namespace
-
 int cmdCompact(const std::vector<std::string>& argv) {
     auto args = Args::parse(argv, {{}, {"db", "progress"}, 0, 0});
     const ProgressMode reporting = progressMode(args);
     auto store = openStore(args);
-    struct sigaction sa {};
-    sa.sa_handler = onSignal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, nullptr);
-    sigaction(SIGTERM, &sa, nullptr);
+    std::atomic<bool>& interrupted = stopOnInterrupt();
     const bool tty = ::isatty(2);
     auto lastShown = std::chrono::steady_clock::now();
     auto result =

@@ -1,7 +1,6 @@
 // import FILE: a vLLM result, an Nsight Systems SQLite export, a Kineto trace
 // (plain or .json.gz, streamed) or a run bundle becomes a run. Progress as
 // bytes read; Ctrl-C stops it, and the store is left as it was.
-#include <signal.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -12,6 +11,7 @@
 #include "cli/bundle_commands.h"
 #include "cli/cli_args.h"
 #include "cli/commands.h"
+#include "cli/interrupt_flag.h"
 #include "cli/open_store.h"
 #include "cli/progress_output.h"
 #include "io/run_bundle.h"
@@ -22,12 +22,6 @@
 namespace ws::cli {
 
 namespace {
-
-std::atomic<bool> interrupted{false};
-
-void onSignal(int) {
-    interrupted = true;
-}
 
 // Thrown from the progress callback, inside the importer's transaction,
 // which then rolls every record back.
@@ -52,11 +46,7 @@ int cmdImport(const std::vector<std::string>& argv) {
     if (isRunBundle(path)) return importBundleCommand(path, args, reporting);
     auto file = readTraceFile(path);  // an unknown file is refused before the store is opened
     Store store(storePath(args));     // importing into a new store creates it
-    struct sigaction sa {};
-    sa.sa_handler = onSignal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, nullptr);
-    sigaction(SIGTERM, &sa, nullptr);
+    std::atomic<bool>& interrupted = stopOnInterrupt();
     const bool tty = ::isatty(2);
     auto lastShown = std::chrono::steady_clock::now();
     std::int64_t lastSent = 0;

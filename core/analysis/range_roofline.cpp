@@ -28,19 +28,20 @@ struct Group {
 }  // namespace
 
 Roofline computeRangeRoofline(Store& store, RunId id) {
-    Roofline r = computeRoofline(store, id);  // its ceilings; its points are per kernel
-    r.points.clear();
-    r.notes.clear();
     // Each launch's own counters, by correlation id: a kernel name's mean would
     // give a decode step's kernels the FLOPs of the same kernels in prefill.
     std::unordered_map<std::uint32_t, std::map<std::string, double>> metrics;
     for (auto& m : kernelMetricsOf(store, id))
         metrics[m.correlationId][m.metric] = m.value;
     if (metrics.empty()) {
+        Roofline r;  // cheap for every run without counters: no ceilings either
         r.notes.push_back(
             "no points by range: the run has no hardware counters (record --metrics roofline)");
         return r;
     }
+    Roofline r = computeRoofline(store, id);  // its ceilings; its points are per kernel
+    r.points.clear();
+    r.notes.clear();
     auto device = runDevice(store, id);
     std::optional<SmLimits> sm;
     if (device) sm = limitsOf(*device);

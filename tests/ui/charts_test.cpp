@@ -1,7 +1,10 @@
 // Charts on fixture runs, and export to PNG / SVG / PDF of the requested size.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include <QApplication>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QFile>
 #include <QImage>
@@ -190,6 +193,35 @@ TEST(Charts, ComparisonModeShowsEachMetricAgainstTheFirstRun) {
     EXPECT_EQ(chart.bars(), 6);  // the GEMM run has no tokens to compare
     chart.setRuns({runs[0]});
     EXPECT_EQ(chart.bars(), 0);
+}
+
+TEST(Charts, RooflineByRangeToggleShowsARunsRangePoints) {
+    // Sample run 18: the decoder with hardware counters, per-operation ranges.
+    testing::TempDir dir;
+    auto db = dir.file("samples.wsdb");
+    std::filesystem::copy_file(WARPSCOPE_SOURCE_DIR "/resources/samples/h200-captures.wsdb", db);
+    Store store(db);
+    auto analysis = analyzeRun(store, 18);
+    ASSERT_GE(analysis.rangeRoofline.points.size(), 3u);
+    ChartsPanel panel;
+    panel.resize(1200, 400);
+    panel.show();
+    panel.setRuns({analysis});
+    auto* chart = panel.findChild<RooflineChart*>();
+    auto* toggle = panel.findChild<QCheckBox*>();
+    ASSERT_TRUE(chart && toggle);
+    EXPECT_FALSE(toggle->isVisible());  // only on the Roofline tab
+    panel.setCurrentWidget(chart);
+    EXPECT_TRUE(toggle->isVisible());
+    const int perKernel = chart->points();
+    toggle->setChecked(true);
+    EXPECT_EQ(chart->points(), int(analysis.rangeRoofline.points.size()));
+    EXPECT_NE(chart->points(), perKernel);
+    toggle->setChecked(false);
+    EXPECT_EQ(chart->points(), perKernel);
+    // A run without counters has no range points: no toggle.
+    panel.setRuns(fixtureAnalyses());
+    EXPECT_FALSE(toggle->isVisible());
 }
 
 TEST(Charts, DashboardIsOneFileWithEveryChart) {

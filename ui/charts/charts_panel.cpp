@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
 #include <QFileDialog>
@@ -131,6 +132,17 @@ ChartsPanel::ChartsPanel(QWidget* parent)
     auto* corner = new QWidget(this);
     auto* cornerLayout = new QHBoxLayout(corner);
     cornerLayout->setContentsMargins(0, 0, 0, 0);
+    rooflineByRange_ = new QCheckBox(tr("By NVTX range"), this);
+    rooflineByRange_->setToolTip(
+        tr("A point per NVTX range (attention, MLP, …): the counted kernels launched inside "
+           "it, or captured inside it for CUDA graph replays, pooled; needs a run recorded "
+           "with hardware counters"));
+    connect(rooflineByRange_, &QCheckBox::toggled, this, [this](bool on) {
+        roofline_->setByRange(on);
+        roofline_->setRuns(runs_);
+    });
+    connect(this, &QTabWidget::currentChanged, this, &ChartsPanel::showRooflineToggle);
+    cornerLayout->addWidget(rooflineByRange_);
     cornerLayout->addWidget(window_);
     cornerLayout->addWidget(exportButton);
     setCornerWidget(corner, Qt::TopRightCorner);
@@ -151,6 +163,16 @@ void ChartsPanel::setSweeps(const std::vector<SweepTable>& sweeps) {
     setTabVisible(indexOf(pareto_), !sweeps.empty());
 }
 
+void ChartsPanel::showRooflineToggle() {
+    bool any = std::any_of(runs_.begin(), runs_.end(),
+                           [](const RunAnalysis& r) { return !r.rangeRoofline.points.empty(); });
+    const bool shown = any && currentWidget() == roofline_;
+    rooflineByRange_->setVisible(shown);
+    // The roofline covers whole runs: the kernel window does not apply there,
+    // and at 1366 px both controls left the tabs no room.
+    window_->setVisible(!shown);
+}
+
 bool ChartsPanel::paretoShown() const {
     return isTabVisible(indexOf(pareto_));
 }
@@ -164,6 +186,7 @@ void ChartsPanel::setRuns(const std::vector<RunAnalysis>& runs) {
     roofline_->setRuns(runs);
     occupancy_->setRuns(runs);
     comparison_->setRuns(runs);
+    showRooflineToggle();
     kernels_->setRuns(runs);
     table_->setRuns(runs);
     offerRanges(runs);

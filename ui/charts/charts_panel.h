@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+class QCheckBox;
 class QComboBox;
 class QCustomPlot;
 class QLabel;
@@ -65,6 +66,7 @@ class ChartsPanel : public QTabWidget {
   private:
     void exportCurrent();
     void offerRanges(const std::vector<RunAnalysis>& runs);
+    void showRooflineToggle();
     std::vector<std::pair<QCustomPlot*, const char*>> charts() const;
     LatencyChart* latency_;
     KernelChart* kernels_;
@@ -77,6 +79,7 @@ class ChartsPanel : public QTabWidget {
     ParetoChart* pareto_;
     KernelTableModel* table_;
     QComboBox* window_;
+    QCheckBox* rooflineByRange_ = nullptr;  // shown on the Roofline tab when a run has range points
     QLabel* tableCaption_;
     std::vector<RunAnalysis> runs_;  // kept to redraw in a new theme
     std::vector<SweepTable> sweeps_;

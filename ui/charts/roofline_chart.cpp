@@ -111,7 +111,7 @@ void RooflineChart::setRuns(const std::vector<RunAnalysis>& runs) {
         const auto& run = runs[i];
         QColor color = runColor(int(i));
         bool named = false;
-        for (const auto& p : run.roofline.points) {
+        for (const auto& p : (byRange_ ? run.rangeRoofline : run.roofline).points) {
             if (p.intensity() <= 0 || p.tflops() <= 0) continue;
             auto* g = addGraph();
             double size = 7 + 17 * std::sqrt(p.timeShare);

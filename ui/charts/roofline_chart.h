@@ -15,6 +15,9 @@ class RooflineChart : public FittedChart {
   public:
     explicit RooflineChart(QWidget* parent = nullptr);
     void setRuns(const std::vector<RunAnalysis>& runs);
+    // Points per NVTX range (RunAnalysis::rangeRoofline) instead of per kernel
+    // or phase; takes effect at the next setRuns.
+    void setByRange(bool byRange) { byRange_ = byRange; }
     int points() const { return int(hits_.size()); }
     // The point under a widget position, as its tooltip text; empty when none.
     QString describeAt(const QPointF& pos) const;
@@ -35,6 +38,7 @@ class RooflineChart : public FittedChart {
 
   private:
     QPointF pressedAt_;  // a release far from it ends a pan, not a click
+    bool byRange_ = false;
     struct Hit {
         double intensity, tflops;
         QString text;

@@ -23,6 +23,7 @@ struct RunAnalysis {
     LatencyReport latency;  // against the targets of the run's workload contract
     RunSummary summary;     // over the chosen window; summary.window says which
     Roofline roofline;
+    Roofline rangeRoofline;                  // a point per NVTX range; points only with counters
     std::vector<KernelOccupancy> occupancy;  // top kernels by time
     std::optional<Comparison> againstFirst;  // this run against the first of analyzeRuns
 };

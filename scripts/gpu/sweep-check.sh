@@ -7,7 +7,8 @@
 # Usage: [MODEL=serve-llama-8b] [SWEEP=1,4,16,64,128] [PROMPTS=128] sweep-check.sh BUILD_DIR OUT_DIR
 # MODEL names a preset in resources/workloads (default serve-llama-1b), SWEEP
 # the concurrencies (default 1,4,16,64), PROMPTS the requests a point (64),
-# UNTRACED_PROMPTS those of the untraced concurrency-1 load (PROMPTS).
+# UNTRACED_PROMPTS those of the untraced concurrency-1 load (PROMPTS),
+# GRAPH_TRACE node|graph how the recorded server's CUDA graphs are traced (node).
 source "$(dirname "$0")/lib.sh"
 ws_args "BUILD_DIR OUT_DIR" 2 "$@"
 cli=$build/app/warpscope-cli
@@ -25,7 +26,7 @@ ws_header
 echo "== $model: sweep, max-concurrency $sweep, $prompts requests a point, recorded with --server"
 timeout ${SWEEP_TIMEOUT:-430} "$cli" bench serve --endpoint "http://127.0.0.1:$port" "${load[@]}" --num-prompts "$prompts" \
   --sweep "max-concurrency=$sweep" --goodput ttft:200,tpot:20 --label "$model" --db "$db" \
-  --server-timeout 300 --server -- "$runner" serve "$preset" --port "$port" > "$tmp/sweep.txt" 2>&1 || fail=1
+  --server-timeout 300 --graph-trace "${GRAPH_TRACE:-node}" --server -- "$runner" serve "$preset" --port "$port" > "$tmp/sweep.txt" 2>&1 || fail=1
 grep -aE "^\[warpscope\] (sweep|point)|sweep point|point [0-9]" "$tmp/sweep.txt" | head -8
 "$cli" sweep --db "$db" | head -3
 group=$("$cli" sweep --db "$db" --json | python3 -c "import json,sys; j=json.load(sys.stdin); print((j[0] if isinstance(j, list) else j)['group'])" 2>/dev/null)

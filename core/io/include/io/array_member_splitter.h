@@ -18,6 +18,8 @@
 #include <string>
 #include <vector>
 
+#include "io/trace_reader.h"
+
 namespace ws {
 
 class ArrayMemberSplitter {
@@ -41,32 +43,12 @@ class ArrayMemberSplitter {
     // Bytes of the document consumed so far (for error positions).
     std::int64_t offset() const { return consumed_ + static_cast<std::int64_t>(pos_); }
 
-    // The skeleton as the input iterator nlohmann's parsers take.
-    class Iterator {
-      public:
-        using iterator_category = std::input_iterator_tag;
-        using value_type = char;
-        using difference_type = std::ptrdiff_t;
-        using pointer = const char*;
-        using reference = const char&;
-
-        explicit Iterator(ArrayMemberSplitter* s) : s_(s) {}
-        const char& operator*() const { return s_->out_[s_->outPos_]; }
-        Iterator& operator++() {
-            ++s_->outPos_;
-            return *this;
-        }
-        // Only ever compared with end(): true while a byte is left.
-        bool operator!=(const Iterator&) const {
-            return s_->outPos_ < s_->out_.size() || s_->produce();
-        }
-        bool operator==(const Iterator& other) const { return !(*this != other); }
-
-      private:
-        ArrayMemberSplitter* s_;
-    };
-    Iterator begin() { return Iterator(this); }
-    Iterator end() { return Iterator(this); }
+    // The skeleton for nlohmann's parsers.
+    PullIterator<ArrayMemberSplitter> begin() { return PullIterator<ArrayMemberSplitter>(this); }
+    PullIterator<ArrayMemberSplitter> end() { return PullIterator<ArrayMemberSplitter>(this); }
+    const char& peek() const { return out_[outPos_]; }
+    void next() { ++outPos_; }
+    bool more() { return outPos_ < out_.size() || produce(); }
 
   private:
     enum class State { Skeleton, BetweenElements, Element };

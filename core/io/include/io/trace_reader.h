@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <functional>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <vector>
@@ -52,37 +53,45 @@ class TraceReader {
     std::vector<unsigned char> input_;
 };
 
-// The content of a TraceReader as the input iterator nlohmann's parsers take:
-// one buffer refilled in place, so memory stays at one block.
+// The input iterator nlohmann's parsers take, over bytes a source refills in
+// place: `Source` has peek() (the current byte), next() and more() (true while
+// a byte is left, refilling when it must).
+template <typename Source>
+class PullIterator {
+  public:
+    using iterator_category = std::input_iterator_tag;
+    using value_type = char;
+    using difference_type = std::ptrdiff_t;
+    using pointer = const char*;
+    using reference = const char&;
+
+    explicit PullIterator(Source* source) : source_(source) {}
+    const char& operator*() const { return source_->peek(); }
+    PullIterator& operator++() {
+        source_->next();
+        return *this;
+    }
+    // Only ever compared with end(): true while a byte is left.
+    bool operator!=(const PullIterator&) const { return source_->more(); }
+    bool operator==(const PullIterator& other) const { return !(*this != other); }
+
+  private:
+    Source* source_;
+};
+
+// The content of a TraceReader for nlohmann's parsers: one buffer refilled in
+// place, so memory stays at one block.
 class BufferedInput {
   public:
     explicit BufferedInput(TraceReader& reader, std::size_t blockBytes = 1 << 20)
         : reader_(reader), buffer_(blockBytes) {}
 
-    class Iterator {
-      public:
-        using iterator_category = std::input_iterator_tag;
-        using value_type = char;
-        using difference_type = std::ptrdiff_t;
-        using pointer = const char*;
-        using reference = const char&;
+    PullIterator<BufferedInput> begin() { return PullIterator<BufferedInput>(this); }
+    PullIterator<BufferedInput> end() { return PullIterator<BufferedInput>(this); }
 
-        explicit Iterator(BufferedInput* in) : in_(in) {}
-        const char& operator*() const { return in_->buffer_[in_->pos_]; }
-        Iterator& operator++() {
-            ++in_->pos_;
-            return *this;
-        }
-        // Only ever compared with end(): true while a byte is left.
-        bool operator!=(const Iterator&) const { return in_->pos_ < in_->size_ || in_->refill(); }
-        bool operator==(const Iterator& other) const { return !(*this != other); }
-
-      private:
-        BufferedInput* in_;
-    };
-
-    Iterator begin() { return Iterator(this); }
-    Iterator end() { return Iterator(this); }
+    const char& peek() const { return buffer_[pos_]; }
+    void next() { ++pos_; }
+    bool more() { return pos_ < size_ || refill(); }
 
   private:
     bool refill();

@@ -167,10 +167,29 @@ std::string sweepContractLine(const SweepTable& table) {
         if (!pt->meetsTargets.value_or(false)) break;
         last = pt;
     }
-    if (!last) return "meets " + targets + " at no point";
-    std::string line = "meets " + targets + " up to " + sweepParameterName(table.group.parameter) +
-                       " " + last->value;
-    if (last == ordered.back()) line += " (every point)";
+    const std::string parameter = sweepParameterName(table.group.parameter);
+    std::string line =
+        "meets " + targets + (last ? " up to " + parameter + " " + last->value : " at no point");
+    if (last == ordered.back()) return line + " (every point)";
+    // Why the next point misses: a failed request fails the contract as
+    // surely as a slow one, and the line should not leave the reader guessing.
+    const SweepPoint* miss =
+        last ? *(std::find(ordered.begin(), ordered.end(), last) + 1) : ordered.front();
+    std::vector<std::string> why;
+    if (miss->completed == 0) why.push_back("no request completed");
+    if (miss->failed > 0)
+        why.push_back(std::to_string(miss->failed) + " failed request" +
+                      (miss->failed > 1 ? "s" : ""));
+    auto over = [&](const char* name, std::optional<double> target, std::optional<double> v) {
+        if (target && v && *v > *target)
+            why.push_back(std::string("p99 ") + name + " " + ms(*v) + " ms");
+    };
+    over("TTFT", tg.ttftMs, miss->ttftP99Ms);
+    over("TPOT", tg.tpotMs, miss->tpotP99Ms);
+    if (why.empty()) why.push_back("p99 E2EL");
+    line += "; " + parameter + " " + miss->value + " misses:";
+    for (std::size_t i = 0; i < why.size(); ++i)
+        line += (i ? ", " : " ") + why[i];
     return line;
 }
 

@@ -97,9 +97,18 @@ TEST_F(SweepTableTest, ReadsEachPointAndWhereTheTargetsStopBeingMet) {
     EXPECT_TRUE(*t.points[1].meetsTargets);
     EXPECT_FALSE(*t.points[2].meetsTargets);
     EXPECT_EQ(sweepContractLine(t),
-              "meets p99 TTFT \u2264 100 ms / p99 TPOT \u2264 20 ms up to concurrency 2");
+              "meets p99 TTFT \u2264 100 ms / p99 TPOT \u2264 20 ms up to concurrency 2; "
+              "concurrency 4 misses: p99 TTFT 150 ms, p99 TPOT 30 ms");
     EXPECT_EQ(sweepContractLine(sweepTable(store_, groups[1])),
-              "meets p99 TTFT \u2264 100 ms / p99 TPOT \u2264 20 ms at no point");
+              "meets p99 TTFT \u2264 100 ms / p99 TPOT \u2264 20 ms at no point; concurrency 8 "
+              "misses: p99 TTFT 500 ms, p99 TPOT 50 ms");
+    // Fast enough but one request failed (a stream without text): said so.
+    auto failing = t;
+    failing.points[0].failed = 1;
+    failing.points[0].meetsTargets = false;
+    EXPECT_EQ(sweepContractLine(failing),
+              "meets p99 TTFT \u2264 100 ms / p99 TPOT \u2264 20 ms at no point; concurrency 1 "
+              "misses: 1 failed request");
     t.targets = {};
     EXPECT_EQ(sweepContractLine(t), "");
 }

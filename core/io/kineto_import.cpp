@@ -58,43 +58,49 @@ std::int64_t intArg(const Json& args, const char* key, std::int64_t fallback = 0
     return integer(*it).value_or(fallback);
 }
 
-void dims(const std::string& path, const std::string& where, const KinetoEvent::Dims& d,
-          const char* key, std::int32_t& x, std::int32_t& y, std::int32_t& z) {
+// The event's place in an error message is built only when there is one: not
+// twice for every kernel of a multi-gigabyte trace.
+void dims(const std::string& path, std::size_t index, const KinetoEvent& e,
+          const KinetoEvent::Dims& d, const char* key, std::int32_t& x, std::int32_t& y,
+          std::int32_t& z) {
     if (!d.present) return;
     std::int32_t* out[] = {&x, &y, &z};
     for (int i = 0; i < 3; ++i) {
         auto v = d.v[static_cast<std::size_t>(i)];
         if (!v || *v < 0 || *v > std::numeric_limits<std::int32_t>::max())
-            importError(path, where + ".args." + key + "[" + std::to_string(i) + "]",
+            importError(path, where(index, e.name) + ".args." + key + "[" + std::to_string(i) + "]",
                         "not a count of blocks or threads");
         *out[i] = static_cast<std::int32_t>(*v);
     }
 }
 
-std::int64_t checkedBytes(const std::string& path, const std::string& where, const KinetoEvent& e) {
+std::int64_t checkedBytes(const std::string& path, std::size_t index, const KinetoEvent& e) {
     if (!e.bytesPresent) return 0;
     if (!e.bytes || limits::bytesProblem(*e.bytes))
-        importError(path, where + ".args.bytes", "negative, over 1 PiB or not a number");
+        importError(path, where(index, e.name) + ".args.bytes",
+                    "negative, over 1 PiB or not a number");
     return *e.bytes;
 }
 
 // "Memcpy HtoD (Pageable -> Device)" → kind and both memory kinds.
-void parseMemcpyName(const std::string& name, MemcpyRecord& r) {
+void parseMemcpyName(std::string_view name, MemcpyRecord& r) {
     static const std::pair<const char*, MemcpyKind> kinds[] = {
         {"HtoD", MemcpyKind::HtoD}, {"DtoH", MemcpyKind::DtoH}, {"HtoA", MemcpyKind::HtoA},
         {"AtoH", MemcpyKind::AtoH}, {"AtoA", MemcpyKind::AtoA}, {"AtoD", MemcpyKind::AtoD},
         {"DtoA", MemcpyKind::DtoA}, {"DtoD", MemcpyKind::DtoD}, {"HtoH", MemcpyKind::HtoH},
         {"PtoP", MemcpyKind::PtoP}};
     for (const auto& [text, kind] : kinds)
-        if (name.find(text) != std::string::npos) r.kind = kind;
+        if (name.find(text) != std::string_view::npos) r.kind = kind;
     // "Pageable", "Device", "Pinned": our names in lower case.
-    auto memoryKind = [](std::string s) {
+    auto memoryKind = [](std::string_view text) {
+        std::string s(text);
         std::transform(s.begin(), s.end(), s.begin(),
                        [](unsigned char c) { return std::tolower(c); });
         return memoryKindFromString(s);
     };
     auto open = name.find('('), arrow = name.find(" -> "), close = name.find(')');
-    if (open == std::string::npos || arrow == std::string::npos || close == std::string::npos)
+    if (open == std::string_view::npos || arrow == std::string_view::npos ||
+        close == std::string_view::npos)
         return;
     r.srcKind = memoryKind(name.substr(open + 1, arrow - open - 1));
     r.dstKind = memoryKind(name.substr(arrow + 4, close - arrow - 4));
@@ -197,21 +203,21 @@ class EventSink {
             r.registersPerThread = static_cast<std::int32_t>(e.registers.value_or(0));
             // Kineto reports static + dynamic shared memory as one number.
             r.staticSharedBytes = static_cast<std::int32_t>(e.sharedMemory.value_or(0));
-            dims(path_, where(i, e.name), e.grid, "grid", r.gridX, r.gridY, r.gridZ);
-            dims(path_, where(i, e.name), e.block, "block", r.blockX, r.blockY, r.blockZ);
+            dims(path_, i, e, e.grid, "grid", r.gridX, r.gridY, r.gridZ);
+            dims(path_, i, e, e.block, "block", r.blockX, r.blockY, r.blockZ);
             if (kernels == 0) firstKernelDevice = r.deviceId;
             ++kernels;
             writer_.add(r);
         } else if (cat == "gpu_memcpy") {
             MemcpyRecord r;
             placeOnGpu(r, e, start, end);
-            r.bytes = checkedBytes(path_, where(i, e.name), e);
-            parseMemcpyName(std::string(e.name), r);
+            r.bytes = checkedBytes(path_, i, e);
+            parseMemcpyName(e.name, r);
             writer_.add(r);
         } else if (cat == "gpu_memset") {
             MemsetRecord r;
             placeOnGpu(r, e, start, end);
-            r.bytes = checkedBytes(path_, where(i, e.name), e);
+            r.bytes = checkedBytes(path_, i, e);
             if (e.name.find("Device") != std::string_view::npos) r.memoryKind = MemoryKind::Device;
             writer_.add(r);
         } else if (cat == "cuda_runtime" || cat == "cuda_driver") {
@@ -327,7 +333,7 @@ class KinetoSax {
 
   private:
     enum class Mode { Root, Top, Build, Skip, Done };
-    static constexpr std::size_t kMaxDepth = 3;  // event → args → grid
+    static constexpr std::size_t kMaxDepth = 3;  // deviceProperties → device → field
 
     static bool kept(const std::string& key) {
         return key == "deviceProperties" || key == "baseTimeNanoseconds" ||

@@ -6,11 +6,9 @@
 #include <cstdlib>
 #include <map>
 #include <memory>
-#include <unordered_map>
 
-#include "analysis/graph_nodes.h"
+#include "analysis/kernel_attribution.h"
 #include "analysis/kernel_counters.h"
-#include "analysis/range_stacks.h"
 #include "store/store.h"
 
 namespace ws {
@@ -141,10 +139,13 @@ RunSummary summarizeRun(Store& store, RunId run, TimeWindow window, std::string 
         std::int64_t ns = 0;
         std::int64_t count = 0;
     };
-    std::unordered_map<std::uint32_t, KernelTime> kernelNsByCorrelation;
-    // Kernels replayed from a graph node whose creation was recorded, by node.
-    GraphNodeOrigins origins(graphNodesOf(store, run));
-    std::map<std::uint64_t, KernelTime> graphKernels;
+    // Kernel time by the innermost range open where each kernel was launched,
+    // or captured for a graph replay whose node creation was recorded (a
+    // replay without one counts at its cudaGraphLaunch, as before graphs were
+    // traced). Ranges outside the window count too: a graph may be captured
+    // long before the window in which it is replayed.
+    KernelAttribution attribution(store, run);
+    std::map<std::size_t, KernelTime> byInnermost;
     double kernelTotal = 0;
     forEachKernel(store, run, window, std::nullopt, [&](const KernelRecord& k) {
         kernelTimes[k.name].push_back(static_cast<double>(k.durationNs()));
@@ -152,13 +153,21 @@ RunSummary summarizeRun(Store& store, RunId run, TimeWindow window, std::string 
             ++out.graphs.kernels;
             out.graphs.kernelNs += static_cast<double>(k.durationNs());
         }
-        // A replayed kernel whose node's creation was not recorded is credited
-        // to the ranges around its cudaGraphLaunch, as before graphs were traced.
-        auto& t = k.graphNodeId && origins.origin(k.graphNodeId)
-                      ? graphKernels[k.graphNodeId]
-                      : kernelNsByCorrelation[k.correlationId];
-        t.ns += k.durationNs();
-        ++t.count;
+        bool captured = false;
+        const std::size_t innermost = attribution.innermost(k, &captured);
+        if (captured) {
+            ++out.graphs.traced;
+            out.graphs.tracedNs += static_cast<double>(k.durationNs());
+        }
+        if (innermost != RangeStacks::kNone) {
+            auto& t = byInnermost[innermost];
+            t.ns += k.durationNs();
+            ++t.count;
+            if (captured) {
+                ++out.graphs.inRange;
+                out.graphs.inRangeNs += static_cast<double>(k.durationNs());
+            }
+        }
         kernelTotal += static_cast<double>(k.durationNs());
         gpu.emplace_back(k.startNs, k.endNs);
     });
@@ -204,10 +213,8 @@ RunSummary summarizeRun(Store& store, RunId run, TimeWindow window, std::string 
                           : 0;
 
     // NVTX ranges: durations and GPU busy inside each instance in the window;
-    // kernels credited to the ranges open where they were launched. Ranges
-    // outside the window count too: a graph may be captured long before the
-    // window in which it is replayed.
-    auto ranges = rangesIn(store, run, {});
+    // kernels credited to the ranges open where they were launched.
+    const auto& ranges = attribution.ranges();
     std::map<std::pair<std::string, std::string>, std::size_t> index;
     std::vector<std::vector<double>> rangeTimes;
     auto statOf = [&](const RangeRecord& r) {
@@ -228,39 +235,23 @@ RunSummary summarizeRun(Store& store, RunId run, TimeWindow window, std::string 
         rangeTimes[stat].push_back(static_cast<double>(r.endNs - r.startNs));
         out.ranges[stat].gpuBusyNs += static_cast<double>(busyWithin(merged, r.startNs, r.endNs));
     }
-    RangeStacks stacks(ranges);
-    std::vector<std::size_t> credited;  // range stats already given this kernel
-    auto credit = [&](std::uint32_t thread, std::int64_t at, std::int64_t ns, std::int64_t count) {
+    // Kernels credited to their innermost range (self) and every range
+    // around it (inclusive), each range name once.
+    std::vector<std::size_t> credited;  // range stats already given these kernels
+    for (const auto& [innermostRange, kernel] : byInnermost) {
         credited.clear();
         bool innermost = true;
-        for (auto r = stacks.innermost(thread, at); r != RangeStacks::kNone;
-             r = stacks.parent(r), innermost = false) {
+        for (auto r = innermostRange; r != RangeStacks::kNone;
+             r = attribution.stacks().parent(r), innermost = false) {
             auto id = statOf(ranges[r]);
             auto& stat = out.ranges[id];
-            if (innermost) stat.selfKernelNs += static_cast<double>(ns);
+            if (innermost) stat.selfKernelNs += static_cast<double>(kernel.ns);
             if (std::find(credited.begin(), credited.end(), id) != credited.end()) continue;
             credited.push_back(id);
-            stat.inclusiveKernelNs += static_cast<double>(ns);
-            stat.inclusiveKernels += count;
-        }
-        return !innermost;
-    };
-    // Replayed kernels: the ranges open when their node was captured.
-    for (const auto& [node, kernel] : graphKernels) {
-        const GraphNodeRecord* origin = origins.origin(node);
-        out.graphs.traced += kernel.count;
-        out.graphs.tracedNs += static_cast<double>(kernel.ns);
-        if (credit(origin->threadId, origin->timeNs, kernel.ns, kernel.count)) {
-            out.graphs.inRange += kernel.count;
-            out.graphs.inRangeNs += static_cast<double>(kernel.ns);
+            stat.inclusiveKernelNs += static_cast<double>(kernel.ns);
+            stat.inclusiveKernels += kernel.count;
         }
     }
-    // Other kernels: the ranges open when their launching call started.
-    forEachApiCall(store, run, {}, std::nullopt, [&](const ApiCallRecord& a) {
-        auto k = kernelNsByCorrelation.find(a.correlationId);
-        if (k == kernelNsByCorrelation.end()) return;
-        credit(a.threadId, a.startNs, k->second.ns, k->second.count);
-    });
     for (std::size_t i = 0; i < out.ranges.size(); ++i) {
         out.ranges[i].time = durations(rangeTimes[i]);
         out.ranges[i].gpuBusyFraction = out.ranges[i].time.totalNs > 0

@@ -27,7 +27,7 @@ struct Group {
 
 }  // namespace
 
-Roofline computeRangeRoofline(Store& store, RunId id) {
+Roofline computeRangeRoofline(Store& store, RunId id, const Roofline* byKernel) {
     // Each launch's own counters, by correlation id: a kernel name's mean would
     // give a decode step's kernels the FLOPs of the same kernels in prefill.
     std::unordered_map<std::uint32_t, std::map<std::string, double>> metrics;
@@ -39,9 +39,13 @@ Roofline computeRangeRoofline(Store& store, RunId id) {
             "no points by range: the run has no hardware counters (record --metrics roofline)");
         return r;
     }
-    Roofline r = computeRoofline(store, id);  // its ceilings; its points are per kernel
-    r.points.clear();
-    r.notes.clear();
+    Roofline r;
+    {
+        Roofline kernels = byKernel ? Roofline{} : computeRoofline(store, id);
+        const Roofline& from = byKernel ? *byKernel : kernels;
+        r.device = from.device;
+        r.ceilings = from.ceilings;
+    }
     auto device = runDevice(store, id);
     std::optional<SmLimits> sm;
     if (device) sm = limitsOf(*device);

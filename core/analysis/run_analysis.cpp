@@ -14,7 +14,7 @@ RunAnalysis analyzeRun(Store& store, RunId id, const WindowChoice& choice) {
     auto window = resolved.span;
     a.summary = summarizeRun(store, id, window, resolved.label);
     a.roofline = computeRoofline(store, id);
-    a.rangeRoofline = computeRangeRoofline(store, id);
+    a.rangeRoofline = computeRangeRoofline(store, id, &a.roofline);
     a.occupancy = topKernelOccupancy(store, id, a.summary, window);
     return a;
 }

@@ -266,10 +266,7 @@ void forEachChunked(Store& store, RunId id, TimeWindow window, std::optional<std
     while (st.step()) {
         codec::Lane l{static_cast<std::uint32_t>(st.int64(0)),
                       static_cast<std::uint32_t>(st.int64(1))};
-        if (current && *current != l) {
-            visitBefore(kAll);
-            pending.clear();
-        }
+        if (current && *current != l) visitBefore(kAll);
         current = l;
         visitBefore(st.int64(5));
         chunk.clear();

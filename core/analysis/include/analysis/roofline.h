@@ -70,7 +70,8 @@ Roofline computeRoofline(Store& store, RunId id);
 // counted kernels launched inside each innermost range (or, replayed from a
 // CUDA graph, captured inside it) pooled, so the roofline shows a model's
 // operations (attention, MLP, …) rather than its kernels. Needs hardware
-// counters (record --metrics roofline); notes say what is missing.
-Roofline computeRangeRoofline(Store& store, RunId id);
+// counters (record --metrics roofline); notes say what is missing. The
+// ceilings come from `byKernel`, the run's computeRoofline, when given.
+Roofline computeRangeRoofline(Store& store, RunId id, const Roofline* byKernel = nullptr);
 
 }  // namespace ws

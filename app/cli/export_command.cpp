@@ -26,15 +26,6 @@
 
 namespace ws::cli {
 
-namespace {
-
-bool endsWith(const std::string& text, const std::string& tail) {
-    return text.size() >= tail.size() &&
-           text.compare(text.size() - tail.size(), tail.size(), tail) == 0;
-}
-
-}  // namespace
-
 int cmdExport(const std::vector<std::string>& argv) {
     auto args = Args::parse(argv, {{}, {"db", "format", "o", "table", "window", "range"}, 1, 1});
     auto id = parseRunId(args.positional()[0]);
@@ -74,7 +65,7 @@ int cmdExport(const std::vector<std::string>& argv) {
             throw std::runtime_error(e.what());
         }
     }
-    const bool gzip = endsWith(*output, ".gz");
+    const bool gzip = output->ends_with(".gz");
     auto write = [&](std::ostream& sink) {
         std::optional<GzipOStream> compressed;
         if (gzip) compressed.emplace(sink);

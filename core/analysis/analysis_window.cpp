@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <optional>
 #include <stdexcept>
+#include <string_view>
 
 #include "analysis/kernel_summary.h"
 #include "util/format.h"
@@ -15,18 +16,16 @@ namespace {
 
 // "1.5s", "1500ms", "1500" (ms), "20us", "800ns"; nothing when it is not one.
 std::optional<std::int64_t> offsetNs(const std::string& text) {
-    static const std::pair<const char*, long double> units[] = {
+    static const std::pair<std::string_view, long double> units[] = {
         {"ns", 1.0L}, {"us", 1e3L}, {"ms", 1e6L}, {"s", 1e9L}};
     std::string number = text;
     long double scale = 1e6L;
-    for (const auto& [unit, ns] : units) {
-        std::string u = unit;
-        if (text.size() > u.size() && text.compare(text.size() - u.size(), u.size(), u) == 0) {
-            number = text.substr(0, text.size() - u.size());
+    for (const auto& [unit, ns] : units)
+        if (text.size() > unit.size() && text.ends_with(unit)) {
+            number = text.substr(0, text.size() - unit.size());
             scale = ns;
             break;
         }
-    }
     if (number.empty() || number.find_first_not_of("0123456789.") != std::string::npos)
         return std::nullopt;
     char* end = nullptr;

@@ -37,6 +37,7 @@
 #include "export/report_renderer.h"
 #include "launch/launch_panel.h"
 #include "recent_stores.h"
+#include "runs_panel.h"
 #include "sample_runs.h"
 #include "serving/itl_outliers_panel.h"
 #include "store/store.h"
@@ -53,20 +54,11 @@
 
 namespace ws::ui {
 
-namespace {}
-
 MainWindow::MainWindow(QWidget* parent)
-    : QMainWindow(parent),
-      runModel_(new RunListModel(this)),
-      proxy_(new QSortFilterProxyModel(this)),
-      loader_(new StoreLoader(this)) {
+    : QMainWindow(parent), runModel_(new RunListModel(this)), loader_(new StoreLoader(this)) {
     setWindowTitle(QStringLiteral("Warpscope"));
     setWindowIcon(QIcon(QStringLiteral(":/icons/warpscope.svg")));
     setDockNestingEnabled(true);
-    proxy_->setSourceModel(runModel_);
-    proxy_->setSortRole(RunListModel::SortRole);
-    proxy_->setFilterCaseSensitivity(Qt::CaseInsensitive);
-    proxy_->setFilterKeyColumn(-1);
     buildPanels();
     buildActions();
 
@@ -151,63 +143,36 @@ bool MainWindow::dashboardShown() const {
 
 void MainWindow::buildPanels() {
     // Runs: a dock on the left, filterable.
-    auto* runsPanel = new QWidget(this);
-    auto* runsLayout = new QVBoxLayout(runsPanel);
-    runsLayout->setContentsMargins(4, 4, 4, 4);
-    errorBanner_ = new QLabel(runsPanel);
-    errorBanner_->setObjectName(QStringLiteral("noticeBanner"));
-    errorBanner_->setWordWrap(true);
-    errorBanner_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    errorBanner_->setStyleSheet(
-        QStringLiteral("QLabel { background: #fdecea; color: #8a1c1c; border: 1px solid #f5c2c0; "
-                       "border-radius: 4px; padding: 6px; }"));
-    errorBanner_->hide();
-    connect(errorBanner_, &QLabel::linkActivated, this, [this](const QString& link) {
+    runs_ = new RunsPanel(runModel_, this);
+    connect(runs_, &RunsPanel::linkActivated, this, [this](const QString& link) {
         if (link == QLatin1String("samples")) openSamples();
     });
-    filter_ = new QLineEdit(runsPanel);
-    filter_->setPlaceholderText(tr("Filter runs (Ctrl+F)"));
-    filter_->setClearButtonEnabled(true);
-    connect(filter_, &QLineEdit::textChanged, proxy_, &QSortFilterProxyModel::setFilterFixedString);
-    runView_ = new QTableView(runsPanel);
-    runView_->setModel(proxy_);
-    runView_->setSortingEnabled(true);
-    runView_->sortByColumn(RunListModel::Id, Qt::DescendingOrder);
-    runView_->setSelectionBehavior(QAbstractItemView::SelectRows);
-    runView_->setSelectionMode(QAbstractItemView::ExtendedSelection);
-    runView_->setAlternatingRowColors(true);
-    runView_->setShowGrid(false);
-    runView_->verticalHeader()->hide();
-    runView_->verticalHeader()->setDefaultSectionSize(22);
-    runView_->horizontalHeader()->setStretchLastSection(false);
-    runView_->horizontalHeader()->setSectionResizeMode(RunListModel::Label, QHeaderView::Stretch);
-    runView_->setColumnWidth(RunListModel::Id, 36);
-    runView_->setColumnWidth(RunListModel::Status, 56);
-    runView_->setColumnWidth(RunListModel::Workload, 130);
-    runView_->setColumnWidth(RunListModel::Device, 96);
-    runView_->setColumnWidth(RunListModel::Started, 132);
-    runView_->setColumnWidth(RunListModel::Duration, 66);
-    connect(runView_->selectionModel(), &QItemSelectionModel::selectionChanged, this,
-            &MainWindow::onSelectionChanged);
-    runView_->setContextMenuPolicy(Qt::CustomContextMenu);
-    connect(runView_, &QWidget::customContextMenuRequested, this, [this](const QPoint& at) {
-        auto index = runView_->indexAt(at);
-        if (!index.isValid()) return;
-        const RunId id = index.data(RunListModel::RunIdRole).toLongLong();
-        QMenu menu(this);
-        if (runModel_->baseline() == id)
-            menu.addAction(tr("Clear Baseline"), this, [this] { setBaseline(std::nullopt); });
-        else
-            menu.addAction(tr("Use Run %1 as Baseline").arg(id), this,
-                           [this, id] { setBaseline(id); });
-        menu.exec(runView_->viewport()->mapToGlobal(at));
+    connect(runs_, &RunsPanel::selectionChanged, this, &MainWindow::onSelectionChanged);
+    connect(runs_, &RunsPanel::baselineRequested, this, &MainWindow::setBaseline);
+    connect(runs_, &RunsPanel::renameRequested, this, [this](RunId id, const QString& label) {
+        runCli(tr("Rename Run"), tr("Renaming run %1…").arg(id),
+               {QStringLiteral("label"), QString::number(id), label, QStringLiteral("--db"),
+                storePath_},
+               false);
     });
-    runsLayout->addWidget(errorBanner_);
-    runsLayout->addWidget(filter_);
-    runsLayout->addWidget(runView_);
+    connect(runs_, &RunsPanel::tagsRequested, this, [this](RunId id, const QString& tags) {
+        runCli(
+            tr("Edit Tags"), tr("Tagging run %1…").arg(id),
+            {QStringLiteral("tag"), QString::number(id), tags, QStringLiteral("--db"), storePath_},
+            false);
+    });
+    connect(runs_, &RunsPanel::deleteRequested, this, [this](const std::vector<RunId>& ids) {
+        QStringList args{QStringLiteral("rm")};
+        for (RunId id : ids)
+            args << QString::number(id);
+        args << QStringLiteral("--db") << storePath_;
+        runCli(tr("Delete Runs"), tr("Deleting %n run(s)…", nullptr, static_cast<int>(ids.size())),
+               args, false);
+    });
+    connect(runs_, &RunsPanel::reportRequested, this, [this](RunId id) { exportReportOf(id); });
     auto* runsDock = new QDockWidget(tr("Runs"), this);
     runsDock->setObjectName(QStringLiteral("runsDock"));
-    runsDock->setWidget(runsPanel);
+    runsDock->setWidget(runs_);
     addDockWidget(Qt::LeftDockWidgetArea, runsDock);
 
     // Timeline: the central area, with kernel search above it.
@@ -330,7 +295,8 @@ void MainWindow::buildActions() {
             QFileDialog::getSaveFileName(this, tr("Export Runs Table"), QStringLiteral("runs.csv"),
                                          tr("CSV (*.csv);;JSON (*.json)"));
         if (path.isEmpty()) return;
-        QString problem = exportTable(*runView_->model(), path);  // filtered and sorted as shown
+        QString problem =
+            exportTable(*runs_->view()->model(), path);  // filtered and sorted as shown
         if (!problem.isEmpty()) QMessageBox::warning(this, tr("Export Runs Table"), problem);
     });
     file->addSeparator();
@@ -353,10 +319,7 @@ void MainWindow::buildActions() {
     QMenu* view = menuBar()->addMenu(tr("&View"));
     for (auto* dock : findChildren<QDockWidget*>())
         view->addAction(dock->toggleViewAction());
-    QAction* find = view->addAction(tr("&Filter Runs"), this, [this] {
-        filter_->setFocus();
-        filter_->selectAll();
-    });
+    QAction* find = view->addAction(tr("&Filter Runs"), this, [this] { runs_->focusFilter(); });
     find->setShortcut(QKeySequence::Find);
     QAction* findKernel =
         view->addAction(tr("Find in &Timeline"), this, [this] { toolbar_->focusSearch(); });
@@ -401,41 +364,26 @@ void MainWindow::selectRuns(const std::vector<RunId>& ids) {
         pendingSelection_ = ids;
         return;
     }
-    QItemSelection selection;
-    for (auto id : ids) {
-        int row = runModel_->rowOfRun(id);
-        if (row < 0) continue;
-        QModelIndex index = proxy_->mapFromSource(runModel_->index(row, 0));
-        selection.select(index, index);
-    }
-    runView_->selectionModel()->select(
-        selection, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
-    // The first id is the one shown in the timeline and details.
-    QModelIndex first =
-        proxy_->mapFromSource(runModel_->index(runModel_->rowOfRun(ids.front()), 0));
-    runView_->selectionModel()->setCurrentIndex(first, QItemSelectionModel::NoUpdate);
-    runView_->scrollTo(first);
+    runs_->selectRuns(ids);
+}
+
+QTableView* MainWindow::runView() const {
+    return runs_->view();
 }
 
 QString MainWindow::detailsText() const {
     return details_->toPlainText();
 }
 QString MainWindow::noticeText() const {
-    return errorBanner_->text();
+    return runs_->noticeText();
 }
 
 QString MainWindow::errorText() const {
-    return errorBanner_->isVisible() || !errorBanner_->text().isEmpty() ? errorBanner_->text()
-                                                                        : QString();
+    return runs_->noticeShown() ? runs_->noticeText() : QString();
 }
 
 void MainWindow::showError(const QString& message) {
-    errorBanner_->setStyleSheet(
-        QStringLiteral("QLabel { background: #fdecea; color: #8a1c1c; border: 1px solid #f5c2c0; "
-                       "border-radius: 4px; padding: 6px; }"));
-    errorBanner_->setTextFormat(Qt::PlainText);
-    errorBanner_->setText(message);
-    errorBanner_->show();
+    runs_->showError(message);
     statusBar()->showMessage(message, 10000);
     emit loadFailed(message);
 }
@@ -444,15 +392,16 @@ void MainWindow::onRunsLoaded(const QString& path, const std::vector<RunInfo>& r
                               const std::vector<RunId>& recovered) {
     bool sameStore = path == storePath_;
     std::vector<RunId> selected;
-    if (sameStore)
-        for (const auto& row : runView_->selectionModel()->selectedRows())
-            selected.push_back(row.data(RunListModel::RunIdRole).toLongLong());
+    std::optional<RunId> focused;
+    if (sameStore) {
+        selected = runs_->selectedRuns();
+        focused = runs_->focusedRun();
+    }
     storePath_ = path;
     launch_->setStorePath(path);
     dashboard_->setStorePath(path);
     pendingPath_.clear();
-    errorBanner_->clear();
-    errorBanner_->hide();
+    runs_->clearNotice();
     runModel_->setRuns(runs);
     const QVariant pinned = QSettings().value(QStringLiteral("baseline/") + path);
     runModel_->setBaseline(pinned.isValid() ? std::optional<RunId>(pinned.toLongLong())
@@ -473,25 +422,26 @@ void MainWindow::onRunsLoaded(const QString& path, const std::vector<RunInfo>& r
         selected = pendingSelection_;
         pendingSelection_.clear();
     }
+    // The focused run stays the focused run across reloads (it is listed
+    // first for selectRuns); a run that is gone drops out.
+    if (focused && std::find(selected.begin(), selected.end(), *focused) != selected.end()) {
+        selected.erase(std::find(selected.begin(), selected.end(), *focused));
+        selected.insert(selected.begin(), *focused);
+    }
+    std::erase_if(selected, [this](RunId id) { return runModel_->rowOfRun(id) < 0; });
     if (!selected.empty())
         selectRuns(selected);
     else if (!runs.empty())
-        runView_->selectRow(0);
+        runs_->selectFirstRow();
     emit storeLoaded(path);
 }
 
 void MainWindow::offerSamples() {
-    QString samples = bundledSampleStore();
-    if (samples.isEmpty()) return;
-    errorBanner_->setStyleSheet(
-        QStringLiteral("QLabel { background: #e8f1fb; color: #0b3d6e; border: 1px solid #b6d4f2; "
-                       "border-radius: 4px; padding: 6px; }"));
-    errorBanner_->setText(
+    if (bundledSampleStore().isEmpty()) return;
+    runs_->showHint(
         tr("This store has no runs yet. <a href=\"samples\">Open the sample runs</a> recorded "
            "on an NVIDIA H200 (PyTorch generate at batch 1 and 4, a Triton kernel, a CUDA "
            "fixture), or record one with <code>warpscope-cli record -- PROGRAM</code>."));
-    errorBanner_->setTextFormat(Qt::RichText);
-    errorBanner_->show();
 }
 
 void MainWindow::openSamples() {
@@ -504,18 +454,13 @@ void MainWindow::openSamples() {
 }
 
 void MainWindow::onSelectionChanged() {
-    auto rows = runView_->selectionModel()->selectedRows();
-    if (rows.isEmpty() || storePath_.isEmpty()) return;
-    QModelIndex current = runView_->selectionModel()->currentIndex();
-    bool currentSelected =
-        current.isValid() && runView_->selectionModel()->isRowSelected(current.row(), {});
-    auto id = (currentSelected ? current : rows.first()).data(RunListModel::RunIdRole).toLongLong();
+    auto focused = runs_->focusedRun();
+    if (!focused || storePath_.isEmpty()) return;
+    const RunId id = *focused;
     kernelShownSinceRunChosen_ = false;
     loader_->loadDetails(storePath_, id);
-    // The charts compare every selected run, in the order they are listed.
-    std::vector<RunId> ids;
-    for (const auto& row : rows)
-        ids.push_back(row.data(RunListModel::RunIdRole).toLongLong());
+    // The charts compare every selected run, in the order of their ids.
+    std::vector<RunId> ids = runs_->selectedRuns();
     std::sort(ids.begin(), ids.end());
     // A pinned baseline comes first: every comparison is made against it.
     if (auto base = runModel_->baseline()) {
@@ -531,22 +476,21 @@ void MainWindow::onSelectionChanged() {
 }
 
 void MainWindow::exportReport() {
-    auto rows = runView_->selectionModel()->selectedRows();
-    if (rows.isEmpty() || storePath_.isEmpty()) {
+    auto focused = runs_->focusedRun();
+    if (!focused || storePath_.isEmpty()) {
         QMessageBox::information(this, tr("Export Report"), tr("Select a run first."));
         return;
     }
-    QModelIndex current = runView_->selectionModel()->currentIndex();
-    bool currentSelected =
-        current.isValid() && runView_->selectionModel()->isRowSelected(current.row(), {});
-    RunId run =
-        (currentSelected ? current : rows.first()).data(RunListModel::RunIdRole).toLongLong();
+    exportReportOf(*focused);
+}
+
+void MainWindow::exportReportOf(RunId run) {
+    // Against the pinned baseline, else the lowest other selected run.
     std::optional<RunId> baseline = runModel_->baseline();
+    if (!baseline)
+        for (RunId id : runs_->selectedRuns())
+            if (id != run && (!baseline || id < *baseline)) baseline = id;
     if (baseline == run) baseline.reset();
-    for (const auto& row : rows) {
-        RunId id = row.data(RunListModel::RunIdRole).toLongLong();
-        if (!runModel_->baseline() && id != run && (!baseline || id < *baseline)) baseline = id;
-    }
     QString path = QFileDialog::getSaveFileName(
         this, tr("Export Report"), QStringLiteral("warpscope-run-%1.html").arg(run),
         tr("HTML page (*.html);;PDF document (*.pdf);;Markdown (*.md)"));
@@ -656,7 +600,8 @@ void MainWindow::compactStore() {
            {QStringLiteral("compact"), QStringLiteral("--db"), storePath_});
 }
 
-void MainWindow::runCli(const QString& title, const QString& busyText, const QStringList& args) {
+void MainWindow::runCli(const QString& title, const QString& busyText, const QStringList& args,
+                        bool withProgress) {
     // In warpscope-cli, as launches are: long store work never blocks the
     // window and a bad file can never take it down. Its progress shows in the
     // status bar; its failure reason in a message box.
@@ -684,7 +629,7 @@ void MainWindow::runCli(const QString& title, const QString& busyText, const QSt
         statusBar()->showMessage(summary, 10000);
         openStore(storePath_);
     });
-    job->start(args);
+    job->start(args, withProgress);
 }
 
 void MainWindow::onDetailsLoaded(const RunDetails& d) {

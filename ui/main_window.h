@@ -10,9 +10,7 @@
 #include "model/records.h"
 
 class QLabel;
-class QLineEdit;
 class QPlainTextEdit;
-class QSortFilterProxyModel;
 class QTableView;
 class QTextBrowser;
 
@@ -23,6 +21,7 @@ struct ReportInput;
 namespace ws::ui {
 
 class RunListModel;
+class RunsPanel;
 class TimelineView;
 class TimelineToolbar;
 class RecentStores;
@@ -47,7 +46,7 @@ class MainWindow : public QMainWindow {
 
     // For tests and scripting.
     RunListModel* runModel() const { return runModel_; }
-    QTableView* runView() const { return runView_; }
+    QTableView* runView() const;
     TimelineView* timeline() const { return timeline_; }
     ChartsPanel* charts() const { return charts_; }
     DashboardView* dashboard() const { return dashboard_; }
@@ -103,22 +102,23 @@ class MainWindow : public QMainWindow {
     void importTrace();
     void compactStore();
     // Runs warpscope-cli ARGS on the open store in the background, then reloads it.
-    void runCli(const QString& title, const QString& busyText, const QStringList& args);
+    // Commands without --progress (label, tag, rm) pass withProgress false.
+    void runCli(const QString& title, const QString& busyText, const QStringList& args,
+                bool withProgress = true);
     void openSamples();
     void onRunsLoaded(const QString& path, const std::vector<RunInfo>& runs,
                       const std::vector<RunId>& recovered);
     void onDetailsLoaded(const RunDetails& details);
     void onSelectionChanged();
     void exportReport();
+    void exportReportOf(RunId run);
     void zoomToInterval(std::int64_t beginNs, std::int64_t endNs);
     void onReportPrepared(const std::shared_ptr<const ReportInput>& input);
     void chooseStore();
 
     RunListModel* runModel_;
-    QSortFilterProxyModel* proxy_;
     StoreLoader* loader_;
-    QTableView* runView_ = nullptr;
-    QLineEdit* filter_ = nullptr;
+    RunsPanel* runs_ = nullptr;
     TimelineToolbar* toolbar_ = nullptr;
     TimelineView* timeline_ = nullptr;
     ChartsPanel* charts_ = nullptr;
@@ -126,7 +126,6 @@ class MainWindow : public QMainWindow {
     DashboardMode* dashboardMode_ = nullptr;
     LaunchPanel* launch_ = nullptr;
     ItlOutliersPanel* outliers_ = nullptr;
-    QLabel* errorBanner_ = nullptr;
     QTextBrowser* details_ = nullptr;
     QPlainTextEdit* log_ = nullptr;
     QLabel* storeLabel_ = nullptr;
@@ -135,14 +134,12 @@ class MainWindow : public QMainWindow {
     QString storePath_;
     QString reportPath_;  // where the report being prepared goes
     QString pendingPath_;
-    bool findAfterLoad_ = false;
+    bool findAfterLoad_ = false;  // select the first search match once a timeline loads
     struct PendingInterval {
         RunId run;
         std::int64_t beginNs, endNs;
     };
-    std::optional<PendingInterval>
-        intervalAfterLoad_;  // shown once that timeline loads  // select the first search match
-                             // once a timeline loads
+    std::optional<PendingInterval> intervalAfterLoad_;  // shown once that timeline loads
     // A kernel was clicked after the run's details were asked for: when they
     // arrive late they must not replace what the user just chose.
     bool kernelShownSinceRunChosen_ = false;

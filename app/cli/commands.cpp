@@ -7,6 +7,11 @@ const std::vector<Command>& commands() {
         {"ls", "ls [--db FILE] [--json]", "list the runs in a store", cmdLs},
         {"show", "show RUN [--db FILE]", "one run's metadata, device and record counts", cmdShow},
         {"rm", "rm RUN... [--db FILE]", "delete runs and everything they recorded", cmdRm},
+        {"label", "label RUN TEXT [--db FILE]", "rename a run (its label)", cmdLabel},
+        {"tag", "tag RUN [TAGS] [--add T,...] [--remove T,...] [--db FILE]",
+         "show a run's tags, replace them with the comma-separated TAGS (\"\" clears them), or "
+         "add and remove some",
+         cmdTag},
         {"compact", "compact [--db FILE] [--progress line|json|none]",
          "rewrite older event chunks in the current, smaller format and give the space of "
          "deleted runs back to the file system",

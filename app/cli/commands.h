@@ -18,6 +18,8 @@ const std::vector<Command>& commands();
 
 int cmdLs(const std::vector<std::string>& args);
 int cmdShow(const std::vector<std::string>& args);
+int cmdLabel(const std::vector<std::string>& argv);
+int cmdTag(const std::vector<std::string>& argv);
 int cmdRm(const std::vector<std::string>& args);
 int cmdCompact(const std::vector<std::string>& args);
 int cmdExport(const std::vector<std::string>& args);

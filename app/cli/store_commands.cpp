@@ -1,4 +1,4 @@
-// ls, show, rm: commands that read or edit a store.
+// ls, show, rm, label, tag: commands that read or edit a store.
 
 #include <algorithm>
 #include <iomanip>
@@ -130,6 +130,49 @@ int cmdRm(const std::vector<std::string>& argv) {
     tx.commit();
     for (auto id : ids)
         std::cout << "removed run " << id << '\n';
+    return 0;
+}
+
+int cmdLabel(const std::vector<std::string>& argv) {
+    auto args = Args::parse(argv, {{}, {"db"}, 2, 2});
+    auto id = parseRunId(args.positional()[0]);
+    const std::string& label = args.positional()[1];
+    if (label.find_first_not_of(" \t") == std::string::npos)
+        throw UsageError("label: the new label of run " + std::to_string(id) + " is empty");
+    auto store = openStore(args);
+    requireRun(*store, id);
+    store->setLabel(id, label);
+    std::cout << "run " << id << " is now labelled " << forTerminal(label) << '\n';
+    return 0;
+}
+
+int cmdTag(const std::vector<std::string>& argv) {
+    auto args = Args::parse(argv, {{}, {"db", "add", "remove"}, 1, 2});
+    auto id = parseRunId(args.positional()[0]);
+    auto store = openStore(args);
+    auto run = requireRun(*store, id);
+    // TAGS replaces the list; --add and --remove edit it.
+    std::string tags = args.positional().size() == 2 ? args.positional()[1] : run.tags;
+    if (auto add = args.value("add")) tags += "," + *add;
+    if (auto remove = args.value("remove")) {
+        std::string kept;
+        std::string current = normalizedTags(tags) + ",";
+        std::string drop = "," + normalizedTags(*remove) + ",";
+        for (std::size_t at = 0, comma; (comma = current.find(',', at)) != std::string::npos;
+             at = comma + 1) {
+            std::string tag = current.substr(at, comma - at);
+            if (drop.find("," + tag + ",") == std::string::npos) kept += tag + ",";
+        }
+        tags = kept;
+    }
+    if (args.positional().size() == 1 && !args.value("add") && !args.value("remove")) {
+        std::cout << forTerminal(run.tags) << '\n';  // just show them
+        return 0;
+    }
+    store->setTags(id, tags);
+    auto now = normalizedTags(tags);
+    std::cout << "run " << id << (now.empty() ? " has no tags" : " tags: " + forTerminal(now))
+              << '\n';
     return 0;
 }
 

@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -317,6 +319,50 @@ void Store::setStartedAt(RunId id, std::int64_t startedAtNs) {
     st.bind(1, id);
     st.bind(2, startedAtNs);
     st.exec();
+}
+
+std::string normalizedTags(std::string_view tags) {
+    std::vector<std::string> kept;
+    while (!tags.empty()) {
+        auto comma = tags.find(',');
+        std::string_view tag = tags.substr(0, comma);
+        tags = comma == std::string_view::npos ? std::string_view{} : tags.substr(comma + 1);
+        while (!tag.empty() && std::isspace(static_cast<unsigned char>(tag.front())))
+            tag.remove_prefix(1);
+        while (!tag.empty() && std::isspace(static_cast<unsigned char>(tag.back())))
+            tag.remove_suffix(1);
+        if (!tag.empty() && std::find(kept.begin(), kept.end(), tag) == kept.end())
+            kept.emplace_back(tag);
+    }
+    std::string joined;
+    for (const auto& tag : kept)
+        joined += (joined.empty() ? "" : ",") + tag;
+    return joined;
+}
+
+namespace {
+
+void updateRunText(sql::Db& db, const std::string& path, RunId id, const char* sqlText,
+                   std::string_view value) {
+    sql::Statement st(db, sqlText);
+    st.bind(1, id);
+    st.bind(2, value);
+    st.exec();
+    if (db.changes() == 0)
+        throw StoreError(StoreError::Kind::NotFound, path + ": no run " + std::to_string(id));
+}
+
+}  // namespace
+
+void Store::setLabel(RunId id, std::string_view label) {
+    requireWritable("rename a run");
+    updateRunText(*db_, path(), id, "UPDATE runs SET label = ?2 WHERE id = ?1", label);
+}
+
+void Store::setTags(RunId id, std::string_view tags) {
+    requireWritable("tag a run");
+    updateRunText(*db_, path(), id, "UPDATE runs SET tags = ?2 WHERE id = ?1",
+                  normalizedTags(tags));
 }
 
 void Store::deleteRun(RunId id) {

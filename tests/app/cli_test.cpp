@@ -123,6 +123,31 @@ TEST_F(CliTest, RmDeletesRun) {
     EXPECT_EQ(cli({"rm", std::to_string(runs.kernelFailed), "--db", db}).exitCode, 1);
 }
 
+TEST_F(CliTest, LabelAndTagEditARun) {
+    const auto id = std::to_string(runs.decoderOk);
+    auto r = cli({"label", id, "before fusing", "--db", db});
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_EQ(r.out, "run " + id + " is now labelled before fusing\n");
+    EXPECT_EQ(cli({"label", id, "  ", "--db", db}).exitCode, 2);  // usage: empty label
+    EXPECT_EQ(cli({"label", "99", "x", "--db", db}).exitCode, 1);
+
+    EXPECT_EQ(cli({"tag", id, "h200, nightly", "--db", db}).exitCode, 0);
+    r = cli({"tag", id, "--add", "baseline,h200", "--remove", "nightly", "--db", db});
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_EQ(r.out, "run " + id + " tags: h200,baseline\n");
+    EXPECT_EQ(cli({"tag", id, "--db", db}).out, "h200,baseline\n");
+    auto list = nlohmann::json::parse(cli({"ls", "--json", "--db", db}).out);
+    bool found = false;
+    for (const auto& run : list)
+        if (run["id"] == runs.decoderOk) {
+            found = true;
+            EXPECT_EQ(run["label"], "before fusing");
+            EXPECT_EQ(run["tags"], "h200,baseline");
+        }
+    EXPECT_TRUE(found);
+    EXPECT_EQ(cli({"tag", id, "", "--db", db}).out, "run " + id + " has no tags\n");
+}
+
 TEST_F(CliTest, ExportJsonHoldsEveryTable) {
     auto out = dir.file("run.json");
     auto r =

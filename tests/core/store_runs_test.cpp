@@ -67,6 +67,23 @@ TEST(StoreRuns, RemovedRunIdsAreNeverHandedOutAgain) {
     EXPECT_GT(again.beginRun({}), c);
 }
 
+TEST(StoreRuns, RenamedAndTaggedAfterRecording) {
+    TempDir dir;
+    Store store(dir.file("runs.wsdb"));
+    NewRun nr;
+    nr.label = "llama-3.2-1b-bf16";
+    auto id = store.beginRun(nr);
+    store.setLabel(id, "1B before the fused MLP");
+    store.setTags(id, " baseline, h200,,baseline , nightly ");
+    auto run = requireRun(store, id);
+    EXPECT_EQ(run.label, "1B before the fused MLP");
+    EXPECT_EQ(run.tags, "baseline,h200,nightly");
+    store.setTags(id, "");
+    EXPECT_EQ(requireRun(store, id).tags, "");
+    EXPECT_THROW(store.setLabel(id + 1, "x"), StoreError);
+    EXPECT_THROW(store.setTags(id + 1, "x"), StoreError);
+}
+
 TEST(StoreRuns, FinishingUnknownRunFails) {
     TempDir dir;
     Store store(dir.file("runs.wsdb"));

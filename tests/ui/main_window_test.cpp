@@ -8,6 +8,7 @@
 
 #include "charts/charts_panel.h"
 #include "main_window.h"
+#include "runs_panel.h"
 #include "store/compact.h"
 #include "store/run_queries.h"
 #include "store/store.h"
@@ -255,6 +256,50 @@ TEST_F(MainWindowTest, CompactStoreRewritesOlderChunksInTheBackgroundAndReloads)
     Store after(store);
     EXPECT_EQ(after.db().queryInt("SELECT count(*) FROM event_chunks WHERE format = 1"), 0);
     EXPECT_GT(after.db().queryInt("SELECT count(*) FROM event_chunks"), 0);
+}
+
+TEST_F(MainWindowTest, RunsAreRenamedTaggedAndDeletedFromTheListAndTheFocusedRunStays) {
+    qputenv("WARPSCOPE_CLI", WARPSCOPE_CLI_PATH);
+    MainWindow window;
+    QSignalSpy loaded(&window, &MainWindow::storeLoaded);
+    QSignalSpy shown(&window, &MainWindow::detailsShown);
+    window.openStore(QString::fromStdString(store));
+    ASSERT_TRUE(waitFor(loaded));
+    window.selectRuns({2, 1, 3});  // 2 is the focused run
+    ASSERT_TRUE(waitFor(shown));
+    EXPECT_EQ(shown.last().at(0).toLongLong(), 2);
+    auto* runs = window.findChild<RunsPanel*>();
+    ASSERT_NE(runs, nullptr);
+
+    auto labelOf = [&](RunId id) {
+        return window.runModel()
+            ->index(window.runModel()->rowOfRun(id), RunListModel::Label)
+            .data()
+            .toString();
+    };
+    loaded.clear();
+    emit runs->renameRequested(2, QStringLiteral("before the fused MLP"));
+    ASSERT_TRUE(waitFor(loaded, 60000));
+    EXPECT_EQ(labelOf(2), QStringLiteral("before the fused MLP"));
+    loaded.clear();
+    emit runs->tagsRequested(2, QStringLiteral("h200, nightly"));
+    ASSERT_TRUE(waitFor(loaded, 60000));
+    EXPECT_EQ(window.runModel()
+                  ->index(window.runModel()->rowOfRun(2), RunListModel::Tags)
+                  .data()
+                  .toString(),
+              QStringLiteral("h200, nightly"));
+    loaded.clear();
+    emit runs->deleteRequested({3});
+    ASSERT_TRUE(waitFor(loaded, 60000));
+    qunsetenv("WARPSCOPE_CLI");
+    EXPECT_EQ(window.runModel()->rowOfRun(3), -1);
+    // After every reload the focused run is still 2, with 1 still selected.
+    EXPECT_EQ(runs->focusedRun(), std::optional<RunId>(2));
+    auto selected = runs->selectedRuns();
+    std::sort(selected.begin(), selected.end());
+    EXPECT_EQ(selected, (std::vector<RunId>{1, 2}));
+    EXPECT_EQ(shown.last().at(0).toLongLong(), 2);
 }
 
 }  // namespace

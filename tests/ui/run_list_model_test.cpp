@@ -54,9 +54,10 @@ TEST(TableExport, RunsTableAsCsvAndJsonWithUnformattedValues) {
     QString csv = tableToCsv(model);
     auto lines = csv.split('\n', Qt::SkipEmptyParts);
     ASSERT_EQ(lines.size(), 5);  // header + 4 runs
-    EXPECT_EQ(lines[0], "id,status,label,workload,device,started_at_ns,duration_ns");
+    EXPECT_EQ(lines[0], "id,status,label,workload,device,started_at_ns,duration_ns,tags");
     EXPECT_TRUE(lines[1].startsWith("1,ok,llama-3.2-1b optimized,llama-3.2-1b-bf16,NVIDIA H200,"));
-    EXPECT_TRUE(lines[1].endsWith(",2500000000")) << lines[1].toStdString();
+    // Tags as stored (comma-separated, quoted by CSV), not as shown ("a, b").
+    EXPECT_TRUE(lines[1].endsWith(",2500000000,\"baseline,bf16\"")) << lines[1].toStdString();
     auto json = QJsonDocument::fromJson(tableToJson(model)).array();
     ASSERT_EQ(json.size(), 4);
     EXPECT_EQ(json[1].toObject()["status"].toString(), "failed");

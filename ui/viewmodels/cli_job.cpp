@@ -26,14 +26,15 @@ CliJob::CliJob(QObject* parent) : QObject(parent), cliPath_(defaultCliPath()) {
     });
 }
 
-void CliJob::start(const QStringList& args) {
+void CliJob::start(const QStringList& args, bool withProgress) {
     if (running()) return;
     stderrTail_.clear();
     done_.clear();
     error_.clear();
     otherLines_.clear();
-    process_.start(cliPath_,
-                   args + QStringList{QStringLiteral("--progress"), QStringLiteral("json")});
+    process_.start(cliPath_, withProgress ? args + QStringList{QStringLiteral("--progress"),
+                                                               QStringLiteral("json")}
+                                          : args);
 }
 
 void CliJob::cancel() {

@@ -22,7 +22,9 @@ class CliJob : public QObject {
     QString cliPath() const { return cliPath_; }
 
     // Starts `warpscope-cli ARGS --progress json`.
-    void start(const QStringList& args);
+    // `withProgress`: the command takes --progress json (record, import,
+    // compact); quick edits (label, tag, rm) do not.
+    void start(const QStringList& args, bool withProgress = true);
     bool running() const { return process_.state() != QProcess::NotRunning; }
     // SIGTERM: the CLI cancels cleanly and keeps what it did (a recording is
     // marked killed with what it recorded; compaction keeps whole batches).

@@ -71,6 +71,8 @@ QVariant RunListModel::data(const QModelIndex& index, int role) const {
                     return QVariant::fromValue<qlonglong>(run->startedAtNs);
                 case Duration:
                     return QVariant::fromValue<qlonglong>(run->durationNs());
+                case Tags:
+                    return QString::fromStdString(run->tags);
                 default:
                     return data(index, Qt::DisplayRole);
             }
@@ -94,6 +96,8 @@ QVariant RunListModel::data(const QModelIndex& index, int role) const {
                     return run->endedAtNs
                                ? QString::fromStdString(formatDuration(run->durationNs()))
                                : QStringLiteral("—");
+                case Tags:
+                    return QString::fromStdString(run->tags).replace(',', QStringLiteral(", "));
             }
             return {};
         case Qt::ForegroundRole:
@@ -109,6 +113,9 @@ QVariant RunListModel::data(const QModelIndex& index, int role) const {
         case Qt::ToolTipRole:
             if (index.column() == Status && run->droppedRecords > 0)
                 return QStringLiteral("%1 records dropped by CUPTI").arg(run->droppedRecords);
+            if (index.column() == Label && !run->tags.empty())
+                return tr("%1\ntags: %2")
+                    .arg(QString::fromStdString(run->label), QString::fromStdString(run->tags));
             if (index.column() == Status && run->exitCode)
                 return QStringLiteral("exit code %1").arg(*run->exitCode);
             if (index.column() == Status && run->signal)
@@ -131,8 +138,8 @@ void RunListModel::setBaseline(std::optional<RunId> run) {
 
 QVariant RunListModel::headerData(int section, Qt::Orientation orientation, int role) const {
     if (orientation == Qt::Horizontal && role == ExportKeyRole) {
-        static const char* keys[] = {"id",     "status",        "label",      "workload",
-                                     "device", "started_at_ns", "duration_ns"};
+        static const char* keys[] = {"id",     "status",        "label",       "workload",
+                                     "device", "started_at_ns", "duration_ns", "tags"};
         return section >= 0 && section < ColumnCount ? QString::fromLatin1(keys[section])
                                                      : QVariant();
     }
@@ -152,6 +159,8 @@ QVariant RunListModel::headerData(int section, Qt::Orientation orientation, int 
             return tr("Started");
         case Duration:
             return tr("Duration");
+        case Tags:
+            return tr("Tags");
     }
     return {};
 }

@@ -14,7 +14,7 @@ namespace ws::ui {
 class RunListModel : public QAbstractTableModel {
     Q_OBJECT
   public:
-    enum Column { Id, Status, Label, Workload, Device, Started, Duration, ColumnCount };
+    enum Column { Id, Status, Label, Workload, Device, Started, Duration, Tags, ColumnCount };
     enum Roles {
         RunIdRole = Qt::UserRole + 1,
         StatusRole,  // RunStatus as int

@@ -24,6 +24,10 @@ struct NewRun {
     std::int64_t startedAtNs = 0;  // 0 = now
 };
 
+// "b, a,,b " -> "b,a": each tag trimmed, empty and repeated ones dropped,
+// the order kept.
+std::string normalizedTags(std::string_view tags);
+
 class Store {
   public:
     struct Options {
@@ -55,6 +59,10 @@ class Store {
     // For importers that learn when a run began only at the end of its file.
     void setStartedAt(RunId id, std::int64_t startedAtNs);
     void deleteRun(RunId id);
+    // What `label` and `tag` change after a run is recorded. Tags are a
+    // comma-separated list; setTags trims and de-duplicates them.
+    void setLabel(RunId id, std::string_view label);
+    void setTags(RunId id, std::string_view tags);
 
     // How long a write waits for another process's lock before StoreError(Locked).
     void setBusyTimeout(int ms) { sqlite3_busy_timeout(db_->handle(), ms); }

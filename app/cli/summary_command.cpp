@@ -84,6 +84,15 @@ int cmdSummary(const std::vector<std::string>& argv) {
             row["kernel_inclusive_count"] = r.inclusiveKernels;
             j["ranges"].push_back(row);
         }
+        j["api_calls"] = nlohmann::ordered_json::array();
+        for (const auto& a : s.apiCalls) {
+            auto row = durationJson(a.time);
+            row["time_percent"] = a.timePercent;
+            row["name"] = a.name;
+            row["kind"] = toString(a.kind);
+            row["errors"] = a.errors;
+            j["api_calls"].push_back(row);
+        }
         j["graph_replay"] = {
             {"kernels", s.graphs.kernels},          {"kernel_ns", s.graphs.kernelNs},
             {"traced_to_capture", s.graphs.traced}, {"traced_ns", s.graphs.tracedNs},
@@ -141,6 +150,20 @@ int cmdSummary(const std::vector<std::string>& argv) {
                       << std::setw(10) << m.time.count << std::setw(12) << formatBytes(m.totalBytes)
                       << std::setw(11) << std::setprecision(2) << m.gbPerS << std::setprecision(1)
                       << "  " << toString(m.kind) << '\n';
+    }
+    if (!s.apiCalls.empty()) {
+        std::cout << "\nCUDA API\n"
+                  << std::setw(7) << "time%" << std::setw(11) << "total" << std::setw(10) << "count"
+                  << std::setw(11) << "mean" << std::setw(11) << "median" << std::setw(11) << "max"
+                  << std::setw(8) << "errors"
+                  << "  name\n";
+        for (std::size_t i = 0; i < s.apiCalls.size() && i < top; ++i) {
+            const auto& a = s.apiCalls[i];
+            std::cout << std::setw(7) << a.timePercent << std::setw(11) << ns(a.time.totalNs)
+                      << std::setw(10) << a.time.count << std::setw(11) << ns(a.time.meanNs)
+                      << std::setw(11) << ns(a.time.medianNs) << std::setw(11) << ns(a.time.maxNs)
+                      << std::setw(8) << a.errors << "  " << a.name << '\n';
+        }
     }
     if (processes.size() >= 2) {
         std::cout << "\nProcesses\n"

@@ -130,6 +130,35 @@ TimeWindow measuredWindow(Store& store, RunId run) {
     return w;
 }
 
+std::vector<ApiStat> apiStats(Store& store, RunId run, TimeWindow window) {
+    struct Calls {
+        ApiKind kind;
+        std::vector<double> ns;
+        std::int64_t errors = 0;
+    };
+    std::map<std::string, Calls> byName;
+    double total = 0;
+    forEachApiCall(store, run, window, std::nullopt, [&](const ApiCallRecord& c) {
+        auto [it, inserted] = byName.try_emplace(c.name, Calls{c.kind, {}, 0});
+        it->second.ns.push_back(static_cast<double>(c.endNs - c.startNs));
+        if (c.returnValue != 0) ++it->second.errors;
+        total += static_cast<double>(c.endNs - c.startNs);
+    });
+    std::vector<ApiStat> out;
+    for (auto& [name, calls] : byName) {
+        ApiStat s;
+        s.name = name;
+        s.kind = calls.kind;
+        s.time = durations(calls.ns);
+        s.timePercent = total > 0 ? 100.0 * s.time.totalNs / total : 0;
+        s.errors = calls.errors;
+        out.push_back(std::move(s));
+    }
+    std::sort(out.begin(), out.end(),
+              [](const ApiStat& a, const ApiStat& b) { return a.time.totalNs > b.time.totalNs; });
+    return out;
+}
+
 RunSummary summarizeRun(Store& store, RunId run, TimeWindow window, std::string label) {
     RunSummary out;
     out.window = std::move(label);
@@ -203,6 +232,7 @@ RunSummary summarizeRun(Store& store, RunId run, TimeWindow window, std::string 
     });
     forEachMemset(store, run, window, std::nullopt,
                   [&](const MemsetRecord& m) { gpu.emplace_back(m.startNs, m.endNs); });
+    out.apiCalls = apiStats(store, run, window);
 
     auto merged = mergeIntervals(gpu);
     for (const auto& i : merged)

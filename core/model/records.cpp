@@ -30,4 +30,8 @@ const char* toString(MemoryKind kind) {
     return kMemoryNames[static_cast<int>(kind)];
 }
 
+const char* toString(ApiKind kind) {
+    return kind == ApiKind::Driver ? "driver" : "runtime";
+}
+
 }  // namespace ws

@@ -79,6 +79,7 @@ TEST(KernelSummary, HandComputedRun) {
         w.add(ApiCallRecord{95, 98, 1, 1, 1, ApiKind::Runtime, 0, "cudaLaunchKernel", 0});
         w.add(ApiCallRecord{110, 112, 1, 1, 2, ApiKind::Runtime, 0, "cudaLaunchKernel", 0});
         w.add(ApiCallRecord{160, 162, 1, 1, 3, ApiKind::Runtime, 0, "cudaLaunchKernel", 0});
+        w.add(ApiCallRecord{170, 180, 1, 1, 4, ApiKind::Runtime, 0, "cudaMemcpyAsync", 1});
     }
     auto s = summarizeRun(store, run);
     ASSERT_EQ(s.kernels.size(), 2u);
@@ -96,6 +97,19 @@ TEST(KernelSummary, HandComputedRun) {
     EXPECT_DOUBLE_EQ(s.ranges[0].selfKernelNs, 40);  // kernels 1 and 2, launched inside
     EXPECT_DOUBLE_EQ(s.ranges[0].inclusiveKernelNs, 40);
     EXPECT_DOUBLE_EQ(s.ranges[0].gpuBusyNs, 40);  // [100,110) and [120,150)
+    // cuda_api_sum: by total time; the memcpy call (10 ns) returned an error.
+    ASSERT_EQ(s.apiCalls.size(), 2u);
+    EXPECT_EQ(s.apiCalls[0].name, "cudaMemcpyAsync");
+    EXPECT_EQ(s.apiCalls[0].errors, 1);
+    EXPECT_EQ(s.apiCalls[1].name, "cudaLaunchKernel");
+    EXPECT_EQ(s.apiCalls[1].time.count, 3);
+    EXPECT_DOUBLE_EQ(s.apiCalls[1].time.totalNs, 7);
+    EXPECT_DOUBLE_EQ(s.apiCalls[1].timePercent, 100.0 * 7 / 17);
+    EXPECT_EQ(s.apiCalls[1].errors, 0);
+    // A window keeps the calls that overlap it.
+    auto windowed = summarizeRun(store, run, TimeWindow{150, 200});
+    ASSERT_EQ(windowed.apiCalls.size(), 2u);
+    EXPECT_EQ(windowed.apiCalls[1].time.count, 1);
 }
 
 // A decoder's ranges nest: step > layer > op, with a layer inside a layer (a

@@ -8,15 +8,12 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
-#include <QHeaderView>
 #include <QLabel>
 #include <QMenu>
 #include <QMessageBox>
 #include <QPainter>
 #include <QPdfWriter>
 #include <QSaveFile>
-#include <QSortFilterProxyModel>
-#include <QTableView>
 #include <QToolButton>
 #include <QVBoxLayout>
 
@@ -30,9 +27,9 @@
 #include "charts/pareto_chart.h"
 #include "charts/request_timeline_chart.h"
 #include "charts/roofline_chart.h"
+#include "charts/summary_tables_page.h"
 #include "charts/throughput_chart.h"
 #include "charts/token_latency_chart.h"
-#include "viewmodels/kernel_table_model.h"
 #include "viewmodels/table_export.h"
 
 namespace ws::ui {
@@ -48,9 +45,8 @@ ChartsPanel::ChartsPanel(QWidget* parent)
       occupancy_(new OccupancyChart(this)),
       comparison_(new ComparisonChart(this)),
       pareto_(new ParetoChart(this)),
-      table_(new KernelTableModel(this)),
-      window_(new QComboBox(this)),
-      tableCaption_(new QLabel(this)) {
+      tables_(new SummaryTablesPage(this)),
+      window_(new QComboBox(this)) {
     addTab(latency_, tr("Latency"));
     addTab(comparison_, tr("Comparison"));
     addTab(tokens_, tr("Per-token latency"));
@@ -65,41 +61,7 @@ ChartsPanel::ChartsPanel(QWidget* parent)
     addTab(kernels_, tr("Kernel breakdown"));
     addTab(pareto_, tr("Sweep (Pareto)"));
     setTabVisible(indexOf(pareto_), false);
-    auto* proxy = new QSortFilterProxyModel(this);
-    proxy->setSourceModel(table_);
-    proxy->setSortRole(KernelTableModel::SortRole);
-    auto* view = new QTableView(this);
-    view->setModel(proxy);
-    view->setSortingEnabled(true);
-    view->sortByColumn(KernelTableModel::Total, Qt::DescendingOrder);
-    view->verticalHeader()->hide();
-    view->verticalHeader()->setDefaultSectionSize(20);
-    view->horizontalHeader()->setStretchLastSection(true);
-    view->setAlternatingRowColors(true);
-    // Columns as wide as what they hold, the counter columns only when some
-    // run has counters: kernel names with their template arguments
-    // ("gemvMma<1, 2>") were cut to a few letters beside three empty columns.
-    connect(table_, &QAbstractItemModel::modelReset, view, [this, view] {
-        for (int column : {KernelTableModel::DramGBs, KernelTableModel::Tflops,
-                           KernelTableModel::AchievedOccupancy}) {
-            bool any = false;
-            for (int row = 0; row < table_->rowCount() && !any; ++row)
-                any = !table_->index(row, column).data().toString().isEmpty();
-            view->setColumnHidden(column, !any);
-        }
-        view->resizeColumnsToContents();
-        const int widest = std::max(160, view->viewport()->width() / 3);
-        if (view->columnWidth(KernelTableModel::Name) > widest)
-            view->setColumnWidth(KernelTableModel::Name, widest);
-    });
-    auto* tablePage = new QWidget(this);
-    auto* tableLayout = new QVBoxLayout(tablePage);
-    tableLayout->setContentsMargins(4, 4, 4, 0);
-    tableCaption_->setWordWrap(true);
-    tableCaption_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    tableLayout->addWidget(tableCaption_);
-    tableLayout->addWidget(view, 1);
-    addTab(tablePage, tr("Kernel table"));
+    addTab(tables_, tr("Tables"));
     window_->setToolTip(
         tr("Which part of each run the kernel table, kernel breakdown, occupancy and the "
            "kernel comparison cover: while its requests were served (what a benchmark "
@@ -188,14 +150,12 @@ void ChartsPanel::setRuns(const std::vector<RunAnalysis>& runs) {
     comparison_->setRuns(runs);
     showRooflineToggle();
     kernels_->setRuns(runs);
-    table_->setRuns(runs);
+    tables_->setRuns(runs);
     offerRanges(runs);
-    QStringList windows;
-    for (const auto& r : runs)
-        windows << tr("run %1: %2").arg(r.run.id).arg(QString::fromStdString(r.summary.window));
-    tableCaption_->setText(windows.isEmpty()
-                               ? QString()
-                               : tr("Kernels over — %1").arg(windows.join(QStringLiteral("; "))));
+}
+
+KernelTableModel* ChartsPanel::kernelTable() const {
+    return tables_->kernelTable();
 }
 
 WindowChoice ChartsPanel::window() const {
@@ -288,11 +248,11 @@ QString ChartsPanel::exportDashboard(const QString& path, int chartWidth, int ch
 void ChartsPanel::exportCurrent() {
     auto* plot = qobject_cast<QCustomPlot*>(currentWidget());
     if (!plot) {
-        auto* view = qobject_cast<QTableView*>(currentWidget());
+        if (currentWidget() != tables_) return;
         QString path = QFileDialog::getSaveFileName(this, tr("Export Table"), QString(),
                                                     tr("CSV (*.csv);;JSON (*.json)"));
-        if (path.isEmpty() || !view) return;
-        QString problem = exportTable(*view->model(), path);  // sorted as shown
+        if (path.isEmpty()) return;
+        QString problem = exportTable(tables_->shownModel(), path);  // sorted as shown
         if (!problem.isEmpty()) QMessageBox::warning(this, tr("Export failed"), problem);
         return;
     }

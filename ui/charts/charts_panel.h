@@ -26,6 +26,7 @@ class OccupancyChart;
 class ComparisonChart;
 class KernelTableModel;
 class ParetoChart;
+class SummaryTablesPage;
 
 class ChartsPanel : public QTabWidget {
     Q_OBJECT
@@ -45,7 +46,8 @@ class ChartsPanel : public QTabWidget {
     RooflineChart* rooflineChart() const { return roofline_; }
     OccupancyChart* occupancyChart() const { return occupancy_; }
     ComparisonChart* comparisonChart() const { return comparison_; }
-    KernelTableModel* kernelTable() const { return table_; }
+    KernelTableModel* kernelTable() const;
+    SummaryTablesPage* tables() const { return tables_; }
     // The part of each run the kernel table, kernel chart, occupancy and
     // comparison cover (while requests were served, the whole run, a range).
     WindowChoice window() const;
@@ -77,11 +79,10 @@ class ChartsPanel : public QTabWidget {
     OccupancyChart* occupancy_;
     ComparisonChart* comparison_;
     ParetoChart* pareto_;
-    KernelTableModel* table_;
+    SummaryTablesPage* tables_;
     QComboBox* window_;
     QCheckBox* rooflineByRange_ = nullptr;  // shown on the Roofline tab when a run has range points
-    QLabel* tableCaption_;
-    std::vector<RunAnalysis> runs_;  // kept to redraw in a new theme
+    std::vector<RunAnalysis> runs_;         // kept to redraw in a new theme
     std::vector<SweepTable> sweeps_;
 };
 

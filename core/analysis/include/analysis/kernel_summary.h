@@ -1,5 +1,5 @@
-// What `nsys stats` reports as cuda_gpu_kern_sum, cuda_gpu_mem_time_sum and
-// nvtx_sum, plus GPU busy/idle overall and per NVTX range, and GPU time
+// What `nsys stats` reports as cuda_gpu_kern_sum, cuda_gpu_mem_time_sum,
+// cuda_api_sum and nvtx_sum, plus GPU busy/idle overall and per NVTX range, and GPU time
 // attributed to the NVTX ranges (phases such as prefill and decode) that
 // launched it.
 #pragma once
@@ -42,6 +42,16 @@ struct MemcpyStat {
     double timePercent = 0;
 };
 
+// CUDA runtime and driver calls by name, as nsys's cuda_api_sum: time on the
+// calling thread, and how many returned an error.
+struct ApiStat {
+    std::string name;
+    ApiKind kind = ApiKind::Runtime;
+    DurationStats time;
+    double timePercent = 0;  // of all API time in the window
+    std::int64_t errors = 0;
+};
+
 // Kernel time attributed to a range the way nsys's nvtx_kern_sum and
 // PyTorch's CUDA total / self do: a kernel belongs to every range open on the
 // thread that launched it (inclusive), and to the innermost one (self).
@@ -74,6 +84,7 @@ struct RunSummary {
     std::vector<KernelStat> kernels;  // by total time, largest first
     std::vector<MemcpyStat> memcpys;
     std::vector<RangeStat> ranges;
+    std::vector<ApiStat> apiCalls;  // by total time, largest first
     GraphReplayStats graphs;
     std::int64_t gpuSpanNs = 0;  // first GPU activity to last
     std::int64_t gpuBusyNs = 0;  // union of kernels, memcpys and memsets
@@ -90,6 +101,7 @@ RunSummary summarizeRun(Store& store, RunId run, TimeWindow window = {},
 TimeWindow measuredWindow(Store& store, RunId run);
 
 DurationStats durations(const std::vector<double>& ns);
+std::vector<ApiStat> apiStats(Store& store, RunId run, TimeWindow window = {});
 // A row per kernel name (as recorded, mangled) from its instances' durations,
 // largest total first; timePercent of `totalNs`.
 std::vector<KernelStat> kernelStats(const std::map<std::string, std::vector<double>>& timesByName,

@@ -162,6 +162,7 @@ struct MemsetRecord {
 };
 
 enum class ApiKind { Runtime, Driver };
+const char* toString(ApiKind kind);
 
 struct ApiCallRecord {
     std::int64_t startNs = 0;

@@ -40,6 +40,7 @@
 #include "runs_panel.h"
 #include "sample_runs.h"
 #include "serving/itl_outliers_panel.h"
+#include "shortcuts_dialog.h"
 #include "store/store.h"
 #include "theme.h"
 #include "timeline/timeline_toolbar.h"
@@ -340,6 +341,11 @@ void MainWindow::buildActions() {
     });
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
+    QAction* keys = help->addAction(tr("&Keyboard Shortcuts"), this, [this] {
+        ShortcutsDialog dialog(*menuBar(), this);
+        dialog.exec();
+    });
+    keys->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Slash));
     help->addAction(tr("&About Warpscope"), this, [this] {
         QMessageBox::about(this, tr("About Warpscope"),
                            tr("<b>Warpscope %1</b><br>A workbench for GPU inference "

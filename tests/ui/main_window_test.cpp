@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <QLabel>
+#include <QMenu>
+#include <QMenuBar>
 #include <QSignalSpy>
 #include <QTableView>
 #include <filesystem>
@@ -9,6 +11,7 @@
 #include "charts/charts_panel.h"
 #include "main_window.h"
 #include "runs_panel.h"
+#include "shortcuts_dialog.h"
 #include "store/compact.h"
 #include "store/run_queries.h"
 #include "store/store.h"
@@ -300,6 +303,34 @@ TEST_F(MainWindowTest, RunsAreRenamedTaggedAndDeletedFromTheListAndTheFocusedRun
     std::sort(selected.begin(), selected.end());
     EXPECT_EQ(selected, (std::vector<RunId>{1, 2}));
     EXPECT_EQ(shown.last().at(0).toLongLong(), 2);
+}
+
+TEST(ShortcutsDialog, ListsEveryMenuShortcutAndTheTimelineGestures) {
+    MainWindow window;
+    ShortcutsDialog dialog(*window.menuBar());
+    const QStringList lines = dialog.lines();
+    auto has = [&](const QString& line) {
+        return lines.contains(line) ? ::testing::AssertionSuccess()
+                                    : ::testing::AssertionFailure()
+                                          << line.toStdString() << " not in:\n"
+                                          << lines.join('\n').toStdString();
+    };
+    EXPECT_TRUE(has(QStringLiteral("Ctrl+D — View ▸ Dashboard")));
+    EXPECT_TRUE(has(QStringLiteral("Ctrl+K — View ▸ Find in Timeline")));
+    EXPECT_TRUE(has(QStringLiteral("Ctrl+E — File ▸ Export Report")));
+    EXPECT_TRUE(has(QStringLiteral("Ctrl+/ — Help ▸ Keyboard Shortcuts")));
+    EXPECT_TRUE(
+        has(QStringLiteral("Shift+Drag — Timeline: select a time range; the tables and "
+                           "charts cover it")));
+    // One line per menu shortcut: none of the window's is missed.
+    int withShortcut = 0;
+    for (auto* action : window.findChildren<QAction*>()) {
+        bool inMenu = false;
+        for (auto* object : action->associatedObjects())
+            inMenu = inMenu || qobject_cast<QMenu*>(object);
+        if (inMenu && !action->shortcut().isEmpty() && !action->menu()) ++withShortcut;
+    }
+    EXPECT_EQ(static_cast<int>(menuShortcuts(*window.menuBar()).size()), withShortcut);
 }
 
 }  // namespace

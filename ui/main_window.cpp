@@ -31,6 +31,7 @@
 #include "charts/chart_style.h"
 #include "charts/charts_panel.h"
 #include "charts/dashboard_view.h"
+#include "charts/latency_chart.h"
 #include "charts/request_timeline_chart.h"
 #include "charts/roofline_chart.h"
 #include "dashboard_mode.h"
@@ -83,6 +84,12 @@ MainWindow::MainWindow(QWidget* parent)
             });
     connect(charts_, &ChartsPanel::windowChanged, this, [this] { onSelectionChanged(); });
     connect(charts_->requestChart(), &RequestTimelineChart::intervalClicked, this,
+            [this](RunId run, std::int64_t beginNs, std::int64_t endNs) {
+                showInterval(run, beginNs, endNs);
+            });
+    connect(charts_->latencyChart(), &LatencyChart::requestClicked, this,
+            &MainWindow::showInterval);
+    connect(dashboard_->latencyChart(), &LatencyChart::requestClicked, this,
             &MainWindow::showInterval);
     connect(charts_->rooflineChart(), &RooflineChart::pointClicked, this,
             [this](RunId run, const QString& name, const QString&) { findInTimeline(run, name); });
@@ -104,7 +111,8 @@ MainWindow::MainWindow(QWidget* parent)
                 if (findAfterLoad_) timeline_->findNext();
                 findAfterLoad_ = false;
                 if (intervalAfterLoad_ && intervalAfterLoad_->run == timeline->run)
-                    zoomToInterval(intervalAfterLoad_->beginNs, intervalAfterLoad_->endNs);
+                    zoomToInterval(intervalAfterLoad_->beginNs, intervalAfterLoad_->endNs,
+                                   intervalAfterLoad_->note);
                 intervalAfterLoad_.reset();
                 emit timelineShown(timeline->run);
             });
@@ -564,25 +572,28 @@ void MainWindow::showOutliersPanel() {
     }
 }
 
-void MainWindow::showInterval(RunId run, std::int64_t beginNs, std::int64_t endNs) {
+void MainWindow::showInterval(RunId run, std::int64_t beginNs, std::int64_t endNs,
+                              const QString& note) {
     setDashboardShown(false);
     if (timeline_->data() && timeline_->data()->run == run) {
-        zoomToInterval(beginNs, endNs);
+        zoomToInterval(beginNs, endNs, note);
         return;
     }
-    intervalAfterLoad_ = PendingInterval{run, beginNs, endNs};
+    intervalAfterLoad_ = PendingInterval{run, beginNs, endNs, note};
     loader_->loadTimeline(storePath_, run);
 }
 
-void MainWindow::zoomToInterval(std::int64_t beginNs, std::int64_t endNs) {
+void MainWindow::zoomToInterval(std::int64_t beginNs, std::int64_t endNs, const QString& note) {
     // Some context either side: the step before the interval and the one after.
     const std::int64_t pad = std::max<std::int64_t>((endNs - beginNs) / 2, 1000);
     timeline_->zoomTo(beginNs - pad, endNs + pad);
     timeline_->markInterval(std::pair{beginNs, endNs});
     timeline_->setFocus();
-    toolbar_->setInfo(tr("ITL %1 ms: between the two tokens' arrivals at the client (marks "
-                         "below the lanes)")
-                          .arg((endNs - beginNs) / 1e6, 0, 'f', 3));
+    toolbar_->setInfo(!note.isEmpty()
+                          ? note
+                          : tr("ITL %1 ms: between the two tokens' arrivals at the client "
+                               "(marks below the lanes)")
+                                .arg((endNs - beginNs) / 1e6, 0, 'f', 3));
     emit intervalShown(beginNs, endNs);
 }
 

@@ -57,8 +57,10 @@ class MainWindow : public QMainWindow {
     ItlOutliersPanel* outliers() const { return outliers_; }
     void showOutliersPanel();  // brings its dock to the front
     // Shows [beginNs, endNs) of `run` on the timeline (loading it when
-    // another run is shown), with context either side; intervalShown follows.
-    void showInterval(RunId run, std::int64_t beginNs, std::int64_t endNs);
+    // another run is shown), with context either side, and `note` (by default
+    // it is read as an ITL) above it; intervalShown follows.
+    void showInterval(RunId run, std::int64_t beginNs, std::int64_t endNs,
+                      const QString& note = {});
     QString detailsText() const;
     QString errorText() const;
     // The notice shown over the run list (errors, or the offer of sample runs).
@@ -112,7 +114,7 @@ class MainWindow : public QMainWindow {
     void onSelectionChanged();
     void exportReport();
     void exportReportOf(RunId run);
-    void zoomToInterval(std::int64_t beginNs, std::int64_t endNs);
+    void zoomToInterval(std::int64_t beginNs, std::int64_t endNs, const QString& note);
     void onReportPrepared(const std::shared_ptr<const ReportInput>& input);
     void chooseStore();
 
@@ -138,6 +140,7 @@ class MainWindow : public QMainWindow {
     struct PendingInterval {
         RunId run;
         std::int64_t beginNs, endNs;
+        QString note;
     };
     std::optional<PendingInterval> intervalAfterLoad_;  // shown once that timeline loads
     // A kernel was clicked after the run's details were asked for: when they

@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "charts/charts_panel.h"
+#include "charts/latency_chart.h"
 #include "charts/request_timeline_chart.h"
 #include "main_window.h"
 #include "serving/itl_outliers_panel.h"
@@ -112,6 +113,25 @@ TEST_F(ServedRunWindow, RequestsChartColoursTicksByTheirGapAndClicksToTheTimelin
     const auto begin = shown.last().at(0).toLongLong(), end = shown.last().at(1).toLongLong();
     EXPECT_EQ(end - begin, 9'000'000);
     EXPECT_FALSE(chart->grab().isNull());
+}
+
+// A request's point in the latency chart shows that request on the timeline:
+// arrival to last token, named in the toolbar.
+TEST_F(ServedRunWindow, ALatencyPointShowsItsRequestOnTheTimeline) {
+    QSignalSpy charts(&window, &MainWindow::chartsShown);
+    window.selectRun(served);
+    ASSERT_TRUE(waitFor(charts));
+    auto* chart = window.charts()->latencyChart();
+    QSignalSpy shown(&window, &MainWindow::intervalShown);
+    ASSERT_TRUE(chart->clickPoint(0, 0, 0));  // the TTFT point of the one request
+    ASSERT_TRUE(waitFor(shown));
+    const auto& request = window.charts()->runs().front().latency.requests.front();
+    EXPECT_EQ(shown.last().at(0).toLongLong(), request.startNs);
+    EXPECT_EQ(shown.last().at(1).toLongLong(),
+              request.startNs + static_cast<std::int64_t>(request.e2elMs * 1e6));
+    EXPECT_EQ(window.timeline()->markedInterval()->first, request.startNs);
+    EXPECT_FALSE(chart->clickPoint(0, 0, 1));  // one request, one point
+    EXPECT_FALSE(chart->clickPoint(0, 1, 0));  // one run
 }
 
 }  // namespace

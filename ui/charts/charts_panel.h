@@ -33,6 +33,7 @@ class ChartsPanel : public QTabWidget {
   public:
     explicit ChartsPanel(QWidget* parent = nullptr);
     void setRuns(const std::vector<RunAnalysis>& runs);
+    const std::vector<RunAnalysis>& runs() const { return runs_; }
     // The sweep groups the selected runs belong to: the "Sweep (Pareto)" tab
     // is shown while there is one, hidden otherwise.
     void setSweeps(const std::vector<SweepTable>& sweeps);

@@ -32,8 +32,7 @@ void addCdf(QCustomPlot* plot, QCPAxisRect* rect, std::vector<double> values, co
     if (!inLegend) g->removeFromLegend();
 }
 
-// A horizontal Tukey box (whiskers at the last value within 1.5 IQR) at `row`,
-// with every sample as a point jittered across the box's height.
+// A horizontal Tukey box (whiskers at the last value within 1.5 IQR) at `row`.
 void addBox(QCPAxisRect* rect, std::vector<double> values, double row, const QColor& color,
             const ChartColors& colors) {
     std::sort(values.begin(), values.end());
@@ -55,21 +54,34 @@ void addBox(QCPAxisRect* rect, std::vector<double> values, double row, const QCo
     box->setMedianPen(QPen(colors.ink, 2));
     box->setOutlierStyle(QCPScatterStyle(QCPScatterStyle::ssNone));  // the points show them
     box->addData(row, whiskerLow, q1, median, q3, whiskerHigh);
-    auto* points = new QCPGraph(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
-    points->removeFromLegend();
-    points->setLineStyle(QCPGraph::lsNone);
+}
+
+// Each request as a point, jittered across the box's height at `row`; the
+// points are sorted by value, so the graph's data index is the index into
+// `points` (what a click reports).
+QCPGraph* addPoints(QCPAxisRect* rect, std::vector<std::pair<double, std::size_t>>& points,
+                    double row, const QColor& color, const ChartColors& colors) {
+    std::stable_sort(points.begin(), points.end());
+    std::size_t step = std::max<std::size_t>(1, points.size() / kMaxPoints);
+    std::vector<std::pair<double, std::size_t>> kept;
+    for (std::size_t i = 0; i < points.size(); i += step)
+        kept.push_back(points[i]);
+    points = std::move(kept);
+    auto* graph = new QCPGraph(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+    graph->removeFromLegend();
+    graph->setLineStyle(QCPGraph::lsNone);
     QColor dot = colors.label(color);
     dot.setAlpha(150);
-    points->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, dot, 3));
-    std::size_t step = std::max<std::size_t>(1, values.size() / kMaxPoints);
+    graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, dot, 3));
     QVector<double> x, y;
-    for (std::size_t i = 0; i < values.size(); i += step) {
+    for (std::size_t i = 0; i < points.size(); ++i) {
         // Golden-ratio jitter: spread evenly, the same on every redraw.
-        double jitter = std::fmod(static_cast<double>(i) * 0.6180339887, 1.0) - 0.5;
-        x << values[i];
+        double jitter = std::fmod(static_cast<double>(i * step) * 0.6180339887, 1.0) - 0.5;
+        x << points[i].first;
         y << row + 0.45 * jitter;
     }
-    points->setData(x, y);  // the graph's keys are ms on the bottom axis
+    graph->setData(x, y, true);  // keys are ms on the bottom axis, already in order
+    return graph;
 }
 
 QCPRange valueRange(const QCPAxisRect* rect) {
@@ -131,7 +143,11 @@ LatencyChart::LatencyChart(QWidget* parent) : FittedChart(parent) {
     legend->setWrap(4);
     legend->setVisible(true);
     markLegendBelow(legend);
-    setToolTip(tr("Wheel zooms the milliseconds, drag pans; box and CDF move together"));
+    setToolTip(
+        tr("Wheel zooms the milliseconds, drag pans; box and CDF move together; click a "
+           "request's point to see it on the timeline"));
+    connect(this, &QCustomPlot::plottableClick, this,
+            [this](QCPAbstractPlottable* p, int index, QMouseEvent*) { onPointClicked(p, index); });
     styleAxes(this);
 }
 
@@ -151,6 +167,7 @@ void LatencyChart::setRuns(const std::vector<RunAnalysis>& runs) {
     styleAxes(this);
     const ChartColors colors = chartColors();
     clearPlottables();
+    points_.clear();
     series_ = 0;
     runTicks_[0].clear();
     runTicks_[1].clear();
@@ -171,6 +188,19 @@ void LatencyChart::setRuns(const std::vector<RunAnalysis>& runs) {
             if (samples[c]->empty()) continue;
             addCdf(this, cdfs_[c], *samples[c], color, name, c == 0 && runLegendShown());
             addBox(boxes_[c], *samples[c], row, color, colors);
+            // The points are the requests themselves (the samples in request
+            // order, less those without a TPOT), so a click can name one.
+            std::vector<std::pair<double, std::size_t>> points;
+            for (std::size_t q = 0; q < r.latency.requests.size(); ++q) {
+                const auto& request = r.latency.requests[q];
+                if (c == 0) points.emplace_back(request.ttftMs, q);
+                if (c == 1 && request.tpotMs) points.emplace_back(*request.tpotMs, q);
+            }
+            auto* graph = addPoints(boxes_[c], points, row, color, colors);
+            PointSet set{r.run.id, {}};
+            for (const auto& point : points)
+                set.requests.push_back(r.latency.requests[point.second]);
+            points_.emplace(graph, std::move(set));
             runTicks_[c].push_back({row, QStringLiteral("#%1").arg(r.run.id)});
         }
         ++series_;
@@ -187,6 +217,35 @@ void LatencyChart::setRuns(const std::vector<RunAnalysis>& runs) {
     legend->setVisible(legend->itemCount() > 0);
     fitTo(size());
     replot();
+}
+
+bool LatencyChart::clickPoint(int column, int runRow, std::size_t point) {
+    int row = 0;
+    for (auto* p : boxes_[column]->plottables()) {
+        auto* graph = qobject_cast<QCPGraph*>(p);
+        if (!graph || !points_.count(graph)) continue;
+        if (row++ != runRow) continue;
+        if (point >= static_cast<std::size_t>(graph->dataCount())) return false;
+        onPointClicked(graph, static_cast<int>(point));
+        return true;
+    }
+    return false;
+}
+
+void LatencyChart::onPointClicked(QCPAbstractPlottable* plottable, int index) {
+    auto it = points_.find(plottable);
+    if (it == points_.end() || index < 0 ||
+        static_cast<std::size_t>(index) >= it->second.requests.size())
+        return;
+    const RequestLatency& r = it->second.requests[static_cast<std::size_t>(index)];
+    const std::int64_t end = r.startNs + static_cast<std::int64_t>(r.e2elMs * 1e6);
+    QString what = tr("Request %1: TTFT %2 ms").arg(r.requestId).arg(r.ttftMs, 0, 'f', 2);
+    if (r.tpotMs) what += tr(", TPOT %1 ms").arg(*r.tpotMs, 0, 'f', 2);
+    what += tr(", %1 → %2 tokens, E2E %3 ms (arrival to last token, marked below the lanes)")
+                .arg(r.promptTokens)
+                .arg(r.outputTokens)
+                .arg(r.e2elMs, 0, 'f', 1);
+    emit requestClicked(it->second.run, r.startNs, end, what);
 }
 
 void LatencyChart::fitTo(QSize size) {

@@ -3,6 +3,8 @@
 // the same (linked) millisecond axis.
 #pragma once
 
+#include <map>
+
 #include "analysis/run_analysis.h"
 #include "charts/chart_fit.h"
 
@@ -20,8 +22,23 @@ class LatencyChart : public FittedChart {
     QCPAxis* boxAxis(int column) const { return boxes_[column]->axis(QCPAxis::atBottom); }
     QCPAxis* cdfAxis(int column) const { return cdfs_[column]->axis(QCPAxis::atBottom); }
     void fitTo(QSize size) override;
+    // As a click on the `point`-th (in value order) request of the box at
+    // `runRow` (0: the first run shown) of `column` (0 TTFT, 1 TPOT) does.
+    bool clickPoint(int column, int runRow, std::size_t point);
+
+  signals:
+    // A request's point was clicked: its arrival to its last token, and what
+    // to say about it.
+    void requestClicked(ws::RunId run, std::int64_t beginNs, std::int64_t endNs,
+                        const QString& description);
 
   private:
+    void onPointClicked(QCPAbstractPlottable* plottable, int index);
+    struct PointSet {
+        RunId run = 0;
+        std::vector<RequestLatency> requests;  // in the graph's data order
+    };
+    std::map<const QCPAbstractPlottable*, PointSet> points_;
     void setRunTicks();
     std::vector<std::pair<double, QString>> runTicks_[2];  // box row → "#id"
     QCPAxisRect* boxes_[2];

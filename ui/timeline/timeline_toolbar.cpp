@@ -3,13 +3,19 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QPointer>
 #include <QToolButton>
+
+#include "timeline/lane_menu.h"
+#include "timeline/timeline_view.h"
 
 namespace ws::ui {
 
 TimelineToolbar::TimelineToolbar(QWidget* parent)
     : QWidget(parent),
       search_(new QLineEdit(this)),
+      lanes_(new QToolButton(this)),
+      laneMenu_(new LaneMenu(lanes_)),
       stack_(new QToolButton(this)),
       alignAt_(new QLineEdit(QStringLiteral("decode step"), this)),
       info_(new QLabel(this)) {
@@ -25,6 +31,12 @@ TimelineToolbar::TimelineToolbar(QWidget* parent)
     auto* fit = new QToolButton(this);
     fit->setText(tr("Fit"));
     fit->setToolTip(tr("Show the whole run (Home)"));
+    lanes_->setText(tr("Lanes ▾"));
+    // The arrow in the text: the style's corner arrow would overlap "3/4".
+    lanes_->setStyleSheet(QStringLiteral("QToolButton::menu-indicator { image: none; }"));
+    lanes_->setToolTip(tr("Choose the lanes shown: filter by name, hide streams or threads"));
+    lanes_->setMenu(laneMenu_);
+    lanes_->setPopupMode(QToolButton::InstantPopup);
     stack_->setText(tr("Stack"));
     stack_->setCheckable(true);
     stack_->setToolTip(
@@ -46,6 +58,7 @@ TimelineToolbar::TimelineToolbar(QWidget* parent)
     bar->addWidget(prev);
     bar->addWidget(next);
     bar->addWidget(fit);
+    bar->addWidget(lanes_);
     bar->addSpacing(12);
     bar->addWidget(stack_);
     bar->addWidget(alignAt_);
@@ -88,6 +101,17 @@ void TimelineToolbar::setAlignAt(const QString& rangeName) {
 void TimelineToolbar::setInfo(const QString& text) {
     info_->setText(text);
     info_->setToolTip(text);  // whole, where the bar clips it
+}
+void TimelineToolbar::setTimelineView(TimelineView* view) {
+    laneMenu_->setView(view);
+    disconnect(lanesShown_);
+    auto label = [this, view = QPointer<TimelineView>(view)] {
+        const int shown = view ? view->visibleLaneCount() : 0;
+        const int all = view ? view->laneVisibility().laneCount() : 0;
+        lanes_->setText(shown < all ? tr("Lanes %1/%2 ▾").arg(shown).arg(all) : tr("Lanes ▾"));
+    };
+    if (view) lanesShown_ = connect(view, &TimelineView::laneVisibilityChanged, this, label);
+    label();
 }
 
 }  // namespace ws::ui

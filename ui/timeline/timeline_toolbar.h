@@ -1,6 +1,7 @@
 // The bar above the timeline: find kernels or ranges by name and step through
-// the matches, fit the run, stack two selected runs aligned at a range name,
-// and a line describing the selected event.
+// the matches, fit the run, choose the lanes shown (the Lanes menu), stack
+// two selected runs aligned at a range name, and a line describing the
+// selected event.
 #pragma once
 
 #include <QWidget>
@@ -10,6 +11,9 @@ class QLineEdit;
 class QToolButton;
 
 namespace ws::ui {
+
+class LaneMenu;
+class TimelineView;
 
 class TimelineToolbar : public QWidget {
     Q_OBJECT
@@ -25,6 +29,11 @@ class TimelineToolbar : public QWidget {
     void setAlignAt(const QString& rangeName);
     // The line beside the buttons: the selected event, a match count, a note.
     void setInfo(const QString& text);
+    // The view the Lanes menu hides and shows lanes of (directly, through
+    // TimelineView::setLaneHidden, setLaneFilter and showAllLanes); the
+    // button says how many lanes show when some are hidden. Null: none.
+    void setTimelineView(TimelineView* view);
+    LaneMenu* laneMenu() const { return laneMenu_; }
 
   signals:
     void searchChanged(const QString& text);
@@ -35,9 +44,12 @@ class TimelineToolbar : public QWidget {
 
   private:
     QLineEdit* search_;
+    QToolButton* lanes_;
+    LaneMenu* laneMenu_;
     QToolButton* stack_;
     QLineEdit* alignAt_;
     QLabel* info_;
+    QMetaObject::Connection lanesShown_;
 };
 
 }  // namespace ws::ui

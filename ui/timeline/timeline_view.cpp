@@ -3,12 +3,16 @@
 #include <QHelpEvent>
 #include <QKeyEvent>
 #include <QLocale>
+#include <QMenu>
 #include <QPainter>
 #include <QPainterPath>
 #include <QToolTip>
 #include <QWheelEvent>
+#include <algorithm>
+#include <cmath>
 
 #include "timeline/lane_painter.h"
+#include "timeline/match_order.h"
 #include "util/format.h"
 
 namespace ws::ui {
@@ -21,14 +25,21 @@ TimelineView::TimelineView(QWidget* parent) : QWidget(parent) {
 }
 
 void TimelineView::setData(std::shared_ptr<const TimelineData> data) {
+    const bool sameRun = data_ && data && data_->run == data->run;
     data_ = std::move(data);
     highlight_.clear();
+    search_.clear();
     selection_ = {};
     launch_ = {};
     launched_.clear();
     marked_.reset();
     scrollY_ = 0;
+    lanes_.setLanes(data_.get(), sameRun);
+    range_.cancelDrag();
+    if (!sameRun) clearRange();
     fitAll();
+    emit laneVisibilityChanged();
+    emit searchMatchesChanged();
 }
 
 void TimelineView::markInterval(std::optional<std::pair<std::int64_t, std::int64_t>> interval) {
@@ -56,56 +67,126 @@ void TimelineView::zoomTo(std::int64_t beginNs, std::int64_t endNs) {
 
 std::size_t TimelineView::setSearch(const QString& text) {
     highlight_.clear();
-    std::size_t matches = 0;
-    if (!data_ || text.isEmpty()) {
-        update();
-        return 0;
+    search_ = data_ ? text : QString();
+    if (data_ && !text.isEmpty()) {
+        highlight_.resize(data_->labels.size());
+        for (std::size_t i = 0; i < data_->labels.size(); ++i)
+            highlight_[i] =
+                QString::fromStdString(data_->labels[i]).contains(text, Qt::CaseInsensitive);
     }
-    highlight_.resize(data_->labels.size());
-    for (std::size_t i = 0; i < data_->labels.size(); ++i)
-        highlight_[i] =
-            QString::fromStdString(data_->labels[i]).contains(text, Qt::CaseInsensitive);
-    for (const auto& lane : data_->lanes)
-        for (std::size_t e = 0; e < lane.events.size(); ++e)
-            if (highlight_[lane.events.label(e)]) ++matches;
     update();
-    return matches;
+    emit searchMatchesChanged();
+    return searchMatchCount();
+}
+
+std::size_t TimelineView::searchMatchCount() const {
+    return data_ ? countMatches(*data_, highlight_, lanes_) : 0;
+}
+
+std::vector<std::pair<int, long>> TimelineView::searchMatches(std::size_t limit) const {
+    if (!data_) return {};
+    return orderedMatches(*data_, highlight_, lanes_, limit);
 }
 
 bool TimelineView::findNext(bool backwards) {
     if (!data_ || highlight_.empty()) return false;
-    // Candidates are ordered by start time across lanes.
-    std::int64_t from = selection_.lane >= 0
-                            ? data_->lanes[static_cast<std::size_t>(selection_.lane)].events.start(
-                                  static_cast<std::size_t>(selection_.event))
-                            : (backwards ? std::numeric_limits<std::int64_t>::max()
-                                         : std::numeric_limits<std::int64_t>::min());
-    int bestLane = -1;
-    long bestEvent = -1;
-    std::int64_t bestT = 0;
-    for (std::size_t l = 0; l < data_->lanes.size(); ++l) {
-        const auto& ev = data_->lanes[l].events;
-        for (std::size_t e = 0; e < ev.size(); ++e) {
-            if (!highlight_[ev.label(e)]) continue;
-            std::int64_t t = ev.start(e);
-            bool after = backwards ? t < from : t > from;
-            bool better = bestLane < 0 || (backwards ? t > bestT : t < bestT);
-            if (after && better) {
-                bestLane = static_cast<int>(l);
-                bestEvent = static_cast<long>(e);
-                bestT = t;
-            }
-        }
-    }
-    if (bestLane < 0) return false;
-    const auto& ev = data_->lanes[static_cast<std::size_t>(bestLane)].events;
-    std::int64_t span = static_cast<std::int64_t>(axis_.widthPx * axis_.nsPerPx);
-    auto mid = (ev.start(static_cast<std::size_t>(bestEvent)) +
-                ev.end(static_cast<std::size_t>(bestEvent))) /
-               2;
-    axis_.originNs = mid - span / 2;
-    select(bestLane, bestEvent);
+    auto [lane, event] =
+        adjacentMatch(*data_, highlight_, lanes_, {selection_.lane, selection_.event}, backwards);
+    if (lane < 0) return false;
+    centreOn(lane, event, false);
+    select(lane, event);
     return true;
+}
+
+void TimelineView::selectEvent(int lane, long event) {
+    if (!data_ || lane < 0 || lane >= static_cast<int>(data_->lanes.size()) || event < 0 ||
+        static_cast<std::size_t>(event) >=
+            data_->lanes[static_cast<std::size_t>(lane)].events.size())
+        return;
+    centreOn(lane, event, true);
+    select(lane, event);
+}
+
+void TimelineView::centreOn(int lane, long event, bool zoomIn) {
+    const auto& ev = data_->lanes[static_cast<std::size_t>(lane)].events;
+    const std::int64_t start = ev.start(static_cast<std::size_t>(event)),
+                       end = ev.end(static_cast<std::size_t>(event));
+    axis_.widthPx = std::max(1, width() - kHeaderWidth);
+    // Narrower than 4 px: zoom so that it takes a tenth of the width.
+    if (zoomIn && static_cast<double>(end - start) / axis_.nsPerPx < 4)
+        axis_.nsPerPx = std::max(1e-3, static_cast<double>(std::max<std::int64_t>(end - start, 1)) /
+                                           (axis_.widthPx / 10.0));
+    auto span = static_cast<std::int64_t>(axis_.widthPx * axis_.nsPerPx);
+    axis_.originNs = start + (end - start) / 2 - span / 2;
+    // Its lane into view, below the ruler and the token row.
+    if (auto top = laneTop(lane)) {
+        const int above = kRulerHeight + kTokenHeight;
+        if (*top < above)
+            scrollTo(scrollY_ - (above - *top));
+        else if (*top + kLaneHeight > height())
+            scrollTo(scrollY_ + *top + kLaneHeight - height());
+    }
+    update();
+}
+
+void TimelineView::setLaneHidden(int lane, bool hidden) {
+    if (lane < 0 || lane >= lanes_.laneCount() || lanes_.hidden(lane) == hidden) return;
+    lanes_.setHidden(lane, hidden);
+    visibilityChanged();
+}
+
+bool TimelineView::laneHidden(int lane) const {
+    return lanes_.hidden(lane);
+}
+
+bool TimelineView::laneVisible(int lane) const {
+    return lanes_.visible(lane);
+}
+
+void TimelineView::setLaneFilter(const QString& text) {
+    if (text.trimmed() == lanes_.filter()) return;
+    lanes_.setFilter(text);
+    visibilityChanged();
+}
+
+void TimelineView::showAllLanes() {
+    lanes_.showAll();
+    visibilityChanged();
+}
+
+void TimelineView::visibilityChanged() {
+    scrollTo(scrollY_);
+    update();
+    emit laneVisibilityChanged();
+    emit searchMatchesChanged();
+}
+
+void TimelineView::showLaneMenu(int lane, const QPoint& globalPos) {
+    const auto& l = data_->lanes[static_cast<std::size_t>(lane)];
+    auto* menu = new QMenu(this);
+    menu->setAttribute(Qt::WA_DeleteOnClose);
+    const auto run = data_->run;
+    menu->addAction(tr("Hide %1 · %2").arg(l.group, l.title), this, [this, lane, run] {
+        if (data_ && data_->run == run) setLaneHidden(lane, true);
+    });
+    menu->addAction(tr("Show All Lanes"), this, &TimelineView::showAllLanes)
+        ->setEnabled(lanes_.rowCount() < lanes_.laneCount());
+    menu->popup(globalPos);
+}
+
+void TimelineView::selectRange(std::int64_t beginNs, std::int64_t endNs) {
+    if (beginNs > endNs) std::swap(beginNs, endNs);
+    if (beginNs == endNs) return;
+    range_.setRange(TimeRange{beginNs, endNs});
+    update();
+    emit rangeSelected(beginNs, endNs);
+}
+
+void TimelineView::clearRange() {
+    if (!range_.range()) return;
+    range_.setRange(std::nullopt);
+    update();
+    emit rangeCleared();
 }
 
 QString TimelineView::describe(int laneIndex, long event) const {
@@ -124,11 +205,24 @@ int TimelineView::lanesTop() const {
     return kRulerHeight + kTokenHeight + counters * kCounterHeight - scrollY_;
 }
 
+int TimelineView::contentHeight() const {
+    return lanesTop() + scrollY_ + lanes_.rowCount() * kLaneHeight;
+}
+
+void TimelineView::scrollTo(int y) {
+    scrollY_ = std::clamp(y, 0, std::max(0, contentHeight() - height()));
+}
+
 int TimelineView::laneAt(int y) const {
-    if (!data_) return -1;
-    int i = (y - lanesTop()) / kLaneHeight;
-    if (y < lanesTop() || i >= static_cast<int>(data_->lanes.size())) return -1;
-    return i;
+    // Lanes scrolled under the ruler and token row are covered there.
+    if (!data_ || y < lanesTop() || y < kRulerHeight + kTokenHeight) return -1;
+    return lanes_.laneAtRow((y - lanesTop()) / kLaneHeight);
+}
+
+std::optional<int> TimelineView::laneTop(int lane) const {
+    int row = lanes_.rowOf(lane);
+    if (!data_ || row < 0) return std::nullopt;
+    return lanesTop() + row * kLaneHeight;
 }
 
 void TimelineView::select(int lane, long event) {
@@ -187,12 +281,14 @@ void TimelineView::paintEvent(QPaintEvent*) {
         y += kCounterHeight;
     }
     // Lanes, with alternating backgrounds and their group/title on the left.
+    // Hidden lanes have no row.
     QString lastGroup;
-    for (std::size_t i = 0; i < data_->lanes.size(); ++i, y += kLaneHeight) {
+    for (int row = 0; row < lanes_.rowCount(); ++row, y += kLaneHeight) {
         if (y + kLaneHeight < kRulerHeight || y > height()) continue;
+        const auto i = static_cast<std::size_t>(lanes_.laneAtRow(row));
         const auto& lane = data_->lanes[i];
         QRectF r(left, y, w, kLaneHeight);
-        if (i % 2) p.fillRect(QRectF(0, y, width(), kLaneHeight), stripe);
+        if (row % 2) p.fillRect(QRectF(0, y, width(), kLaneHeight), stripe);
         p.setClipRect(r);
         paintLane(p, lod::buildDrawList(lane.events, axis_), lane, data_->labels, r, &highlight_);
         if (static_cast<int>(i) == selection_.lane && selection_.event >= 0) {
@@ -210,9 +306,12 @@ void TimelineView::paintEvent(QPaintEvent*) {
         p.drawText(QRectF(6, y, kHeaderWidth - 10, kLaneHeight), Qt::AlignVCenter,
                    QFontMetrics(small).elidedText(head, Qt::ElideRight, kHeaderWidth - 12));
     }
+    // The middle of a lane's row; flows to or from a hidden lane are not drawn.
+    auto rowY = [&](int lane) {
+        return lanesTop() + lanes_.rowOf(lane) * kLaneHeight + kLaneHeight / 2.0;
+    };
     // A flow line from the selected kernel's launch call to the kernel.
-    if (launch_.lane >= 0 && selection_.lane >= 0) {
-        auto rowY = [&](int lane) { return lanesTop() + lane * kLaneHeight + kLaneHeight / 2.0; };
+    if (launch_.lane >= 0 && laneVisible(launch_.lane) && laneVisible(selection_.lane)) {
         const auto& callLane = data_->lanes[static_cast<std::size_t>(launch_.lane)].events;
         const auto& kernelLane = data_->lanes[static_cast<std::size_t>(selection_.lane)].events;
         auto c = static_cast<std::size_t>(launch_.event),
@@ -235,8 +334,7 @@ void TimelineView::paintEvent(QPaintEvent*) {
     }
     // Flows from a selected launch call to the kernels it launched: one for
     // cudaLaunchKernel, each kernel of the graph for cudaGraphLaunch.
-    if (!launched_.empty() && selection_.lane >= 0) {
-        auto rowY = [&](int lane) { return lanesTop() + lane * kLaneHeight + kLaneHeight / 2.0; };
+    if (!launched_.empty() && laneVisible(selection_.lane)) {
         const auto& call = data_->lanes[static_cast<std::size_t>(selection_.lane)].events;
         QPointF from(left + axis_.toPx(call.start(static_cast<std::size_t>(selection_.event))),
                      rowY(selection_.lane));
@@ -245,6 +343,7 @@ void TimelineView::paintEvent(QPaintEvent*) {
         if (launched_.size() > 1) flowColour.setAlpha(140);
         p.setPen(QPen(flowColour, launched_.size() > 1 ? 1 : 2));
         for (auto [lane, event] : launched_) {
+            if (!laneVisible(lane)) continue;
             const auto& k = data_->lanes[static_cast<std::size_t>(lane)].events;
             QPointF to(left + axis_.toPx(k.start(static_cast<std::size_t>(event))), rowY(lane));
             if (to.x() < left - 50 || to.x() > left + w + 50) continue;  // off screen
@@ -286,6 +385,10 @@ void TimelineView::paintEvent(QPaintEvent*) {
             p.drawLine(band.topRight(), band.bottomRight());
         }
     }
+    // The selected time range (Shift+drag), its length on the ruler.
+    if (auto range = range_.shown())
+        paintRangeBand(p, axis_, *range, QRectF(left, kRulerHeight, w, height() - kRulerHeight),
+                       QRectF(left, 0, w, kRulerHeight));
     if (selectFromX_) {
         int a = std::min(*selectFromX_, selectToX_), b = std::max(*selectFromX_, selectToX_);
         p.fillRect(QRect(a, 0, b - a, height()), QColor(30, 136, 229, 50));
@@ -295,12 +398,13 @@ void TimelineView::paintEvent(QPaintEvent*) {
 void TimelineView::resizeEvent(QResizeEvent*) {
     int old = axis_.widthPx;
     axis_.widthPx = std::max(1, width() - kHeaderWidth);
+    scrollTo(scrollY_);
     if (old <= 1) fitAll();
 }
 
 void TimelineView::wheelEvent(QWheelEvent* e) {
     if (e->modifiers() & Qt::ShiftModifier) {
-        scrollY_ = std::max(0, scrollY_ - e->angleDelta().y() / 4);
+        scrollTo(scrollY_ - e->angleDelta().y() / 4);
     } else {
         double factor = std::pow(1.0015, e->angleDelta().y());
         axis_.zoom(factor, e->position().x() - kHeaderWidth);
@@ -310,20 +414,31 @@ void TimelineView::wheelEvent(QWheelEvent* e) {
 
 void TimelineView::mousePressEvent(QMouseEvent* e) {
     dragged_ = false;
-    if (e->button() == Qt::RightButton) {
-        selectFromX_ = selectToX_ = static_cast<int>(e->position().x());
+    const double x = e->position().x();
+    if (e->button() == Qt::RightButton && x < kHeaderWidth && laneAt(e->pos().y()) >= 0) {
+        showLaneMenu(laneAt(e->pos().y()), e->globalPosition().toPoint());
+    } else if (e->button() == Qt::RightButton) {
+        selectFromX_ = selectToX_ = static_cast<int>(x);
+    } else if (e->button() == Qt::LeftButton && (e->modifiers() & Qt::ShiftModifier) && data_ &&
+               x >= kHeaderWidth) {
+        range_.beginDrag(axis_.toTime(x - kHeaderWidth));
+        update();
     } else {
         dragFrom_ = e->pos();
     }
 }
 
 void TimelineView::mouseMoveEvent(QMouseEvent* e) {
-    if (dragFrom_) {
+    if (range_.dragging()) {
+        double x = std::clamp<double>(e->position().x() - kHeaderWidth, 0, axis_.widthPx);
+        range_.dragTo(axis_.toTime(x));
+        update();
+    } else if (dragFrom_) {
         int dx = e->pos().x() - dragFrom_->x();
         int dy = e->pos().y() - dragFrom_->y();
         if (std::abs(dx) + std::abs(dy) > 2) dragged_ = true;
         axis_.pan(dx);
-        scrollY_ = std::max(0, scrollY_ - dy);
+        scrollTo(scrollY_ - dy);
         dragFrom_ = e->pos();
         update();
     } else if (selectFromX_) {
@@ -333,6 +448,13 @@ void TimelineView::mouseMoveEvent(QMouseEvent* e) {
 }
 
 void TimelineView::mouseReleaseEvent(QMouseEvent* e) {
+    if (range_.dragging()) {
+        // Under 3 px it was a Shift+click: the range there was stays.
+        if (auto r = range_.finishDrag(static_cast<std::int64_t>(std::ceil(3 * axis_.nsPerPx))))
+            emit rangeSelected(r->first, r->second);
+        update();
+        return;
+    }
     if (selectFromX_) {
         int a = std::min(*selectFromX_, selectToX_) - kHeaderWidth;
         int b = std::max(*selectFromX_, selectToX_) - kHeaderWidth;
@@ -343,11 +465,15 @@ void TimelineView::mouseReleaseEvent(QMouseEvent* e) {
     }
     dragFrom_.reset();
     if (dragged_ || !data_) return;
+    const double x = e->position().x() - kHeaderWidth;
     int lane = laneAt(e->pos().y());
-    if (lane < 0) return;
-    long hit = lod::hitTest(data_->lanes[static_cast<std::size_t>(lane)].events, axis_,
-                            e->position().x() - kHeaderWidth);
-    if (hit >= 0) select(lane, hit);
+    long hit = lane >= 0 && x >= 0
+                   ? lod::hitTest(data_->lanes[static_cast<std::size_t>(lane)].events, axis_, x)
+                   : -1;
+    if (hit >= 0)
+        select(lane, hit);
+    else if (e->button() == Qt::LeftButton && x >= 0)
+        clearRange();  // a plain click on empty space
 }
 
 void TimelineView::mouseDoubleClickEvent(QMouseEvent*) {
@@ -379,6 +505,16 @@ void TimelineView::keyPressEvent(QKeyEvent* e) {
             break;
         case Qt::Key_F3:
             findNext(e->modifiers() & Qt::ShiftModifier);
+            break;
+        case Qt::Key_Escape:
+            if (range_.dragging())
+                range_.cancelDrag();
+            else if (range_.range())
+                clearRange();
+            else {
+                QWidget::keyPressEvent(e);
+                return;
+            }
             break;
         default:
             QWidget::keyPressEvent(e);

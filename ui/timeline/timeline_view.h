@@ -1,7 +1,20 @@
 // The timeline: lanes per stream (kernels, copies), per thread (NVTX, CUDA
-// API), token marks and counter tracks. Drag pans, the wheel zooms around the
-// cursor, right-drag zooms to a selection, Home fits, +/- and arrows zoom and
-// pan; hovering names what is under the cursor; a click selects it.
+// API), token marks and counter tracks.
+//
+// Gestures: drag pans (vertically too), the wheel zooms around the cursor and
+// Shift+wheel scrolls the lanes; right-drag zooms to the dragged span;
+// Shift+left-drag selects a time range (rangeSelected), Esc or a plain click
+// on empty space clears it (rangeCleared); right-click on a lane's name hides
+// it; double-click and Home fit the run; +/- (W/S) zoom, arrows (A/D) pan;
+// F3/Shift+F3 step through search matches; hovering names what is under the
+// cursor; a click selects it (eventSelected).
+//
+// Lanes can be hidden one by one or by a filter text (LaneVisibility); a
+// hidden lane is not drawn, takes no height, and its events are no search
+// match. Hidden lanes, the range and the selection belong to one run: data of
+// another run (TimelineData::run) resets them, the same run reloaded (e.g. a
+// refreshed store or the Stack toggle) keeps them. The filter text is kept
+// across runs, like the search text.
 #pragma once
 
 #include <QWidget>
@@ -9,6 +22,8 @@
 #include <optional>
 
 #include "lod/time_axis.h"
+#include "timeline/lane_visibility.h"
+#include "timeline/range_selection.h"
 #include "viewmodels/timeline_data.h"
 
 namespace ws::ui {
@@ -32,10 +47,45 @@ class TimelineView : public QWidget {
     // outliers panel); cleared by nullopt or when other data is set.
     void markInterval(std::optional<std::pair<std::int64_t, std::int64_t>> interval);
     std::optional<std::pair<std::int64_t, std::int64_t>> markedInterval() const { return marked_; }
-    // Highlights events whose name contains `text`; returns how many match.
+    // Highlights events whose name contains `text`; returns how many match
+    // in the lanes shown (searchMatchCount()).
     std::size_t setSearch(const QString& text);
-    // Selects and centres the next (or previous) search match after the selection.
+    const QString& searchText() const { return search_; }
+    // Matches of the search in the lanes shown; changes with lane visibility.
+    std::size_t searchMatchCount() const;
+    // The first `limit` matches, (lane, event), in the lanes shown, ordered
+    // by start time (then lane, then event).
+    std::vector<std::pair<int, long>> searchMatches(std::size_t limit) const;
+    // Selects and centres the next (or previous) search match after the
+    // selection, in that same order; matches in hidden lanes are skipped.
     bool findNext(bool backwards = false);
+    // Selects the event as a click does (eventSelected), centres it and
+    // scrolls its lane into view, zooming in when it would be narrower than
+    // a few pixels. A lane that is hidden stays hidden.
+    void selectEvent(int lane, long event);
+
+    // Lane visibility. Each change emits laneVisibilityChanged.
+    void setLaneHidden(int lane, bool hidden);
+    bool laneHidden(int lane) const;   // hidden by setLaneHidden
+    bool laneVisible(int lane) const;  // drawn: not hidden, matches the filter
+    // Lanes whose title or group contains `text` (any case) stay; empty: all.
+    void setLaneFilter(const QString& text);
+    QString laneFilter() const { return lanes_.filter(); }
+    void showAllLanes();  // unhides every lane and clears the filter
+    int visibleLaneCount() const { return lanes_.rowCount(); }
+    const LaneVisibility& laneVisibility() const { return lanes_; }
+    // The lane at a widget y (-1: none, or a counter, token or ruler row) and
+    // the top y of a lane's row (nullopt: not drawn); both follow scrolling.
+    int laneAt(int y) const;
+    std::optional<int> laneTop(int lane) const;
+
+    // The time range (Shift+drag), nullopt when none. selectRange emits
+    // rangeSelected, clearRange emits rangeCleared if there was one.
+    std::optional<std::pair<std::int64_t, std::int64_t>> selectedRange() const {
+        return range_.range();
+    }
+    void selectRange(std::int64_t beginNs, std::int64_t endNs);
+    void clearRange();
     TimelineSelection selection() const { return selection_; }
     TimelineSelection launchOfSelection() const { return launch_; }
     // An API call selected: the kernels it launched (a graph launch: all of them).
@@ -50,6 +100,17 @@ class TimelineView : public QWidget {
 
   signals:
     void eventSelected(int lane, long event, const QString& description);
+    // A lane hidden or shown, the filter changed, or new data reset them.
+    void laneVisibilityChanged();
+    // What searchMatches() returns may have changed: a new search, new
+    // data, or lanes hidden or shown (refresh a SearchMatchesList on it).
+    void searchMatchesChanged();
+    // A time range selected with Shift+drag (or selectRange), begin < end, in
+    // the ns of TimelineData's events.
+    void rangeSelected(std::int64_t beginNs, std::int64_t endNs);
+    // The range is gone: Esc, a plain click on empty space, clearRange, or
+    // another run's data.
+    void rangeCleared();
 
   protected:
     void paintEvent(QPaintEvent*) override;
@@ -64,8 +125,12 @@ class TimelineView : public QWidget {
 
   private:
     int lanesTop() const;
-    int laneAt(int y) const;
+    int contentHeight() const;
+    void scrollTo(int y);  // clamped to the content
     void select(int lane, long event);
+    void centreOn(int lane, long event, bool zoomIn);
+    void visibilityChanged();
+    void showLaneMenu(int lane, const QPoint& globalPos);
 
     std::shared_ptr<const TimelineData> data_;
     lod::TimeAxis axis_;
@@ -75,6 +140,9 @@ class TimelineView : public QWidget {
     int selectToX_ = 0;
     bool dragged_ = false;
     std::vector<bool> highlight_;
+    QString search_;
+    LaneVisibility lanes_;
+    RangeSelection range_;
     TimelineSelection selection_;
     std::optional<std::pair<std::int64_t, std::int64_t>> marked_;
     TimelineSelection launch_;                    // the API call that launched the selected kernel

@@ -42,5 +42,67 @@ TEST(ReplayedKernels, UntimedKernelsArePlacedAtTheirLaunchCall) {
     EXPECT_TRUE(replayed.release().empty());
 }
 
+TEST(ReplayedKernels, CallsBeforeAndAfterTheirKernelPlaceItTheFirstOneWins) {
+    ReplayedKernels replayed(4);
+    ApiCallRecord call;
+    call.correlationId = 3;
+    call.startNs = 300;
+    replayed.apiCall(call);  // before its kernel
+    call.startNs = 333;      // the same id again (another process): the first wins
+    replayed.apiCall(call);
+    KernelRecord before, after;
+    before.correlationId = 3;
+    after.correlationId = 5;
+    EXPECT_TRUE(replayed.hold(before));
+    EXPECT_TRUE(replayed.hold(after));
+    call.correlationId = 5;
+    call.startNs = 500;
+    replayed.apiCall(call);  // after its kernel
+    call.startNs = 555;
+    replayed.apiCall(call);
+    auto placed = replayed.release();
+    ASSERT_EQ(placed.size(), 2u);
+    EXPECT_EQ(placed[0].startNs, 300);
+    EXPECT_EQ(placed[1].startNs, 500);
+    EXPECT_EQ(replayed.unplaced(), 0);
+}
+
+// Every API call of a recording passes through: 10^8 launches in an hour of
+// serving must not be remembered one by one (they were, ~80 MiB a million).
+TEST(ReplayedKernels, RemembersABoundedWindowOfCalls) {
+    constexpr std::size_t kWindow = 1000;
+    ReplayedKernels replayed(kWindow);
+    ApiCallRecord call;
+    for (std::uint32_t id = 1; id <= 100'000; ++id) {
+        call.correlationId = id;
+        call.startNs = id * 10;
+        replayed.apiCall(call);
+    }
+    EXPECT_LE(replayed.callsRemembered(), kWindow);
+
+    // A kernel held now finds its call if it came within the window.
+    KernelRecord recent, old;
+    recent.correlationId = 100'000 - 10;
+    old.correlationId = 5;  // 99,995 calls ago
+    EXPECT_TRUE(replayed.hold(recent));
+    EXPECT_TRUE(replayed.hold(old));
+    // Held, the window stays bounded (plus one remembered call per held kernel).
+    for (std::uint32_t id = 100'001; id <= 200'000; ++id) {
+        call.correlationId = id;
+        call.startNs = id * 10;
+        replayed.apiCall(call);
+    }
+    EXPECT_LE(replayed.callsRemembered(), kWindow + 2);
+    KernelRecord later;
+    later.correlationId = 200'000 - 999;
+    EXPECT_TRUE(replayed.hold(later));
+    auto placed = replayed.release();
+    ASSERT_EQ(placed.size(), 3u);
+    EXPECT_EQ(placed[0].startNs, (100'000 - 10) * 10);
+    EXPECT_EQ(placed[1].startNs, 0);  // its call fell out of the window
+    EXPECT_EQ(placed[2].startNs, (200'000 - 999) * 10);
+    EXPECT_EQ(replayed.unplaced(), 1);
+}
+
 }  // namespace
 }  // namespace ws

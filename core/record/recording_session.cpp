@@ -83,6 +83,7 @@ wire::Sink RecordingSession::sink() {
     s.metric = [this](const KernelMetricRecord& r) {
         replayed_.metric(r);
         writer_.add(r);
+        writePlacedKernels();
     };
     s.rejected = [this](const std::string& why) {
         ++progress.dropped;
@@ -98,7 +99,8 @@ wire::Sink RecordingSession::sink() {
     s.kernel = [this, pid](const KernelRecord& r) {
         ++progress.kernels;
         auto keep = [this](const KernelRecord& k) {
-            if (!replayed_.hold(k)) writer_.add(k);
+            if (!replayed_.hold(k)) return writer_.add(k);
+            writePlacedKernels();
         };
         // Copied (name and all) only for a stream renumbered for another process.
         auto stream = streamOf(*pid, r.deviceId, r.streamId);
@@ -121,6 +123,7 @@ wire::Sink RecordingSession::sink() {
         ++progress.apiCalls;
         replayed_.apiCall(r);
         writer_.add(r);
+        writePlacedKernels();
     };
     s.range = [this](const RangeRecord& r) {
         ++progress.ranges;
@@ -128,6 +131,12 @@ wire::Sink RecordingSession::sink() {
         writer_.add(r);
     };
     return s;
+}
+
+void RecordingSession::writePlacedKernels() {
+    if (!replayed_.havePlaced()) return;
+    for (const auto& k : replayed_.takePlaced())
+        writer_.add(k);
 }
 
 void RecordingSession::noteOutput(std::string_view bytes) {

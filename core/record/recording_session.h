@@ -64,6 +64,8 @@ class RecordingSession {
     void processEnded(std::uint32_t pid, bool saidBye);
     void noteProcessEnd(std::uint32_t pid, const std::string& end, std::int64_t unixNs);
     void finalFlush();
+    // Replayed kernels placed as their call and duration arrived.
+    void writePlacedKernels();
 
     Store& store_;
     RunId run_;

@@ -12,7 +12,6 @@ ReplayedKernels::ReplayedKernels(std::size_t callWindow)
 
 bool ReplayedKernels::hold(const KernelRecord& k) {
     if (k.startNs != 0 || k.endNs != 0) return false;
-    held_.push_back(k);
     if (!indexed_) {
         // Oldest first, so the first call with an id wins, as it would have.
         indexed_ = true;
@@ -23,20 +22,33 @@ bool ReplayedKernels::hold(const KernelRecord& k) {
             recentIndex_.emplace(id, start);
         }
     }
-    auto [it, fresh] = launchStart_.try_emplace(k.correlationId);
-    if (fresh)
+    const auto arrival = arrivals_++;
+    held_.emplace(arrival, k);
+    auto it = launches_.try_emplace(k.correlationId).first;
+    it->second.kernels.push_back(arrival);
+    if (!it->second.startNs)
         if (auto call = recentIndex_.find(k.correlationId); call != recentIndex_.end())
-            it->second = call->second;
+            it->second.startNs = call->second;
+    placeIfComplete(it);
     return true;
 }
 
 void ReplayedKernels::apiCall(const ApiCallRecord& call) {
-    // A held kernel's call: kept with the kernel (the first one seen wins).
-    if (auto it = launchStart_.find(call.correlationId); it != launchStart_.end()) {
-        if (!it->second) it->second = call.startNs;
-        return;
-    }
     remember(call.correlationId, call.startNs);
+    auto it = launches_.find(call.correlationId);
+    // Only a held kernel's: a call before its kernel is found in the window.
+    if (it == launches_.end() || it->second.kernels.empty() || it->second.startNs) return;
+    it->second.startNs = call.startNs;
+    placeIfComplete(it);
+}
+
+void ReplayedKernels::metric(const KernelMetricRecord& m) {
+    if (m.metric != counters::kDuration) return;
+    // Counted before its kernel arrived, as the counters come out of the
+    // launch call and the kernel's record with the next activity buffer.
+    auto it = launches_.try_emplace(m.correlationId).first;
+    it->second.durationNs = m.value;
+    placeIfComplete(it);
 }
 
 void ReplayedKernels::remember(std::uint32_t correlationId, std::int64_t startNs) {
@@ -54,25 +66,40 @@ void ReplayedKernels::remember(std::uint32_t correlationId, std::int64_t startNs
     if (indexed_) recentIndex_.emplace(correlationId, startNs);
 }
 
-void ReplayedKernels::metric(const KernelMetricRecord& m) {
-    if (m.metric == counters::kDuration) durationNs_[m.correlationId] = m.value;
+KernelRecord ReplayedKernels::placed(KernelRecord k, const Launch& launch) {
+    k.startNs = *launch.startNs;
+    k.endNs = k.startNs +
+              (launch.durationNs ? static_cast<std::int64_t>(std::llround(*launch.durationNs)) : 0);
+    return k;
+}
+
+void ReplayedKernels::placeIfComplete(std::unordered_map<std::uint32_t, Launch>::iterator it) {
+    const Launch& launch = it->second;
+    if (launch.kernels.empty() || !launch.startNs || !launch.durationNs) return;
+    for (auto arrival : launch.kernels) {
+        auto node = held_.extract(arrival);
+        placed_.push_back(placed(std::move(node.mapped()), launch));
+    }
+    launches_.erase(it);
+}
+
+std::vector<KernelRecord> ReplayedKernels::takePlaced() {
+    return std::exchange(placed_, {});
 }
 
 std::vector<KernelRecord> ReplayedKernels::release() {
-    std::vector<KernelRecord> out = std::move(held_);
-    held_.clear();
-    for (auto& k : out) {
-        auto call = launchStart_.find(k.correlationId);
-        if (call == launchStart_.end() || !call->second) {
+    std::vector<KernelRecord> out = takePlaced();
+    for (auto& [arrival, k] : held_) {
+        auto launch = launches_.find(k.correlationId);
+        if (launch == launches_.end() || !launch->second.startNs) {
             ++unplaced_;
-            continue;
+            out.push_back(std::move(k));
+        } else {
+            out.push_back(placed(std::move(k), launch->second));
         }
-        auto duration = durationNs_.find(k.correlationId);
-        k.startNs = *call->second;
-        k.endNs = k.startNs + (duration == durationNs_.end()
-                                   ? 0
-                                   : static_cast<std::int64_t>(std::llround(duration->second)));
     }
+    held_.clear();
+    std::erase_if(launches_, [](const auto& entry) { return !entry.second.kernels.empty(); });
     return out;
 }
 

@@ -104,5 +104,49 @@ TEST(ReplayedKernels, RemembersABoundedWindowOfCalls) {
     EXPECT_EQ(replayed.unplaced(), 1);
 }
 
+// A counter pass of an hour holds nothing for long: each kernel leaves once
+// its launch call and its counted duration arrived, whatever their order.
+TEST(ReplayedKernels, AKernelLeavesOnceItsCallAndDurationArrived) {
+    constexpr std::size_t kWindow = 1000;
+    ReplayedKernels replayed(kWindow);
+    std::size_t placedCount = 0;
+    for (std::uint32_t id = 1; id <= 30'000; ++id) {
+        ApiCallRecord call;
+        call.correlationId = id;
+        call.startNs = std::int64_t{id} * 1000;
+        KernelRecord k;
+        k.correlationId = id;
+        const KernelMetricRecord duration{id, counters::kDuration, 100.0};
+        switch (id % 3) {  // the three orders the pieces come in
+            case 0:
+                replayed.apiCall(call);
+                replayed.metric(duration);
+                EXPECT_TRUE(replayed.hold(k));
+                break;
+            case 1:
+                replayed.metric(duration);
+                EXPECT_TRUE(replayed.hold(k));
+                replayed.apiCall(call);
+                break;
+            default:
+                EXPECT_TRUE(replayed.hold(k));
+                replayed.apiCall(call);
+                replayed.metric(duration);
+        }
+        ASSERT_TRUE(replayed.havePlaced()) << id;
+        auto placed = replayed.takePlaced();
+        ASSERT_EQ(placed.size(), 1u);
+        EXPECT_EQ(placed[0].correlationId, id);
+        EXPECT_EQ(placed[0].startNs, std::int64_t{id} * 1000);
+        EXPECT_EQ(placed[0].endNs, std::int64_t{id} * 1000 + 100);
+        ++placedCount;
+    }
+    EXPECT_EQ(placedCount, 30'000u);
+    EXPECT_EQ(replayed.held(), 0u);
+    EXPECT_LE(replayed.callsRemembered(), kWindow);
+    EXPECT_TRUE(replayed.release().empty());
+    EXPECT_EQ(replayed.unplaced(), 0);
+}
+
 }  // namespace
 }  // namespace ws

@@ -4,15 +4,18 @@
 // inside that call), lasting their counted gpu__time_duration. So a counter
 // pass still has a timeline and per-kernel times.
 //
-// Every API call of a recording passes through here, so what is kept of them
-// is bounded: the last kCallWindow calls (a kernel's record arrives within a
-// buffer flush or two of its launch call, far fewer calls apart), plus the
-// calls of held kernels. An hour of serving (10^8 launches) stays in a few
-// MiB instead of growing by ~80 MiB per million launches.
+// What is kept stays bounded however long the recording runs:
+// - Every API call passes through here, but only the last kCallWindow are
+//   remembered (a kernel's record arrives within a buffer flush or two of its
+//   launch call, far fewer calls apart). An hour of serving, 10^8 launches,
+//   was ~80 MiB per million launches when every call was kept.
+// - A held kernel leaves (takePlaced) as soon as its call and its duration
+//   have both arrived; only kernels still missing one wait for release().
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <unordered_map>
 #include <utility>
@@ -33,23 +36,39 @@ class ReplayedKernels {
     bool hold(const KernelRecord& k);
     void apiCall(const ApiCallRecord& call);
     void metric(const KernelMetricRecord& m);
-    // Every held kernel, placed as well as what arrived allows; a kernel
-    // whose launch call never arrived (or came more than the window's calls
-    // before it) keeps 0 and is counted in unplaced().
+    // Held kernels placed since the last take: their launch call and their
+    // counted duration both arrived. To be written like any other kernel.
+    bool havePlaced() const { return !placed_.empty(); }
+    std::vector<KernelRecord> takePlaced();
+    // Every kernel still held, in arrival order, placed as well as what
+    // arrived allows: without a duration a zero-length mark at its call; a
+    // kernel whose launch call never arrived (or came more than the window's
+    // calls before it) keeps 0 and is counted in unplaced().
     std::vector<KernelRecord> release();
     std::int64_t unplaced() const { return unplaced_; }
 
-    // API calls remembered now: at most the window, plus held kernels' calls.
-    std::size_t callsRemembered() const { return recent_.size() + launchStart_.size(); }
+    // What is kept now, for tests: API calls remembered (at most the window,
+    // plus those of held kernels) and kernels held.
+    std::size_t callsRemembered() const { return recent_.size() + launches_.size(); }
+    std::size_t held() const { return held_.size(); }
 
   private:
+    // What arrived for one correlation id: its held kernels (arrival numbers),
+    // the first call's start, the last counted duration.
+    struct Launch {
+        std::vector<std::uint64_t> kernels;
+        std::optional<std::int64_t> startNs;
+        std::optional<double> durationNs;
+    };
     void remember(std::uint32_t correlationId, std::int64_t startNs);
+    void placeIfComplete(std::unordered_map<std::uint32_t, Launch>::iterator it);
+    static KernelRecord placed(KernelRecord k, const Launch& launch);
 
     std::size_t window_;
-    std::vector<KernelRecord> held_;
-    // Held kernels' correlation ids → the start of the first call seen with
-    // that id (none yet: the call may still come).
-    std::unordered_map<std::uint32_t, std::optional<std::int64_t>> launchStart_;
+    std::uint64_t arrivals_ = 0;
+    std::map<std::uint64_t, KernelRecord> held_;          // by arrival number
+    std::unordered_map<std::uint32_t, Launch> launches_;  // by correlation id
+    std::vector<KernelRecord> placed_;
     // The last calls, a ring (oldest at next_ once full), as (id, start).
     std::vector<std::pair<std::uint32_t, std::int64_t>> recent_;
     std::size_t next_ = 0;
@@ -57,7 +76,6 @@ class ReplayedKernels {
     // kernel (ordinary recordings never hold one and never pay for it).
     std::unordered_map<std::uint32_t, std::int64_t> recentIndex_;
     bool indexed_ = false;
-    std::unordered_map<std::uint32_t, double> durationNs_;
     std::int64_t unplaced_ = 0;
 };
 

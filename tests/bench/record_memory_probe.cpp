@@ -5,6 +5,8 @@
 // sends them), then prints this process's peak RSS (VmHWM) after each step.
 // Run it in a release build:
 //   record_memory_probe 5          # 5 M kernels + 10 M API calls
+//   record_memory_probe 5 replayed # a counter pass: kernels without
+//                                  # timestamps, each with its duration counted
 // The recorder runs in this process, so VmHWM is the recorder's.
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -18,6 +20,7 @@
 #include <iostream>
 #include <string>
 
+#include "model/counter_metrics.h"
 #include "record/recorder.h"
 #include "store/store.h"
 #include "util/process_identity.h"
@@ -41,7 +44,7 @@ void sendAll(int fd, const std::string& bytes) {
 }
 
 // The program recorded: one process, `kernels` launches, written in pieces.
-int flood(std::int64_t kernels) {
+int flood(std::int64_t kernels, bool replayed) {
     const char* path = std::getenv("WARPSCOPE_SOCKET");
     if (!path) return 2;
     int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
@@ -78,10 +81,11 @@ int flood(std::int64_t kernels) {
         launch.endNs = t + 2300;
         k.correlationId = launch.correlationId;
         k.streamId = 13 + thread;
-        k.startNs = t + 5000;
-        k.endNs = t + 6000;
+        k.startNs = replayed ? 0 : t + 5000;
+        k.endNs = replayed ? 0 : t + 6000;
         out.add(getName);
         out.add(launch);
+        if (replayed) out.metric({k.correlationId, ws::counters::kDuration, 1000.0});
         out.add(k);
         if (out.bytes().size() > (1 << 20)) {
             sendAll(fd, out.bytes());
@@ -97,8 +101,10 @@ int flood(std::int64_t kernels) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    if (argc == 3 && std::string(argv[1]) == "--flood") return flood(std::atoll(argv[2]));
+    if (argc == 4 && std::string(argv[1]) == "--flood")
+        return flood(std::atoll(argv[2]), std::string(argv[3]) == "replayed");
     const double millions = argc > 1 ? std::atof(argv[1]) : 1.0;
+    const std::string mode = argc > 2 ? argv[2] : "timed";
     const auto kernels = static_cast<std::int64_t>(millions * 1e6);
     const auto dir = std::filesystem::temp_directory_path() /
                      ("record_memory_probe." + std::to_string(::getpid()));
@@ -106,7 +112,7 @@ int main(int argc, char** argv) {
     std::printf("before: VmHWM %ld KiB\n", vmHwmKiB());
     ws::RecordRequest request;
     request.storePath = (dir / "runs.wsdb").string();
-    request.argv = {"/proc/self/exe", "--flood", std::to_string(kernels)};
+    request.argv = {"/proc/self/exe", "--flood", std::to_string(kernels), mode};
     request.argv[0] = std::filesystem::read_symlink("/proc/self/exe").string();
     request.echoOutput = false;
     request.sampleIntervalMs = 0;
@@ -120,6 +126,16 @@ int main(int argc, char** argv) {
                     static_cast<long long>(outcome.totals.apiCalls),
                     static_cast<long long>(outcome.totals.dropped), outcome.totals.elapsedNs / 1e9);
         if (outcome.totals.kernels != kernels || outcome.totals.apiCalls != 2 * kernels) rc = 1;
+        // Every kernel stored, each at a time (a replayed one at its launch call).
+        ws::Store store(request.storePath);
+        const auto stored =
+            store.db().queryInt("SELECT SUM(count) FROM event_chunks WHERE kind = 1");
+        const auto untimed = store.db().queryInt(
+            "SELECT COUNT(*) FROM event_chunks WHERE kind = 1 AND "
+            "first_start_ns <= 0");
+        std::printf("stored %lld kernels, %lld chunks starting at 0\n",
+                    static_cast<long long>(stored), static_cast<long long>(untimed));
+        if (stored != kernels || untimed != 0) rc = 1;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "record_memory_probe: %s\n", e.what());
         rc = 1;

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <iterator>
 #include <limits>
+#include <queue>
 #include <unordered_map>
 
 #include "model/device_fields.h"
@@ -277,11 +278,22 @@ void forEachChunked(Store& store, RunId id, TimeWindow window, std::optional<std
             throw StoreError(StoreError::Kind::Sql,
                              store.path() + ": run " + std::to_string(id) + ": " + e.what());
         }
-        std::stable_sort(chunk.begin(), chunk.end(), byStart);
-        auto middle = static_cast<std::ptrdiff_t>(pending.size());
-        pending.insert(pending.end(), std::make_move_iterator(chunk.begin()),
-                       std::make_move_iterator(chunk.end()));
-        std::inplace_merge(pending.begin(), pending.begin() + middle, pending.end(), byStart);
+        // Chunks are written sorted and a lane's chunks rarely overlap: sort
+        // and merge (each allocating a buffer of the chunk's size) only when
+        // they are needed.
+        if (!std::is_sorted(chunk.begin(), chunk.end(), byStart))
+            std::stable_sort(chunk.begin(), chunk.end(), byStart);
+        if (pending.empty()) {
+            pending.swap(chunk);
+        } else {
+            auto middle = static_cast<std::ptrdiff_t>(pending.size());
+            const bool after = pending.back().startNs <= chunk.front().startNs;
+            pending.insert(pending.end(), std::make_move_iterator(chunk.begin()),
+                           std::make_move_iterator(chunk.end()));
+            if (!after)
+                std::inplace_merge(pending.begin(), pending.begin() + middle, pending.end(),
+                                   byStart);
+        }
     }
     visitBefore(kAll);
 }
@@ -297,6 +309,169 @@ std::vector<T> collect(Store& store, RunId id, TimeWindow window,
 }
 
 }  // namespace
+
+template <typename T>
+struct StartOrderReader<T>::Impl {
+    struct ChunkRef {
+        std::int64_t rowid = 0;
+        std::int64_t firstStartNs = 0;
+        std::int64_t count = 0;
+        codec::Lane lane;
+        int format = 0;
+    };
+    struct Open {
+        std::vector<T> records;
+        std::size_t at = 0;
+        std::size_t order = 0;  // which chunk, for ties
+    };
+
+    Impl(Store& s, RunId id, TimeWindow w)
+        : store(s),
+          run(id),
+          window(w),
+          strings(s),
+          blob(s.db(), "SELECT data FROM event_chunks WHERE rowid = ?1") {
+        lookup = [this](std::int64_t sid) -> const std::string& { return strings(sid); };
+        // Positions only (no blobs), ordered by first start over all lanes.
+        sql::Statement st(s.db(),
+                          "SELECT rowid, first_start_ns, count, group_id, lane_id, format FROM "
+                          "event_chunks WHERE run_id = ?1 AND kind = ?2 AND first_start_ns < ?4 "
+                          "AND max_end_ns > ?3 ORDER BY first_start_ns, group_id, lane_id, rowid");
+        st.bind(1, id);
+        st.bind(2, static_cast<int>(codec::kindOf<T>()));
+        st.bind(3, w.beginNs);
+        st.bind(4, w.endNs);
+        while (st.step())
+            chunks.push_back(
+                {st.int64(0),
+                 st.int64(1),
+                 st.int64(2),
+                 {static_cast<std::uint32_t>(st.int64(3)), static_cast<std::uint32_t>(st.int64(4))},
+                 st.int32(5)});
+    }
+
+    void openChunk() {
+        const ChunkRef& ref = chunks[nextChunk];
+        Open o;
+        if (!spare.empty()) {
+            o.records = std::move(spare.back());
+            spare.pop_back();
+        }
+        o.records.clear();
+        o.order = nextChunk++;
+        blob.bind(1, ref.rowid);
+        if (blob.step()) {
+            try {
+                codec::decode(blob.blob(0), ref.count, ref.lane, lookup, o.records,
+                              static_cast<codec::Format>(ref.format));
+            } catch (const std::runtime_error& e) {
+                throw StoreError(StoreError::Kind::Sql,
+                                 store.path() + ": run " + std::to_string(run) + ": " + e.what());
+            }
+        }
+        blob.reset();
+        auto byStart = [](const T& a, const T& b) { return a.startNs < b.startNs; };
+        if (!std::is_sorted(o.records.begin(), o.records.end(), byStart))
+            std::stable_sort(o.records.begin(), o.records.end(), byStart);
+        // Records outside the window are skipped here, once.
+        std::erase_if(o.records, [&](const T& r) {
+            return !(r.startNs < window.endNs && r.endNs > window.beginNs);
+        });
+        if (o.records.empty()) {
+            spare.push_back(std::move(o.records));
+            return;
+        }
+        std::size_t slot = open.size();
+        if (!freeSlots.empty()) {
+            slot = freeSlots.back();
+            freeSlots.pop_back();
+            open[slot] = std::move(o);
+        } else {
+            open.push_back(std::move(o));
+        }
+        heap.push(slot);
+    }
+
+    // Steps past the record next() returned last, then opens what is due.
+    void advance() {
+        if (current) {
+            auto slot = *current;
+            current.reset();
+            if (++open[slot].at < open[slot].records.size()) {
+                heap.push(slot);
+            } else {
+                spare.push_back(std::move(open[slot].records));
+                open[slot].records = {};
+                freeSlots.push_back(slot);
+            }
+        }
+        fill();
+    }
+
+    // Opens chunks until the earliest open record precedes every unopened chunk.
+    void fill() {
+        while (nextChunk < chunks.size() &&
+               (heap.empty() || chunks[nextChunk].firstStartNs <= headStart(heap.top())))
+            openChunk();
+    }
+
+    std::int64_t headStart(std::size_t i) const { return open[i].records[open[i].at].startNs; }
+
+    struct Later {
+        const Impl* impl;
+        bool operator()(std::size_t a, std::size_t b) const {
+            const auto sa = impl->headStart(a), sb = impl->headStart(b);
+            return sa != sb ? sa > sb : impl->open[a].order > impl->open[b].order;
+        }
+    };
+
+    Store& store;
+    RunId run;
+    TimeWindow window;
+    StringCache strings;
+    codec::Lookup lookup;
+    sql::Statement blob;
+    std::vector<ChunkRef> chunks;
+    std::size_t nextChunk = 0;
+    // Open chunks by index; a finished one's slot is reused.
+    std::vector<Open> open;
+    std::priority_queue<std::size_t, std::vector<std::size_t>, Later> heap{Later{this}};
+    std::vector<std::vector<T>> spare;  // decoded-records buffers to reuse
+    std::vector<std::size_t> freeSlots;
+    std::optional<std::size_t> current;  // slot whose head next() returned last
+};
+
+template <typename T>
+StartOrderReader<T>::StartOrderReader(Store& store, RunId id, TimeWindow window)
+    : impl_(std::make_unique<Impl>(store, id, window)) {}
+
+template <typename T>
+StartOrderReader<T>::~StartOrderReader() = default;
+
+template <typename T>
+const T* StartOrderReader<T>::next() {
+    auto& m = *impl_;
+    m.advance();
+    if (m.heap.empty()) return nullptr;
+    auto slot = m.heap.top();
+    m.heap.pop();
+    m.current = slot;
+    return &m.open[slot].records[m.open[slot].at];
+}
+
+template <typename T>
+std::optional<std::int64_t> StartOrderReader<T>::peekStart() {
+    auto& m = *impl_;
+    m.advance();
+    if (m.heap.empty()) return std::nullopt;
+    return m.headStart(m.heap.top());
+}
+
+template class StartOrderReader<KernelRecord>;
+template class StartOrderReader<MemcpyRecord>;
+template class StartOrderReader<MemsetRecord>;
+template class StartOrderReader<ApiCallRecord>;
+template class StartOrderReader<RangeRecord>;
 
 void forEachKernel(Store& store, RunId id, TimeWindow window, std::optional<std::uint32_t> stream,
                    const std::function<void(const KernelRecord&)>& visit) {

@@ -5,6 +5,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -84,6 +85,35 @@ void forEachRange(Store& store, RunId id, TimeWindow window, std::optional<std::
                   const std::function<void(const RangeRecord&)>& visit);
 void forEachApiCall(Store& store, RunId id, TimeWindow window, std::optional<std::uint32_t> thread,
                     const std::function<void(const ApiCallRecord&)>& visit);
+
+// Records of one kind overlapping `window` across all lanes in one start
+// order, pulled one at a time (ties: the earlier chunk's first, then order
+// within a chunk), so that two kinds can be walked side by side. Holds the
+// chunks still open at the current time (about one per lane) and a list of
+// the chunks' positions, never all the records.
+template <typename T>
+class StartOrderReader {
+  public:
+    StartOrderReader(Store& store, RunId id, TimeWindow window = {});
+    ~StartOrderReader();
+    StartOrderReader(const StartOrderReader&) = delete;
+    StartOrderReader& operator=(const StartOrderReader&) = delete;
+    // The next record, valid until the next call of next() or peekStart();
+    // nullptr after the last.
+    const T* next();
+    // The start of the record next() returns next, without taking it;
+    // nullopt after the last.
+    std::optional<std::int64_t> peekStart();
+
+  private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+extern template class StartOrderReader<KernelRecord>;
+extern template class StartOrderReader<MemcpyRecord>;
+extern template class StartOrderReader<MemsetRecord>;
+extern template class StartOrderReader<ApiCallRecord>;
+extern template class StartOrderReader<RangeRecord>;
 
 // The API call that launched `kernel` (same correlation id, within
 // kLaunchSearchWindowNs), if recorded.

@@ -1,7 +1,9 @@
 #include "analysis/statistics.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <utility>
 
 namespace ws::stats {
 
@@ -34,6 +36,92 @@ Summary summarize(std::vector<double> values) {
     s.median = percentileSorted(values, 50);
     s.min = values.front();
     s.max = values.back();
+    return s;
+}
+
+std::int64_t Accumulator::roundDown(std::int64_t value) {
+    const bool negative = value < 0;
+    auto magnitude = negative ? ~static_cast<std::uint64_t>(value) + 1 : std::uint64_t(value);
+    const int width = std::bit_width(magnitude);
+    if (width > kSignificantBits) {
+        const int drop = width - kSignificantBits;
+        magnitude = magnitude >> drop << drop;
+    }
+    return negative ? -static_cast<std::int64_t>(magnitude) : static_cast<std::int64_t>(magnitude);
+}
+
+void Accumulator::flush() const {
+    if (buffer_.empty()) return;
+    std::sort(buffer_.begin(), buffer_.end());
+    std::vector<std::pair<std::int64_t, std::int64_t>> merged;
+    merged.reserve(table_.size() + buffer_.size());
+    auto put = [&](std::int64_t value, std::int64_t n) {
+        if (!merged.empty() && merged.back().first == value)
+            merged.back().second += n;
+        else
+            merged.emplace_back(value, n);
+    };
+    auto t = table_.begin();
+    for (std::int64_t v : buffer_) {
+        for (; t != table_.end() && t->first <= v; ++t)
+            put(t->first, t->second);
+        put(v, 1);
+    }
+    for (; t != table_.end(); ++t)
+        put(t->first, t->second);
+    buffer_.clear();
+    if (!rounded_ && merged.size() > kExactDistinct) {
+        // Rounding keeps the order: equal neighbours fold together.
+        rounded_ = true;
+        std::vector<std::pair<std::int64_t, std::int64_t>> coarse;
+        for (const auto& [value, n] : merged)
+            if (auto r = roundDown(value); !coarse.empty() && coarse.back().first == r)
+                coarse.back().second += n;
+            else
+                coarse.emplace_back(r, n);
+        merged = std::move(coarse);
+    }
+    table_ = std::move(merged);
+    buffer_.reserve(std::max(kBuffer, table_.size()));
+}
+
+Summary Accumulator::summary() const {
+    Summary s;
+    if (count_ == 0) return s;
+    s.count = static_cast<std::size_t>(count_);
+    s.sum = static_cast<double>(sum_);
+    s.mean = s.sum / static_cast<double>(count_);
+    s.min = static_cast<double>(min_);
+    s.max = static_cast<double>(max_);
+    flush();
+    s.medianExact = !rounded_;
+    const auto& sorted = table_;
+    if (rounded_) {
+        s.stddev = std::sqrt(m2_ / static_cast<double>(count_));
+    } else {
+        // As summarize() does: squared deviations from the mean, in value order.
+        double sq = 0;
+        for (const auto& [value, n] : sorted) {
+            const double d = static_cast<double>(value) - s.mean;
+            sq += static_cast<double>(n) * d * d;
+        }
+        s.stddev = std::sqrt(sq / static_cast<double>(count_));
+    }
+    // numpy's linear median: ranks floor and ceil of (n - 1) / 2.
+    const std::int64_t lo = (count_ - 1) / 2, hi = count_ / 2;
+    double atLo = 0, atHi = 0;
+    std::int64_t seen = 0;
+    for (const auto& [value, n] : sorted) {
+        if (seen <= lo && lo < seen + n) atLo = static_cast<double>(value);
+        if (seen <= hi && hi < seen + n) {
+            atHi = static_cast<double>(value);
+            break;
+        }
+        seen += n;
+    }
+    s.median = atLo + (atHi - atLo) * 0.5 * static_cast<double>(hi - lo);
+    // Rounded values lie below the true ones; min and max are exact.
+    s.median = std::clamp(s.median, s.min, s.max);
     return s;
 }
 

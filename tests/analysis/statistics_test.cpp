@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <random>
+
 #include "analysis/latency.h"
 #include "analysis/statistics.h"
 
@@ -80,6 +83,65 @@ TEST(Latency, EnergyPerOutputTokenFromCumulativeCounter) {
                             {}, 0, samples);
     ASSERT_TRUE(r.energyPerOutputTokenJ);
     EXPECT_DOUBLE_EQ(*r.energyPerOutputTokenJ, 20.0 / 4);
+}
+
+// The streaming accumulator against summarize() on the same values: exact
+// while distinct values stay under the cap (odd and even counts, a narrow
+// spread with many repeats and a wide one).
+TEST(Statistics, AccumulatorMatchesSummarizeExactly) {
+    std::mt19937_64 random(7);
+    for (std::int64_t spread :
+         {std::int64_t(1), std::int64_t(50), std::int64_t(30'000), std::int64_t(5'000'000'000)}) {
+        for (int n : {1, 2, 3, 1000, 1001, 50'000}) {
+            stats::Accumulator acc;
+            std::vector<double> values;
+            for (int i = 0; i < n; ++i) {
+                auto v =
+                    800 + static_cast<std::int64_t>(random() % static_cast<std::uint64_t>(spread));
+                acc.add(v);
+                values.push_back(static_cast<double>(v));
+            }
+            auto want = stats::summarize(values);
+            auto got = acc.summary();
+            ASSERT_TRUE(got.medianExact);
+            EXPECT_EQ(got.count, want.count);
+            EXPECT_EQ(got.sum, want.sum);
+            EXPECT_EQ(got.median, want.median) << "spread " << spread << " n " << n;
+            EXPECT_EQ(got.min, want.min);
+            EXPECT_EQ(got.max, want.max);
+            EXPECT_NEAR(got.mean, want.mean, 1e-9 * want.mean);
+            EXPECT_NEAR(got.stddev, want.stddev, 1e-9 * (want.stddev + 1));
+        }
+    }
+    EXPECT_EQ(stats::Accumulator().summary().count, 0u);
+}
+
+// Past kExactDistinct distinct values the table stays bounded and the median
+// is within its stated relative error; the rest stays exact.
+TEST(Statistics, AccumulatorBoundsMemoryAndMedianError) {
+    std::mt19937_64 random(11);
+    stats::Accumulator acc;
+    std::vector<double> values;
+    for (int i = 0; i < 600'000; ++i) {
+        auto v = static_cast<std::int64_t>(random() % 4'000'000'000);
+        acc.add(v);
+        values.push_back(static_cast<double>(v));
+    }
+    auto got = acc.summary();
+    auto want = stats::summarize(values);
+    EXPECT_FALSE(got.medianExact);
+    // 2^13 values per power of two over 32 of them.
+    EXPECT_LE(acc.distinct(), std::size_t(32) << stats::Accumulator::kSignificantBits);
+    const double bound = std::ldexp(want.median, 1 - stats::Accumulator::kSignificantBits);
+    EXPECT_LE(got.median, want.median);
+    EXPECT_GE(got.median, want.median - bound);
+    EXPECT_EQ(got.sum, want.sum);
+    EXPECT_EQ(got.min, want.min);
+    EXPECT_EQ(got.max, want.max);
+    EXPECT_NEAR(got.stddev, want.stddev, 1e-9 * want.stddev);
+    EXPECT_EQ(stats::Accumulator::roundDown(8191), 8191);
+    EXPECT_EQ(stats::Accumulator::roundDown(16383), 16382);
+    EXPECT_EQ(stats::Accumulator::roundDown(-16383), -16382);
 }
 
 }  // namespace

@@ -4,11 +4,41 @@
 
 namespace ws {
 
+KernelAttribution::KernelAttribution(Store& store, RunId run, Streamed)
+    : ranges_(rangesIn(store, run, {})), stacks_(ranges_), origins_(graphNodesOf(store, run)) {}
+
 KernelAttribution::KernelAttribution(Store& store, RunId run)
-    : ranges_(rangesIn(store, run, {})), stacks_(ranges_), origins_(graphNodesOf(store, run)) {
+    : KernelAttribution(store, run, Streamed{}) {
+    if (ranges_.empty()) return;
     forEachApiCall(store, run, {}, std::nullopt, [&](const ApiCallRecord& a) {
-        if (a.correlationId) launches_.emplace(a.correlationId, std::pair(a.threadId, a.startNs));
+        if (!a.correlationId) return;
+        const std::size_t r = stacks_.innermost(a.threadId, a.startNs);
+        // The first call of a correlation id counts, in range or not.
+        launches_.try_emplace(a.correlationId, Launch{static_cast<std::uint32_t>(r), a.startNs});
     });
+    std::erase_if(launches_, [](const auto& l) {
+        return l.second.range == static_cast<std::uint32_t>(RangeStacks::kNone);
+    });
+}
+
+void KernelAttribution::addLaunch(const ApiCallRecord& a) {
+    if (!a.correlationId || ranges_.empty()) return;
+    const std::size_t r = stacks_.innermost(a.threadId, a.startNs);
+    if (r == RangeStacks::kNone) {
+        launches_.erase(a.correlationId);
+        return;
+    }
+    launches_.insert_or_assign(a.correlationId, Launch{static_cast<std::uint32_t>(r), a.startNs});
+    byStart_.emplace_back(a.startNs, a.correlationId);
+}
+
+void KernelAttribution::forgetLaunchesBefore(std::int64_t ns) {
+    while (!byStart_.empty() && byStart_.front().first < ns) {
+        auto it = launches_.find(byStart_.front().second);
+        if (it != launches_.end() && it->second.startNs == byStart_.front().first)
+            launches_.erase(it);
+        byStart_.pop_front();
+    }
 }
 
 std::size_t KernelAttribution::innermost(const KernelRecord& k, bool* captured) const {
@@ -20,7 +50,7 @@ std::size_t KernelAttribution::innermost(const KernelRecord& k, bool* captured) 
         }
     auto launch = launches_.find(k.correlationId);
     if (launch == launches_.end()) return RangeStacks::kNone;
-    return stacks_.innermost(launch->second.first, launch->second.second);
+    return launch->second.range;
 }
 
 }  // namespace ws

@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <limits>
 #include <map>
 #include <memory>
+#include <unordered_map>
 
 #include "analysis/kernel_attribution.h"
 #include "analysis/kernel_counters.h"
@@ -13,20 +15,44 @@
 
 namespace ws {
 
+namespace {
+DurationStats fromSummary(const stats::Summary& s) {
+    return {static_cast<std::int64_t>(s.count),
+            s.sum,
+            s.mean,
+            s.median,
+            s.min,
+            s.max,
+            s.stddev,
+            s.medianExact};
+}
+}  // namespace
+
 DurationStats durations(const std::vector<double>& ns) {
-    auto s = stats::summarize(ns);
-    return {static_cast<std::int64_t>(s.count), s.sum, s.mean, s.median, s.min, s.max, s.stddev};
+    return fromSummary(stats::summarize(ns));
+}
+
+DurationStats durations(const stats::Accumulator& ns) {
+    return fromSummary(ns.summary());
 }
 
 std::vector<KernelStat> kernelStats(const std::map<std::string, std::vector<double>>& timesByName,
                                     double totalNs) {
+    std::vector<std::pair<std::string, DurationStats>> byName;
+    for (const auto& [name, times] : timesByName)
+        byName.emplace_back(name, durations(times));
+    return kernelStats(std::move(byName), totalNs);
+}
+
+std::vector<KernelStat> kernelStats(std::vector<std::pair<std::string, DurationStats>> byName,
+                                    double totalNs) {
     std::vector<KernelStat> out;
-    for (const auto& [name, times] : timesByName) {
+    for (auto& [name, time] : byName) {
         KernelStat s;
-        s.mangled = name;
-        s.demangled = demangle(name);
+        s.mangled = std::move(name);
+        s.demangled = demangle(s.mangled);
         s.name = shortKernelName(s.demangled);
-        s.time = durations(times);
+        s.time = time;
         s.timePercent = totalNs > 0 ? 100.0 * s.time.totalNs / totalNs : 0;
         out.push_back(std::move(s));
     }
@@ -51,17 +77,6 @@ std::vector<KernelStat> kernelStats(const std::map<std::string, std::vector<doub
 namespace {
 
 using Interval = std::pair<std::int64_t, std::int64_t>;
-
-// GPU busy time inside [from, to), from intervals sorted by start.
-std::int64_t busyWithin(const std::vector<Interval>& merged, std::int64_t from, std::int64_t to) {
-    std::int64_t busy = 0;
-    auto it =
-        std::lower_bound(merged.begin(), merged.end(), Interval{from, from},
-                         [](const Interval& a, const Interval& b) { return a.second < b.first; });
-    for (; it != merged.end() && it->first < to; ++it)
-        busy += std::max<std::int64_t>(0, std::min(it->second, to) - std::max(it->first, from));
-    return busy;
-}
 
 std::vector<Interval> mergeIntervals(std::vector<Interval> v) {
     std::sort(v.begin(), v.end());
@@ -130,40 +145,82 @@ TimeWindow measuredWindow(Store& store, RunId run) {
     return w;
 }
 
-std::vector<ApiStat> apiStats(Store& store, RunId run, TimeWindow window) {
+namespace {
+
+// cuda_api_sum rows from calls fed one at a time.
+class ApiTally {
+  public:
+    void add(const ApiCallRecord& c) {
+        // Calls of one name come in runs: compare before hashing.
+        if (calls_.empty() || calls_[last_].name != c.name) {
+            auto [it, inserted] = index_.try_emplace(c.name, calls_.size());
+            if (inserted) calls_.push_back({c.name, c.kind, {}, 0});
+            last_ = it->second;
+        }
+        auto& calls = calls_[last_];
+        calls.ns.add(c.endNs - c.startNs);
+        if (c.returnValue != 0) ++calls.errors;
+        total_ += static_cast<double>(c.endNs - c.startNs);
+    }
+    std::vector<ApiStat> stats() const {
+        std::vector<ApiStat> out;
+        for (const auto& calls : calls_) {
+            ApiStat s;
+            s.name = calls.name;
+            s.kind = calls.kind;
+            s.time = durations(calls.ns);
+            s.timePercent = total_ > 0 ? 100.0 * s.time.totalNs / total_ : 0;
+            s.errors = calls.errors;
+            out.push_back(std::move(s));
+        }
+        std::sort(out.begin(), out.end(), [](const ApiStat& a, const ApiStat& b) {
+            return a.time.totalNs != b.time.totalNs ? a.time.totalNs > b.time.totalNs
+                                                    : a.name < b.name;
+        });
+        return out;
+    }
+
+  private:
     struct Calls {
+        std::string name;
         ApiKind kind;
-        std::vector<double> ns;
+        stats::Accumulator ns;
         std::int64_t errors = 0;
     };
-    std::map<std::string, Calls> byName;
-    double total = 0;
-    forEachApiCall(store, run, window, std::nullopt, [&](const ApiCallRecord& c) {
-        auto [it, inserted] = byName.try_emplace(c.name, Calls{c.kind, {}, 0});
-        it->second.ns.push_back(static_cast<double>(c.endNs - c.startNs));
-        if (c.returnValue != 0) ++it->second.errors;
-        total += static_cast<double>(c.endNs - c.startNs);
-    });
-    std::vector<ApiStat> out;
-    for (auto& [name, calls] : byName) {
-        ApiStat s;
-        s.name = name;
-        s.kind = calls.kind;
-        s.time = durations(calls.ns);
-        s.timePercent = total > 0 ? 100.0 * s.time.totalNs / total : 0;
-        s.errors = calls.errors;
-        out.push_back(std::move(s));
-    }
-    std::sort(out.begin(), out.end(),
-              [](const ApiStat& a, const ApiStat& b) { return a.time.totalNs > b.time.totalNs; });
-    return out;
+    std::unordered_map<std::string, std::size_t> index_;
+    std::vector<Calls> calls_;
+    std::size_t last_ = 0;
+    double total_ = 0;
+};
+
+std::int64_t saturatingAdd(std::int64_t a, std::int64_t b) {
+    constexpr auto lo = std::numeric_limits<std::int64_t>::min();
+    constexpr auto hi = std::numeric_limits<std::int64_t>::max();
+    if (b > 0 && a > hi - b) return hi;
+    if (b < 0 && a < lo - b) return lo;
+    return a + b;
+}
+
+bool overlaps(std::int64_t start, std::int64_t end, TimeWindow w) {
+    return start < w.endNs && end > w.beginNs;
+}
+
+// A launch's kernel can carry a GPU timestamp a little before its call's CPU
+// one in imported traces; calls up to this far after a kernel's start are
+// read before the kernel is attributed.
+constexpr std::int64_t kLaunchSkewNs = 1'000'000;
+
+}  // namespace
+
+std::vector<ApiStat> apiStats(Store& store, RunId run, TimeWindow window) {
+    ApiTally tally;
+    forEachApiCall(store, run, window, std::nullopt, [&](const ApiCallRecord& c) { tally.add(c); });
+    return tally.stats();
 }
 
 RunSummary summarizeRun(Store& store, RunId run, TimeWindow window, std::string label) {
     RunSummary out;
     out.window = std::move(label);
-    std::vector<Interval> gpu;
-    std::map<std::string, std::vector<double>> kernelTimes;
     struct KernelTime {
         std::int64_t ns = 0;
         std::int64_t count = 0;
@@ -173,14 +230,104 @@ RunSummary summarizeRun(Store& store, RunId run, TimeWindow window, std::string 
     // replay without one counts at its cudaGraphLaunch, as before graphs were
     // traced). Ranges outside the window count too: a graph may be captured
     // long before the window in which it is replayed.
-    KernelAttribution attribution(store, run);
+    KernelAttribution attribution(store, run, KernelAttribution::Streamed{});
+    const auto& ranges = attribution.ranges();
     std::map<std::size_t, KernelTime> byInnermost;
+
+    // NVTX range stats, in the order of the ranges (by start).
+    std::map<std::pair<std::string, std::string>, std::size_t> index;
+    std::vector<stats::Accumulator> rangeTimes;
+    auto statOf = [&](const RangeRecord& r) {
+        auto [it, inserted] = index.try_emplace({r.domain, r.name}, out.ranges.size());
+        if (inserted) {
+            RangeStat stat;
+            stat.name = r.name;
+            stat.domain = r.domain;
+            out.ranges.push_back(stat);
+            rangeTimes.emplace_back();
+        }
+        return it->second;
+    };
+    std::vector<std::size_t> inWindow;  // ranges by start, with their stat
+    std::vector<std::size_t> statOfRange(ranges.size(), 0);
+    for (std::size_t i = 0; i < ranges.size(); ++i) {
+        const auto& r = ranges[i];
+        if (r.kind == RangeKind::Mark || r.endNs < window.beginNs || r.startNs > window.endNs)
+            continue;
+        statOfRange[i] = statOf(r);
+        rangeTimes[statOfRange[i]].add(r.endNs - r.startNs);
+        inWindow.push_back(i);
+    }
+    std::stable_sort(inWindow.begin(), inWindow.end(), [&](std::size_t a, std::size_t b) {
+        return ranges[a].startNs < ranges[b].startNs;
+    });
+
+    // GPU busy: the union of kernels, copies and memsets as they arrive in
+    // start order; each finished piece is credited to the ranges it overlaps.
+    std::optional<Interval> busy;
+    std::optional<std::int64_t> firstStart, lastEnd;
+    std::size_t nextRange = 0;
+    std::vector<std::size_t> openRanges;
+    auto finishPiece = [&](Interval piece) {
+        out.gpuBusyNs += piece.second - piece.first;
+        while (nextRange < inWindow.size() && ranges[inWindow[nextRange]].startNs < piece.second)
+            openRanges.push_back(inWindow[nextRange++]);
+        for (auto r : openRanges) {
+            const auto overlap =
+                std::min(piece.second, ranges[r].endNs) - std::max(piece.first, ranges[r].startNs);
+            if (overlap > 0) out.ranges[statOfRange[r]].gpuBusyNs += static_cast<double>(overlap);
+        }
+        std::erase_if(openRanges, [&](std::size_t r) { return ranges[r].endNs <= piece.second; });
+    };
+    auto gpuInterval = [&](std::int64_t start, std::int64_t end) {
+        if (!firstStart) firstStart = start;
+        lastEnd = lastEnd ? std::max(*lastEnd, end) : end;
+        if (busy && start <= busy->second) {
+            busy->second = std::max(busy->second, end);
+            return;
+        }
+        if (busy) finishPiece(*busy);
+        busy = Interval{start, end};
+    };
+
+    StartOrderReader<KernelRecord> kernels(store, run, window);
+    StartOrderReader<MemcpyRecord> copies(store, run, window);
+    StartOrderReader<MemsetRecord> memsets(store, run, window);
+    // API calls from kLaunchSearchWindowNs before the first kernel: the
+    // launches, and the ones in the window for cuda_api_sum.
+    const auto firstKernel = kernels.peekStart();
+    TimeWindow callWindow{
+        saturatingAdd(std::min(window.beginNs, firstKernel.value_or(window.beginNs)),
+                      -kLaunchSearchWindowNs),
+        window.endNs};
+    StartOrderReader<ApiCallRecord> calls(store, run, callWindow);
+    ApiTally apiTally;
+    auto readCallsUntil = [&](std::int64_t ns) {
+        for (auto start = calls.peekStart(); start && *start <= ns; start = calls.peekStart()) {
+            const ApiCallRecord& c = *calls.next();
+            attribution.addLaunch(c);
+            if (overlaps(c.startNs, c.endNs, window)) apiTally.add(c);
+        }
+    };
+
+    std::unordered_map<std::string, std::size_t> kernelIndex;
+    std::vector<std::pair<std::string, stats::Accumulator>> kernelTimes;
+    std::size_t lastKernel = 0;
     double kernelTotal = 0;
-    forEachKernel(store, run, window, std::nullopt, [&](const KernelRecord& k) {
-        kernelTimes[k.name].push_back(static_cast<double>(k.durationNs()));
+    auto onKernel = [&](const KernelRecord& k) {
+        if (kernelTimes.empty() || kernelTimes[lastKernel].first != k.name) {
+            auto [slot, inserted] = kernelIndex.try_emplace(k.name, kernelTimes.size());
+            if (inserted) kernelTimes.emplace_back(k.name, stats::Accumulator{});
+            lastKernel = slot->second;
+        }
+        kernelTimes[lastKernel].second.add(k.durationNs());
         if (k.graphNodeId) {
             ++out.graphs.kernels;
             out.graphs.kernelNs += static_cast<double>(k.durationNs());
+        }
+        if (attribution.hasRanges()) {
+            readCallsUntil(saturatingAdd(k.startNs, kLaunchSkewNs));
+            attribution.forgetLaunchesBefore(saturatingAdd(k.startNs, -kLaunchSearchWindowNs));
         }
         bool captured = false;
         const std::size_t innermost = attribution.innermost(k, &captured);
@@ -198,10 +345,52 @@ RunSummary summarizeRun(Store& store, RunId run, TimeWindow window, std::string 
             }
         }
         kernelTotal += static_cast<double>(k.durationNs());
-        gpu.emplace_back(k.startNs, k.endNs);
-    });
+        gpuInterval(k.startNs, k.endNs);
+    };
+
+    struct Copies {
+        stats::Accumulator ns;
+        std::int64_t bytes = 0;
+    };
+    std::map<MemcpyKind, Copies> copyTimes;
+    double copyTotal = 0;
+    auto onCopy = [&](const MemcpyRecord& m) {
+        auto& c = copyTimes[m.kind];
+        c.ns.add(m.endNs - m.startNs);
+        c.bytes += m.bytes;
+        copyTotal += static_cast<double>(m.endNs - m.startNs);
+        gpuInterval(m.startNs, m.endNs);
+    };
+
+    // Kernels, copies and memsets merged by start (ties: kernels first).
+    constexpr auto kEnd = std::numeric_limits<std::int64_t>::max();
+    for (;;) {
+        const auto k = kernels.peekStart().value_or(kEnd);
+        const auto c = copies.peekStart().value_or(kEnd);
+        const auto m = memsets.peekStart().value_or(kEnd);
+        if (k == kEnd && c == kEnd && m == kEnd && !kernels.peekStart() && !copies.peekStart() &&
+            !memsets.peekStart())
+            break;
+        if (k <= c && k <= m && kernels.peekStart()) {
+            onKernel(*kernels.next());
+        } else if (c <= m && copies.peekStart()) {
+            onCopy(*copies.next());
+        } else {
+            const MemsetRecord& s = *memsets.next();
+            gpuInterval(s.startNs, s.endNs);
+        }
+    }
+    if (busy) finishPiece(*busy);
+    readCallsUntil(kEnd);
+    out.apiCalls = apiTally.stats();
+
+    std::sort(kernelTimes.begin(), kernelTimes.end(),
+              [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::vector<std::pair<std::string, DurationStats>> kernelRows;
+    for (auto& [name, times] : kernelTimes)
+        kernelRows.emplace_back(std::move(name), durations(times));
+    out.kernels = kernelStats(std::move(kernelRows), kernelTotal);
     auto counted = kernelCounterStats(store, run, window);
-    out.kernels = kernelStats(kernelTimes, kernelTotal);
     for (auto& s : out.kernels)
         if (auto c = counted.find(s.mangled); c != counted.end() && c->second.meanNs > 0) {
             s.dramGBs = c->second.dramGBs();
@@ -209,20 +398,11 @@ RunSummary summarizeRun(Store& store, RunId run, TimeWindow window, std::string 
             s.achievedOccupancy = c->second.achievedOccupancy;
         }
 
-    std::map<MemcpyKind, std::pair<std::vector<double>, std::int64_t>> copies;
-    double copyTotal = 0;
-    forEachMemcpy(store, run, window, std::nullopt, [&](const MemcpyRecord& m) {
-        auto& c = copies[m.kind];
-        c.first.push_back(static_cast<double>(m.endNs - m.startNs));
-        c.second += m.bytes;
-        copyTotal += static_cast<double>(m.endNs - m.startNs);
-        gpu.emplace_back(m.startNs, m.endNs);
-    });
-    for (auto& [kind, c] : copies) {
+    for (auto& [kind, c] : copyTimes) {
         MemcpyStat s;
         s.kind = kind;
-        s.time = durations(c.first);
-        s.totalBytes = c.second;
+        s.time = durations(c.ns);
+        s.totalBytes = c.bytes;
         s.gbPerS = s.time.totalNs > 0 ? static_cast<double>(s.totalBytes) / s.time.totalNs : 0;
         s.timePercent = copyTotal > 0 ? 100.0 * s.time.totalNs / copyTotal : 0;
         out.memcpys.push_back(s);
@@ -230,41 +410,12 @@ RunSummary summarizeRun(Store& store, RunId run, TimeWindow window, std::string 
     std::sort(out.memcpys.begin(), out.memcpys.end(), [](const MemcpyStat& a, const MemcpyStat& b) {
         return a.time.totalNs > b.time.totalNs;
     });
-    forEachMemset(store, run, window, std::nullopt,
-                  [&](const MemsetRecord& m) { gpu.emplace_back(m.startNs, m.endNs); });
-    out.apiCalls = apiStats(store, run, window);
 
-    auto merged = mergeIntervals(gpu);
-    for (const auto& i : merged)
-        out.gpuBusyNs += i.second - i.first;
-    if (!merged.empty()) out.gpuSpanNs = merged.back().second - merged.front().first;
+    if (firstStart) out.gpuSpanNs = *lastEnd - *firstStart;
     out.gpuBusyFraction =
         out.gpuSpanNs > 0 ? static_cast<double>(out.gpuBusyNs) / static_cast<double>(out.gpuSpanNs)
                           : 0;
 
-    // NVTX ranges: durations and GPU busy inside each instance in the window;
-    // kernels credited to the ranges open where they were launched.
-    const auto& ranges = attribution.ranges();
-    std::map<std::pair<std::string, std::string>, std::size_t> index;
-    std::vector<std::vector<double>> rangeTimes;
-    auto statOf = [&](const RangeRecord& r) {
-        auto [it, inserted] = index.try_emplace({r.domain, r.name}, out.ranges.size());
-        if (inserted) {
-            RangeStat stat;
-            stat.name = r.name;
-            stat.domain = r.domain;
-            out.ranges.push_back(stat);
-            rangeTimes.emplace_back();
-        }
-        return it->second;
-    };
-    for (const auto& r : ranges) {
-        if (r.kind == RangeKind::Mark || r.endNs < window.beginNs || r.startNs > window.endNs)
-            continue;
-        auto stat = statOf(r);
-        rangeTimes[stat].push_back(static_cast<double>(r.endNs - r.startNs));
-        out.ranges[stat].gpuBusyNs += static_cast<double>(busyWithin(merged, r.startNs, r.endNs));
-    }
     // Kernels credited to their innermost range (self) and every range
     // around it (inclusive), each range name once.
     std::vector<std::size_t> credited;  // range stats already given these kernels

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -20,25 +21,46 @@ class Store;
 
 class KernelAttribution {
   public:
-    // Reads the run's ranges, graph nodes and API calls (thread and start
-    // of each call, by correlation id).
+    struct Streamed {};
+    // Reads the run's ranges, graph nodes and API calls (by correlation id,
+    // the innermost range open where each call started; calls outside every
+    // range are not kept, and none are read in a run without ranges).
     KernelAttribution(Store& store, RunId run);
+    // Reads ranges and graph nodes only: the caller feeds the API calls with
+    // addLaunch() in start order while walking kernels in start order, and
+    // forgets old ones with forgetLaunchesBefore(), so memory holds the calls
+    // of a time span rather than of the run.
+    KernelAttribution(Store& store, RunId run, Streamed);
     KernelAttribution(const KernelAttribution&) = delete;
     KernelAttribution& operator=(const KernelAttribution&) = delete;
 
     const std::vector<RangeRecord>& ranges() const { return ranges_; }
     const RangeStacks& stacks() const { return stacks_; }
+    // Whether any launch can be attributed to a range at all.
+    bool hasRanges() const { return !ranges_.empty(); }
     // Index in ranges() of the innermost range open where `kernel` was
     // launched or captured; RangeStacks::kNone when none was open or the
     // launch is unknown. `captured` says which of the two it was.
     std::size_t innermost(const KernelRecord& kernel, bool* captured = nullptr) const;
 
+    // Streamed: a call (in start order) that may have launched a kernel.
+    void addLaunch(const ApiCallRecord& call);
+    // Streamed: drops calls that started before `ns`.
+    void forgetLaunchesBefore(std::int64_t ns);
+    // Calls held now (for tests of the bound).
+    std::size_t launchesHeld() const { return launches_.size(); }
+
   private:
+    struct Launch {
+        std::uint32_t range = 0;  // index in ranges_
+        std::int64_t startNs = 0;
+    };
     std::vector<RangeRecord> ranges_;
     RangeStacks stacks_;
     GraphNodeOrigins origins_;
-    // Correlation id → launching thread and call start.
-    std::unordered_map<std::uint32_t, std::pair<std::uint32_t, std::int64_t>> launches_;
+    // Correlation id → innermost range open at the launching call.
+    std::unordered_map<std::uint32_t, Launch> launches_;
+    std::deque<std::pair<std::int64_t, std::uint32_t>> byStart_;  // streamed: start, correlation
 };
 
 }  // namespace ws

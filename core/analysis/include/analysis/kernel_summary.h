@@ -2,6 +2,18 @@
 // cuda_api_sum and nvtx_sum, plus GPU busy/idle overall and per NVTX range, and GPU time
 // attributed to the NVTX ranges (phases such as prefill and decode) that
 // launched it.
+//
+// Computed in one pass over the run's records in start order (kernels,
+// copies and memsets side by side, API calls alongside for the launch of each
+// kernel), in memory bounded by the number of distinct names and durations,
+// not by the number of records: durations go into stats::Accumulator, GPU
+// busy time is the union of intervals as they arrive. Medians are exact as
+// nsys stats reports them unless one row sees more than
+// stats::Accumulator::kExactDistinct distinct durations; then that row's
+// median is within 0.025 % (below) and DurationStats::medianExact is false
+// (the CLI marks it). A kernel is credited to the ranges of the launch call
+// with its correlation id that started at most kLaunchSearchWindowNs before
+// it (a CUDA launch precedes its kernel; calls older than that are forgotten).
 #pragma once
 
 #include <map>
@@ -20,6 +32,7 @@ class Store;
 struct DurationStats {
     std::int64_t count = 0;
     double totalNs = 0, meanNs = 0, medianNs = 0, minNs = 0, maxNs = 0, stdNs = 0;
+    bool medianExact = true;  // false: within 0.025 % (see the top of this file)
 };
 
 struct KernelStat {
@@ -101,10 +114,14 @@ RunSummary summarizeRun(Store& store, RunId run, TimeWindow window = {},
 TimeWindow measuredWindow(Store& store, RunId run);
 
 DurationStats durations(const std::vector<double>& ns);
+DurationStats durations(const stats::Accumulator& ns);
 std::vector<ApiStat> apiStats(Store& store, RunId run, TimeWindow window = {});
 // A row per kernel name (as recorded, mangled) from its instances' durations,
 // largest total first; timePercent of `totalNs`.
 std::vector<KernelStat> kernelStats(const std::map<std::string, std::vector<double>>& timesByName,
+                                    double totalNs);
+// The same from durations already summarized, one per name.
+std::vector<KernelStat> kernelStats(std::vector<std::pair<std::string, DurationStats>> byName,
                                     double totalNs);
 
 // "void at::native::foo<int, 4>(float*, int)" → "foo" (with templateArgs:

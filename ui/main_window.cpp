@@ -34,6 +34,7 @@
 #include "charts/latency_chart.h"
 #include "charts/request_timeline_chart.h"
 #include "charts/roofline_chart.h"
+#include "charts/summary_tables_page.h"
 #include "dashboard_mode.h"
 #include "export/report_renderer.h"
 #include "launch/launch_panel.h"
@@ -44,6 +45,7 @@
 #include "shortcuts_dialog.h"
 #include "store/store.h"
 #include "theme.h"
+#include "timeline/search_matches_list.h"
 #include "timeline/timeline_toolbar.h"
 #include "timeline/timeline_view.h"
 #include "util/format.h"
@@ -82,7 +84,7 @@ MainWindow::MainWindow(QWidget* parent)
                 charts_->setSweeps(sweeps);
                 emit sweepsShown(static_cast<int>(sweeps.size()));
             });
-    connect(charts_, &ChartsPanel::windowChanged, this, [this] { onSelectionChanged(); });
+    connect(charts_, &ChartsPanel::windowChanged, this, &MainWindow::reloadAnalysis);
     connect(charts_->requestChart(), &RequestTimelineChart::intervalClicked, this,
             [this](RunId run, std::int64_t beginNs, std::int64_t endNs) {
                 showInterval(run, beginNs, endNs);
@@ -205,6 +207,35 @@ void MainWindow::buildPanels() {
         toolbar_->setInfo(text.isEmpty() ? QString()
                                          : tr("%n match(es)", nullptr, static_cast<int>(n)));
     });
+    toolbar_->setTimelineView(timeline_);  // its Lanes menu hides and filters lanes
+    connect(timeline_, &TimelineView::laneVisibilityChanged, this, [this] {
+        // Matches in hidden lanes do not count.
+        if (!toolbar_->searchText().isEmpty())
+            toolbar_->setInfo(
+                tr("%n match(es)", nullptr, static_cast<int>(timeline_->searchMatchCount())));
+    });
+    // A time range selected on the timeline (Shift+drag) becomes the window of
+    // the tables and kernel charts, as Nsight Systems' selection statistics.
+    connect(timeline_, &TimelineView::rangeSelected, this,
+            [this](std::int64_t beginNs, std::int64_t endNs) {
+                const auto* shown = timeline_->data();
+                if (!shown) return;
+                WindowChoice span;
+                span.kind = WindowChoice::Kind::Span;
+                // Before the first record there is nothing to count: a span
+                // from there (over requests that arrived earlier) starts at 0.
+                span.fromNs = std::max<std::int64_t>(0, beginNs - shown->firstRecordNs);
+                span.toNs = endNs - shown->firstRecordNs;
+                if (span.toNs <= span.fromNs) return;
+                charts_->setWindow(span);
+                charts_->setCurrentWidget(charts_->tables());
+                reloadAnalysis();
+            });
+    connect(timeline_, &TimelineView::rangeCleared, this, [this] {
+        if (charts_->window().kind != WindowChoice::Kind::Span) return;
+        charts_->setWindow(WindowChoice{});
+        reloadAnalysis();
+    });
     connect(toolbar_, &TimelineToolbar::findNext, timeline_, &TimelineView::findNext);
     connect(toolbar_, &TimelineToolbar::fitRequested, timeline_, &TimelineView::fitAll);
     connect(toolbar_, &TimelineToolbar::stackChanged, this, [this] { onSelectionChanged(); });
@@ -251,11 +282,23 @@ void MainWindow::buildPanels() {
             [this](RunId run, std::int64_t beginNs, std::int64_t endNs) {
                 showInterval(run, beginNs, endNs);
             });
-    // Log, launch and outliers share the right side with the details, so the
-    // timeline gets the full height.
+    matches_ = new SearchMatchesList(this);
+    auto* matchesDock = new QDockWidget(tr("Find Results"), this);
+    matchesDock->setObjectName(QStringLiteral("matchesDock"));
+    matchesDock->setWidget(matches_);
+    addDockWidget(Qt::RightDockWidgetArea, matchesDock);
+    connect(timeline_, &TimelineView::searchMatchesChanged, this,
+            [this] { matches_->setMatches(*timeline_); });
+    connect(matches_, &SearchMatchesList::matchActivated, this, [this](int lane, long event) {
+        timeline_->selectEvent(lane, event);
+        timeline_->setFocus();
+    });
+    // Log, launch, outliers and find results share the right side with the
+    // details, so the timeline gets the full height.
     tabifyDockWidget(detailsDock, logDock);
     tabifyDockWidget(logDock, launchDock);
     tabifyDockWidget(launchDock, outliersDock);
+    tabifyDockWidget(outliersDock, matchesDock);
     detailsDock->raise();
     connect(launch_, &LaunchPanel::logOutput, this, [this](const QString& text) {
         log_->moveCursor(QTextCursor::End);
@@ -473,6 +516,15 @@ void MainWindow::onSelectionChanged() {
     const RunId id = *focused;
     kernelShownSinceRunChosen_ = false;
     loader_->loadDetails(storePath_, id);
+    const auto ids = comparedRuns();
+    if (toolbar_->stacked() && ids.size() >= 2)
+        loader_->loadStackedTimeline(storePath_, ids[0], ids[1], toolbar_->alignAt());
+    else
+        loader_->loadTimeline(storePath_, id);
+    reloadAnalysis();
+}
+
+std::vector<RunId> MainWindow::comparedRuns() const {
     // The charts compare every selected run, in the order of their ids.
     std::vector<RunId> ids = runs_->selectedRuns();
     std::sort(ids.begin(), ids.end());
@@ -481,10 +533,12 @@ void MainWindow::onSelectionChanged() {
         ids.erase(std::remove(ids.begin(), ids.end(), *base), ids.end());
         ids.insert(ids.begin(), *base);
     }
-    if (toolbar_->stacked() && ids.size() >= 2)
-        loader_->loadStackedTimeline(storePath_, ids[0], ids[1], toolbar_->alignAt());
-    else
-        loader_->loadTimeline(storePath_, id);
+    return ids;
+}
+
+void MainWindow::reloadAnalysis() {
+    const auto ids = comparedRuns();
+    if (ids.empty() || storePath_.isEmpty()) return;
     loader_->loadAnalysis(storePath_, ids, charts_->window());
     loader_->loadSweeps(storePath_, ids);
 }

@@ -30,6 +30,7 @@ class DashboardView;
 class DashboardMode;
 class LaunchPanel;
 class ItlOutliersPanel;
+class SearchMatchesList;
 class StoreLoader;
 struct RunDetails;
 
@@ -55,6 +56,7 @@ class MainWindow : public QMainWindow {
     bool dashboardShown() const;
     LaunchPanel* launcher() const { return launch_; }
     ItlOutliersPanel* outliers() const { return outliers_; }
+    SearchMatchesList* searchMatches() const { return matches_; }
     void showOutliersPanel();  // brings its dock to the front
     // Shows [beginNs, endNs) of `run` on the timeline (loading it when
     // another run is shown), with context either side, and `note` (by default
@@ -112,6 +114,10 @@ class MainWindow : public QMainWindow {
                       const std::vector<RunId>& recovered);
     void onDetailsLoaded(const RunDetails& details);
     void onSelectionChanged();
+    // The selected runs, the baseline first; their charts and tables again
+    // (another window), leaving the timeline and details as they are.
+    std::vector<RunId> comparedRuns() const;
+    void reloadAnalysis();
     void exportReport();
     void exportReportOf(RunId run);
     void zoomToInterval(std::int64_t beginNs, std::int64_t endNs, const QString& note);
@@ -128,6 +134,7 @@ class MainWindow : public QMainWindow {
     DashboardMode* dashboardMode_ = nullptr;
     LaunchPanel* launch_ = nullptr;
     ItlOutliersPanel* outliers_ = nullptr;
+    SearchMatchesList* matches_ = nullptr;
     QTextBrowser* details_ = nullptr;
     QPlainTextEdit* log_ = nullptr;
     QLabel* storeLabel_ = nullptr;

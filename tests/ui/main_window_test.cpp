@@ -7,8 +7,10 @@
 #include <QSignalSpy>
 #include <QTableView>
 #include <filesystem>
+#include <limits>
 
 #include "charts/charts_panel.h"
+#include "charts/summary_tables_page.h"
 #include "main_window.h"
 #include "runs_panel.h"
 #include "shortcuts_dialog.h"
@@ -16,7 +18,9 @@
 #include "store/run_queries.h"
 #include "store/store.h"
 #include "support/temp_dir.h"
+#include "timeline/search_matches_list.h"
 #include "timeline/timeline_view.h"
+#include "viewmodels/kernel_table_model.h"
 #include "viewmodels/run_list_model.h"
 
 namespace ws::ui {
@@ -219,6 +223,83 @@ TEST_F(MainWindowTest, WindowSwitchReanalysesAndCaptionsTheKernelTable) {
     EXPECT_TRUE(caption().contains("run 1: whole run")) << caption().toStdString();
     switchTo("range:decode_step", "decode_step");
     EXPECT_TRUE(caption().contains("NVTX range 'decode_step'")) << caption().toStdString();
+}
+
+// Nsight Systems' selection statistics: a span selected on the timeline
+// (Shift+drag) is the window of the tables; clearing it goes back.
+TEST_F(MainWindowTest, ATimeRangeSelectedOnTheTimelineIsTheTablesWindow) {
+    MainWindow window;
+    QSignalSpy charts(&window, &MainWindow::chartsShown);
+    QSignalSpy timelineShown(&window, &MainWindow::timelineShown);
+    window.selectRun(1);
+    window.openStore(QString::fromStdString(store));
+    ASSERT_TRUE(waitFor(timelineShown));
+    ASSERT_TRUE(waitFor(charts));
+    const auto* data = window.timeline()->data();
+    ASSERT_NE(data, nullptr);
+    auto kernelsInTable = [&] {
+        qlonglong n = 0;
+        auto* table = window.charts()->kernelTable();
+        for (int row = 0; row < table->rowCount(); ++row)
+            n += table->index(row, KernelTableModel::Instances).data().toLongLong();
+        return n;
+    };
+    charts.clear();
+    window.charts()->setWindow(parseWindowChoice("run"));
+    emit window.charts()->windowChanged(window.charts()->window());
+    ASSERT_TRUE(waitFor(charts));
+    const qlonglong all = kernelsInTable();
+    ASSERT_EQ(all, 240);
+    // The first fifth of the span of its kernels.
+    std::int64_t first = std::numeric_limits<std::int64_t>::max(), last = 0;
+    for (const auto& lane : data->lanes)
+        if (lane.kind == LaneKind::Kernels && lane.events.size() > 0) {
+            first = std::min(first, lane.events.start(0));
+            last = std::max(last, lane.events.end(lane.events.size() - 1));
+        }
+    ASSERT_LT(first, last);
+    const std::int64_t from = first, to = first + (last - first) / 5;
+    charts.clear();
+    window.timeline()->selectRange(from, to);
+    ASSERT_TRUE(waitFor(charts));
+    EXPECT_EQ(window.charts()->window().kind, WindowChoice::Kind::Span);
+    EXPECT_EQ(window.charts()->window().fromNs, from - data->firstRecordNs);
+    EXPECT_EQ(window.charts()->currentWidget(), window.charts()->tables());
+    EXPECT_TRUE(window.charts()->tables()->caption().contains("of the run"))
+        << window.charts()->tables()->caption().toStdString();
+    const qlonglong some = kernelsInTable();
+    EXPECT_GT(some, 0);
+    EXPECT_LT(some, all);
+    // A span starting before the first record (over requests that arrived
+    // earlier) counts from the first record.
+    charts.clear();
+    window.timeline()->selectRange(data->firstRecordNs - 1'000'000'000, to);
+    ASSERT_TRUE(waitFor(charts));
+    EXPECT_EQ(window.charts()->window().fromNs, 0);
+    EXPECT_EQ(kernelsInTable(), some);
+    charts.clear();
+    window.timeline()->clearRange();
+    ASSERT_TRUE(waitFor(charts));
+    EXPECT_EQ(window.charts()->window().kind, WindowChoice::Kind::Requests);
+}
+
+TEST_F(MainWindowTest, FindResultsListTheMatchesAndGoToOne) {
+    MainWindow window;
+    QSignalSpy timelineShown(&window, &MainWindow::timelineShown);
+    QSignalSpy kernel(&window, &MainWindow::kernelShown);
+    window.selectRun(1);
+    window.openStore(QString::fromStdString(store));
+    ASSERT_TRUE(waitFor(timelineShown));
+    window.findInTimeline(1, QStringLiteral("gemv"));
+    auto* list = window.searchMatches();
+    EXPECT_TRUE(list->caption().contains("matches of 'gemv'")) << list->caption().toStdString();
+    const int rows = list->table()->model()->rowCount();
+    ASSERT_GT(rows, 1);
+    kernel.clear();
+    emit list->matchActivated(window.timeline()->searchMatches(2)[1].first,
+                              window.timeline()->searchMatches(2)[1].second);
+    EXPECT_EQ(window.timeline()->selection().event, window.timeline()->searchMatches(2)[1].second);
+    EXPECT_TRUE(waitFor(kernel));  // the selected kernel's details load
 }
 
 TEST_F(MainWindowTest, RooflinePointFindsItsKernelInAnotherRunsTimeline) {

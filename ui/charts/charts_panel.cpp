@@ -30,6 +30,7 @@
 #include "charts/summary_tables_page.h"
 #include "charts/throughput_chart.h"
 #include "charts/token_latency_chart.h"
+#include "util/format.h"
 #include "viewmodels/table_export.h"
 
 namespace ws::ui {
@@ -165,7 +166,18 @@ WindowChoice ChartsPanel::window() const {
 void ChartsPanel::setWindow(const WindowChoice& window) {
     QString spec = QString::fromStdString(toSpec(window));
     int i = window_->findData(spec);
-    if (i < 0) {
+    if (i < 0 && window.kind == WindowChoice::Kind::Span) {
+        // One time span on offer at a time: the one last selected on the timeline.
+        for (int j = window_->count() - 1; j >= 0; --j)
+            if (window_->itemData(j).toString().contains(QLatin1Char(':')) &&
+                !window_->itemData(j).toString().startsWith(QLatin1String("range:")))
+                window_->removeItem(j);
+        window_->addItem(tr("Kernels: selected on the timeline, %1 to %2")
+                             .arg(QString::fromStdString(formatDuration(window.fromNs)),
+                                  QString::fromStdString(formatDuration(window.toNs))),
+                         spec);
+        i = window_->count() - 1;
+    } else if (i < 0) {
         window_->addItem(tr("Kernels: NVTX range %1").arg(QString::fromStdString(window.range)),
                          spec);
         i = window_->count() - 1;

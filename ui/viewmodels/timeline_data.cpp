@@ -94,6 +94,7 @@ std::shared_ptr<const TimelineData> readTimeline(Store& store, RunId run,
                                                  const std::function<bool()>& stopRequested) {
     auto data = std::make_shared<TimelineData>();
     data->run = run;
+    data->firstRecordNs = runAggregates(store, run).firstNs.value_or(0);
     Labels label(data->labels);
     auto stop = [&] { return stopRequested && stopRequested(); };
     std::size_t visited = 0;

@@ -49,6 +49,9 @@ struct TimelineData {
     std::vector<std::int64_t> tokenTimes;
     std::vector<CounterTrack> counters;
     std::int64_t beginNs = 0, endNs = 0;
+    // The run's first stored event (RunAggregates::firstNs): what FROM:TO
+    // windows count from, so a span selected here becomes one.
+    std::int64_t firstRecordNs = 0;
     std::size_t eventCount = 0;
 };
 

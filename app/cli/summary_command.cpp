@@ -19,9 +19,13 @@ namespace ws::cli {
 
 namespace {
 nlohmann::ordered_json durationJson(const DurationStats& d) {
-    return {{"instances", d.count},    {"total_ns", d.totalNs}, {"mean_ns", d.meanNs},
-            {"median_ns", d.medianNs}, {"min_ns", d.minNs},     {"max_ns", d.maxNs},
-            {"std_ns", d.stdNs}};
+    nlohmann::ordered_json j = {{"instances", d.count}, {"total_ns", d.totalNs},
+                                {"mean_ns", d.meanNs},  {"median_ns", d.medianNs},
+                                {"min_ns", d.minNs},    {"max_ns", d.maxNs},
+                                {"std_ns", d.stdNs}};
+    // Rows with over 262,144 distinct durations: median within 0.025 %.
+    if (!d.medianExact) j["median_exact"] = false;
+    return j;
 }
 
 std::string ns(double v) {

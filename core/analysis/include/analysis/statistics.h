@@ -42,7 +42,7 @@ double percentileSorted(const std::vector<double>& sorted, double p);
 // once rounded; from the exact table before).
 class Accumulator {
   public:
-    static constexpr std::size_t kExactDistinct = std::size_t(1) << 16;
+    static constexpr std::size_t kExactDistinct = std::size_t(1) << 18;
     static constexpr int kSignificantBits = 13;
 
     void add(std::int64_t value) {

@@ -6,6 +6,8 @@
 //   capture_fixture launches N   N ~1 µs kernels back to back (launch-bound)
 //   capture_fixture large N   N kernels of >= 100 µs each
 //   capture_fixture forever   launches kernels until killed
+//   capture_fixture streams N S   N ~1 µs kernels from S threads, each on its own
+//                             stream (a serving process at full launch rate)
 #include <cuda_runtime.h>
 #include <nvtx3/nvToolsExt.h>
 
@@ -14,6 +16,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <thread>
+#include <vector>
 
 #define CHECK(call)                                                                            \
     do {                                                                                       \
@@ -162,6 +166,29 @@ static int launches(int count) {
     return 0;
 }
 
+static int streams(long count, int streamCount) {
+    int* sink;
+    CHECK(cudaMalloc(&sink, 1024 * sizeof(int)));
+    tiny_kernel<<<1, 32>>>(sink);
+    CHECK(cudaDeviceSynchronize());
+    std::vector<cudaStream_t> s(static_cast<std::size_t>(streamCount));
+    for (auto& stream : s)
+        CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    double t0 = nowMs();
+    std::vector<std::thread> threads;
+    for (int t = 0; t < streamCount; ++t)
+        threads.emplace_back([&, t] {
+            for (long i = t; i < count; i += streamCount)
+                tiny_kernel<<<1, 32, 0, s[static_cast<std::size_t>(t)]>>>(sink);
+            CHECK(cudaStreamSynchronize(s[static_cast<std::size_t>(t)]));
+        });
+    for (auto& thread : threads)
+        thread.join();
+    double t1 = nowMs();
+    std::printf("WALL_MS %.3f\nKERNELS_PER_S %.0f\n", t1 - t0, count / ((t1 - t0) / 1000.0));
+    return 0;
+}
+
 static int large(int count) {
     int* sink;
     CHECK(cudaMalloc(&sink, sizeof(int)));
@@ -196,6 +223,8 @@ int main(int argc, char** argv) {
     if (mode == "launches") return launches(n ? n : 200000);
     if (mode == "large") return large(n ? n : 200);
     if (mode == "forever") return forever();
+    if (mode == "streams")
+        return streams(argc > 2 ? std::atol(argv[2]) : 10'000'000, argc > 3 ? std::atoi(argv[3]) : 16);
     std::fprintf(stderr, "unknown mode %s\n", mode.c_str());
     return 2;
 }

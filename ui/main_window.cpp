@@ -26,6 +26,7 @@
 #include <QTableView>
 #include <QTextBrowser>
 #include <QTextCursor>
+#include <QTimer>
 #include <QVBoxLayout>
 
 #include "charts/chart_style.h"
@@ -139,6 +140,17 @@ MainWindow::MainWindow(QWidget* parent)
         QSize size(1600, 960);
         if (auto* s = screen()) size = size.boundedTo(s->availableGeometry().size());
         resize(size);
+        // Dock sizes asked for before the window had its size were lost (the
+        // runs list opened ~70 px wide at 1366×768): asked again once shown,
+        // a quarter of the width for the runs, a little more for the details.
+        QTimer::singleShot(0, this, [this] {
+            auto* runs = findChild<QDockWidget*>(QStringLiteral("runsDock"));
+            auto* details = findChild<QDockWidget*>(QStringLiteral("detailsDock"));
+            if (runs && details)
+                resizeDocks({runs, details},
+                            {std::max(300, width() / 4), std::max(340, width() / 4)},
+                            Qt::Horizontal);
+        });
     }
 }
 

@@ -44,6 +44,9 @@ RunsPanel::RunsPanel(RunListModel* model, QWidget* parent)
     view_->setSelectionMode(QAbstractItemView::ExtendedSelection);
     view_->setAlternatingRowColors(true);
     view_->setShowGrid(false);
+    // Variants of one model differ at the end of their labels
+    // ("llama-3.2-1b-int8-graphs"): elided at the end they all read alike.
+    view_->setTextElideMode(Qt::ElideMiddle);
     view_->verticalHeader()->hide();
     view_->verticalHeader()->setDefaultSectionSize(22);
     view_->horizontalHeader()->setStretchLastSection(false);

@@ -7,11 +7,15 @@
 #include <QTimer>
 #include <algorithm>
 #include <cstdio>
+#include <map>
 #include <memory>
+#include <optional>
 #include <string_view>
 #include <vector>
 
+#include "analysis/analysis_window.h"
 #include "charts/charts_panel.h"
+#include "charts/summary_tables_page.h"
 #include "export_charts.h"
 #include "main_window.h"
 #include "report_command.h"
@@ -90,7 +94,19 @@ int main(int argc, char** argv) {
         QStringLiteral("Show the selected run's Nth slowest inter-token latency on the timeline, "
                        "with the ITL outliers panel in front (a run of bench serve --server)."),
         QStringLiteral("N"));
-    parser.addOptions({db, select, screenshot, find, dark, chart, stack, dashboard, outlier});
+    QCommandLineOption table(
+        QStringLiteral("table"),
+        QStringLiteral(
+            "Show the Tables tab with this table: kernels, ranges, api, copies or diff."),
+        QStringLiteral("TABLE"));
+    QCommandLineOption windowOption(
+        QStringLiteral("window"),
+        QStringLiteral("The part of each run the tables and kernel charts cover: requests, run, "
+                       "range:NAME, or FROM:TO (e.g. 1.2s:1.5s), which is also selected on the "
+                       "timeline."),
+        QStringLiteral("WINDOW"));
+    parser.addOptions({db, select, screenshot, find, dark, chart, stack, dashboard, outlier, table,
+                       windowOption});
     parser.process(*app);        // --help and --version print and exit here
     Q_INIT_RESOURCE(warpscope);  // lives in the static warpscope_ui library
     // A mistyped --db is refused, as warpscope-cli does, instead of creating
@@ -102,7 +118,45 @@ int main(int argc, char** argv) {
     ws::ui::applyTheme(parser.isSet(dark) ||
                        QSettings().value(QStringLiteral("view/dark")).toBool());
 
+    std::optional<ws::WindowChoice> startWindow;
+    if (parser.isSet(windowOption)) {
+        try {
+            startWindow = ws::parseWindowChoice(parser.value(windowOption).toStdString());
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "warpscope: --window: %s\n", e.what());
+            return 1;
+        }
+    }
+    const std::map<QString, ws::ui::SummaryTablesPage::Table> tables = {
+        {QStringLiteral("kernels"), ws::ui::SummaryTablesPage::Table::Kernels},
+        {QStringLiteral("ranges"), ws::ui::SummaryTablesPage::Table::Ranges},
+        {QStringLiteral("api"), ws::ui::SummaryTablesPage::Table::Api},
+        {QStringLiteral("copies"), ws::ui::SummaryTablesPage::Table::Memcpys},
+        {QStringLiteral("diff"), ws::ui::SummaryTablesPage::Table::KernelDiff}};
+    if (parser.isSet(table) && !tables.count(parser.value(table))) {
+        std::fprintf(stderr,
+                     "warpscope: --table: '%s' is none of kernels, ranges, api, copies, diff\n",
+                     qPrintable(parser.value(table)));
+        return 1;
+    }
+    // A FROM:TO window is selected on the timeline once it is shown; the
+    // screenshot waits for the charts of that window.
+    const bool spanWindow = startWindow && startWindow->kind == ws::WindowChoice::Kind::Span;
+
     ws::ui::MainWindow window;
+    if (startWindow && !spanWindow) window.charts()->setWindow(*startWindow);
+    if (parser.isSet(table)) {
+        window.charts()->tables()->showTable(tables.at(parser.value(table)));
+        window.charts()->setCurrentWidget(window.charts()->tables());
+    }
+    if (spanWindow)
+        QObject::connect(&window, &ws::ui::MainWindow::timelineShown, &window,
+                         [&window, span = *startWindow] {
+                             const auto* data = window.timeline()->data();
+                             if (data && !window.timeline()->selectedRange())
+                                 window.timeline()->selectRange(data->firstRecordNs + span.fromNs,
+                                                                data->firstRecordNs + span.toNs);
+                         });
     QString path =
         parser.isSet(db) ? parser.value(db) : QString::fromStdString(ws::Store::defaultPath());
     if (parser.isSet(select)) {
@@ -113,7 +167,8 @@ int main(int argc, char** argv) {
     }
     if (parser.isSet(screenshot)) {
         QString png = parser.value(screenshot);
-        auto grab = [&window, png] {
+        auto grab = [&window, png, spanWindow] {
+            if (spanWindow && !window.timeline()->selectedRange()) return;
             QTimer::singleShot(300, &window, [&window, png] {
                 window.grab().save(png);
                 QApplication::quit();

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The GUI's command line: --help and --version answer without a display, and
-# a mistyped --db is refused (exit 1, nothing created at the typo).
+# a mistyped --db is refused (exit 1, nothing created at the typo), and so
+# are a bad --window or --table.
 # Usage: gui_command_line.sh WARPSCOPE_BINARY
 set -uo pipefail
 gui=$1
@@ -20,4 +21,10 @@ out=$(QT_QPA_PLATFORM=offscreen "$gui" --db "$tmp/typo/runs.wsdb" 2>&1); rc=$?
 check "a missing --db exits 1 ($rc)" test "$rc" -eq 1
 check "a missing --db says so ($out)" grep -q "runs.wsdb: no such store" <<< "$out"
 check "nothing is created at the typo" test ! -e "$tmp/typo"
+out=$(QT_QPA_PLATFORM=offscreen "$gui" --window 5s:1s 2>&1); rc=$?
+check "a --window ending before it begins exits 1 ($rc)" test "$rc" -eq 1
+check "and says why ($out)" grep -q "ends before it begins" <<< "$out"
+out=$(QT_QPA_PLATFORM=offscreen "$gui" --table flops 2>&1); rc=$?
+check "an unknown --table exits 1 ($rc)" test "$rc" -eq 1
+check "and names the tables ($out)" grep -q "none of kernels, ranges, api, copies, diff" <<< "$out"
 exit $fail

@@ -186,18 +186,26 @@ SummaryTable kernelDiffTable(const std::vector<RunAnalysis>& runs) {
         for (const auto& k : r.againstFirst->kernels) {
             std::vector<SummaryCell> row{number(r.againstFirst->base), number(r.run.id),
                                          text(k.name)};
+            // A kernel one run lacks shows "—" on that side, not 0 ns.
+            const bool inBase = k.presence != KernelDelta::Presence::New;
+            const bool inRun = k.presence != KernelDelta::Presence::Vanished;
+            auto side = [](bool present, SummaryCell cell) {
+                if (!present) cell.shown = QStringLiteral("—");
+                return cell;
+            };
             row.push_back(number(k.baseLaunches));
             row.push_back(number(k.candidateLaunches));
-            row.push_back(duration(k.baseTotalNs));
-            row.push_back(duration(k.candidateTotalNs));
+            row.push_back(side(inBase, duration(k.baseTotalNs)));
+            row.push_back(side(inRun, duration(k.candidateTotalNs)));
             row.push_back(change(k.baseTotalNs, k.candidateTotalNs, k.totalCiLow, k.totalCiHigh));
             row.push_back(k.presence == KernelDelta::Presence::New ? text("new")
                           : k.presence == KernelDelta::Presence::Vanished
                               ? text("gone")
                               : verdict(k.totalVerdict));
-            row.push_back(duration(k.baseMeanNs));
-            row.push_back(duration(k.candidateMeanNs));
-            row.push_back(change(k.baseMeanNs, k.candidateMeanNs, k.ciLow, k.ciHigh));
+            row.push_back(side(inBase, duration(k.baseMeanNs)));
+            row.push_back(side(inRun, duration(k.candidateMeanNs)));
+            row.push_back(
+                side(inBase && inRun, change(k.baseMeanNs, k.candidateMeanNs, k.ciLow, k.ciHigh)));
             row.push_back(k.presence == KernelDelta::Presence::Both ? verdict(k.perLaunchVerdict)
                                                                     : text("—"));
             t.rows.push_back(std::move(row));

@@ -224,7 +224,8 @@ int main(int argc, char** argv) {
     if (mode == "large") return large(n ? n : 200);
     if (mode == "forever") return forever();
     if (mode == "streams")
-        return streams(argc > 2 ? std::atol(argv[2]) : 10'000'000, argc > 3 ? std::atoi(argv[3]) : 16);
+        return streams(argc > 2 ? std::atol(argv[2]) : 10'000'000,
+                       argc > 3 ? std::atoi(argv[3]) : 16);
     std::fprintf(stderr, "unknown mode %s\n", mode.c_str());
     return 2;
 }

@@ -109,6 +109,7 @@ ChartsPanel::ChartsPanel(QWidget* parent)
     cornerLayout->addWidget(window_);
     cornerLayout->addWidget(exportButton);
     setCornerWidget(corner, Qt::TopRightCorner);
+    showRooflineToggle();  // hidden until a run with counters is on the Roofline tab
     connect(exportButton, &QToolButton::clicked, this, &ChartsPanel::exportCurrent);
 }
 

@@ -254,6 +254,8 @@ void MainWindow::onSelectionChanged() {
     if (!focused || storePath_.isEmpty()) return;
     const RunId id = *focused;
     kernelShownSinceRunChosen_ = false;
+    // A span selected on one run's timeline is not another run's window.
+    if (!timeline_->data() || timeline_->data()->run != id) restoreWindowBeforeSpan();
     loader_->loadDetails(storePath_, id);
     const auto ids = comparedRuns();
     if (toolbar_->stacked() && ids.size() >= 2)
@@ -273,6 +275,13 @@ std::vector<RunId> MainWindow::comparedRuns() const {
         ids.insert(ids.begin(), *base);
     }
     return ids;
+}
+
+bool MainWindow::restoreWindowBeforeSpan() {
+    if (charts_->window().kind != WindowChoice::Kind::Span) return false;
+    charts_->setWindow(windowBeforeSpan_.value_or(WindowChoice{}));
+    windowBeforeSpan_.reset();
+    return true;
 }
 
 void MainWindow::reloadAnalysis() {

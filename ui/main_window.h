@@ -7,6 +7,7 @@
 #include <optional>
 #include <vector>
 
+#include "analysis/analysis_window.h"
 #include "model/records.h"
 
 class QLabel;
@@ -118,6 +119,9 @@ class MainWindow : public QMainWindow {
     // (another window), leaving the timeline and details as they are.
     std::vector<RunId> comparedRuns() const;
     void reloadAnalysis();
+    // Back to the window chosen before a span was selected on the timeline;
+    // false when no span was the window.
+    bool restoreWindowBeforeSpan();
     void exportReport();
     void exportReportOf(RunId run);
     void zoomToInterval(std::int64_t beginNs, std::int64_t endNs, const QString& note);
@@ -154,6 +158,7 @@ class MainWindow : public QMainWindow {
     // arrive late they must not replace what the user just chose.
     bool kernelShownSinceRunChosen_ = false;
     std::vector<RunId> pendingSelection_;
+    std::optional<WindowChoice> windowBeforeSpan_;
 };
 
 }  // namespace ws::ui

@@ -41,15 +41,15 @@ void MainWindow::buildPanels() {
     connect(runs_, &RunsPanel::baselineRequested, this, &MainWindow::setBaseline);
     connect(runs_, &RunsPanel::renameRequested, this, [this](RunId id, const QString& label) {
         runCli(tr("Rename Run"), tr("Renaming run %1…").arg(id),
-               {QStringLiteral("label"), QString::number(id), label, QStringLiteral("--db"),
-                storePath_},
+               {QStringLiteral("label"), QString::number(id), QStringLiteral("--db"), storePath_,
+                QStringLiteral("--"), label},
                false);
     });
     connect(runs_, &RunsPanel::tagsRequested, this, [this](RunId id, const QString& tags) {
-        runCli(
-            tr("Edit Tags"), tr("Tagging run %1…").arg(id),
-            {QStringLiteral("tag"), QString::number(id), tags, QStringLiteral("--db"), storePath_},
-            false);
+        runCli(tr("Edit Tags"), tr("Tagging run %1…").arg(id),
+               {QStringLiteral("tag"), QString::number(id), QStringLiteral("--db"), storePath_,
+                QStringLiteral("--"), tags},
+               false);
     });
     connect(runs_, &RunsPanel::deleteRequested, this, [this](const std::vector<RunId>& ids) {
         QStringList args{QStringLiteral("rm")};
@@ -106,14 +106,14 @@ void MainWindow::buildPanels() {
                 span.fromNs = std::max<std::int64_t>(0, beginNs - shown->firstRecordNs);
                 span.toNs = endNs - shown->firstRecordNs;
                 if (span.toNs <= span.fromNs) return;
+                if (charts_->window().kind != WindowChoice::Kind::Span)
+                    windowBeforeSpan_ = charts_->window();
                 charts_->setWindow(span);
                 charts_->setCurrentWidget(charts_->tables());
                 reloadAnalysis();
             });
     connect(timeline_, &TimelineView::rangeCleared, this, [this] {
-        if (charts_->window().kind != WindowChoice::Kind::Span) return;
-        charts_->setWindow(WindowChoice{});
-        reloadAnalysis();
+        if (restoreWindowBeforeSpan()) reloadAnalysis();
     });
     connect(toolbar_, &TimelineToolbar::findNext, timeline_, &TimelineView::findNext);
     connect(toolbar_, &TimelineToolbar::fitRequested, timeline_, &TimelineView::fitAll);

@@ -13,6 +13,13 @@ Args Args::parse(const std::vector<std::string>& argv, const ArgSpec& spec) {
             args.passThrough_.assign(argv.begin() + static_cast<long>(i) + 1, argv.end());
             break;
         }
+        if (a == "--") {
+            // The POSIX end of options: what follows is positional even when
+            // it starts with '-' (`label 3 -- "-O3 build"`).
+            args.positional_.insert(args.positional_.end(), argv.begin() + static_cast<long>(i) + 1,
+                                    argv.end());
+            break;
+        }
         if (a.size() > 2 && a.rfind("--", 0) == 0) {
             std::string name = a.substr(2), value;
             bool inlineValue = false;

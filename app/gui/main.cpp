@@ -149,14 +149,20 @@ int main(int argc, char** argv) {
         window.charts()->tables()->showTable(tables.at(parser.value(table)));
         window.charts()->setCurrentWidget(window.charts()->tables());
     }
-    if (spanWindow)
-        QObject::connect(&window, &ws::ui::MainWindow::timelineShown, &window,
-                         [&window, span = *startWindow] {
-                             const auto* data = window.timeline()->data();
-                             if (data && !window.timeline()->selectedRange())
-                                 window.timeline()->selectRange(data->firstRecordNs + span.fromNs,
-                                                                data->firstRecordNs + span.toNs);
-                         });
+    if (spanWindow) {
+        // Once, on the first timeline shown: not again on every run the user
+        // goes to afterwards.
+        auto once = std::make_shared<QMetaObject::Connection>();
+        *once = QObject::connect(&window, &ws::ui::MainWindow::timelineShown, &window,
+                                 [&window, span = *startWindow, once] {
+                                     QObject::disconnect(*once);
+                                     const auto* data = window.timeline()->data();
+                                     if (data && !window.timeline()->selectedRange())
+                                         window.timeline()->selectRange(
+                                             data->firstRecordNs + span.fromNs,
+                                             data->firstRecordNs + span.toNs);
+                                 });
+    }
     QString path =
         parser.isSet(db) ? parser.value(db) : QString::fromStdString(ws::Store::defaultPath());
     if (parser.isSet(select)) {
@@ -167,8 +173,8 @@ int main(int argc, char** argv) {
     }
     if (parser.isSet(screenshot)) {
         QString png = parser.value(screenshot);
-        auto grab = [&window, png, spanWindow] {
-            if (spanWindow && !window.timeline()->selectedRange()) return;
+        auto grab = [&window, png, spanWindow](bool failed) {
+            if (!failed && spanWindow && !window.timeline()->selectedRange()) return;
             QTimer::singleShot(300, &window, [&window, png] {
                 window.grab().save(png);
                 QApplication::quit();
@@ -177,10 +183,13 @@ int main(int argc, char** argv) {
         // The timeline and the charts load in parallel; the charts come last,
         // unless an outlier is to be shown, which waits for the run's details.
         if (parser.isSet(outlier))
-            QObject::connect(&window, &ws::ui::MainWindow::intervalShown, &window, grab);
+            QObject::connect(&window, &ws::ui::MainWindow::intervalShown, &window,
+                             [grab] { grab(false); });
         else
-            QObject::connect(&window, &ws::ui::MainWindow::chartsShown, &window, grab);
-        QObject::connect(&window, &ws::ui::MainWindow::loadFailed, &window, grab);
+            QObject::connect(&window, &ws::ui::MainWindow::chartsShown, &window,
+                             [grab] { grab(false); });
+        // A failed load is shown as it is, range or not.
+        QObject::connect(&window, &ws::ui::MainWindow::loadFailed, &window, [grab] { grab(true); });
     }
     if (parser.isSet(find)) {
         QString name = parser.value(find);

@@ -24,12 +24,13 @@ KernelAttribution::KernelAttribution(Store& store, RunId run)
 void KernelAttribution::addLaunch(const ApiCallRecord& a) {
     if (!a.correlationId || ranges_.empty()) return;
     const std::size_t r = stacks_.innermost(a.threadId, a.startNs);
-    if (r == RangeStacks::kNone) {
-        launches_.erase(a.correlationId);
-        return;
-    }
-    launches_.insert_or_assign(a.correlationId, Launch{static_cast<std::uint32_t>(r), a.startNs});
-    byStart_.emplace_back(a.startNs, a.correlationId);
+    if (r == RangeStacks::kNone) return;
+    // The first call of a correlation id counts, as in the eager constructor:
+    // another process's call with the same id (ids are per process) must not
+    // take its place.
+    if (launches_.try_emplace(a.correlationId, Launch{static_cast<std::uint32_t>(r), a.startNs})
+            .second)
+        byStart_.emplace_back(a.startNs, a.correlationId);
 }
 
 void KernelAttribution::forgetLaunchesBefore(std::int64_t ns) {

@@ -293,12 +293,17 @@ RunSummary summarizeRun(Store& store, RunId run, TimeWindow window, std::string 
     StartOrderReader<KernelRecord> kernels(store, run, window);
     StartOrderReader<MemcpyRecord> copies(store, run, window);
     StartOrderReader<MemsetRecord> memsets(store, run, window);
-    // API calls from kLaunchSearchWindowNs before the first kernel: the
-    // launches, and the ones in the window for cuda_api_sum.
+    // A launch is remembered this long for its kernel's NVTX range: a kernel
+    // can start long after its launch call when the CPU runs ahead of the GPU
+    // (a deep queue, work behind a long kernel or a blocked collective); 2 s,
+    // the launch-search window, dropped such kernels from their ranges.
+    constexpr std::int64_t kAttributionHorizonNs = 30'000'000'000;
+    // API calls from that long before the first kernel: the launches, and the
+    // ones in the window for cuda_api_sum.
     const auto firstKernel = kernels.peekStart();
     TimeWindow callWindow{
         saturatingAdd(std::min(window.beginNs, firstKernel.value_or(window.beginNs)),
-                      -kLaunchSearchWindowNs),
+                      -kAttributionHorizonNs),
         window.endNs};
     StartOrderReader<ApiCallRecord> calls(store, run, callWindow);
     ApiTally apiTally;
@@ -327,7 +332,7 @@ RunSummary summarizeRun(Store& store, RunId run, TimeWindow window, std::string 
         }
         if (attribution.hasRanges()) {
             readCallsUntil(saturatingAdd(k.startNs, kLaunchSkewNs));
-            attribution.forgetLaunchesBefore(saturatingAdd(k.startNs, -kLaunchSearchWindowNs));
+            attribution.forgetLaunchesBefore(saturatingAdd(k.startNs, -kAttributionHorizonNs));
         }
         bool captured = false;
         const std::size_t innermost = attribution.innermost(k, &captured);

@@ -112,6 +112,29 @@ TEST(KernelSummary, HandComputedRun) {
     EXPECT_EQ(windowed.apiCalls[1].time.count, 1);
 }
 
+// A kernel that starts long after its launch (the CPU ran ahead of a deep
+// queue) is still credited to the range its launch was made in.
+TEST(KernelSummary, AKernelFarBehindItsLaunchKeepsItsRange) {
+    testing::TempDir dir;
+    Store store(dir.file("runs.wsdb"));
+    auto run = store.beginRun({});
+    const std::int64_t s = 1'000'000'000;
+    {
+        StoreWriter w(store, run);
+        w.add(RangeRecord{0, 10, 1, 1, "step", "d", RangeKind::PushPop, 0, 0});
+        w.add(ApiCallRecord{2, 4, 1, 1, 7, ApiKind::Runtime, 0, "cudaLaunchKernel", 0});
+        KernelRecord k;
+        k.startNs = 5 * s;  // 5 s behind its launch
+        k.endNs = 5 * s + 100;
+        k.name = "_Z4slowv";
+        k.correlationId = 7;
+        w.add(k);
+    }
+    auto summary = summarizeRun(store, run);
+    ASSERT_EQ(summary.ranges.size(), 1u);
+    EXPECT_DOUBLE_EQ(summary.ranges[0].selfKernelNs, 100);
+}
+
 // A decoder's ranges nest: step > layer > op, with a layer inside a layer (a
 // block calling a sub-block of the same name) and a kernel launched between
 // ops. Inclusive time is what nsys's nvtx_kern_sum gives; self what PyTorch's

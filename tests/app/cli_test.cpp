@@ -129,6 +129,11 @@ TEST_F(CliTest, LabelAndTagEditARun) {
     ASSERT_EQ(r.exitCode, 0) << r.err;
     EXPECT_EQ(r.out, "run " + id + " is now labelled before fusing\n");
     EXPECT_EQ(cli({"label", id, "  ", "--db", db}).exitCode, 2);  // usage: empty label
+    // After --, a label may start with '-' (the GUI passes labels this way).
+    r = cli({"label", id, "--db", db, "--", "-O3 build"});
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_EQ(r.out, "run " + id + " is now labelled -O3 build\n");
+    r = cli({"label", id, "before fusing", "--db", db});
     EXPECT_EQ(cli({"label", "99", "x", "--db", db}).exitCode, 1);
 
     EXPECT_EQ(cli({"tag", id, "h200, nightly", "--db", db}).exitCode, 0);

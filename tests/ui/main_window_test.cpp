@@ -277,10 +277,12 @@ TEST_F(MainWindowTest, ATimeRangeSelectedOnTheTimelineIsTheTablesWindow) {
     ASSERT_TRUE(waitFor(charts));
     EXPECT_EQ(window.charts()->window().fromNs, 0);
     EXPECT_EQ(kernelsInTable(), some);
+    // Esc goes back to the window chosen before (the whole run), not a default.
     charts.clear();
     window.timeline()->clearRange();
     ASSERT_TRUE(waitFor(charts));
-    EXPECT_EQ(window.charts()->window().kind, WindowChoice::Kind::Requests);
+    EXPECT_EQ(window.charts()->window().kind, WindowChoice::Kind::WholeRun);
+    EXPECT_EQ(kernelsInTable(), all);
 }
 
 TEST_F(MainWindowTest, FindResultsListTheMatchesAndGoToOne) {
@@ -362,9 +364,9 @@ TEST_F(MainWindowTest, RunsAreRenamedTaggedAndDeletedFromTheListAndTheFocusedRun
             .toString();
     };
     loaded.clear();
-    emit runs->renameRequested(2, QStringLiteral("before the fused MLP"));
+    emit runs->renameRequested(2, QStringLiteral("-O3, before the fused MLP"));
     ASSERT_TRUE(waitFor(loaded, 60000));
-    EXPECT_EQ(labelOf(2), QStringLiteral("before the fused MLP"));
+    EXPECT_EQ(labelOf(2), QStringLiteral("-O3, before the fused MLP"));
     loaded.clear();
     emit runs->tagsRequested(2, QStringLiteral("h200, nightly"));
     ASSERT_TRUE(waitFor(loaded, 60000));

@@ -53,7 +53,7 @@ TEST_F(SummaryTablesTest, RangesApiAndCopiesAsNsysStatsListsThem) {
     EXPECT_EQ(cell(page, 0, "name"), "decode_step");
     EXPECT_EQ(cell(page, 0, "count"), "4");
     EXPECT_EQ(cell(page, 0, "total_ns"), "640 µs");
-    EXPECT_EQ(cell(page, 0, "gpu_busy_fraction"), "92 %");
+    EXPECT_EQ(cell(page, 0, "gpu_busy_percent"), "92 %");
     EXPECT_EQ(cell(page, 1, "name"), "prefill");
 
     page.showTable(SummaryTablesPage::Table::Api);

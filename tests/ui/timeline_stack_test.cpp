@@ -29,6 +29,7 @@ TimelineData run(RunId id, std::int64_t begin, std::int64_t decodeAt) {
     d.beginNs = begin;
     d.endNs = decodeAt + 100;
     d.eventCount = 3;
+    d.firstRecordNs = begin;
     return d;
 }
 
@@ -40,6 +41,10 @@ TEST(TimelineStack, SecondRunAlignsAtTheNamedRange) {
     EXPECT_EQ(s.shiftNs, 5'000 - 1'009'000);
     const auto& d = *s.data;
     EXPECT_EQ(d.run, 1);
+    // A span selected on the stacked view counts from the first run's start.
+    EXPECT_EQ(d.firstRecordNs, 0);
+    auto reversed = stackTimelines(b, a, "decode step");
+    EXPECT_EQ(reversed.data->firstRecordNs, 1'000'000);
     ASSERT_EQ(d.lanes.size(), 4u);
     EXPECT_EQ(d.lanes[0].title, "#1 Stream 7");
     EXPECT_EQ(d.lanes[2].title, "#2 Stream 7");

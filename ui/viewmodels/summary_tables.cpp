@@ -69,7 +69,7 @@ SummaryTable rangeTable(const std::vector<RunAnalysis>& runs) {
     t.columns =
         lead(tr("Of the time of all ranges of the run in the window (nested ranges "
                 "count in each, as in nsys's nvtx_sum)"));
-    t.columns.push_back({tr("GPU busy"), QStringLiteral("gpu_busy_fraction"), true,
+    t.columns.push_back({tr("GPU busy"), QStringLiteral("gpu_busy_percent"), true,
                          tr("Share of the ranges' time the GPU ran a kernel, copy or memset")});
     t.columns.push_back({tr("Kernels"), QStringLiteral("kernel_inclusive_ns"), true,
                          tr("Kernel time launched inside the range, nested ranges included "

@@ -65,6 +65,9 @@ StackedTimeline stackTimelines(const TimelineData& first, const TimelineData& se
     out.shiftNs = out.aligned ? *a - *b : first.beginNs - second.beginNs;
     auto data = std::make_shared<TimelineData>();
     data->run = first.run;
+    // A span selected on the stacked timeline is the first run's (the second
+    // run's lanes are moved by shiftNs; its own window would differ).
+    data->firstRecordNs = first.firstRecordNs;
     appendLanes(*data, first, 0);
     appendLanes(*data, second, out.shiftNs);
     std::sort(data->tokenTimes.begin(), data->tokenTimes.end());

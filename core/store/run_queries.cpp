@@ -278,6 +278,7 @@ void forEachChunked(Store& store, RunId id, TimeWindow window, std::optional<std
             throw StoreError(StoreError::Kind::Sql,
                              store.path() + ": run " + std::to_string(id) + ": " + e.what());
         }
+        if (chunk.empty()) continue;  // a damaged or foreign store's empty blob
         // Chunks are written sorted and a lane's chunks rarely overlap: sort
         // and merge (each allocating a buffer of the chunk's size) only when
         // they are needed.

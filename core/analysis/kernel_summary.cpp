@@ -307,10 +307,11 @@ RunSummary summarizeRun(Store& store, RunId run, TimeWindow window, std::string 
         window.endNs};
     StartOrderReader<ApiCallRecord> calls(store, run, callWindow);
     ApiTally apiTally;
+    bool kernelsLeft = true;  // launches after the last kernel launch nothing counted
     auto readCallsUntil = [&](std::int64_t ns) {
         for (auto start = calls.peekStart(); start && *start <= ns; start = calls.peekStart()) {
             const ApiCallRecord& c = *calls.next();
-            attribution.addLaunch(c);
+            if (kernelsLeft) attribution.addLaunch(c);
             if (overlaps(c.startNs, c.endNs, window)) apiTally.add(c);
         }
     };
@@ -386,6 +387,7 @@ RunSummary summarizeRun(Store& store, RunId run, TimeWindow window, std::string 
         }
     }
     if (busy) finishPiece(*busy);
+    kernelsLeft = false;  // the rest only for cuda_api_sum
     readCallsUntil(kEnd);
     out.apiCalls = apiTally.stats();
 

@@ -212,12 +212,6 @@ constexpr std::int64_t kLaunchSkewNs = 1'000'000;
 
 }  // namespace
 
-std::vector<ApiStat> apiStats(Store& store, RunId run, TimeWindow window) {
-    ApiTally tally;
-    forEachApiCall(store, run, window, std::nullopt, [&](const ApiCallRecord& c) { tally.add(c); });
-    return tally.stats();
-}
-
 RunSummary summarizeRun(Store& store, RunId run, TimeWindow window, std::string label) {
     RunSummary out;
     out.window = std::move(label);

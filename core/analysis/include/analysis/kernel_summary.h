@@ -115,7 +115,6 @@ TimeWindow measuredWindow(Store& store, RunId run);
 
 DurationStats durations(const std::vector<double>& ns);
 DurationStats durations(const stats::Accumulator& ns);
-std::vector<ApiStat> apiStats(Store& store, RunId run, TimeWindow window = {});
 // A row per kernel name (as recorded, mangled) from its instances' durations,
 // largest total first; timePercent of `totalNs`.
 std::vector<KernelStat> kernelStats(const std::map<std::string, std::vector<double>>& timesByName,

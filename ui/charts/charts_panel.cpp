@@ -170,8 +170,8 @@ void ChartsPanel::setWindow(const WindowChoice& window) {
     if (i < 0 && window.kind == WindowChoice::Kind::Span) {
         // One time span on offer at a time: the one last selected on the timeline.
         for (int j = window_->count() - 1; j >= 0; --j)
-            if (window_->itemData(j).toString().contains(QLatin1Char(':')) &&
-                !window_->itemData(j).toString().startsWith(QLatin1String("range:")))
+            if (parseWindowChoice(window_->itemData(j).toString().toStdString()).kind ==
+                WindowChoice::Kind::Span)
                 window_->removeItem(j);
         window_->addItem(tr("Kernels: selected on the timeline, %1 to %2")
                              .arg(QString::fromStdString(formatDuration(window.fromNs)),

@@ -3,6 +3,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "store/chunk_directory.h"
 #include "store/run_queries.h"
 #include "store/store.h"
 #include "store/store_writer.h"
@@ -155,6 +156,37 @@ TEST(StoreRuns, WriterBatchesAndInternsStrings) {
     EXPECT_EQ(store.db().queryInt("SELECT count(*) FROM strings"), 2);
     // Each batch of 100 holds two lanes (streams 0 and 1): two chunks per batch.
     EXPECT_EQ(store.db().queryInt("SELECT count(*) FROM event_chunks"), 20);
+}
+
+TEST(StoreRuns, ChunkDirectoryDescribesEachLaneWithoutDecoding) {
+    TempDir dir;
+    Store store(dir.file("runs.wsdb"));
+    auto id = store.beginRun({});
+    {
+        StoreWriter w(store, id, 100);
+        for (int i = 0; i < 1000; ++i)
+            w.add(kernelAt(i * 10, 5, i % 2, "k"));
+    }
+    auto lanes = chunkDirectory(store, id, codec::ChunkKind::Kernel);
+    ASSERT_EQ(lanes.size(), 2u);  // streams 0 and 1
+    EXPECT_EQ(lanes[0].laneId, 0u);
+    EXPECT_EQ(lanes[1].laneId, 1u);
+    std::int64_t events = 0, busy = 0;
+    for (const auto& lane : lanes) {
+        ASSERT_EQ(lane.chunks.size(), 10u);  // one per batch of 100
+        for (std::size_t c = 1; c < lane.chunks.size(); ++c)
+            EXPECT_LT(lane.chunks[c - 1].firstStartNs, lane.chunks[c].firstStartNs);
+        for (const auto& c : lane.chunks) {
+            events += c.count;
+            busy += c.busyNs;
+            EXPECT_GT(c.maxEndNs, c.firstStartNs);
+        }
+    }
+    EXPECT_EQ(events, 1000);
+    EXPECT_EQ(busy, 5000);
+    EXPECT_EQ(lanes[1].chunks[0].firstStartNs, 10);
+    EXPECT_EQ(lanes[1].chunks[0].maxEndNs, 995);  // kernel 99, the last odd one of the batch
+    EXPECT_TRUE(chunkDirectory(store, id, codec::ChunkKind::ApiCall).empty());
 }
 
 TEST(StoreRuns, WindowQueryReturnsOverlappingRecordsPerStreamInStartOrder) {

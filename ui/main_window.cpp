@@ -82,6 +82,13 @@ MainWindow::MainWindow(QWidget* parent)
                 setDashboardShown(false);
                 findInTimeline(run, name);
             });
+    // A paged run's window of single events: asked for by the view, loaded
+    // off the GUI thread, shown if the view still holds that run.
+    connect(timeline_, &TimelineView::detailWanted, this,
+            [this](std::int64_t beginNs, std::int64_t endNs) {
+                loader_->loadTimelineDetail(storePath_, timeline_->sharedData(), beginNs, endNs);
+            });
+    connect(loader_, &StoreLoader::timelineDetailLoaded, timeline_, &TimelineView::setDetail);
     connect(loader_, &StoreLoader::timelineLoaded, this,
             [this](std::shared_ptr<const TimelineData> timeline) {
                 timeline_->setData(timeline);

@@ -84,9 +84,10 @@ void LaneMenu::rebuild() {
             group = lane.group;
             sections_.emplace_back(addSection(group), i);
         }
-        auto* a = addAction(
-            QStringLiteral("%1  (%2)")
-                .arg(lane.title, QLocale().toString(static_cast<qulonglong>(lane.events.size()))));
+        auto* a =
+            addAction(QStringLiteral("%1  (%2)")
+                          .arg(lane.title,
+                               QLocale().toString(static_cast<qulonglong>(laneEventCount(lane)))));
         a->setCheckable(true);
         a->setToolTip(lane.group + QStringLiteral(" · ") + lane.title);
         connect(a, &QAction::triggered, this, [this, i](bool checked) {

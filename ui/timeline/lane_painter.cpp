@@ -50,6 +50,23 @@ void paintLane(QPainter& p, const std::vector<lod::DrawItem>& items, const Timel
     }
 }
 
+void paintCoarseLane(QPainter& p, const std::vector<lod::DrawItem>& items, LaneKind kind,
+                     const QRectF& rect) {
+    const qreal top = rect.top() + 1, h = rect.height() - 2;
+    QColor c = colorForLabel(0, kind);
+    c.setAlpha(170);
+    const QBrush hatch(c.darker(130), Qt::BDiagPattern);
+    for (const auto& it : items) {
+        qreal x0 = std::max<qreal>(it.x0, 0) + rect.left();
+        qreal x1 = std::min<qreal>(it.x1, rect.width()) + rect.left();
+        if (x1 <= x0) x1 = x0 + 1;
+        qreal fill = std::max<qreal>(2, h * it.busy);
+        QRectF bar(x0, top + h - fill, x1 - x0, fill);
+        p.fillRect(bar, c);
+        if (bar.width() > 6) p.fillRect(bar, hatch);
+    }
+}
+
 QString timeLabel(std::int64_t ns, std::int64_t step) {
     auto fmt = [&](double v, const char* unit) {
         int decimals = 0;

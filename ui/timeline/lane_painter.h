@@ -19,6 +19,10 @@ QColor colorForLabel(std::uint32_t label, LaneKind kind);
 void paintLane(QPainter& p, const std::vector<lod::DrawItem>& items, const TimelineLane& lane,
                const std::vector<std::string>& labels, const QRectF& rect,
                const std::vector<bool>* highlight = nullptr);
+// Overview marks (buildCoarseDrawList): the lane kind's colour, height by
+// busy share, hatched so they do not read as single events.
+void paintCoarseLane(QPainter& p, const std::vector<lod::DrawItem>& items, LaneKind kind,
+                     const QRectF& rect);
 void paintRuler(QPainter& p, const lod::TimeAxis& axis, std::int64_t zeroNs, const QRectF& rect,
                 const QColor& background, const QColor& text);
 void paintCounter(QPainter& p, const CounterTrack& track, const lod::TimeAxis& axis,

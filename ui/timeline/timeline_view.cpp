@@ -22,6 +22,10 @@ TimelineView::TimelineView(QWidget* parent) : QWidget(parent) {
     setMouseTracking(true);
     setMinimumHeight(160);
     setAutoFillBackground(false);
+    detailTimer_ = new QTimer(this);
+    detailTimer_->setSingleShot(true);
+    detailTimer_->setInterval(150);
+    connect(detailTimer_, &QTimer::timeout, this, &TimelineView::requestDetail);
 }
 
 void TimelineView::setData(std::shared_ptr<const TimelineData> data) {
@@ -37,9 +41,74 @@ void TimelineView::setData(std::shared_ptr<const TimelineData> data) {
     lanes_.setLanes(data_.get(), sameRun);
     range_.cancelDrag();
     if (!sameRun) clearRange();
+    requested_.reset();
+    eventsInView_ = 0;
     fitAll();
     emit laneVisibilityChanged();
     emit searchMatchesChanged();
+}
+
+void TimelineView::setDetail(std::shared_ptr<const TimelineData> data) {
+    if (!data_ || !data || !data_->paged || data->run != data_->run) return;
+    // The selected event by lane and start: indices change with the window.
+    std::optional<std::int64_t> selectedStart;
+    if (selection_.lane >= 0 && selection_.event >= 0 &&
+        static_cast<std::size_t>(selection_.lane) < data_->lanes.size())
+        selectedStart = data_->lanes[static_cast<std::size_t>(selection_.lane)].events.start(
+            static_cast<std::size_t>(selection_.event));
+    const int selectedLane = selection_.lane;
+    data_ = std::move(data);
+    if (requested_ == data_->detail) requested_.reset();
+    lanes_.setLanes(data_.get(), /*sameRun=*/true);
+    selection_ = {};
+    launch_ = {};
+    launched_.clear();
+    if (!search_.isEmpty())
+        setSearch(search_);  // labels differ between windows
+    else
+        emit searchMatchesChanged();
+    if (selectedStart && selectedLane < static_cast<int>(data_->lanes.size())) {
+        const auto& ev = data_->lanes[static_cast<std::size_t>(selectedLane)].events;
+        std::size_t i = ev.firstStartingFrom(*selectedStart, 0);
+        if (i < ev.size() && ev.start(i) == *selectedStart)
+            select(selectedLane, static_cast<long>(i));
+    }
+    update();
+}
+
+bool TimelineView::showsSingleEvents() const {
+    return !data_ || !data_->paged || detailCovers(*data_, axis_.originNs, axis_.endNs());
+}
+
+void TimelineView::requestDetail() {
+    if (!data_ || !data_->paged || showsSingleEvents()) return;
+    const std::int64_t t0 = axis_.originNs, t1 = axis_.endNs();
+    if (requested_ && requested_->first <= t0 && t1 <= requested_->second) return;
+    auto window = detailWindowFor(*data_, t0, t1, detailBudget_);
+    eventsInView_ = window ? 0 : overviewEventsIn(*data_, t0, t1);
+    if (window) {
+        requested_ = window;
+        emit detailWanted(window->first, window->second);
+    }
+    update();
+}
+
+void TimelineView::paintPagingNote(QPainter& p, const QRectF& area) {
+    QString note;
+    if (eventsInView_ > 0)
+        note = tr("Overview: about %1 events in view; zoom in to a part of %2 or fewer to see "
+                  "single events")
+                   .arg(QLocale().toString(static_cast<qulonglong>(eventsInView_)),
+                        QLocale().toString(static_cast<qulonglong>(detailBudget_)));
+    else if (requested_)
+        note = tr("Overview: loading the single events of this part…");
+    else
+        return;
+    QFontMetrics fm(p.font());
+    QRectF box(area.left() + 8, area.top() + 4, fm.horizontalAdvance(note) + 16, fm.height() + 6);
+    p.fillRect(box, QColor(255, 248, 196, 235));
+    p.setPen(QColor(60, 60, 60));
+    p.drawText(box, Qt::AlignCenter, note);
 }
 
 void TimelineView::markInterval(std::optional<std::pair<std::int64_t, std::int64_t>> interval) {
@@ -261,6 +330,10 @@ void TimelineView::paintEvent(QPaintEvent*) {
     }
     const qreal left = kHeaderWidth, w = axis_.widthPx;
     int y = kRulerHeight + kTokenHeight - scrollY_;
+    // A paged run whose loaded window does not cover the view draws the
+    // overviews, and asks for the view's events once it stays put.
+    const bool single = showsSingleEvents();
+    if (!single && data_->paged) detailTimer_->start();
     if (data_->eventCount == 0) {
         p.setPen(pal.color(QPalette::PlaceholderText));
         p.drawText(QRectF(left + 12, lanesTop() + 8, w - 24, 60), Qt::TextWordWrap,
@@ -290,8 +363,13 @@ void TimelineView::paintEvent(QPaintEvent*) {
         QRectF r(left, y, w, kLaneHeight);
         if (row % 2) p.fillRect(QRectF(0, y, width(), kLaneHeight), stripe);
         p.setClipRect(r);
-        paintLane(p, lod::buildDrawList(lane.events, axis_), lane, data_->labels, r, &highlight_);
-        if (static_cast<int>(i) == selection_.lane && selection_.event >= 0) {
+        const bool coarse = lane.overview && !single;
+        if (coarse)
+            paintCoarseLane(p, lod::buildCoarseDrawList(*lane.overview, axis_), lane.kind, r);
+        else
+            paintLane(p, lod::buildDrawList(lane.events, axis_), lane, data_->labels, r,
+                      &highlight_);
+        if (!coarse && static_cast<int>(i) == selection_.lane && selection_.event >= 0) {
             auto e = static_cast<std::size_t>(selection_.event);
             qreal x0 = left + axis_.toPx(lane.events.start(e)),
                   x1 = left + axis_.toPx(lane.events.end(e));
@@ -311,7 +389,7 @@ void TimelineView::paintEvent(QPaintEvent*) {
         return lanesTop() + lanes_.rowOf(lane) * kLaneHeight + kLaneHeight / 2.0;
     };
     // A flow line from the selected kernel's launch call to the kernel.
-    if (launch_.lane >= 0 && laneVisible(launch_.lane) && laneVisible(selection_.lane)) {
+    if (single && launch_.lane >= 0 && laneVisible(launch_.lane) && laneVisible(selection_.lane)) {
         const auto& callLane = data_->lanes[static_cast<std::size_t>(launch_.lane)].events;
         const auto& kernelLane = data_->lanes[static_cast<std::size_t>(selection_.lane)].events;
         auto c = static_cast<std::size_t>(launch_.event),
@@ -334,7 +412,7 @@ void TimelineView::paintEvent(QPaintEvent*) {
     }
     // Flows from a selected launch call to the kernels it launched: one for
     // cudaLaunchKernel, each kernel of the graph for cudaGraphLaunch.
-    if (!launched_.empty() && laneVisible(selection_.lane)) {
+    if (single && !launched_.empty() && laneVisible(selection_.lane)) {
         const auto& call = data_->lanes[static_cast<std::size_t>(selection_.lane)].events;
         QPointF from(left + axis_.toPx(call.start(static_cast<std::size_t>(selection_.event))),
                      rowY(selection_.lane));
@@ -370,6 +448,7 @@ void TimelineView::paintEvent(QPaintEvent*) {
     p.setPen(text);
     p.drawText(QRectF(6, 0, kHeaderWidth - 10, kRulerHeight), Qt::AlignVCenter,
                tr("%1 events").arg(QLocale().toString(static_cast<qlonglong>(data_->eventCount))));
+    if (!single) paintPagingNote(p, QRectF(left, kRulerHeight + kTokenHeight, w, height()));
     p.setPen(rule);
     p.drawLine(QPointF(kHeaderWidth - 0.5, 0), QPointF(kHeaderWidth - 0.5, height()));
     if (marked_) {
@@ -467,7 +546,9 @@ void TimelineView::mouseReleaseEvent(QMouseEvent* e) {
     if (dragged_ || !data_) return;
     const double x = e->position().x() - kHeaderWidth;
     int lane = laneAt(e->pos().y());
-    long hit = lane >= 0 && x >= 0
+    const bool coarse =
+        lane >= 0 && data_->lanes[static_cast<std::size_t>(lane)].overview && !showsSingleEvents();
+    long hit = lane >= 0 && x >= 0 && !coarse
                    ? lod::hitTest(data_->lanes[static_cast<std::size_t>(lane)].events, axis_, x)
                    : -1;
     if (hit >= 0)
@@ -528,7 +609,20 @@ bool TimelineView::event(QEvent* e) {
         auto* help = static_cast<QHelpEvent*>(e);
         int lane = laneAt(help->pos().y());
         double x = help->pos().x() - kHeaderWidth;
-        if (lane >= 0 && x >= 0) {
+        const auto* overview = lane >= 0 && !showsSingleEvents()
+                                   ? data_->lanes[static_cast<std::size_t>(lane)].overview.get()
+                                   : nullptr;
+        if (overview && x >= 0) {
+            for (const auto& item : lod::buildCoarseDrawList(*overview, axis_)) {
+                if (x < item.x0 - 1 || x > item.x1 + 1) continue;
+                QToolTip::showText(help->globalPos(),
+                                   tr("about %1 events, %2% busy\nzoom in to load them")
+                                       .arg(QLocale().toString(static_cast<qulonglong>(item.count)))
+                                       .arg(item.busy * 100, 0, 'f', 0),
+                                   this);
+                return true;
+            }
+        } else if (lane >= 0 && x >= 0) {
             const auto& ev = data_->lanes[static_cast<std::size_t>(lane)].events;
             for (const auto& item : lod::buildDrawList(ev, axis_)) {
                 if (x < item.x0 - 1 || x > item.x1 + 1) continue;

@@ -17,6 +17,7 @@
 // across runs, like the search text.
 #pragma once
 
+#include <QTimer>
 #include <QWidget>
 #include <memory>
 #include <optional>
@@ -39,7 +40,17 @@ class TimelineView : public QWidget {
     explicit TimelineView(QWidget* parent = nullptr);
 
     void setData(std::shared_ptr<const TimelineData> data);
+    // The same paged run with the single events of another window: keeps
+    // the view, hidden lanes, search and range; the selection follows its
+    // event. Ignored for another run.
+    void setDetail(std::shared_ptr<const TimelineData> data);
     const TimelineData* data() const { return data_.get(); }
+    std::shared_ptr<const TimelineData> sharedData() const { return data_; }
+    // Most events a window of single events may hold (a paged run).
+    void setDetailBudget(std::size_t events) { detailBudget_ = events; }
+    // Whether lanes show single events in the current view (always, unless
+    // the run is paged and its loaded window does not cover the view).
+    bool showsSingleEvents() const;
     const lod::TimeAxis& axis() const { return axis_; }
     void fitAll();
     void zoomTo(std::int64_t beginNs, std::int64_t endNs);
@@ -111,6 +122,9 @@ class TimelineView : public QWidget {
     // The range is gone: Esc, a plain click on empty space, clearRange, or
     // another run's data.
     void rangeCleared();
+    // A paged run's view settled on a part holding at most the budget's
+    // events: load [beginNs, endNs) and hand it to setDetail.
+    void detailWanted(std::int64_t beginNs, std::int64_t endNs);
 
   protected:
     void paintEvent(QPaintEvent*) override;
@@ -131,6 +145,8 @@ class TimelineView : public QWidget {
     void centreOn(int lane, long event, bool zoomIn);
     void visibilityChanged();
     void showLaneMenu(int lane, const QPoint& globalPos);
+    void requestDetail();  // the detail timer fired
+    void paintPagingNote(QPainter& p, const QRectF& area);
 
     std::shared_ptr<const TimelineData> data_;
     lod::TimeAxis axis_;
@@ -147,6 +163,11 @@ class TimelineView : public QWidget {
     std::optional<std::pair<std::int64_t, std::int64_t>> marked_;
     TimelineSelection launch_;                    // the API call that launched the selected kernel
     std::vector<std::pair<int, long>> launched_;  // the kernels the selected call launched
+    // Paging: a view that stays put for a moment asks for its events once.
+    QTimer* detailTimer_ = nullptr;
+    std::size_t detailBudget_ = TimelineLoadOptions{}.residentEvents;
+    std::optional<std::pair<std::int64_t, std::int64_t>> requested_;
+    std::size_t eventsInView_ = 0;  // the overviews' count when too many to load
 };
 
 }  // namespace ws::ui

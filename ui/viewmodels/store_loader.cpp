@@ -120,6 +120,19 @@ void StoreLoader::loadTimeline(const QString& path, RunId id) {
         });
 }
 
+void StoreLoader::loadTimelineDetail(const QString& path, std::shared_ptr<const TimelineData> base,
+                                     std::int64_t beginNs, std::int64_t endNs) {
+    if (!base) return;
+    runJob(
+        detailJob_, path,
+        [base, beginNs, endNs](Store& store, auto&& isStale) {
+            return ws::ui::loadTimelineDetail(store, *base, beginNs, endNs, isStale);
+        },
+        [](StoreLoader& self, const std::shared_ptr<const TimelineData>& data) {
+            if (data) emit self.timelineDetailLoaded(data);
+        });
+}
+
 void StoreLoader::loadStackedTimeline(const QString& path, RunId first, RunId second,
                                       const QString& alignAt) {
     std::string align = alignAt.toStdString();

@@ -59,6 +59,10 @@ class StoreLoader : public QObject {
     void loadDetails(const QString& path, RunId id);
     // Starts loading one run's timeline; emits timelineLoaded or failed.
     void loadTimeline(const QString& path, RunId id);
+    // Loads the single events of [beginNs, endNs) of a paged timeline;
+    // emits timelineDetailLoaded. A newer request or timeline load drops it.
+    void loadTimelineDetail(const QString& path, std::shared_ptr<const TimelineData> base,
+                            std::int64_t beginNs, std::int64_t endNs);
     // Loads two runs' timelines stacked, the second aligned to the first at
     // the first range whose name contains `alignAt`; emits timelineLoaded,
     // then timelineStacked with what was aligned.
@@ -83,6 +87,7 @@ class StoreLoader : public QObject {
     void detailsLoaded(const ws::ui::RunDetails& details);
     void timelineLoaded(std::shared_ptr<const ws::ui::TimelineData> timeline);
     void timelineStacked(const QString& note);
+    void timelineDetailLoaded(std::shared_ptr<const ws::ui::TimelineData> timeline);
     void analysisLoaded(const std::vector<ws::RunAnalysis>& runs);
     void sweepsLoaded(const std::vector<ws::SweepTable>& sweeps);
     void kernelLoaded(const ws::ui::KernelDetails& kernel);
@@ -108,6 +113,7 @@ class StoreLoader : public QObject {
     JobCounter runsJob_ = newCounter();
     JobCounter detailsJob_ = newCounter();
     JobCounter timelineJob_ = newCounter();
+    JobCounter detailJob_ = newCounter();
     JobCounter analysisJob_ = newCounter();
     JobCounter sweepJob_ = newCounter();
     JobCounter kernelJob_ = newCounter();

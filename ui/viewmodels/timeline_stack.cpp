@@ -33,7 +33,11 @@ void appendLanes(TimelineData& out, const TimelineData& in, std::int64_t shift) 
         copy.group = lane.group;  // the title carries the run
         copy.kind = lane.kind;
         copy.laneId = lane.laneId;
+        copy.deviceId = lane.deviceId;
         copy.correlation = lane.correlation;
+        // A paged run stacks as its overview: the stack loads no windows.
+        if (lane.overview)
+            copy.overview = std::make_shared<const lod::CoarseLane>(lane.overview->shifted(shift));
         copy.run = lane.run ? lane.run : in.run;
         copy.shiftNs = lane.shiftNs + shift;
         copy.events.reserve(lane.events.size());

@@ -1,0 +1,178 @@
+#include "viewmodels/timeline_load_parts.h"
+
+#include <algorithm>
+#include <set>
+#include <tuple>
+
+#include "analysis/kernel_summary.h"
+#include "model/process_keys.h"
+#include "store/store.h"
+
+namespace ws::ui::load {
+
+Labels::Labels(std::vector<std::string>& out) : out_(out) {
+    for (std::size_t i = 0; i < out_.size(); ++i)
+        ids_.try_emplace(out_[i], static_cast<std::uint32_t>(i));
+}
+
+std::uint32_t Labels::operator()(const std::string& s) {
+    auto [it, inserted] = ids_.try_emplace(s, static_cast<std::uint32_t>(out_.size()));
+    if (inserted) out_.push_back(s);
+    return it->second;
+}
+
+std::uint32_t Labels::kernel(const std::string& mangled) {
+    auto it = kernels_.find(mangled);
+    if (it != kernels_.end()) return it->second;
+    auto id = (*this)(shortKernelName(demangle(mangled)));
+    kernels_.emplace(mangled, id);
+    return id;
+}
+
+StreamTitles::StreamTitles(Store& store, RunId run) {
+    // Streams of several processes on one run carry their process: "pid 812
+    // stream 7", CUDA's own stream number (StreamAssigner renumbers clashes).
+    std::set<std::uint32_t> processes;
+    for (const auto& g : gpuStreamsOf(store, run)) {
+        origins_[{g.deviceId, g.streamId}] = g;
+        processes.insert(g.processId);
+    }
+    gpuProcesses_ = processes.size();
+    // With the program's name where the recorder read it: "pid 812 worker.py".
+    for (const auto& p : processesFromProperties(runProperties(store, run)))
+        processName_[p.pid] = QString::fromStdString(shortCommand(p.command));
+}
+
+QString StreamTitles::operator()(const StreamKey& key) const {
+    auto origin = origins_.find({key.deviceId, key.streamId});
+    if (gpuProcesses_ < 2 || origin == origins_.end())
+        return QStringLiteral("Stream %1").arg(key.streamId);
+    const auto pid = origin->second.processId;
+    auto name = processName_.find(pid);
+    return QStringLiteral("pid %1%2 stream %3")
+        .arg(pid)
+        .arg(name == processName_.end() || name->second.isEmpty()
+                 ? QString()
+                 : QStringLiteral(" ") + name->second)
+        .arg(origin->second.cudaStreamId);
+}
+
+TimelineLane kernelLane(const StreamKey& key, const StreamTitles& titles) {
+    TimelineLane lane;
+    lane.group = QStringLiteral("GPU %1").arg(key.deviceId);
+    lane.title = titles(key);
+    lane.laneId = key.streamId;
+    lane.deviceId = key.deviceId;
+    return lane;
+}
+
+TimelineLane memoryLane(const StreamKey& key, const StreamTitles& titles) {
+    TimelineLane lane = kernelLane(key, titles);
+    lane.title += QStringLiteral(" memory");
+    lane.kind = LaneKind::Memcpys;
+    return lane;
+}
+
+TimelineLane apiLane(std::uint32_t thread) {
+    TimelineLane lane;
+    lane.kind = LaneKind::ApiCalls;
+    lane.laneId = thread;
+    lane.group = QStringLiteral("Thread %1").arg(thread);
+    lane.title = QStringLiteral("CUDA API");
+    return lane;
+}
+
+void readKernels(Store& store, RunId run, TimeWindow window, TimelineLane& lane, Labels& label,
+                 Poll& poll, Extent& extent) {
+    forEachKernel(store, run, window, lane.laneId, [&](const KernelRecord& k) {
+        poll();
+        if (k.deviceId != lane.deviceId) return;
+        lane.events.add(k.startNs, k.endNs, label.kernel(k.name));
+        lane.correlation.push_back(k.correlationId);
+        extent(k.startNs, k.endNs);
+    });
+}
+
+void readCopies(Store& store, RunId run, TimeWindow window, TimelineLane& lane, Labels& label,
+                Poll& poll, Extent& extent) {
+    std::vector<std::tuple<std::int64_t, std::int64_t, std::uint32_t>> transfers;
+    forEachMemcpy(store, run, window, lane.laneId, [&](const MemcpyRecord& m) {
+        poll();
+        if (m.deviceId == lane.deviceId)
+            transfers.emplace_back(m.startNs, m.endNs,
+                                   label(std::string("Memcpy ") + toString(m.kind)));
+    });
+    forEachMemset(store, run, window, lane.laneId, [&](const MemsetRecord& m) {
+        poll();
+        if (m.deviceId == lane.deviceId)
+            transfers.emplace_back(m.startNs, m.endNs, label("Memset"));
+    });
+    std::sort(transfers.begin(), transfers.end());
+    for (auto [s, e, l] : transfers) {
+        lane.events.add(s, e, l);
+        extent(s, e);
+    }
+}
+
+void readApiCalls(Store& store, RunId run, TimeWindow window, TimelineLane& lane, Labels& label,
+                  Poll& poll) {
+    forEachApiCall(store, run, window, lane.laneId, [&](const ApiCallRecord& a) {
+        poll();
+        lane.events.add(a.startNs, a.endNs, label(a.name));
+        lane.correlation.push_back(a.correlationId);
+    });
+}
+
+void addRangeLanes(Store& store, RunId run, TimelineData& data, Labels& label, Poll& poll,
+                   Extent& extent) {
+    std::map<std::pair<std::uint32_t, int>, std::vector<RangeRecord>> byDepth;
+    forEachRange(store, run, {}, std::nullopt, [&](const RangeRecord& r) {
+        poll();
+        if (r.kind != RangeKind::Mark) byDepth[{r.threadId, r.depth}].push_back(r);
+    });
+    for (auto& [key, ranges] : byDepth) {
+        if (poll.stopped()) throw LoadStopped{};
+        TimelineLane lane;
+        lane.kind = LaneKind::Ranges;
+        lane.laneId = key.first;
+        lane.group =
+            key.first ? QStringLiteral("Thread %1").arg(key.first) : QStringLiteral("CUDA sync");
+        lane.title = QStringLiteral("NVTX %1").arg(key.second);
+        std::sort(ranges.begin(), ranges.end(),
+                  [](const RangeRecord& a, const RangeRecord& b) { return a.startNs < b.startNs; });
+        for (const auto& r : ranges) {
+            lane.events.add(r.startNs, r.endNs, label(r.name));
+            extent(r.startNs, r.endNs);
+        }
+        data.lanes.push_back(std::move(lane));
+    }
+}
+
+void addTokensAndCounters(Store& store, RunId run, TimelineData& data, Extent& extent) {
+    for (const auto& t : tokensOf(store, run))
+        data.tokenTimes.push_back(t.timeNs);
+    std::sort(data.tokenTimes.begin(), data.tokenTimes.end());
+    // A client-only run (bench serve against a server not recorded) has
+    // tokens and nothing else: the axis spans them.
+    if (!data.tokenTimes.empty()) extent(data.tokenTimes.front(), data.tokenTimes.back());
+
+    CounterTrack power{QStringLiteral("Power (W)"), {}, {}, 0};
+    CounterTrack clock{QStringLiteral("SM clock (MHz)"), {}, {}, 0};
+    for (const auto& s : samplesOf(store, run)) {
+        if (s.deviceIndex != 0) continue;
+        if (s.powerW) {
+            power.timeNs.push_back(s.timeNs);
+            power.value.push_back(*s.powerW);
+            power.maxValue = std::max(power.maxValue, *s.powerW);
+        }
+        if (s.smClockMhz) {
+            clock.timeNs.push_back(s.timeNs);
+            clock.value.push_back(*s.smClockMhz);
+            clock.maxValue = std::max(clock.maxValue, *s.smClockMhz);
+        }
+    }
+    if (!power.timeNs.empty()) data.counters.push_back(std::move(power));
+    if (!clock.timeNs.empty()) data.counters.push_back(std::move(clock));
+}
+
+}  // namespace ws::ui::load

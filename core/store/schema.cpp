@@ -177,4 +177,21 @@ void migrate(sql::Db& db, int fromVersion) {
     tx.commit();
 }
 
+void ensureIndexes(sql::Db& db) {
+    // The chunk index with each chunk's summary columns: the chunk directory
+    // (a timeline's overview), aggregates and time-window lookups read the
+    // index alone instead of a table page per chunk (on a run of 100 M
+    // kernels, ~100 k random page reads). It starts with the columns of the
+    // index it replaces, so every query that used that one uses it.
+    if (db.queryInt("SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = "
+                    "'event_chunks_spans'") > 0)
+        return;
+    sql::Transaction tx(db);
+    db.exec("DROP INDEX IF EXISTS event_chunks_by_lane");
+    db.exec(
+        "CREATE INDEX event_chunks_spans ON event_chunks(run_id, kind, group_id, lane_id, "
+        "first_start_ns, max_end_ns, count, busy_ns, bytes)");
+    tx.commit();
+}
+
 }  // namespace ws::schema

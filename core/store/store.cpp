@@ -141,6 +141,7 @@ Store::Store(const std::string& path, Options options) {
     db_->exec("PRAGMA synchronous = NORMAL");
     db_->exec("PRAGMA foreign_keys = ON");
     schema::migrate(*db_, static_cast<int>(db_->queryInt("PRAGMA user_version")));
+    schema::ensureIndexes(*db_);
     recoverAbandonedRuns();
 }
 

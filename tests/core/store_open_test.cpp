@@ -8,6 +8,7 @@
 #include "store/compact.h"
 #include "store/run_queries.h"
 #include "store/schema.h"
+#include "store/sqlite_db.h"
 #include "store/store.h"
 #include "support/fixture_store.h"
 #include "support/temp_dir.h"
@@ -65,6 +66,38 @@ TEST(StoreOpen, CreatesNewStoreWithSchemaVersionAndApplicationId) {
     }
     Store again(path);
     EXPECT_EQ(again.db().queryInt("PRAGMA user_version"), schema::kCurrentVersion);
+}
+
+// A store from a build before the chunk summary index gets it when opened
+// for writing, with no version change; the chunk directory then reads the
+// index alone. Opened read-only it is left as it is.
+TEST(StoreOpen, ChunkSummaryIndexIsAddedWithoutAVersionChange) {
+    TempDir dir;
+    auto path = dir.file("runs.wsdb");
+    { Store store(path); }
+    sqliteExec(path,
+               "DROP INDEX event_chunks_spans; CREATE INDEX event_chunks_by_lane ON "
+               "event_chunks(run_id, kind, group_id, lane_id, first_start_ns);");
+    auto hasIndex = [](Store& store, const std::string& name) {
+        return store.db().queryInt("SELECT count(*) FROM sqlite_master WHERE name = '" + name +
+                                   "'") > 0;
+    };
+    {
+        Store readOnly(path, {.readOnly = true});
+        EXPECT_FALSE(hasIndex(readOnly, "event_chunks_spans"));
+    }
+    Store store(path);
+    EXPECT_TRUE(hasIndex(store, "event_chunks_spans"));
+    EXPECT_FALSE(hasIndex(store, "event_chunks_by_lane"));
+    EXPECT_EQ(store.db().queryInt("PRAGMA user_version"), schema::kCurrentVersion);
+    sql::Statement plan(store.db(),
+                        "EXPLAIN QUERY PLAN SELECT group_id, lane_id, first_start_ns, max_end_ns, "
+                        "count, busy_ns FROM event_chunks WHERE run_id = 1 AND kind = 1 ORDER BY "
+                        "group_id, lane_id, first_start_ns");
+    std::string detail;
+    while (plan.step())
+        detail += plan.text(3);
+    EXPECT_NE(detail.find("COVERING INDEX event_chunks_spans"), std::string::npos) << detail;
 }
 
 TEST(StoreOpen, DefaultPathFollowsXdgDataHome) {

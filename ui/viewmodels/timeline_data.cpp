@@ -66,10 +66,11 @@ bool detailCovers(const TimelineData& data, std::int64_t beginNs, std::int64_t e
 namespace {
 
 std::shared_ptr<const TimelineData> readTimeline(Store& store, RunId run,
-                                                 const std::function<bool()>& stop) {
+                                                 const std::function<bool()>& stop,
+                                                 std::int64_t firstRecordNs) {
     auto data = std::make_shared<TimelineData>();
     data->run = run;
-    data->firstRecordNs = runAggregates(store, run).firstNs.value_or(0);
+    data->firstRecordNs = firstRecordNs;
     load::Labels label(data->labels);
     load::Poll poll(stop);
     load::Extent extent;
@@ -113,9 +114,10 @@ std::shared_ptr<const TimelineData> loadTimeline(Store& store, RunId run,
     try {
         const auto a = runAggregates(store, run);
         const auto events = a.kernelCount + a.memcpyCount + a.memsetCount + a.apiCallCount;
+        const auto first = a.firstNs.value_or(0);
         if (static_cast<std::size_t>(events) > options.residentEvents)
-            return openPagedTimeline(store, run, stop);
-        return readTimeline(store, run, stop);
+            return openPagedTimeline(store, run, stop, first);
+        return readTimeline(store, run, stop, first);
     } catch (const load::LoadStopped&) {
         return nullptr;
     }

@@ -114,15 +114,6 @@ void readCopies(Store& store, RunId run, TimeWindow window, TimelineLane& lane, 
     }
 }
 
-void readApiCalls(Store& store, RunId run, TimeWindow window, TimelineLane& lane, Labels& label,
-                  Poll& poll) {
-    forEachApiCall(store, run, window, lane.laneId, [&](const ApiCallRecord& a) {
-        poll();
-        lane.events.add(a.startNs, a.endNs, label(a.name));
-        lane.correlation.push_back(a.correlationId);
-    });
-}
-
 void addRangeLanes(Store& store, RunId run, TimelineData& data, Labels& label, Poll& poll,
                    Extent& extent) {
     std::map<std::pair<std::uint32_t, int>, std::vector<RangeRecord>> byDepth;

@@ -79,8 +79,6 @@ void readKernels(Store& store, RunId run, TimeWindow window, TimelineLane& lane,
                  Poll& poll, Extent& extent);
 void readCopies(Store& store, RunId run, TimeWindow window, TimelineLane& lane, Labels& label,
                 Poll& poll, Extent& extent);
-void readApiCalls(Store& store, RunId run, TimeWindow window, TimelineLane& lane, Labels& label,
-                  Poll& poll);
 
 // NVTX ranges of the whole run: one lane per thread and nesting depth.
 void addRangeLanes(Store& store, RunId run, TimelineData& data, Labels& label, Poll& poll,

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
 
 #include "store/chunk_directory.h"
 #include "store/run_queries.h"
@@ -32,11 +33,12 @@ std::map<StreamKey, Overview> streamOverviews(Store& store, RunId run,
 }  // namespace
 
 std::shared_ptr<const TimelineData> openPagedTimeline(Store& store, RunId run,
-                                                      const std::function<bool()>& stop) {
+                                                      const std::function<bool()>& stop,
+                                                      std::int64_t firstRecordNs) {
     auto data = std::make_shared<TimelineData>();
     data->run = run;
     data->paged = true;
-    data->firstRecordNs = runAggregates(store, run).firstNs.value_or(0);
+    data->firstRecordNs = firstRecordNs;
     load::Labels label(data->labels);
     load::Poll poll(stop);
     load::Extent extent;
@@ -88,27 +90,52 @@ std::shared_ptr<const TimelineData> loadTimelineDetail(Store& store, const Timel
         auto data = std::make_shared<TimelineData>(base);
         load::Labels label(data->labels);
         load::Poll poll(stop);
-        load::Extent extent;  // unused: the run's extent stays the overview's
-        const TimeWindow window{beginNs, endNs};
+        // One pass per kind over all lanes, each record routed to its lane:
+        // a query per lane would scan the kind's whole chunk index each time.
+        std::map<StreamKey, TimelineLane*> kernels, copies;
+        std::map<std::uint32_t, TimelineLane*> api;
         for (auto& lane : data->lanes) {
             if (!lane.overview) continue;
-            if (poll.stopped()) return nullptr;
             lane.events = {};
             lane.correlation.clear();
-            switch (lane.kind) {
-                case LaneKind::Kernels:
-                    load::readKernels(store, base.run, window, lane, label, poll, extent);
-                    break;
-                case LaneKind::Memcpys:
-                    load::readCopies(store, base.run, window, lane, label, poll, extent);
-                    break;
-                case LaneKind::ApiCalls:
-                    load::readApiCalls(store, base.run, window, lane, label, poll);
-                    break;
-                case LaneKind::Ranges:
-                    break;
-            }
+            if (lane.kind == LaneKind::Kernels) kernels[{lane.deviceId, lane.laneId}] = &lane;
+            if (lane.kind == LaneKind::Memcpys) copies[{lane.deviceId, lane.laneId}] = &lane;
+            if (lane.kind == LaneKind::ApiCalls) api[lane.laneId] = &lane;
         }
+        const TimeWindow window{beginNs, endNs};
+        forEachKernel(store, base.run, window, std::nullopt, [&](const KernelRecord& k) {
+            poll();
+            if (auto it = kernels.find({k.deviceId, k.streamId}); it != kernels.end()) {
+                it->second->events.add(k.startNs, k.endNs, label.kernel(k.name));
+                it->second->correlation.push_back(k.correlationId);
+            }
+        });
+        // Memcpys and memsets share a lane: gathered, then sorted by start.
+        std::map<TimelineLane*, std::vector<std::tuple<std::int64_t, std::int64_t, std::uint32_t>>>
+            transfers;
+        forEachMemcpy(store, base.run, window, std::nullopt, [&](const MemcpyRecord& m) {
+            poll();
+            if (auto it = copies.find({m.deviceId, m.streamId}); it != copies.end())
+                transfers[it->second].emplace_back(
+                    m.startNs, m.endNs, label(std::string("Memcpy ") + toString(m.kind)));
+        });
+        forEachMemset(store, base.run, window, std::nullopt, [&](const MemsetRecord& m) {
+            poll();
+            if (auto it = copies.find({m.deviceId, m.streamId}); it != copies.end())
+                transfers[it->second].emplace_back(m.startNs, m.endNs, label("Memset"));
+        });
+        for (auto& [lane, list] : transfers) {
+            std::sort(list.begin(), list.end());
+            for (auto [s, e, l] : list)
+                lane->events.add(s, e, l);
+        }
+        forEachApiCall(store, base.run, window, std::nullopt, [&](const ApiCallRecord& a) {
+            poll();
+            if (auto it = api.find(a.threadId); it != api.end()) {
+                it->second->events.add(a.startNs, a.endNs, label(a.name));
+                it->second->correlation.push_back(a.correlationId);
+            }
+        });
         data->detail = {beginNs, endNs};
         return data;
     } catch (const load::LoadStopped&) {

@@ -13,6 +13,7 @@ namespace ws::ui {
 // Lanes from the store's chunk directory, NVTX ranges, tokens and counters
 // whole; no single GPU or API event yet. Throws load::LoadStopped.
 std::shared_ptr<const TimelineData> openPagedTimeline(Store& store, RunId run,
-                                                      const std::function<bool()>& stop);
+                                                      const std::function<bool()>& stop,
+                                                      std::int64_t firstRecordNs);
 
 }  // namespace ws::ui

@@ -17,4 +17,9 @@ constexpr int kCurrentVersion = 4;
 // migration step per version, all in one transaction.
 void migrate(sql::Db& db, int fromVersion);
 
+// Indexes that change no table and so need no version: a build without
+// them reads and writes the store alike. Made when a store is opened for
+// writing; a read-only store works without them, only slower.
+void ensureIndexes(sql::Db& db);
+
 }  // namespace ws::schema

@@ -9,6 +9,7 @@
 #include "store/store_writer.h"
 #include "support/fixture_store.h"
 #include "support/temp_dir.h"
+#include "timeline/lane_painter.h"
 #include "timeline/timeline_view.h"
 #include "viewmodels/timeline_data.h"
 
@@ -164,6 +165,15 @@ TEST(TimelineView, AGraphLaunchFlowsToEachOfItsKernels) {
     ASSERT_TRUE(view.findNext());
     EXPECT_EQ(view.launchedBySelection().size(), 1u);
     EXPECT_FALSE(view.grab().isNull());  // the flows paint
+}
+
+// Ruler labels tell neighbouring ticks apart however far into the run.
+TEST(TimelineRuler, LabelsCarryTheDecimalsTheirStepNeeds) {
+    EXPECT_EQ(timeLabel(50'000'020'000, 20'000), "50.00002 s");
+    EXPECT_EQ(timeLabel(50'000'000'000, 10'000'000'000), "50 s");
+    EXPECT_EQ(timeLabel(1'500'000, 500'000), "1.5 ms");
+    EXPECT_EQ(timeLabel(2'000, 1'000), QStringLiteral("2 µs"));
+    EXPECT_EQ(timeLabel(250, 50), "250 ns");
 }
 
 TEST(TimelineView, FitShowsWholeRunAndRendersOffscreen) {

@@ -72,7 +72,9 @@ QString timeLabel(std::int64_t ns, std::int64_t step) {
         int decimals = 0;
         double s = static_cast<double>(step);
         double scale = v == 0 ? 1 : static_cast<double>(ns) / v;
-        while (decimals < 3 && s / scale < 1 && s > 0) {
+        // As many decimals as the step needs: 20 µs ticks 50 s into a run
+        // read 50.00002 s, not 50.000 s each.
+        while (decimals < 9 && s / scale < 1 && s > 0) {
             ++decimals;
             scale /= 10;
         }

@@ -96,19 +96,21 @@ void TimelineView::requestDetail() {
 void TimelineView::paintPagingNote(QPainter& p, const QRectF& area) {
     QString note;
     if (eventsInView_ > 0)
-        note = tr("Overview: about %1 events in view; zoom in to a part of %2 or fewer to see "
-                  "single events")
+        note = tr("Overview of ~%1 events: zoom in to a part of ≤ %2 to see each one")
                    .arg(QLocale().toString(static_cast<qulonglong>(eventsInView_)),
                         QLocale().toString(static_cast<qulonglong>(detailBudget_)));
     else if (requested_)
         note = tr("Overview: loading the single events of this part…");
     else
         return;
+    // At the bottom, over the lanes least likely to be read.
     QFontMetrics fm(p.font());
-    QRectF box(area.left() + 8, area.top() + 4, fm.horizontalAdvance(note) + 16, fm.height() + 6);
+    const qreal width = std::min<qreal>(fm.horizontalAdvance(note) + 16, area.width() - 16);
+    QRectF box(area.left() + 8, area.bottom() - fm.height() - 12, width, fm.height() + 6);
     p.fillRect(box, QColor(255, 248, 196, 235));
     p.setPen(QColor(60, 60, 60));
-    p.drawText(box, Qt::AlignCenter, note);
+    p.drawText(box, Qt::AlignCenter,
+               fm.elidedText(note, Qt::ElideRight, static_cast<int>(width - 12)));
 }
 
 void TimelineView::markInterval(std::optional<std::pair<std::int64_t, std::int64_t>> interval) {
@@ -448,7 +450,9 @@ void TimelineView::paintEvent(QPaintEvent*) {
     p.setPen(text);
     p.drawText(QRectF(6, 0, kHeaderWidth - 10, kRulerHeight), Qt::AlignVCenter,
                tr("%1 events").arg(QLocale().toString(static_cast<qlonglong>(data_->eventCount))));
-    if (!single) paintPagingNote(p, QRectF(left, kRulerHeight + kTokenHeight, w, height()));
+    if (!single)
+        paintPagingNote(p, QRectF(left, kRulerHeight + kTokenHeight, w,
+                                  height() - kRulerHeight - kTokenHeight));
     p.setPen(rule);
     p.drawLine(QPointF(kHeaderWidth - 0.5, 0), QPointF(kHeaderWidth - 0.5, height()));
     if (marked_) {

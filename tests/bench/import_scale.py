@@ -2,10 +2,14 @@
 """Import at scale (issue 21): imports a generated Kineto trace with
 `warpscope-cli import` and, in the same run, times `json.load` of the same
 file, each in its own child process, with the child's peak RSS from wait4's
-rusage (ru_maxrss). Prints one Markdown table row per file size.
+rusage (ru_maxrss). Prints one Markdown table row per file size. With
+--nsys-kernels, also generated Nsight Systems SQLite exports of that many
+kernels (and as many cudaLaunchKernel calls), beside Python's sqlite3 reading
+the same kernels with their names in start order.
 
     tests/bench/import_scale.py --cli build/release/app/warpscope-cli --mb 100 500 [--gzip]
-        [--keep DIR]   (generated files are written under DIR, default a temp folder)
+        [--nsys-kernels 10000000] [--keep DIR]
+        (generated files are written under DIR, default a temp folder)
 """
 import argparse
 import os
@@ -16,6 +20,15 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 GENERATOR = os.path.join(HERE, "..", "tools", "make_big_kineto.py")
+NSYS_GENERATOR = os.path.join(HERE, "..", "tools", "make_big_nsys.py")
+# What a user's script reads from an nsys export to list its kernels.
+READ_NSYS_KERNELS = """import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+n = 0
+for row in db.execute("SELECT k.start, k.end, k.streamId, s.value FROM CUPTI_ACTIVITY_KIND_KERNEL k "
+                      "JOIN StringIds s ON s.id = k.demangledName ORDER BY k.start"):
+    n += 1
+"""
 
 
 def run(argv):
@@ -35,14 +48,16 @@ def run(argv):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--cli", required=True, help="warpscope-cli (a release build)")
-    ap.add_argument("--mb", type=float, nargs="+", default=[500.0])
+    ap.add_argument("--mb", type=float, nargs="*", default=[500.0])
+    ap.add_argument("--nsys-kernels", type=int, nargs="*", default=[])
     ap.add_argument("--gzip", action="store_true", help="also import the .json.gz of each file")
     ap.add_argument("--keep", help="folder for the generated traces (kept for reruns)")
     args = ap.parse_args()
     folder = args.keep or tempfile.mkdtemp(prefix="ws-import-scale-")
     os.makedirs(folder, exist_ok=True)
-    print("| file | size | import | json.load | json.load / import | import peak RSS | json.load peak RSS |")
-    print("|---|---:|---:|---:|---:|---:|---:|")
+    if args.mb:
+        print("| file | size | import | json.load | json.load / import | import peak RSS | json.load peak RSS |")
+        print("|---|---:|---:|---:|---:|---:|---:|")
     for mb in args.mb:
         path = os.path.join(folder, "kineto_%gmb.json" % mb)
         if not os.path.exists(path):
@@ -66,6 +81,24 @@ def main():
             print("| %s | %.0f MB | %.1f s | %.1f s | %.2f× | %.0f MiB | %.0f MiB |" %
                   (os.path.basename(f), size / 1e6, imp_s, load_s, load_s / imp_s, imp_mb, load_mb),
                   flush=True)
+    if args.nsys_kernels:
+        print()
+        print("| nsys export | size | import | sqlite3 read (Python) | import peak RSS | read peak RSS |")
+        print("|---|---:|---:|---:|---:|---:|")
+    for kernels in args.nsys_kernels:
+        path = os.path.join(folder, "nsys_%dk.sqlite" % (kernels // 1000))
+        if not os.path.exists(path):
+            subprocess.run([sys.executable, NSYS_GENERATOR, path, "--kernels", str(kernels)],
+                           check=True, stdout=subprocess.DEVNULL)
+        read_s, read_mb = run([sys.executable, "-c", READ_NSYS_KERNELS, path])
+        db = os.path.join(folder, "bench.wsdb")
+        for suffix in ("", "-wal", "-shm"):
+            if os.path.exists(db + suffix):
+                os.remove(db + suffix)
+        imp_s, imp_mb = run([args.cli, "import", path, "--db", db])
+        print("| %s kernels | %.0f MB | %.1f s | %.1f s | %.0f MiB | %.0f MiB |" %
+              (format(kernels, ","), os.path.getsize(path) / 1e6, imp_s, read_s, imp_mb, read_mb),
+              flush=True)
     if not args.keep:
         for name in os.listdir(folder):
             os.remove(os.path.join(folder, name))

@@ -12,6 +12,7 @@
 #include "analysis/kernel_attribution.h"
 #include "analysis/kernel_counters.h"
 #include "store/store.h"
+#include "wire/event_codec.h"
 
 namespace ws {
 
@@ -147,14 +148,15 @@ TimeWindow measuredWindow(Store& store, RunId run) {
 
 namespace {
 
-// cuda_api_sum rows from calls fed one at a time.
+// cuda_api_sum rows from calls fed one at a time, by name id; names are read
+// once per distinct id when the rows are made.
 class ApiTally {
   public:
-    void add(const ApiCallRecord& c) {
+    void add(const codec::ApiCallBrief& c) {
         // Calls of one name come in runs: compare before hashing.
-        if (calls_.empty() || calls_[last_].name != c.name) {
-            auto [it, inserted] = index_.try_emplace(c.name, calls_.size());
-            if (inserted) calls_.push_back({c.name, c.kind, {}, 0});
+        if (calls_.empty() || calls_[last_].nameId != c.nameId) {
+            auto [it, inserted] = index_.try_emplace(c.nameId, calls_.size());
+            if (inserted) calls_.push_back({c.nameId, c.kind, {}, 0});
             last_ = it->second;
         }
         auto& calls = calls_[last_];
@@ -162,11 +164,12 @@ class ApiTally {
         if (c.returnValue != 0) ++calls.errors;
         total_ += static_cast<double>(c.endNs - c.startNs);
     }
-    std::vector<ApiStat> stats() const {
+    template <typename Text>
+    std::vector<ApiStat> stats(Text&& text) const {
         std::vector<ApiStat> out;
         for (const auto& calls : calls_) {
             ApiStat s;
-            s.name = calls.name;
+            s.name = text(calls.nameId);
             s.kind = calls.kind;
             s.time = durations(calls.ns);
             s.timePercent = total_ > 0 ? 100.0 * s.time.totalNs / total_ : 0;
@@ -182,12 +185,12 @@ class ApiTally {
 
   private:
     struct Calls {
-        std::string name;
+        std::int64_t nameId;
         ApiKind kind;
         stats::Accumulator ns;
         std::int64_t errors = 0;
     };
-    std::unordered_map<std::string, std::size_t> index_;
+    std::unordered_map<std::int64_t, std::size_t> index_;
     std::vector<Calls> calls_;
     std::size_t last_ = 0;
     double total_ = 0;
@@ -284,7 +287,9 @@ RunSummary summarizeRun(Store& store, RunId run, TimeWindow window, std::string 
         busy = Interval{start, end};
     };
 
-    StartOrderReader<KernelRecord> kernels(store, run, window);
+    // Kernels and API calls as briefs: names stay string ids (one to one with
+    // their texts) until the rows are made, and no string is built per record.
+    StartOrderReader<codec::KernelBrief> kernels(store, run, window);
     StartOrderReader<MemcpyRecord> copies(store, run, window);
     StartOrderReader<MemsetRecord> memsets(store, run, window);
     // A launch is remembered this long for its kernel's NVTX range: a kernel
@@ -299,25 +304,25 @@ RunSummary summarizeRun(Store& store, RunId run, TimeWindow window, std::string 
         saturatingAdd(std::min(window.beginNs, firstKernel.value_or(window.beginNs)),
                       -kAttributionHorizonNs),
         window.endNs};
-    StartOrderReader<ApiCallRecord> calls(store, run, callWindow);
+    StartOrderReader<codec::ApiCallBrief> calls(store, run, callWindow);
     ApiTally apiTally;
     bool kernelsLeft = true;  // launches after the last kernel launch nothing counted
     auto readCallsUntil = [&](std::int64_t ns) {
         for (auto start = calls.peekStart(); start && *start <= ns; start = calls.peekStart()) {
-            const ApiCallRecord& c = *calls.next();
-            if (kernelsLeft) attribution.addLaunch(c);
+            const codec::ApiCallBrief& c = *calls.next();
+            if (kernelsLeft) attribution.addLaunch(c.correlationId, c.threadId, c.startNs);
             if (overlaps(c.startNs, c.endNs, window)) apiTally.add(c);
         }
     };
 
-    std::unordered_map<std::string, std::size_t> kernelIndex;
-    std::vector<std::pair<std::string, stats::Accumulator>> kernelTimes;
+    std::unordered_map<std::int64_t, std::size_t> kernelIndex;
+    std::vector<std::pair<std::int64_t, stats::Accumulator>> kernelTimes;  // by name id
     std::size_t lastKernel = 0;
     double kernelTotal = 0;
-    auto onKernel = [&](const KernelRecord& k) {
-        if (kernelTimes.empty() || kernelTimes[lastKernel].first != k.name) {
-            auto [slot, inserted] = kernelIndex.try_emplace(k.name, kernelTimes.size());
-            if (inserted) kernelTimes.emplace_back(k.name, stats::Accumulator{});
+    auto onKernel = [&](const codec::KernelBrief& k) {
+        if (kernelTimes.empty() || kernelTimes[lastKernel].first != k.nameId) {
+            auto [slot, inserted] = kernelIndex.try_emplace(k.nameId, kernelTimes.size());
+            if (inserted) kernelTimes.emplace_back(k.nameId, stats::Accumulator{});
             lastKernel = slot->second;
         }
         kernelTimes[lastKernel].second.add(k.durationNs());
@@ -330,7 +335,8 @@ RunSummary summarizeRun(Store& store, RunId run, TimeWindow window, std::string 
             attribution.forgetLaunchesBefore(saturatingAdd(k.startNs, -kAttributionHorizonNs));
         }
         bool captured = false;
-        const std::size_t innermost = attribution.innermost(k, &captured);
+        const std::size_t innermost =
+            attribution.innermost(k.graphNodeId, k.correlationId, &captured);
         if (captured) {
             ++out.graphs.traced;
             out.graphs.tracedNs += static_cast<double>(k.durationNs());
@@ -383,13 +389,13 @@ RunSummary summarizeRun(Store& store, RunId run, TimeWindow window, std::string 
     if (busy) finishPiece(*busy);
     kernelsLeft = false;  // the rest only for cuda_api_sum
     readCallsUntil(kEnd);
-    out.apiCalls = apiTally.stats();
+    out.apiCalls = apiTally.stats([&](std::int64_t id) { return calls.text(id); });
 
-    std::sort(kernelTimes.begin(), kernelTimes.end(),
-              [](const auto& a, const auto& b) { return a.first < b.first; });
     std::vector<std::pair<std::string, DurationStats>> kernelRows;
-    for (auto& [name, times] : kernelTimes)
-        kernelRows.emplace_back(std::move(name), durations(times));
+    for (auto& [nameId, times] : kernelTimes)
+        kernelRows.emplace_back(kernels.text(nameId), durations(times));
+    std::sort(kernelRows.begin(), kernelRows.end(),
+              [](const auto& a, const auto& b) { return a.first < b.first; });
     out.kernels = kernelStats(std::move(kernelRows), kernelTotal);
     auto counted = kernelCounterStats(store, run, window);
     for (auto& s : out.kernels)

@@ -4,7 +4,6 @@
 #include <cstdlib>
 #include <iterator>
 #include <limits>
-#include <queue>
 #include <unordered_map>
 
 #include "model/device_fields.h"
@@ -390,17 +389,21 @@ struct StartOrderReader<T>::Impl {
         } else {
             open.push_back(std::move(o));
         }
-        heap.push(slot);
+        heap.push_back(slot);
+        std::push_heap(heap.begin(), heap.end(), Later{this});
     }
 
-    // Steps past the record next() returned last, then opens what is due.
+    // Steps past the record next() returned last (its chunk is the heap's
+    // top), then opens what is due.
     void advance() {
-        if (current) {
-            auto slot = *current;
-            current.reset();
+        if (returned) {
+            returned = false;
+            const auto slot = heap.front();
             if (++open[slot].at < open[slot].records.size()) {
-                heap.push(slot);
+                siftDownTop();  // its next record starts no earlier
             } else {
+                std::pop_heap(heap.begin(), heap.end(), Later{this});
+                heap.pop_back();
                 spare.push_back(std::move(open[slot].records));
                 open[slot].records = {};
                 freeSlots.push_back(slot);
@@ -409,10 +412,27 @@ struct StartOrderReader<T>::Impl {
         fill();
     }
 
+    // Restores the heap after its top's key grew: one pass down instead of a
+    // pop and a push.
+    void siftDownTop() {
+        const Later later{this};
+        const std::size_t n = heap.size(), item = heap.front();
+        std::size_t i = 0;
+        for (;;) {
+            std::size_t child = 2 * i + 1;
+            if (child >= n) break;
+            if (child + 1 < n && later(heap[child], heap[child + 1])) ++child;
+            if (!later(item, heap[child])) break;
+            heap[i] = heap[child];
+            i = child;
+        }
+        heap[i] = item;
+    }
+
     // Opens chunks until the earliest open record precedes every unopened chunk.
     void fill() {
         while (nextChunk < chunks.size() &&
-               (heap.empty() || chunks[nextChunk].firstStartNs <= headStart(heap.top())))
+               (heap.empty() || chunks[nextChunk].firstStartNs <= headStart(heap.front())))
             openChunk();
     }
 
@@ -436,10 +456,12 @@ struct StartOrderReader<T>::Impl {
     std::size_t nextChunk = 0;
     // Open chunks by index; a finished one's slot is reused.
     std::vector<Open> open;
-    std::priority_queue<std::size_t, std::vector<std::size_t>, Later> heap{Later{this}};
+    // Open slots as a heap by Later (earliest head first); ties cannot occur
+    // (chunk order breaks them), so the top is the same however it is built.
+    std::vector<std::size_t> heap;
     std::vector<std::vector<T>> spare;  // decoded-records buffers to reuse
     std::vector<std::size_t> freeSlots;
-    std::optional<std::size_t> current;  // slot whose head next() returned last
+    bool returned = false;  // next() returned the top's head, not yet stepped past
 };
 
 template <typename T>
@@ -454,9 +476,8 @@ const T* StartOrderReader<T>::next() {
     auto& m = *impl_;
     m.advance();
     if (m.heap.empty()) return nullptr;
-    auto slot = m.heap.top();
-    m.heap.pop();
-    m.current = slot;
+    const auto slot = m.heap.front();
+    m.returned = true;
     return &m.open[slot].records[m.open[slot].at];
 }
 
@@ -465,7 +486,12 @@ std::optional<std::int64_t> StartOrderReader<T>::peekStart() {
     auto& m = *impl_;
     m.advance();
     if (m.heap.empty()) return std::nullopt;
-    return m.headStart(m.heap.top());
+    return m.headStart(m.heap.front());
+}
+
+template <typename T>
+const std::string& StartOrderReader<T>::text(std::int64_t stringId) {
+    return impl_->strings(stringId);
 }
 
 template class StartOrderReader<KernelRecord>;
@@ -473,6 +499,8 @@ template class StartOrderReader<MemcpyRecord>;
 template class StartOrderReader<MemsetRecord>;
 template class StartOrderReader<ApiCallRecord>;
 template class StartOrderReader<RangeRecord>;
+template class StartOrderReader<codec::KernelBrief>;
+template class StartOrderReader<codec::ApiCallBrief>;
 
 void forEachKernel(Store& store, RunId id, TimeWindow window, std::optional<std::uint32_t> stream,
                    const std::function<void(const KernelRecord&)>& visit) {

@@ -66,6 +66,21 @@ struct Fields<KernelRecord> : OnStream<KernelRecord> {
     static void getOwn(In& in, KernelRecord& r) { r.graphNodeId = in.u(); }
 };
 
+// Decoding only: a kernel's timing, correlation and graph node, its name as
+// an id; the launch configuration is stepped over (field for field as above).
+template <>
+struct Fields<KernelBrief> {
+    static void place(KernelBrief&, Lane) {}
+    static void setCorrelation(KernelBrief& r, std::uint32_t c) { r.correlationId = c; }
+    static void getShared(In& in, KernelBrief& r, const Lookup&) {
+        in.skip();  // context
+        r.nameId = static_cast<std::int64_t>(in.u());
+        for (int i = 0; i < 14 + 2; ++i)  // launch configuration, local bytes total, graph id
+            in.skip();
+    }
+    static void getOwn(In& in, KernelBrief& r) { r.graphNodeId = in.u(); }
+};
+
 template <>
 struct Fields<MemcpyRecord> : OnStream<MemcpyRecord> {
     static void putShared(Out& o, const MemcpyRecord& r, const Intern&) {
@@ -116,6 +131,16 @@ struct Fields<ApiCallRecord> : OnThread<ApiCallRecord> {
         r.kind = in.u() ? ApiKind::Driver : ApiKind::Runtime;
         r.callbackId = in.u32();
         r.name = lookup(static_cast<std::int64_t>(in.u()));
+        r.returnValue = in.i32();
+    }
+};
+
+template <>
+struct Fields<ApiCallBrief> : OnThread<ApiCallBrief> {
+    static void getShared(In& in, ApiCallBrief& r, const Lookup&) {
+        r.kind = in.u() ? ApiKind::Driver : ApiKind::Runtime;
+        in.skip();  // callback id
+        r.nameId = static_cast<std::int64_t>(in.u());
         r.returnValue = in.i32();
     }
 };
@@ -248,5 +273,9 @@ template void decode(std::string_view, std::int64_t, Lane, const Lookup&,
                      std::vector<ApiCallRecord>&, Format);
 template void decode(std::string_view, std::int64_t, Lane, const Lookup&, std::vector<RangeRecord>&,
                      Format);
+template void decode(std::string_view, std::int64_t, Lane, const Lookup&, std::vector<KernelBrief>&,
+                     Format);
+template void decode(std::string_view, std::int64_t, Lane, const Lookup&,
+                     std::vector<ApiCallBrief>&, Format);
 
 }  // namespace ws::codec

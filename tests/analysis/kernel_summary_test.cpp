@@ -1,10 +1,15 @@
 #include <gtest/gtest.h>
 
+#include <deque>
+#include <map>
+#include <random>
 #include <set>
 
 #include "analysis/analysis_window.h"
 #include "analysis/graph_nodes.h"
+#include "analysis/kernel_attribution.h"
 #include "analysis/kernel_summary.h"
+#include "store/run_queries.h"
 #include "store/store.h"
 #include "store/store_writer.h"
 #include "support/fixture_store.h"
@@ -278,6 +283,121 @@ TEST(KernelSummary, ReplayedGraphKernelsCountWhereTheyWereCaptured) {
         if (r.name == "attn") {
             EXPECT_DOUBLE_EQ(r.inclusiveKernelNs, kReplays * (5 + 7));
             EXPECT_EQ(r.time.count, 0);
+        }
+    }
+}
+
+// The brief records the summary reads (names as string ids, launch fields
+// stepped over) agree with the full records, in both chunk formats' writer.
+TEST(KernelSummary, BriefRecordsMatchFullOnes) {
+    testing::TempDir dir;
+    Store store(dir.file("runs.wsdb"));
+    auto run = store.beginRun({});
+    {
+        StoreWriter w(store, run);
+        for (std::uint32_t i = 0; i < 3000; ++i) {
+            KernelRecord k;
+            k.startNs = 1000 + 37 * i;
+            k.endNs = k.startNs + 5 + i % 7;
+            k.streamId = 7 + i % 3;
+            k.correlationId = i + 1;
+            k.name = "_Z1kILi" + std::to_string(i % 5) + "EEvv";
+            k.gridX = static_cast<std::int32_t>(1 + i % 300);
+            k.registersPerThread = -static_cast<std::int32_t>(i % 4);
+            k.localBytesTotal = std::int64_t(i) << 40;
+            k.graphId = i % 2;
+            k.graphNodeId = i % 2 ? 0x1'0000'0000ull + i : 0;
+            w.add(k);
+            w.add(ApiCallRecord{k.startNs - 10, k.startNs - 3, 1, 4 + i % 2, i + 1,
+                                i % 3 ? ApiKind::Runtime : ApiKind::Driver, 200 + i % 9,
+                                i % 4 ? "cudaLaunchKernel" : "cuLaunchKernel",
+                                static_cast<std::int32_t>(i % 5) - 2});
+        }
+    }
+    StartOrderReader<KernelRecord> full(store, run);
+    StartOrderReader<codec::KernelBrief> brief(store, run);
+    std::size_t n = 0;
+    for (const KernelRecord* k = full.next(); k; k = full.next(), ++n) {
+        const codec::KernelBrief* b = brief.next();
+        ASSERT_NE(b, nullptr);
+        EXPECT_EQ(b->startNs, k->startNs);
+        EXPECT_EQ(b->endNs, k->endNs);
+        EXPECT_EQ(b->correlationId, k->correlationId);
+        EXPECT_EQ(b->graphNodeId, k->graphNodeId);
+        EXPECT_EQ(brief.text(b->nameId), k->name);
+    }
+    EXPECT_EQ(brief.next(), nullptr);
+    EXPECT_EQ(n, 3000u);
+    StartOrderReader<ApiCallRecord> calls(store, run);
+    StartOrderReader<codec::ApiCallBrief> briefCalls(store, run);
+    n = 0;
+    for (const ApiCallRecord* c = calls.next(); c; c = calls.next(), ++n) {
+        const codec::ApiCallBrief* b = briefCalls.next();
+        ASSERT_NE(b, nullptr);
+        EXPECT_EQ(b->startNs, c->startNs);
+        EXPECT_EQ(b->endNs, c->endNs);
+        EXPECT_EQ(b->processId, c->processId);
+        EXPECT_EQ(b->threadId, c->threadId);
+        EXPECT_EQ(b->correlationId, c->correlationId);
+        EXPECT_EQ(b->kind, c->kind);
+        EXPECT_EQ(b->returnValue, c->returnValue);
+        EXPECT_EQ(briefCalls.text(b->nameId), c->name);
+    }
+    EXPECT_EQ(briefCalls.next(), nullptr);
+    EXPECT_EQ(n, 3000u);
+}
+
+// Streamed launches (kept in an open-addressing table): first call of an id
+// wins, forgotten ones are gone, the rest stay findable through many
+// insertions and removals, against a plain map doing the same.
+TEST(KernelSummary, StreamedLaunchesMatchAPlainMap) {
+    testing::TempDir dir;
+    Store store(dir.file("runs.wsdb"));
+    auto run = store.beginRun({});
+    {
+        StoreWriter w(store, run);
+        w.add(RangeRecord{0, 1'000'000, 1, 1, "outer", "", RangeKind::PushPop, 0, 0});
+        w.add(RangeRecord{0, 500'000, 1, 2, "other", "", RangeKind::PushPop, 0, 0});
+    }
+    KernelAttribution a(store, run, KernelAttribution::Streamed{});
+    ASSERT_TRUE(a.hasRanges());
+    struct Held {
+        std::int64_t startNs;
+        std::uint32_t thread;
+    };
+    std::map<std::uint32_t, Held> reference;
+    std::deque<std::pair<std::int64_t, std::uint32_t>> order;
+    std::mt19937 random(5);
+    auto check = [&](std::uint32_t id) {
+        bool captured = true;
+        const std::size_t got = a.innermost(0, id, &captured);
+        EXPECT_FALSE(captured);
+        auto it = reference.find(id);
+        if (it == reference.end())
+            EXPECT_EQ(got, RangeStacks::kNone) << id;
+        else
+            EXPECT_EQ(a.ranges()[got].threadId, it->second.thread) << id;
+    };
+    for (std::int64_t t = 1; t < 400'000; ++t) {
+        // Ids from a narrow band (collisions, long probe runs) and a wide one.
+        const std::uint32_t id = t % 3 ? 1 + random() % 5000 : static_cast<std::uint32_t>(random());
+        const std::uint32_t thread = 1 + random() % 2;
+        a.addLaunch(id, thread, t);
+        if (id && (thread == 1 || t < 500'000) && reference.try_emplace(id, Held{t, thread}).second)
+            order.emplace_back(t, id);
+        if (t % 1000 == 0) {
+            const std::int64_t before = t - static_cast<std::int64_t>(random() % 3000);
+            a.forgetLaunchesBefore(before);
+            while (!order.empty() && order.front().first < before) {
+                auto it = reference.find(order.front().second);
+                if (it != reference.end() && it->second.startNs == order.front().first)
+                    reference.erase(it);
+                order.pop_front();
+            }
+            ASSERT_EQ(a.launchesHeld(), reference.size());
+            for (std::uint32_t probe = 0; probe < 5100; probe += 7)
+                check(probe);
+            check(id);
         }
     }
 }

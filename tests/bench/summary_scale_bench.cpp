@@ -1,13 +1,18 @@
 // BM_SummarizeRun: summarizeRun (one streaming pass, bounded memory) over a
 // run of N kernels on 16 streams, each with its launch call and one more API
 // call, every 40 launches of a thread in an NVTX range; items_per_second is
-// kernels. BM_DurationsVector / BM_DurationsAccumulator: the per-name
-// statistics the summary used to keep (every duration in a vector, sorted)
+// kernels. With WARPSCOPE_BENCH_KEEP=DIR the stores are written as
+// DIR/summary-N.wsdb and kept (run 1), to time `warpscope-cli summary 1 --db
+// DIR/summary-N.wsdb` on them. BM_DurationsVector / BM_DurationsAccumulator:
+// the per-name statistics the summary used to keep (every duration in a vector, sorted)
 // against the streaming accumulator, on the same values.
 #include <benchmark/benchmark.h>
 
+#include <cstdlib>
+#include <filesystem>
 #include <memory>
 #include <random>
+#include <string>
 
 #include "analysis/kernel_summary.h"
 #include "analysis/statistics.h"
@@ -23,7 +28,13 @@ struct BigRun {
     ws::RunId run = 0;
 
     explicit BigRun(std::int64_t kernels) {
-        store = std::make_unique<ws::Store>(dir.file("bench.wsdb"));
+        std::string path = dir.file("bench.wsdb");
+        if (const char* keep = std::getenv("WARPSCOPE_BENCH_KEEP")) {
+            path = (std::filesystem::path(keep) / ("summary-" + std::to_string(kernels) + ".wsdb"))
+                       .string();
+            std::filesystem::remove(path);
+        }
+        store = std::make_unique<ws::Store>(path);
         run = store->beginRun({});
         std::mt19937_64 random(1);
         constexpr int kStreams = 16;
@@ -64,7 +75,11 @@ void BM_SummarizeRun(benchmark::State& state) {
     }
     state.SetItemsProcessed(state.iterations() * state.range(0));
 }
-BENCHMARK(BM_SummarizeRun)->Arg(1'000'000)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_SummarizeRun)
+    ->Arg(1'000'000)
+    ->Arg(10'000'000)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 std::vector<std::int64_t> durationsOf(std::int64_t n) {
     std::mt19937_64 random(3);

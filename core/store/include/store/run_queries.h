@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "model/records.h"
+#include "wire/event_codec.h"
 
 namespace ws {
 
@@ -90,7 +91,9 @@ void forEachApiCall(Store& store, RunId id, TimeWindow window, std::optional<std
 // order, pulled one at a time (ties: the earlier chunk's first, then order
 // within a chunk), so that two kinds can be walked side by side. Holds the
 // chunks still open at the current time (about one per lane) and a list of
-// the chunks' positions, never all the records.
+// the chunks' positions, never all the records. T is a record type, or
+// codec::KernelBrief / codec::ApiCallBrief for a pass that keys names by
+// their string id and builds no string per record.
 template <typename T>
 class StartOrderReader {
   public:
@@ -104,6 +107,8 @@ class StartOrderReader {
     // The start of the record next() returns next, without taking it;
     // nullopt after the last.
     std::optional<std::int64_t> peekStart();
+    // The text of a string id (a brief record's nameId), read once per id.
+    const std::string& text(std::int64_t stringId);
 
   private:
     struct Impl;
@@ -114,6 +119,8 @@ extern template class StartOrderReader<MemcpyRecord>;
 extern template class StartOrderReader<MemsetRecord>;
 extern template class StartOrderReader<ApiCallRecord>;
 extern template class StartOrderReader<RangeRecord>;
+extern template class StartOrderReader<codec::KernelBrief>;
+extern template class StartOrderReader<codec::ApiCallBrief>;
 
 // The API call that launched `kernel` (same correlation id, within
 // kLaunchSearchWindowNs), if recorded.

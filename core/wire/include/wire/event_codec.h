@@ -42,6 +42,30 @@ inline Lane laneOf(const RangeRecord& r) {
     return {r.processId, r.threadId};
 }
 
+// A kernel as a pass over a whole run reads it (the summary): timing, what
+// ties it to its launch, and its name as the store's `strings` id (ids and
+// texts are one to one), so decoding one builds no string.
+struct KernelBrief {
+    std::int64_t startNs = 0;
+    std::int64_t endNs = 0;
+    std::int64_t nameId = 0;
+    std::uint64_t graphNodeId = 0;
+    std::uint32_t correlationId = 0;
+    std::int64_t durationNs() const { return endNs - startNs; }
+};
+
+// An API call the same way: name as a `strings` id.
+struct ApiCallBrief {
+    std::int64_t startNs = 0;
+    std::int64_t endNs = 0;
+    std::int64_t nameId = 0;
+    std::uint32_t processId = 0;
+    std::uint32_t threadId = 0;
+    std::uint32_t correlationId = 0;
+    std::int32_t returnValue = 0;
+    ApiKind kind = ApiKind::Runtime;
+};
+
 using Intern = std::function<std::int64_t(std::string_view)>;
 using Lookup = std::function<const std::string&(std::int64_t)>;
 
@@ -63,7 +87,9 @@ void encode(const std::vector<const R*>& records, const Intern& intern, std::str
             Format format);
 
 // Decodes a chunk of `count` records of `lane`; throws std::runtime_error on a
-// damaged blob rather than reading past it.
+// damaged blob rather than reading past it. R is a record type, or
+// KernelBrief / ApiCallBrief from a kernel / API call chunk (`lookup` is not
+// called for those).
 template <typename R>
 void decode(std::string_view blob, std::int64_t count, Lane lane, const Lookup& lookup,
             std::vector<R>& out, Format format);
@@ -89,6 +115,14 @@ constexpr ChunkKind kindOf<ApiCallRecord>() {
 template <>
 constexpr ChunkKind kindOf<RangeRecord>() {
     return ChunkKind::Range;
+}
+template <>
+constexpr ChunkKind kindOf<KernelBrief>() {
+    return ChunkKind::Kernel;
+}
+template <>
+constexpr ChunkKind kindOf<ApiCallBrief>() {
+    return ChunkKind::ApiCall;
 }
 
 }  // namespace ws::codec

@@ -49,6 +49,14 @@ class In {
         auto v = u();
         return static_cast<std::int64_t>((v >> 1) ^ (~(v & 1) + 1));
     }
+    // Steps over a number (either kind) without decoding it; throws as u() would.
+    void skip() {
+        for (int i = 0; i < 10; ++i) {
+            if (p_ == end_) throw std::runtime_error("truncated data");
+            if (!(static_cast<std::uint8_t>(*p_++) & 0x80)) return;
+        }
+        throw std::runtime_error("malformed number");
+    }
     std::uint32_t u32() { return static_cast<std::uint32_t>(u()); }
     std::int32_t i32() { return static_cast<std::int32_t>(s()); }
     std::string str() {

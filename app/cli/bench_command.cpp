@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cmath>
 #include <fstream>
+#include <iomanip>
 #include <iostream>
 #include <limits>
 #include <memory>
@@ -276,6 +277,24 @@ int reportBenchRun(const BenchServe& bench, RunId run, const ServeLoadResult& re
     std::vector<std::string> statsArgs{std::to_string(run), "--db", bench.storePath};
     if (bench.goodput) statsArgs.insert(statsArgs.end(), {"--goodput", *bench.goodput});
     cmdStats(statsArgs);
+    // What the client itself cost: CPU per received chunk, and, against
+    // Warpscope's own server, how long after the server's write each chunk
+    // was timestamped.
+    std::size_t chunks = 0;
+    for (const auto& q : result.requests)
+        chunks += q.chunkNs.size();
+    if (chunks > 0) {
+        std::cout << std::fixed << std::setprecision(2)
+                  << "client: " << static_cast<double>(result.clientCpuNs) / 1e9 << " s CPU, "
+                  << static_cast<double>(result.clientCpuNs) / 1e3 / static_cast<double>(chunks)
+                  << " µs per chunk";
+        if (auto d = emitDelays(result); d.chunks > 0)
+            std::cout << "; stamped after the server's write: p50 "
+                      << static_cast<double>(d.p50Ns) / 1e3 << " µs, p99 "
+                      << static_cast<double>(d.p99Ns) / 1e3 << " µs, max "
+                      << static_cast<double>(d.maxNs) / 1e3 << " µs";
+        std::cout << '\n';
+    }
     if (!result.warmupError.empty()) {
         std::cerr << "warpscope-cli bench: the warm-up request failed: " << result.warmupError
                   << '\n';

@@ -1,18 +1,27 @@
 // The load loop of `bench serve`: every request is one curl easy handle on one
-// curl multi handle, driven from this thread; the SSE stream is split into
+// curl multi handle, driven from this thread through curl's socket interface
+// and epoll, so a wakeup costs the sockets that have data, not all of them
+// (with 1,000 streams, poll() over every socket was most of the client's
+// time); the SSE stream is split into
 // lines here and each event parsed with nlohmann_json. Chunk times are read
 // from the steady clock (CLOCK_MONOTONIC) as the bytes arrive and converted to
 // Unix time by an offset measured once at the start, the time base of runs
 // recorded without a CUDA process.
 #include <curl/curl.h>
+#include <sys/epoll.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <stdexcept>
+#include <string_view>
 
 #include "record/serve_load.h"
 
@@ -33,6 +42,17 @@ std::int64_t unixNs() {
     return std::chrono::duration_cast<std::chrono::nanoseconds>(
                std::chrono::system_clock::now().time_since_epoch())
         .count();
+}
+
+// This thread's CPU time, user and system.
+std::int64_t threadCpuNs() {
+    rusage u{};
+    getrusage(RUSAGE_THREAD, &u);
+    auto ns = [](const timeval& t) {
+        return static_cast<std::int64_t>(t.tv_sec) * 1'000'000'000 +
+               static_cast<std::int64_t>(t.tv_usec) * 1000;
+    };
+    return ns(u.ru_utime) + ns(u.ru_stime);
 }
 
 // unix - steady, read between two steady readings.
@@ -70,6 +90,14 @@ std::string requestBody(const ServeLoadOptions& o, const ServePrompt& p) {
     return body.dump();
 }
 
+// The Unix ns of an ": emit NS" comment; nullopt unless it is all digits.
+std::optional<std::int64_t> parseEmitTime(std::string_view digits) {
+    std::int64_t v = 0;
+    auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+    if (ec != std::errc() || end != digits.data() + digits.size() || v <= 0) return std::nullopt;
+    return v;
+}
+
 struct Transfer {
     CURL* easy = nullptr;
     curl_slist* headers = nullptr;
@@ -79,6 +107,7 @@ struct Transfer {
     std::string sseError;
     bool chat = false;
     bool sawDone = false;
+    std::optional<std::int64_t> emitNs;  // the server's write time of what follows
     long status = 0;
     char curlError[CURL_ERROR_SIZE] = {};
     ServeRequestResult result;
@@ -117,8 +146,10 @@ struct Transfer {
             } else if (auto t = choice.find("text"); t != choice.end()) {
                 text = &*t;
             }
-            if (text && text->is_string() && !text->get_ref<const std::string&>().empty())
+            if (text && text->is_string() && !text->get_ref<const std::string&>().empty()) {
                 result.chunkNs.push_back(atNs);
+                if (emitNs) result.emitDelayNs.push_back(atNs - *emitNs);
+            }
         }
         if (auto u = j.find("usage"); u != j.end() && u->is_object()) {
             auto count = [&](const char* key, int& into) {
@@ -147,6 +178,10 @@ struct Transfer {
              begin = end + 1, end = line.find('\n', begin)) {
             std::string_view l(line.data() + begin, end - begin);
             if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
+            if (l.substr(0, 7) == ": emit ") {
+                emitNs = parseEmitTime(l.substr(7));
+                continue;
+            }
             if (l.substr(0, 5) != "data:") continue;  // blank, comment, event:, id:, retry:
             l.remove_prefix(5);
             if (!l.empty() && l.front() == ' ') l.remove_prefix(1);
@@ -184,13 +219,23 @@ class Loop {
   public:
     Loop(const ServeLoadOptions& o) : o_(o), url_(requestUrl(o)) {
         initCurlOnce();
+        epoll_ = epoll_create1(EPOLL_CLOEXEC);
+        if (epoll_ < 0) throw std::runtime_error("epoll_create1 failed");
         multi_ = curl_multi_init();
-        if (!multi_) throw std::runtime_error("libcurl: curl_multi_init failed");
+        if (!multi_) {
+            ::close(epoll_);
+            throw std::runtime_error("libcurl: curl_multi_init failed");
+        }
+        curl_multi_setopt(multi_, CURLMOPT_SOCKETFUNCTION, &Loop::onSocket);
+        curl_multi_setopt(multi_, CURLMOPT_SOCKETDATA, this);
+        curl_multi_setopt(multi_, CURLMOPT_TIMERFUNCTION, &Loop::onTimer);
+        curl_multi_setopt(multi_, CURLMOPT_TIMERDATA, this);
     }
     ~Loop() {
         for (auto& t : live_)
             curl_multi_remove_handle(multi_, t->easy);
         curl_multi_cleanup(multi_);
+        ::close(epoll_);
     }
     Loop(const Loop&) = delete;
     Loop& operator=(const Loop&) = delete;
@@ -205,6 +250,7 @@ class Loop {
         if (!t->easy) throw std::runtime_error("libcurl: curl_easy_init failed");
         t->headers = curl_slist_append(t->headers, "Content-Type: application/json");
         t->headers = curl_slist_append(t->headers, "Accept: text/event-stream");
+        t->headers = curl_slist_append(t->headers, (std::string(kEmitTimeHeader) + ": 1").c_str());
         if (const char* key = std::getenv("OPENAI_API_KEY"))
             t->headers = curl_slist_append(t->headers,
                                            ("Authorization: Bearer " + std::string(key)).c_str());
@@ -233,10 +279,23 @@ class Loop {
     // Runs transfers for up to `waitMs`; finished ones go to `done`.
     void step(int waitMs, std::vector<ServeRequestResult>& done) {
         int running = 0;
-        curl_multi_perform(multi_, &running);
-        collect(done);
-        if (!live_.empty() || waitMs > 0) curl_multi_poll(multi_, nullptr, 0, waitMs, nullptr);
-        curl_multi_perform(multi_, &running);
+        if (timerDue()) curl_multi_socket_action(multi_, CURL_SOCKET_TIMEOUT, 0, &running);
+        int wait = waitMs;
+        if (timerMs_ >= 0) {
+            auto left =
+                std::chrono::duration_cast<std::chrono::milliseconds>(timerAt_ - Clock::now());
+            wait = static_cast<int>(std::clamp<std::int64_t>(left.count(), 0, waitMs));
+        }
+        epoll_event events[256];
+        const int n = epoll_wait(epoll_, events, 256, wait);
+        for (int i = 0; i < n; ++i) {
+            int flags = 0;
+            if (events[i].events & (EPOLLIN | EPOLLHUP)) flags |= CURL_CSELECT_IN;
+            if (events[i].events & EPOLLOUT) flags |= CURL_CSELECT_OUT;
+            if (events[i].events & EPOLLERR) flags |= CURL_CSELECT_ERR;
+            curl_multi_socket_action(multi_, events[i].data.fd, flags, &running);
+        }
+        if (timerDue()) curl_multi_socket_action(multi_, CURL_SOCKET_TIMEOUT, 0, &running);
         collect(done);
     }
 
@@ -274,13 +333,41 @@ class Loop {
             if (it == live_.end()) continue;
             t->finish(code, dataset(t->result.id));
             done.push_back(std::move(t->result));
-            live_.erase(it);
+            std::swap(*it, live_.back());  // order does not matter; done is sorted by id
+            live_.pop_back();
         }
     }
 
+    // curl asks to watch a socket (or to stop): mirrored into the epoll set.
+    static int onSocket(CURL*, curl_socket_t s, int what, void* self, void*) {
+        auto* loop = static_cast<Loop*>(self);
+        if (what == CURL_POLL_REMOVE) {
+            epoll_ctl(loop->epoll_, EPOLL_CTL_DEL, s, nullptr);
+            return 0;
+        }
+        epoll_event ev{};
+        ev.data.fd = s;
+        if (what & CURL_POLL_IN) ev.events |= EPOLLIN;
+        if (what & CURL_POLL_OUT) ev.events |= EPOLLOUT;
+        if (epoll_ctl(loop->epoll_, EPOLL_CTL_MOD, s, &ev) != 0)
+            epoll_ctl(loop->epoll_, EPOLL_CTL_ADD, s, &ev);
+        return 0;
+    }
+    // curl's single timer: -1 none, else due in `ms` (0: at once).
+    static int onTimer(CURLM*, long ms, void* self) {
+        auto* loop = static_cast<Loop*>(self);
+        loop->timerMs_ = ms;
+        if (ms >= 0) loop->timerAt_ = Clock::now() + std::chrono::milliseconds(ms);
+        return 0;
+    }
+    bool timerDue() const { return timerMs_ >= 0 && Clock::now() >= timerAt_; }
+
     const ServeLoadOptions& o_;
     std::string url_;
+    int epoll_ = -1;
     CURLM* multi_ = nullptr;
+    long timerMs_ = -1;
+    Clock::time_point timerAt_{};
     std::vector<std::unique_ptr<Transfer>> live_;
     const std::vector<ServePrompt>* prompts_ = nullptr;
     int peak_ = 0;
@@ -336,6 +423,7 @@ ServeLoadResult runServeLoad(const ServeLoadOptions& o) {
     Loop loop(o);
     loop.setInputLens(&prompts);
     std::vector<ServeRequestResult> done;
+    const std::int64_t cpuAtStart = threadCpuNs();
     const auto start = Clock::now();
     out.startedNs = steadyNs() + out.clockOffsetNs;
     const bool runLimit = o.runTimeoutS > 0;
@@ -371,6 +459,7 @@ ServeLoadResult runServeLoad(const ServeLoadOptions& o) {
         loop.step(waitMs, done);
     }
     out.endedNs = steadyNs() + out.clockOffsetNs;
+    out.clientCpuNs = threadCpuNs() - cpuAtStart;
     out.notSent = static_cast<int>(n - next);
     out.peakConcurrency = loop.peak();
     std::sort(done.begin(), done.end(), [](const auto& a, const auto& b) { return a.id < b.id; });

@@ -1,4 +1,5 @@
 // The random dataset and the arrival times of `bench serve`, as vLLM draws them.
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <stdexcept>
@@ -76,6 +77,25 @@ int ServeLoadResult::failed() const {
     for (const auto& r : requests)
         n += r.error.empty() ? 0 : 1;
     return n;
+}
+
+EmitDelays emitDelays(const ServeLoadResult& result) {
+    std::vector<std::int64_t> all;
+    for (const auto& r : result.requests)
+        all.insert(all.end(), r.emitDelayNs.begin(), r.emitDelayNs.end());
+    EmitDelays d;
+    d.chunks = all.size();
+    if (all.empty()) return d;
+    // Nearest rank, as the percentiles of `stats`.
+    auto rank = [&](double p) {
+        auto k = static_cast<std::size_t>(std::ceil(p * static_cast<double>(all.size()))) - 1;
+        std::nth_element(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(k), all.end());
+        return all[k];
+    };
+    d.p50Ns = rank(0.50);
+    d.p99Ns = rank(0.99);
+    d.maxNs = *std::max_element(all.begin(), all.end());
+    return d;
 }
 
 }  // namespace ws

@@ -93,6 +93,13 @@ RunStatus writeServeRequests(Store& store, RunId id, const ServeLoadOptions& o,
     set("client.clock", info.clock);
     set("client.clock_offset_ns", std::to_string(r.clockOffsetNs));
     set("benchmark_duration_ns", std::to_string(r.endedNs - r.startedNs));
+    set("client.cpu_ns", std::to_string(r.clientCpuNs));
+    if (auto d = emitDelays(r); d.chunks > 0) {
+        set("client.emit_delay_chunks", std::to_string(d.chunks));
+        set("client.emit_delay_p50_ns", std::to_string(d.p50Ns));
+        set("client.emit_delay_p99_ns", std::to_string(d.p99Ns));
+        set("client.emit_delay_max_ns", std::to_string(d.maxNs));
+    }
     for (const auto& q : r.requests)
         if (!q.error.empty())
             store.appendLog(id,

@@ -169,7 +169,19 @@ TEST_F(ServeLoad, CountsAreExactLatenciesFollowThePaceAndConcurrencyIsCapped) {
                         static_cast<double>(q.chunkNs.size() - 1);
         EXPECT_GE(tpotMs, 1.9);
         EXPECT_LT(tpotMs, 2000.0);
+        // Warpscope's server stamps its writes: every text chunk has the
+        // client's delay after it, positive and far under a step.
+        ASSERT_EQ(q.emitDelayNs.size(), q.chunkNs.size());
+        for (auto d : q.emitDelayNs) {
+            EXPECT_GT(d, 0);
+            EXPECT_LT(d, 1'000'000'000);
+        }
     }
+    EXPECT_GT(r.clientCpuNs, 0);
+    const auto delays = emitDelays(r);
+    EXPECT_GT(delays.chunks, 0u);
+    EXPECT_LE(delays.p50Ns, delays.p99Ns);
+    EXPECT_LE(delays.p99Ns, delays.maxNs);
     // At most 3 in flight, read from the requests' own start and end times.
     std::vector<std::pair<std::int64_t, int>> edges;
     for (const auto& q : r.requests) {
@@ -192,6 +204,10 @@ TEST_F(ServeLoad, CountsAreExactLatenciesFollowThePaceAndConcurrencyIsCapped) {
     EXPECT_EQ(report.requests.size(), 12u);
     EXPECT_EQ(report.failedRequests, 0);
     EXPECT_EQ(runProperties(store, run).at("bench.model"), "bench-model");
+    EXPECT_EQ(runProperties(store, run).at("client.emit_delay_chunks"),
+              std::to_string(delays.chunks));
+    EXPECT_EQ(runProperties(store, run).at("client.emit_delay_max_ns"),
+              std::to_string(delays.maxNs));
     // The server finished 13: the 12 and the warm-up.
     server_->signal(SIGTERM);
     EXPECT_EQ(server_->waitForExit(kPatience), 0);

@@ -20,6 +20,12 @@
 
 namespace ws::serving::http {
 
+// A request carrying this header gets, before each streamed write, an SSE
+// comment line ": emit <Unix ns>\n" with the time of that write (every SSE
+// reader skips comments). `bench serve` sends it to tell the client's delay
+// from the server's; docs/serving.md.
+inline constexpr const char* kEmitTimeHeader = "X-Warpscope-Emit-Time";
+
 enum class Endpoint { Completions, ChatCompletions };
 
 struct ApiError {

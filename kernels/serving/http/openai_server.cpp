@@ -156,10 +156,16 @@ struct OpenAiServer::Impl {
     void respondWhole(httplib::Response& res, std::shared_ptr<RequestStream> stream,
                       const ResponseFormat& format);
     void respondStream(httplib::Response& res, std::shared_ptr<RequestStream> stream,
-                       ResponseFormat format, bool includeUsage);
+                       ResponseFormat format, bool includeUsage, bool stampWrites);
 };
 
 namespace {
+
+std::int64_t unixNowNs() {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(
+               std::chrono::system_clock::now().time_since_epoch())
+        .count();
+}
 
 // One streamed response: turns the request's tokens into server-sent events
 // as they arrive. Owned by httplib's content provider; when httplib lets go
@@ -167,11 +173,12 @@ namespace {
 class EventStream {
   public:
     EventStream(ResponseCount& responses, std::shared_ptr<RequestStream> stream,
-                ResponseFormat format, bool includeUsage)
+                ResponseFormat format, bool includeUsage, bool stampWrites)
         : active_(responses),
           consumer_(std::move(stream)),
           format_(std::move(format)),
           includeUsage_(includeUsage),
+          stampWrites_(stampWrites),
           roleSent_(format_.endpoint() != Endpoint::ChatCompletions) {}
 
     // One call of httplib's chunked content provider: writes what arrived.
@@ -201,6 +208,11 @@ class EventStream {
             out += ResponseFormat::doneEvent();
             consumer_.ended = true;
         }
+        // Asked for (kEmitTimeHeader): an SSE comment with the Unix time of
+        // this write, which every SSE reader skips, so a client can tell its
+        // own delay from the server's.
+        if (stampWrites_ && !out.empty())
+            out.insert(0, ": emit " + std::to_string(unixNowNs()) + "\n");
         if (!out.empty() && !sink.write(out.data(), out.size())) {
             consumer_.ended = false;  // not delivered: free the sequence if it still runs
             stream.cancel();
@@ -215,6 +227,7 @@ class EventStream {
     Consumer consumer_;
     ResponseFormat format_;
     const bool includeUsage_;
+    const bool stampWrites_;
     bool roleSent_;
     Utf8Stream utf8_;
     int completionTokens_ = 0;
@@ -312,7 +325,8 @@ void OpenAiServer::Impl::completion(const httplib::Request& req, httplib::Respon
     }
     ResponseFormat format(endpoint, options.model, newId(endpoint), now());
     if (r.stream)
-        respondStream(res, std::move(sub.stream), std::move(format), r.includeUsage);
+        respondStream(res, std::move(sub.stream), std::move(format), r.includeUsage,
+                      req.has_header(kEmitTimeHeader));
     else
         respondWhole(res, std::move(sub.stream), format);
 }
@@ -340,9 +354,9 @@ void OpenAiServer::Impl::respondWhole(httplib::Response& res, std::shared_ptr<Re
 
 void OpenAiServer::Impl::respondStream(httplib::Response& res,
                                        std::shared_ptr<RequestStream> stream, ResponseFormat format,
-                                       bool includeUsage) {
+                                       bool includeUsage, bool stampWrites) {
     auto events = std::make_shared<EventStream>(responses, std::move(stream), std::move(format),
-                                                includeUsage);
+                                                includeUsage, stampWrites);
     res.set_header("Cache-Control", "no-cache");
     res.set_chunked_content_provider(
         "text/event-stream",

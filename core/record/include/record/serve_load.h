@@ -68,12 +68,21 @@ std::vector<ServePrompt> randomDataset(const ServeLoadOptions& options);
 std::vector<double> arrivalOffsets(int count, double requestRate, double burstiness,
                                    std::uint64_t seed);
 
+// Sent with every request: Warpscope's own server then writes ": emit <Unix
+// ns>" before each streamed write (serving/http/openai_protocol.h, the same
+// name; other servers ignore it), and a chunk's arrival minus that time is
+// what the client and the loopback add.
+inline constexpr const char* kEmitTimeHeader = "X-Warpscope-Emit-Time";
+
 struct ServeRequestResult {
     std::int64_t id = 0;
     std::int64_t startNs = 0;           // when it was sent (store time base)
     std::vector<std::int64_t> chunkNs;  // arrival of each chunk carrying output text
-    int promptTokens = 0;               // usage.prompt_tokens, else the dataset's length
-    int outputTokens = 0;               // usage.completion_tokens, else chunks seen
+    // Per text chunk after an emit comment: arrival (Unix ns, before any
+    // move to the capture clock) minus the server's write time.
+    std::vector<std::int64_t> emitDelayNs;
+    int promptTokens = 0;  // usage.prompt_tokens, else the dataset's length
+    int outputTokens = 0;  // usage.completion_tokens, else chunks seen
     bool usageReported = false;
     std::string error;  // empty = success
     int httpStatus = 0;
@@ -87,10 +96,19 @@ struct ServeLoadResult {
     std::int64_t clockOffsetNs = 0;  // unix ns - steady ns, measured at the start
     bool interrupted = false;        // options.stop was set
     bool runTimedOut = false;
-    std::string warmupError;  // the warm-up failed: nothing was measured
-    int peakConcurrency = 0;  // most requests in flight at once
+    std::string warmupError;       // the warm-up failed: nothing was measured
+    int peakConcurrency = 0;       // most requests in flight at once
+    std::int64_t clientCpuNs = 0;  // CPU time of the load loop's thread (user + system)
     int failed() const;
 };
+
+// What the client and the loopback added to the chunks Warpscope's server
+// stamped (ServeRequestResult::emitDelayNs), over every request.
+struct EmitDelays {
+    std::size_t chunks = 0;  // none: the server sent no emit times
+    std::int64_t p50Ns = 0, p99Ns = 0, maxNs = 0;
+};
+EmitDelays emitDelays(const ServeLoadResult& result);
 
 // Runs the load (curl multi interface, one thread). Throws std::runtime_error
 // for a bad endpoint; request failures are results, not exceptions.

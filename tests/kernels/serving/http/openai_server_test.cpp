@@ -6,10 +6,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include <chrono>
 #include <future>
 #include <thread>
 
 #include "serving/byte_tokenizer.h"
+#include "serving/http/openai_protocol.h"
 #include "sse_client.h"
 #include "test_server.h"
 
@@ -234,6 +236,45 @@ TEST(OpenAiServer, StreamedCompletionFraming) {
     EXPECT_EQ(usage["usage"]["prompt_tokens"], 5);
     EXPECT_EQ(usage["usage"]["completion_tokens"], 25);
     EXPECT_EQ(usage["usage"]["total_tokens"], 30);
+}
+
+// Asked for with kEmitTimeHeader, each streamed write starts with a comment
+// holding its Unix time; the events are the same. Not asked, no comments.
+TEST(OpenAiServer, StreamedWritesCarryTheirTimeWhenAsked) {
+    TestServer s;
+    const auto body = completionBody("Hi", 12, true);
+    auto unixNs = [] {
+        return std::chrono::duration_cast<std::chrono::nanoseconds>(
+                   std::chrono::system_clock::now().time_since_epoch())
+            .count();
+    };
+    const auto before = unixNs();
+    SseReply stamped =
+        ssePost(s.port(), "/v1/completions", body, {}, {{serving::http::kEmitTimeHeader, "1"}});
+    const auto after = unixNs();
+    expectWellFormed(stamped);
+    ASSERT_EQ(stamped.events.size(), 12u + 1u);  // tokens, [DONE]
+    ASSERT_FALSE(stamped.comments.empty());
+    std::int64_t last = before;
+    for (const auto& c : stamped.comments) {
+        ASSERT_EQ(c.rfind(" emit ", 0), 0u) << c;
+        const std::int64_t t = std::stoll(c.substr(6));
+        EXPECT_GE(t, last);
+        EXPECT_LE(t, after);
+        last = t;
+    }
+    SseReply plain = ssePost(s.port(), "/v1/completions", body);
+    expectWellFormed(plain);
+    EXPECT_TRUE(plain.comments.empty());
+    EXPECT_EQ(plain.body.find(": emit"), std::string::npos);
+    auto text = [](const SseReply& r) {
+        std::string t;
+        for (std::size_t i = 0; i + 1 < r.events.size(); ++i)
+            t += parsed(r.events[i])["choices"][0]["text"].get<std::string>();
+        return t;
+    };
+    EXPECT_TRUE(sameText(text(stamped), greedyText("Hi", 12)));
+    EXPECT_EQ(text(plain), text(stamped));
 }
 
 TEST(OpenAiServer, StreamedChatFraming) {

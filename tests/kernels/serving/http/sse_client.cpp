@@ -79,6 +79,11 @@ SseReply ssePost(int port, const std::string& path, const std::string& body,
         while ((end = pending.find("\n\n")) != std::string::npos) {
             std::string block = pending.substr(0, end);
             pending.erase(0, end + 2);
+            // Comment lines (": emit NS") before the event's data line.
+            while (block.rfind(':', 0) == 0 && block.find('\n') != std::string::npos) {
+                reply.comments.push_back(block.substr(1, block.find('\n') - 1));
+                block.erase(0, block.find('\n') + 1);
+            }
             if (block.rfind("data: ", 0) != 0 || block.find('\n') != std::string::npos) {
                 if (reply.malformed.empty()) reply.malformed = block;
                 continue;

@@ -26,11 +26,12 @@ struct SseReply {
     int status = 0;
     std::string contentType;
     std::string contentEncoding;
-    std::vector<std::string> events;  // each event's text after "data: "
-    std::string malformed;            // the first block that is not "data: ...\n\n"
-    std::string body;                 // everything received, for error replies
-    bool completed = false;           // the response ended (not cancelled, no error)
-    std::string error;                // httplib's error otherwise
+    std::vector<std::string> events;    // each event's text after "data: "
+    std::vector<std::string> comments;  // comment lines before an event, after the ':'
+    std::string malformed;              // the first block that is not "data: ...\n\n"
+    std::string body;                   // everything received, for error replies
+    bool completed = false;             // the response ended (not cancelled, no error)
+    std::string error;                  // httplib's error otherwise
 };
 
 // Posts `body` and reads the reply as server-sent events. `onEvent` is called

@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""Client capacity of `bench serve` (issue 18: >= 100,000 streamed tokens/s
+over 1,000 concurrent streams on one core, every chunk timestamped within
+1 ms of its arrival). Starts Warpscope's server on the CPU backend pinned to
+--server-cpus, drives it with `warpscope-cli bench serve` pinned to one core
+(--client-cpu), and prints what the client reported: output tok/s, the load
+loop's CPU per chunk (so the tokens/s one core could take: 1e6 / µs per
+chunk), and how long after the server's write each chunk was stamped (the
+server's ": emit" comments, same host, same clock).
+
+    tests/bench/client_capacity.py --cli build/release/app/warpscope-cli \\
+        --workload build/release/app/warpscope-workload [--streams 1000]
+        [--prompts 3000] [--output-len 256] [--step-us 2000]
+        [--client-cpu 0] [--server-cpus 1-15]
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+CONFIG = """name = "serve-cpu-capacity"
+kind = "serve"
+[serve]
+backend = "cpu"
+max_num_seqs = {seqs}
+max_num_batched_tokens = 65536
+block_size = 16
+num_blocks = {blocks}
+max_model_len = 1024
+max_waiting = 8192
+drain_timeout_s = 30
+[serve.cpu]
+step_us = {step_us}
+seq_us = 0
+prefill_token_us = 0
+"""
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--cli", required=True)
+    ap.add_argument("--workload", required=True)
+    ap.add_argument("--streams", type=int, default=1000)
+    ap.add_argument("--prompts", type=int, default=3000)
+    ap.add_argument("--output-len", type=int, default=256)
+    ap.add_argument("--step-us", type=int, default=2000)
+    ap.add_argument("--client-cpu", default="0")
+    ap.add_argument("--server-cpus", default="1")
+    ap.add_argument("--port", type=int, default=8391)
+    args = ap.parse_args()
+    folder = tempfile.mkdtemp(prefix="ws-client-capacity-")
+    config = os.path.join(folder, "serve.toml")
+    with open(config, "w") as f:
+        blocks = args.streams * ((32 + args.output_len) // 16 + 2) + 64
+        f.write(CONFIG.format(seqs=args.streams, blocks=blocks, step_us=args.step_us))
+    server = subprocess.Popen(["taskset", "-c", args.server_cpus, args.workload, "serve", config,
+                               "--port", str(args.port)],
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        for line in server.stdout:
+            if "ready" in line:
+                break
+        else:
+            sys.exit("the server did not start")
+        db = os.path.join(folder, "bench.wsdb")
+        t0 = time.perf_counter()
+        out = subprocess.run(
+            ["taskset", "-c", args.client_cpu, args.cli, "bench", "serve", "--endpoint",
+             "http://127.0.0.1:%d" % args.port, "--model", "serve-cpu-capacity", "--dataset",
+             "random", "--num-prompts", str(args.prompts), "--input-len", "32", "--output-len",
+             str(args.output_len), "--ignore-eos", "--max-concurrency", str(args.streams),
+             "--request-rate", "inf", "--db", db],
+            capture_output=True, text=True)
+        wall = time.perf_counter() - t0
+    finally:
+        server.terminate()
+        server.wait(timeout=60)
+    if out.returncode != 0:
+        sys.exit("bench serve failed: " + out.stderr[-2000:])
+    tok = float(re.search(r"([\d.]+) output tok/s", out.stdout).group(1))
+    client = re.search(r"client: ([\d.]+) s CPU, ([\d.]+) µs per chunk; stamped after the "
+                       r"server's write: p50 ([\d.]+) µs, p99 ([\d.]+) µs, max ([\d.]+) µs",
+                       out.stdout)
+    if not client:
+        sys.exit("no client line in:\n" + out.stdout)
+    cpu_s, per_chunk, p50, p99, mx = (float(x) for x in client.groups())
+    print("| streams | output tok/s | client CPU per chunk | one core's capacity | "
+          "stamped after the write: p50 / p99 / max |")
+    print("|---:|---:|---:|---:|---|")
+    print("| %d | %.0f | %.1f µs | %.0f tok/s | %.0f µs / %.0f µs / %.1f ms |" %
+          (args.streams, tok, per_chunk, 1e6 / per_chunk, p50, p99, mx / 1000))
+    print("(%d requests x %d tokens in %.1f s; client CPU %.1f s)" %
+          (args.prompts, args.output_len, wall, cpu_s), file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

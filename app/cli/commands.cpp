@@ -79,6 +79,13 @@ const std::vector<Command>& commands() {
          "      time went: engine steps that ran prefill, kernels and launch gaps inside\n"
          "      decode-only steps, host gap outside any step (a run of bench serve --server)",
          cmdOutliers},
+        {"collectives",
+         "collectives RUN [--window run|requests|range:NAME|FROM:TO] [--top N] [--json] [--db "
+         "FILE]",
+         "NCCL collectives across the ranks of a distributed run (torchrun, mpirun): per rank\n"
+         "      its NCCL time and share, how often it arrived last and its mean wait; per\n"
+         "      collective the arrival skew (mean, p50, p99, max); findings",
+         cmdCollectives},
         {"steps", "steps RUN [--kind decode|mixed|prefill|other] [--top N] [--json] [--db FILE]",
          "a served run's engine steps by kind (decode-only, prefill beside decodes, prefill\n"
          "      only): step times, batch, tokens, GPU busy, and the kernels of each kind",

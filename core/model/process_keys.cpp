@@ -23,6 +23,14 @@ std::vector<ProcessInfo> processesFromProperties(
         if (field == "command") p.command = value;
         if (field == "end") p.end = value;
         if (field == "end_ns") std::from_chars(value.data(), value.data() + value.size(), p.endNs);
+        auto number = [&](int& into) {
+            int v = -1;
+            auto [e, c] = std::from_chars(value.data(), value.data() + value.size(), v);
+            if (c == std::errc() && e == value.data() + value.size() && v >= 0) into = v;
+        };
+        if (field == "rank") number(p.rank);
+        if (field == "local_rank") number(p.localRank);
+        if (field == "world_size") number(p.worldSize);
     }
     std::vector<ProcessInfo> out;
     for (auto& [pid, p] : byPid)

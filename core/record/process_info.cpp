@@ -3,6 +3,9 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <map>
+#include <string_view>
+
 namespace ws {
 
 namespace {
@@ -34,6 +37,28 @@ std::string commandLineOf(std::uint32_t pid) {
     for (char& c : text)
         if (c == '\0') c = ' ';
     return text;
+}
+
+DistributedEnv distributedEnvOf(std::uint32_t pid) {
+    // A Python job's environment can be large; 256 KiB holds any usual one.
+    const std::string block = readProcFile("/proc/" + std::to_string(pid) + "/environ", 256 * 1024);
+    std::map<std::string, std::string, std::less<>> env;
+    for (std::size_t at = 0; at < block.size();) {
+        std::size_t end = block.find('\0', at);
+        if (end == std::string::npos) end = block.size();
+        std::string_view entry(block.data() + at, end - at);
+        if (auto eq = entry.find('='); eq != std::string_view::npos)
+            env.emplace(std::string(entry.substr(0, eq)), std::string(entry.substr(eq + 1)));
+        at = end + 1;
+    }
+    auto first = [&](std::initializer_list<const char*> names) -> std::string {
+        for (const char* n : names)
+            if (auto it = env.find(n); it != env.end() && !it->second.empty()) return it->second;
+        return {};
+    };
+    return {first({"RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID"}),
+            first({"LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID"}),
+            first({"WORLD_SIZE", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS"})};
 }
 
 bool stillRunning(std::uint32_t pid) {

@@ -57,6 +57,14 @@ wire::Sink RecordingSession::sink() {
         pendingProperties_.emplace_back(process_keys::parent(*pid), std::to_string(h.parentPid));
         if (auto command = commandLineOf(*pid); !command.empty())
             pendingProperties_.emplace_back(process_keys::command(*pid), command);
+        // A rank of a distributed job (torchrun, mpirun, srun): its lanes and
+        // the collective analysis name it.
+        const auto env = distributedEnvOf(*pid);
+        if (!env.rank.empty()) pendingProperties_.emplace_back(process_keys::rank(*pid), env.rank);
+        if (!env.localRank.empty())
+            pendingProperties_.emplace_back(process_keys::localRank(*pid), env.localRank);
+        if (!env.worldSize.empty())
+            pendingProperties_.emplace_back(process_keys::worldSize(*pid), env.worldSize);
         if (!reportingPids_.empty()) reportingPids_ += ",";
         reportingPids_ += std::to_string(h.pid) + "(" + std::to_string(h.parentPid) + ")";
         if (!clockOffset_) {

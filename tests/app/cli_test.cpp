@@ -13,6 +13,7 @@
 
 #include "app/cli_fixture.h"
 #include "io/progress_messages.h"
+#include "model/process_keys.h"
 #include "store/store.h"
 #include "store/store_writer.h"
 #include "support/served_run.h"
@@ -291,6 +292,53 @@ TEST_F(CliTest, OutliersNameWhatTheSlowestItlsWaitedFor) {
     auto missing = cli({"outliers", "999", "--db", db});
     EXPECT_EQ(missing.exitCode, 1);
     EXPECT_NE(missing.err.find("no run with id 999"), std::string::npos) << missing.err;
+}
+
+// Two ranks on one GPU (each a process, RANK from its environment): the
+// text and JSON name who arrives last and by how much.
+TEST_F(CliTest, CollectivesNameTheLateRank) {
+    RunId run = 0;
+    {
+        Store store(db);
+        run = store.beginRun({});
+        {
+            StoreWriter w(store, run);
+            w.add(GpuStreamRecord{0, 7, 900, 7});
+            w.add(GpuStreamRecord{0, 8, 901, 7});
+            for (int i = 0; i < 16; ++i)
+                for (std::uint32_t stream : {7u, 8u}) {
+                    KernelRecord k;
+                    k.startNs = 1'000'000'000 + 1'000'000LL * i + (stream == 7 ? 300'000 : 0);
+                    k.endNs = 1'000'000'000 + 1'000'000LL * i + 400'000;
+                    k.streamId = stream;
+                    k.name =
+                        "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevComm*, unsigned "
+                        "long, ncclWork*)";
+                    w.add(k);
+                }
+        }
+        store.setProperty(run, process_keys::rank(900), "0");
+        store.setProperty(run, process_keys::rank(901), "1");
+        store.finishRun(run, RunStatus::Ok);
+    }
+    auto r = cli({"collectives", std::to_string(run), "--db", db, "--json", "--top", "3"});
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["instances"], 16);
+    ASSERT_EQ(j["ranks"].size(), 2u);
+    EXPECT_EQ(j["ranks"][0]["pid"], 900);
+    EXPECT_EQ(j["ranks"][0]["last_arrivals"], 16);
+    EXPECT_EQ(j["ranks"][1]["wait_ns"], 16 * 300'000);
+    EXPECT_EQ(j["collectives"][0]["skew_p99_ns"], 300'000);
+    EXPECT_EQ(j["most_skewed"].size(), 3u);
+    auto text = cli({"collectives", std::to_string(run), "--db", db});
+    ASSERT_EQ(text.exitCode, 0) << text.err;
+    EXPECT_NE(text.out.find("rank 0 arrives last in 100 % of AllReduce (16), 300 µs behind"),
+              std::string::npos)
+        << text.out;
+    auto none = cli({"collectives", "1", "--db", db});
+    EXPECT_EQ(none.exitCode, 0) << none.err;
+    EXPECT_NE(none.out.find("no NCCL kernels in the run"), std::string::npos) << none.out;
 }
 
 // The same served run by step kind: 19 decode-only steps and one mixed step,

@@ -13,8 +13,12 @@ TEST(ProcessKeys, ReadBackFromProperties) {
         {process_keys::end(812), "lost"},
         {process_keys::endNs(812), "123"},
         {process_keys::parent(800), "1"},
-        {"process.x.parent", "9"},  // not a pid: ignored
-        {"processes.count", "2"},   // another key
+        {process_keys::rank(812), "3"},
+        {process_keys::localRank(812), "1"},
+        {process_keys::worldSize(812), "8"},
+        {process_keys::rank(800), "x"},  // not a number: no rank
+        {"process.x.parent", "9"},       // not a pid: ignored
+        {"processes.count", "2"},        // another key
         {"capture.pids", "800(1)"}};
     auto list = processesFromProperties(props);
     ASSERT_EQ(list.size(), 2u);
@@ -25,6 +29,10 @@ TEST(ProcessKeys, ReadBackFromProperties) {
     EXPECT_EQ(list[1].parent, 800u);
     EXPECT_EQ(list[1].end, "lost");
     EXPECT_EQ(list[1].endNs, 123);
+    EXPECT_EQ(list[1].rank, 3);
+    EXPECT_EQ(list[1].localRank, 1);
+    EXPECT_EQ(list[1].worldSize, 8);
+    EXPECT_EQ(list[0].rank, -1);
 }
 
 TEST(ProcessKeys, ShortCommandNamesTheScriptNotTheInterpreter) {

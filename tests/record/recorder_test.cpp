@@ -320,6 +320,13 @@ TEST_F(RecorderTest, EachReportingProcessKeepsItsCommandAndHowItEnded) {
     }
     EXPECT_EQ(exited, 1);
     EXPECT_EQ(lost, 1);
+    // Started with RANK, LOCAL_RANK and WORLD_SIZE as torchrun sets them: the
+    // one that said goodbye is rank 0, the killed one rank 1.
+    for (const auto& p : processes) {
+        EXPECT_EQ(p.rank, p.end == "exited" ? 0 : 1);
+        EXPECT_EQ(p.localRank, p.rank);
+        EXPECT_EQ(p.worldSize, 2);
+    }
     EXPECT_NE(runLog(store, outcome.run).find("ended without flushing its capture stream"),
               std::string::npos);
     // Both sent a kernel on their stream 7: two lanes, each with its process.

@@ -3,6 +3,9 @@
 // the parent starts two children, each says hello and sends a kernel on its
 // stream 7; the first says goodbye and exits, the second is killed (SIGKILL)
 // before it can. Tests of how a run keeps each process and its end use it.
+// Each child is this program exec'd again with RANK, LOCAL_RANK and
+// WORLD_SIZE set as torchrun sets them (rank 0, then 1), so the recorder
+// finds them in /proc/PID/environ.
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -56,10 +59,21 @@ void sendAll(int fd, const std::string& bytes) {
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+    if (argc == 3 && std::string(argv[1]) == "--child") child(std::string(argv[2]) == "goodbye");
+    int rank = 0;
     for (bool goodbye : {true, false}) {
         pid_t pid = ::fork();
-        if (pid == 0) child(goodbye);
+        if (pid == 0) {
+            const std::string r = std::to_string(rank);
+            ::setenv("RANK", r.c_str(), 1);
+            ::setenv("LOCAL_RANK", r.c_str(), 1);
+            ::setenv("WORLD_SIZE", "2", 1);
+            const char* mode = goodbye ? "goodbye" : "killed";
+            ::execl("/proc/self/exe", "wire_peer", "--child", mode, static_cast<char*>(nullptr));
+            std::_Exit(5);
+        }
+        ++rank;
         int status = 0;
         ::waitpid(pid, &status, 0);  // one after the other: their order is known
     }

@@ -65,11 +65,12 @@ TEST(TimelineData, StreamsOfSeveralProcessesNameTheirProcess) {
     store.setProperty(run, process_keys::command(812),
                       "/usr/bin/python3 -c from multiprocessing.spawn import spawn_main; "
                       "spawn_main(tracker_fd=5) --multiprocessing-fork");
+    store.setProperty(run, process_keys::rank(812), "1");
     auto data = loadTimeline(store, run);
     ASSERT_TRUE(data);
     ASSERT_EQ(data->lanes.size(), 2u);
     EXPECT_EQ(data->lanes[0].title, "pid 800 server.py stream 7");
-    EXPECT_EQ(data->lanes[1].title, "pid 812 python3 (spawned worker) stream 7");
+    EXPECT_EQ(data->lanes[1].title, "rank 1 pid 812 python3 (spawned worker) stream 7");
 }
 
 // A client-only run (tokens, no GPU work): the axis spans its tokens instead

@@ -39,8 +39,12 @@ StreamTitles::StreamTitles(Store& store, RunId run) {
     }
     gpuProcesses_ = processes.size();
     // With the program's name where the recorder read it: "pid 812 worker.py".
-    for (const auto& p : processesFromProperties(runProperties(store, run)))
-        processName_[p.pid] = QString::fromStdString(shortCommand(p.command));
+    // A rank of a distributed job leads: "rank 1 pid 812 train.py".
+    for (const auto& p : processesFromProperties(runProperties(store, run))) {
+        QString name = QString::fromStdString(shortCommand(p.command));
+        processName_[p.pid] = name;
+        if (p.rank >= 0) rankOf_[p.pid] = p.rank;
+    }
 }
 
 QString StreamTitles::operator()(const StreamKey& key) const {
@@ -49,7 +53,9 @@ QString StreamTitles::operator()(const StreamKey& key) const {
         return QStringLiteral("Stream %1").arg(key.streamId);
     const auto pid = origin->second.processId;
     auto name = processName_.find(pid);
-    return QStringLiteral("pid %1%2 stream %3")
+    auto rank = rankOf_.find(pid);
+    return QStringLiteral("%1pid %2%3 stream %4")
+        .arg(rank == rankOf_.end() ? QString() : QStringLiteral("rank %1 ").arg(rank->second))
         .arg(pid)
         .arg(name == processName_.end() || name->second.isEmpty()
                  ? QString()

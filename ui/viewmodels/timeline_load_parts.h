@@ -57,7 +57,8 @@ struct Extent {
     }
 };
 
-// "Stream 7", or with several processes on the GPU "pid 812 worker.py stream 7".
+// "Stream 7", or with several processes on the GPU "pid 812 worker.py stream
+// 7", led by the rank of a distributed job: "rank 1 pid 812 train.py stream 7".
 class StreamTitles {
   public:
     StreamTitles(Store& store, RunId run);
@@ -67,6 +68,7 @@ class StreamTitles {
     std::map<std::pair<std::uint32_t, std::uint32_t>, GpuStreamRecord> origins_;
     std::size_t gpuProcesses_ = 0;
     std::map<std::uint32_t, QString> processName_;
+    std::map<std::uint32_t, int> rankOf_;
 };
 
 // The kernel lane and the memory lane (memcpys and memsets) of a stream.

@@ -5,6 +5,9 @@
 //   process.<pid>.end      "exited": it said goodbye (flushed its records);
 //                          "lost": its stream ended without (killed, crashed)
 //   process.<pid>.end_ns   when its stream ended, on the run's clock
+//   process.<pid>.rank, .local_rank, .world_size
+//                          from its environment (RANK, LOCAL_RANK, WORLD_SIZE
+//                          as torchrun sets them; MPI and Slurm names too)
 #pragma once
 
 #include <cstdint>
@@ -28,6 +31,15 @@ inline std::string end(std::uint32_t pid) {
 inline std::string endNs(std::uint32_t pid) {
     return kPrefix + std::to_string(pid) + ".end_ns";
 }
+inline std::string rank(std::uint32_t pid) {
+    return kPrefix + std::to_string(pid) + ".rank";
+}
+inline std::string localRank(std::uint32_t pid) {
+    return kPrefix + std::to_string(pid) + ".local_rank";
+}
+inline std::string worldSize(std::uint32_t pid) {
+    return kPrefix + std::to_string(pid) + ".world_size";
+}
 }  // namespace process_keys
 
 struct ProcessInfo {
@@ -36,6 +48,10 @@ struct ProcessInfo {
     std::string command;
     std::string end;  // "exited", "lost", or empty while unknown
     std::int64_t endNs = 0;
+    // From its environment; -1 when it had none (not a distributed job).
+    int rank = -1;
+    int localRank = -1;
+    int worldSize = -1;
 };
 
 // The processes a run's properties describe, by pid.

@@ -1,0 +1,163 @@
+// NCCL collectives across ranks: names recognised, instances matched by
+// order per channel, skews and waits from records with known arrivals.
+#include <gtest/gtest.h>
+
+#include "analysis/collectives.h"
+#include "model/process_keys.h"
+#include "store/store.h"
+#include "store/store_writer.h"
+#include "support/temp_dir.h"
+
+namespace ws {
+namespace {
+
+TEST(Collectives, NcclKernelNamesGiveTheirCollective) {
+    EXPECT_EQ(ncclCollective("ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevComm*, unsigned "
+                             "long, ncclWork*)"),
+              "AllReduce");
+    EXPECT_EQ(ncclCollective("ncclKernel_AllGather_RING_LL_Sum_int8_t(ncclDevComm*, ncclWork*)"),
+              "AllGather");
+    EXPECT_EQ(
+        ncclCollective("_Z44ncclDevKernel_ReduceScatter_Sum_f32_RING_LLP11ncclDevCommmP8ncclWork"),
+        "ReduceScatter");
+    EXPECT_EQ(ncclCollective("ncclDevKernel_SendRecv(ncclDevComm*, unsigned long, ncclWork*)"),
+              "SendRecv");
+    EXPECT_EQ(ncclCollective("ncclDevKernel_Generic(ncclDevComm*, unsigned long, ncclWork*)"),
+              "NCCL");
+    EXPECT_FALSE(ncclCollective("gemv_bf16_splitk<4, 256>"));
+    EXPECT_FALSE(ncclCollective("ncclDevKernel_"));
+    EXPECT_FALSE(ncclCollective("my_nccl_wrapper"));
+}
+
+// `n` AllReduce kernels 1 ms apart on `stream`; rank `late` starts 400 µs
+// after the other in every instance whose index is not a multiple of 4.
+std::vector<RankKernels> twoRanks(int n) {
+    std::vector<RankKernels> ranks(2);
+    for (int r = 0; r < 2; ++r) {
+        ranks[static_cast<std::size_t>(r)].pid = 900 + static_cast<std::uint32_t>(r);
+        ranks[static_cast<std::size_t>(r)].rank = r;
+        ranks[static_cast<std::size_t>(r)].kernels = 2 * n;
+        ranks[static_cast<std::size_t>(r)].kernelNs = 0;
+    }
+    for (int i = 0; i < n; ++i)
+        for (int r = 0; r < 2; ++r) {
+            const bool rank1Late = i % 4 != 0;
+            const std::int64_t lateness = (r == 1) == rank1Late ? 400'000 : 0;
+            const std::int64_t start = 1'000'000LL * i + lateness;
+            const std::int64_t end = 1'000'000LL * i + 500'000;  // all leave together
+            auto& rk = ranks[static_cast<std::size_t>(r)];
+            rk.nccl.push_back({7u + static_cast<std::uint32_t>(r), start, end, "AllReduce"});
+            rk.kernelNs += (end - start) + 300'000;  // and a 300 µs compute kernel
+        }
+    return ranks;
+}
+
+TEST(Collectives, KnownSkewsGiveTheirWaitsAndWhoCameLast) {
+    auto report = matchCollectives(twoRanks(20));
+    ASSERT_EQ(report.instances.size(), 20u);
+    EXPECT_EQ(report.unmatchedKernels, 0);
+    EXPECT_TRUE(report.notes.empty());
+    for (const auto& inst : report.instances) {
+        EXPECT_EQ(inst.collective, "AllReduce");
+        EXPECT_EQ(inst.skewNs(), 400'000);
+        EXPECT_EQ(inst.lastRank, inst.index % 4 != 0 ? 1 : 0);
+    }
+    ASSERT_EQ(report.ranks.size(), 2u);
+    EXPECT_EQ(report.ranks[1].lastArrivals, 15);
+    EXPECT_EQ(report.ranks[0].lastArrivals, 5);
+    // Rank 0 waited 400 µs in the 15 where rank 1 was late, and so on.
+    EXPECT_EQ(report.ranks[0].waitNs, 15 * 400'000);
+    EXPECT_EQ(report.ranks[1].waitNs, 5 * 400'000);
+    EXPECT_EQ(report.ranks[0].matched, 20);
+    ASSERT_EQ(report.kinds.size(), 1u);
+    const auto& k = report.kinds[0];
+    EXPECT_EQ(k.instances, 20);
+    EXPECT_EQ(k.skewP50Ns, 400'000);
+    EXPECT_EQ(k.skewMaxNs, 400'000);
+    EXPECT_EQ(k.mostOftenLast, 1);
+    EXPECT_EQ(k.mostOftenLastCount, 15);
+    ASSERT_FALSE(report.findings.empty());
+    EXPECT_NE(report.findings[0].find("rank 1 arrives last in 75 % of AllReduce (20)"),
+              std::string::npos)
+        << report.findings[0];
+}
+
+TEST(Collectives, DifferingKernelsStopTheMatchingAndExtraOnesAreCounted) {
+    auto ranks = twoRanks(10);
+    ranks[1].nccl[6].collective = "AllGather";  // rank 1's 7th differs
+    auto report = matchCollectives(ranks);
+    EXPECT_EQ(report.instances.size(), 6u);
+    EXPECT_EQ(report.unmatchedKernels, 8);  // 4 left on each rank
+    ASSERT_EQ(report.notes.size(), 1u);
+    EXPECT_NE(report.notes[0].find("NCCL kernel #7 differs"), std::string::npos) << report.notes[0];
+
+    auto uneven = twoRanks(10);
+    uneven[0].nccl.push_back({7, 20'000'000, 20'100'000, "AllReduce"});
+    auto r2 = matchCollectives(uneven);
+    EXPECT_EQ(r2.instances.size(), 10u);
+    EXPECT_EQ(r2.unmatchedKernels, 1);
+    ASSERT_EQ(r2.notes.size(), 1u);
+    EXPECT_NE(r2.notes[0].find("rank 0 ran 11 NCCL kernels, matched 10"), std::string::npos)
+        << r2.notes[0];
+}
+
+// Two processes on one GPU (torchrun --nproc-per-node 2 on one device): the
+// ranks come from their environment, not their pid order.
+TEST(Collectives, AStoredRunNamesRanksFromTheirEnvironment) {
+    testing::TempDir dir;
+    Store store(dir.file("runs.wsdb"));
+    RunId run = store.beginRun({});
+    {
+        StoreWriter w(store, run);
+        w.add(GpuStreamRecord{0, 7, 900, 7});
+        w.add(GpuStreamRecord{0, 8, 901, 7});
+        for (int i = 0; i < 12; ++i)
+            for (std::uint32_t stream : {7u, 8u}) {
+                KernelRecord k;
+                // pid 901 (stream 8) arrives 50 µs after pid 900 every time.
+                k.startNs = 1'000'000'000 + 1'000'000LL * i + (stream == 8 ? 50'000 : 0);
+                k.endNs = 1'000'000'000 + 1'000'000LL * i + 200'000;
+                k.streamId = stream;
+                k.name =
+                    "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevComm*, unsigned "
+                    "long, ncclWork*)";
+                w.add(k);
+                KernelRecord gemm = k;
+                gemm.startNs = k.endNs + 10'000;
+                gemm.endNs = gemm.startNs + 600'000;
+                gemm.name = "gemm";
+                w.add(gemm);
+            }
+    }
+    store.setProperty(run, process_keys::rank(900), "1");
+    store.setProperty(run, process_keys::rank(901), "0");
+    auto report = analyzeCollectives(store, run);
+    ASSERT_EQ(report.ranks.size(), 2u);
+    EXPECT_EQ(report.ranks[0].pid, 901u);
+    EXPECT_EQ(report.ranks[0].rank, 0);
+    EXPECT_TRUE(report.ranks[0].rankFromEnvironment);
+    EXPECT_EQ(report.ranks[0].ncclKernels, 12);
+    EXPECT_EQ(report.ranks[0].kernels, 24);
+    EXPECT_NEAR(report.ranks[0].commShare, 150.0 / 750.0, 1e-9);
+    EXPECT_NEAR(report.ranks[1].commShare, 200.0 / 800.0, 1e-9);
+    ASSERT_EQ(report.instances.size(), 12u);
+    for (const auto& inst : report.instances) {
+        EXPECT_EQ(inst.skewNs(), 50'000);
+        EXPECT_EQ(inst.lastRank, 0);  // pid 901
+    }
+    EXPECT_TRUE(report.notes.empty());
+    ASSERT_FALSE(report.findings.empty());
+    EXPECT_NE(report.findings[0].find("rank 0 arrives last in 100 % of AllReduce (12)"),
+              std::string::npos)
+        << report.findings[0];
+}
+
+TEST(Collectives, ARunWithoutNcclSaysSo) {
+    auto report = matchCollectives({});
+    EXPECT_TRUE(report.instances.empty());
+    ASSERT_EQ(report.notes.size(), 1u);
+    EXPECT_EQ(report.notes[0], "no NCCL kernels in the run");
+}
+
+}  // namespace
+}  // namespace ws

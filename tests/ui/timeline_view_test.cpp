@@ -70,7 +70,9 @@ TEST(TimelineData, StreamsOfSeveralProcessesNameTheirProcess) {
     ASSERT_TRUE(data);
     ASSERT_EQ(data->lanes.size(), 2u);
     EXPECT_EQ(data->lanes[0].title, "pid 800 server.py stream 7");
-    EXPECT_EQ(data->lanes[1].title, "rank 1 pid 812 python3 (spawned worker) stream 7");
+    EXPECT_EQ(data->lanes[1].title, "pid 812 python3 (spawned worker) stream 7");
+    EXPECT_EQ(data->lanes[0].group, "GPU 0");
+    EXPECT_EQ(data->lanes[1].group, "GPU 0 · rank 1");  // a rank has its own lane group
 }
 
 // A client-only run (tokens, no GPU work): the axis spans its tokens instead

@@ -38,8 +38,8 @@ StreamTitles::StreamTitles(Store& store, RunId run) {
         processes.insert(g.processId);
     }
     gpuProcesses_ = processes.size();
-    // With the program's name where the recorder read it: "pid 812 worker.py".
-    // A rank of a distributed job leads: "rank 1 pid 812 train.py".
+    // With the program's name where the recorder read it: "pid 812 worker.py";
+    // a rank of a distributed job gets a lane group of its own.
     for (const auto& p : processesFromProperties(runProperties(store, run))) {
         QString name = QString::fromStdString(shortCommand(p.command));
         processName_[p.pid] = name;
@@ -53,9 +53,7 @@ QString StreamTitles::operator()(const StreamKey& key) const {
         return QStringLiteral("Stream %1").arg(key.streamId);
     const auto pid = origin->second.processId;
     auto name = processName_.find(pid);
-    auto rank = rankOf_.find(pid);
-    return QStringLiteral("%1pid %2%3 stream %4")
-        .arg(rank == rankOf_.end() ? QString() : QStringLiteral("rank %1 ").arg(rank->second))
+    return QStringLiteral("pid %1%2 stream %3")
         .arg(pid)
         .arg(name == processName_.end() || name->second.isEmpty()
                  ? QString()
@@ -63,9 +61,17 @@ QString StreamTitles::operator()(const StreamKey& key) const {
         .arg(origin->second.cudaStreamId);
 }
 
+QString StreamTitles::group(const StreamKey& key) const {
+    QString gpu = QStringLiteral("GPU %1").arg(key.deviceId);
+    auto origin = origins_.find({key.deviceId, key.streamId});
+    if (origin == origins_.end()) return gpu;
+    auto rank = rankOf_.find(origin->second.processId);
+    return rank == rankOf_.end() ? gpu : gpu + QStringLiteral(" · rank %1").arg(rank->second);
+}
+
 TimelineLane kernelLane(const StreamKey& key, const StreamTitles& titles) {
     TimelineLane lane;
-    lane.group = QStringLiteral("GPU %1").arg(key.deviceId);
+    lane.group = titles.group(key);
     lane.title = titles(key);
     lane.laneId = key.streamId;
     lane.deviceId = key.deviceId;

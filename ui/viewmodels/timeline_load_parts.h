@@ -58,11 +58,12 @@ struct Extent {
 };
 
 // "Stream 7", or with several processes on the GPU "pid 812 worker.py stream
-// 7", led by the rank of a distributed job: "rank 1 pid 812 train.py stream 7".
+// 7"; the group "GPU 0", or "GPU 0 · rank 1" for a rank of a distributed job.
 class StreamTitles {
   public:
     StreamTitles(Store& store, RunId run);
     QString operator()(const StreamKey& key) const;
+    QString group(const StreamKey& key) const;
 
   private:
     std::map<std::pair<std::uint32_t, std::uint32_t>, GpuStreamRecord> origins_;

@@ -307,10 +307,30 @@ RunSummary summarizeRun(Store& store, RunId run, TimeWindow window, std::string 
     StartOrderReader<codec::ApiCallBrief> calls(store, run, callWindow);
     ApiTally apiTally;
     bool kernelsLeft = true;  // launches after the last kernel launch nothing counted
+    // Whether calls of a name launch CUDA graphs, by name id (calls of one
+    // name come in runs: the last answer is kept).
+    std::unordered_map<std::int64_t, bool> graphLaunchNames;
+    std::int64_t lastCallName = -1;
+    bool lastGraphLaunch = false;
+    auto launchesGraph = [&](std::int64_t nameId) {
+        if (nameId != lastCallName) {
+            auto [it, inserted] = graphLaunchNames.try_emplace(nameId, false);
+            if (inserted) {
+                const std::string& name = calls.text(nameId);
+                it->second =
+                    name.starts_with("cudaGraphLaunch") || name.starts_with("cuGraphLaunch");
+            }
+            lastCallName = nameId;
+            lastGraphLaunch = it->second;
+        }
+        return lastGraphLaunch;
+    };
     auto readCallsUntil = [&](std::int64_t ns) {
         for (auto start = calls.peekStart(); start && *start <= ns; start = calls.peekStart()) {
             const codec::ApiCallBrief& c = *calls.next();
-            if (kernelsLeft) attribution.addLaunch(c.correlationId, c.threadId, c.startNs);
+            if (kernelsLeft && c.correlationId)
+                attribution.addLaunch(c.correlationId, c.threadId, c.startNs,
+                                      launchesGraph(c.nameId));
             if (overlaps(c.startNs, c.endNs, window)) apiTally.add(c);
         }
     };
@@ -336,7 +356,7 @@ RunSummary summarizeRun(Store& store, RunId run, TimeWindow window, std::string 
         }
         bool captured = false;
         const std::size_t innermost =
-            attribution.innermost(k.graphNodeId, k.correlationId, &captured);
+            attribution.credit(k.graphNodeId, k.graphId, k.correlationId, &captured);
         if (captured) {
             ++out.graphs.traced;
             out.graphs.tracedNs += static_cast<double>(k.durationNs());
@@ -371,15 +391,12 @@ RunSummary summarizeRun(Store& store, RunId run, TimeWindow window, std::string 
     // Kernels, copies and memsets merged by start (ties: kernels first).
     constexpr auto kEnd = std::numeric_limits<std::int64_t>::max();
     for (;;) {
-        const auto k = kernels.peekStart().value_or(kEnd);
-        const auto c = copies.peekStart().value_or(kEnd);
-        const auto m = memsets.peekStart().value_or(kEnd);
-        if (k == kEnd && c == kEnd && m == kEnd && !kernels.peekStart() && !copies.peekStart() &&
-            !memsets.peekStart())
-            break;
-        if (k <= c && k <= m && kernels.peekStart()) {
+        const auto kp = kernels.peekStart(), cp = copies.peekStart(), mp = memsets.peekStart();
+        if (!kp && !cp && !mp) break;
+        const auto k = kp.value_or(kEnd), c = cp.value_or(kEnd), m = mp.value_or(kEnd);
+        if (k <= c && k <= m && kp) {
             onKernel(*kernels.next());
-        } else if (c <= m && copies.peekStart()) {
+        } else if (c <= m && cp) {
             onCopy(*copies.next());
         } else {
             const MemsetRecord& s = *memsets.next();

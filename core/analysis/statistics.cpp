@@ -52,7 +52,6 @@ std::int64_t Accumulator::roundDown(std::int64_t value) {
 
 void Accumulator::flush() const {
     if (buffer_.empty()) return;
-    std::sort(buffer_.begin(), buffer_.end());
     std::vector<std::pair<std::int64_t, std::int64_t>> merged;
     merged.reserve(table_.size() + buffer_.size());
     auto put = [&](std::int64_t value, std::int64_t n) {
@@ -62,10 +61,30 @@ void Accumulator::flush() const {
             merged.emplace_back(value, n);
     };
     auto t = table_.begin();
-    for (std::int64_t v : buffer_) {
-        for (; t != table_.end() && t->first <= v; ++t)
-            put(t->first, t->second);
-        put(v, 1);
+    const auto [lo, hi] = std::minmax_element(buffer_.begin(), buffer_.end());
+    const std::uint64_t span = static_cast<std::uint64_t>(*hi) - static_cast<std::uint64_t>(*lo);
+    if (span < 4 * buffer_.size()) {
+        // Values in a narrow span (durations of one kernel or call): counted
+        // by value instead of sorted, the same table either way.
+        thread_local std::vector<std::uint32_t> counts;
+        const std::int64_t base = *lo;
+        counts.assign(span + 1, 0);
+        for (std::int64_t v : buffer_)
+            ++counts[static_cast<std::uint64_t>(v) - static_cast<std::uint64_t>(base)];
+        for (std::uint64_t i = 0; i <= span; ++i) {
+            if (!counts[i]) continue;
+            const auto v = static_cast<std::int64_t>(static_cast<std::uint64_t>(base) + i);
+            for (; t != table_.end() && t->first <= v; ++t)
+                put(t->first, t->second);
+            put(v, counts[i]);
+        }
+    } else {
+        std::sort(buffer_.begin(), buffer_.end());
+        for (std::int64_t v : buffer_) {
+            for (; t != table_.end() && t->first <= v; ++t)
+                put(t->first, t->second);
+            put(v, 1);
+        }
     }
     for (; t != table_.end(); ++t)
         put(t->first, t->second);

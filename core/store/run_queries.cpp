@@ -389,8 +389,8 @@ struct StartOrderReader<T>::Impl {
         } else {
             open.push_back(std::move(o));
         }
-        heap.push_back(slot);
-        std::push_heap(heap.begin(), heap.end(), Later{this});
+        heap.push_back({open[slot].records.front().startNs, open[slot].order, slot});
+        std::push_heap(heap.begin(), heap.end(), Later{});
     }
 
     // Steps past the record next() returned last (its chunk is the heap's
@@ -398,11 +398,12 @@ struct StartOrderReader<T>::Impl {
     void advance() {
         if (returned) {
             returned = false;
-            const auto slot = heap.front();
+            const auto slot = heap.front().slot;
             if (++open[slot].at < open[slot].records.size()) {
+                heap.front().startNs = open[slot].records[open[slot].at].startNs;
                 siftDownTop();  // its next record starts no earlier
             } else {
-                std::pop_heap(heap.begin(), heap.end(), Later{this});
+                std::pop_heap(heap.begin(), heap.end(), Later{});
                 heap.pop_back();
                 spare.push_back(std::move(open[slot].records));
                 open[slot].records = {};
@@ -415,8 +416,9 @@ struct StartOrderReader<T>::Impl {
     // Restores the heap after its top's key grew: one pass down instead of a
     // pop and a push.
     void siftDownTop() {
-        const Later later{this};
-        const std::size_t n = heap.size(), item = heap.front();
+        const Later later;
+        const std::size_t n = heap.size();
+        const Head item = heap.front();
         std::size_t i = 0;
         for (;;) {
             std::size_t child = 2 * i + 1;
@@ -432,17 +434,20 @@ struct StartOrderReader<T>::Impl {
     // Opens chunks until the earliest open record precedes every unopened chunk.
     void fill() {
         while (nextChunk < chunks.size() &&
-               (heap.empty() || chunks[nextChunk].firstStartNs <= headStart(heap.front())))
+               (heap.empty() || chunks[nextChunk].firstStartNs <= heap.front().startNs))
             openChunk();
     }
 
-    std::int64_t headStart(std::size_t i) const { return open[i].records[open[i].at].startNs; }
-
+    // An open chunk on the heap with the start of its next record, so that
+    // comparisons read the heap alone.
+    struct Head {
+        std::int64_t startNs = 0;
+        std::size_t order = 0;  // the chunk's, for ties
+        std::size_t slot = 0;   // in open
+    };
     struct Later {
-        const Impl* impl;
-        bool operator()(std::size_t a, std::size_t b) const {
-            const auto sa = impl->headStart(a), sb = impl->headStart(b);
-            return sa != sb ? sa > sb : impl->open[a].order > impl->open[b].order;
+        bool operator()(const Head& a, const Head& b) const {
+            return a.startNs != b.startNs ? a.startNs > b.startNs : a.order > b.order;
         }
     };
 
@@ -458,7 +463,7 @@ struct StartOrderReader<T>::Impl {
     std::vector<Open> open;
     // Open slots as a heap by Later (earliest head first); ties cannot occur
     // (chunk order breaks them), so the top is the same however it is built.
-    std::vector<std::size_t> heap;
+    std::vector<Head> heap;
     std::vector<std::vector<T>> spare;  // decoded-records buffers to reuse
     std::vector<std::size_t> freeSlots;
     bool returned = false;  // next() returned the top's head, not yet stepped past
@@ -476,7 +481,7 @@ const T* StartOrderReader<T>::next() {
     auto& m = *impl_;
     m.advance();
     if (m.heap.empty()) return nullptr;
-    const auto slot = m.heap.front();
+    const auto slot = m.heap.front().slot;
     m.returned = true;
     return &m.open[slot].records[m.open[slot].at];
 }
@@ -486,7 +491,7 @@ std::optional<std::int64_t> StartOrderReader<T>::peekStart() {
     auto& m = *impl_;
     m.advance();
     if (m.heap.empty()) return std::nullopt;
-    return m.headStart(m.heap.front());
+    return m.heap.front().startNs;
 }
 
 template <typename T>

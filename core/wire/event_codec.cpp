@@ -75,8 +75,9 @@ struct Fields<KernelBrief> {
     static void getShared(In& in, KernelBrief& r, const Lookup&) {
         in.skip();  // context
         r.nameId = static_cast<std::int64_t>(in.u());
-        for (int i = 0; i < 14 + 2; ++i)  // launch configuration, local bytes total, graph id
+        for (int i = 0; i < 14 + 1; ++i)  // launch configuration, local bytes total
             in.skip();
+        r.graphId = in.u32();
     }
     static void getOwn(In& in, KernelBrief& r) { r.graphNodeId = in.u(); }
 };

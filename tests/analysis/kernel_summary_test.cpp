@@ -402,6 +402,113 @@ TEST(KernelSummary, StreamedLaunchesMatchAPlainMap) {
     }
 }
 
+// A plain launch leaves the lookup table once its kernel is credited, yet the
+// first call of an id still wins until the horizon: a second kernel of the id
+// finds it, a later call with the id is ignored, and graph launches (and
+// kernels with a graph id) keep their launch in the table.
+TEST(KernelSummary, CreditedLaunchesLeaveTheTableAndKeepTheirMeaning) {
+    testing::TempDir dir;
+    Store store(dir.file("runs.wsdb"));
+    auto run = store.beginRun({});
+    {
+        StoreWriter w(store, run);
+        w.add(RangeRecord{0, 1'000'000, 1, 1, "outer", "", RangeKind::PushPop, 0, 0});
+        w.add(RangeRecord{0, 1'000'000, 1, 2, "other", "", RangeKind::PushPop, 0, 0});
+    }
+    KernelAttribution a(store, run, KernelAttribution::Streamed{});
+    auto thread = [&](std::size_t range) {
+        return range == RangeStacks::kNone ? 0u : a.ranges()[range].threadId;
+    };
+    a.addLaunch(1, 1, 10);
+    a.addLaunch(2, 1, 11);
+    a.addLaunch(3, 2, 12, /*graphLaunch=*/true);
+    a.addLaunch(4, 1, 13);
+    EXPECT_EQ(a.launchesPending(), 4u);
+    EXPECT_EQ(thread(a.credit(0, 0, 1)), 1u);  // plain: leaves the table
+    EXPECT_EQ(thread(a.credit(0, 0, 2)), 1u);
+    EXPECT_EQ(a.launchesPending(), 2u);
+    EXPECT_EQ(a.launchesHeld(), 4u);
+    // The graph launch's kernels come later and all find it.
+    EXPECT_EQ(thread(a.credit(0, 0, 3)), 2u);
+    EXPECT_EQ(thread(a.credit(0, 0, 3)), 2u);
+    // A kernel with a graph id keeps its launch too.
+    EXPECT_EQ(thread(a.credit(0, 9, 4)), 1u);
+    EXPECT_EQ(a.launchesPending(), 2u);
+    EXPECT_EQ(thread(a.innermost(0, 4)), 1u);
+    // Id 1 reused after its kernel (another thread or process): the first
+    // call still wins, for the lookup and for a second kernel of the id.
+    a.addLaunch(1, 2, 20);
+    EXPECT_EQ(a.launchesHeld(), 4u);
+    EXPECT_EQ(thread(a.innermost(0, 1)), 1u);
+    EXPECT_EQ(thread(a.credit(0, 0, 1)), 1u);
+    EXPECT_EQ(thread(a.credit(0, 0, 2)), 1u);
+    // Past the horizon the id is free again.
+    a.forgetLaunchesBefore(12);
+    EXPECT_EQ(a.launchesHeld(), 2u);
+    EXPECT_EQ(a.credit(0, 0, 1), RangeStacks::kNone);
+    a.addLaunch(1, 2, 30);
+    EXPECT_EQ(thread(a.credit(0, 0, 1)), 2u);
+    a.forgetLaunchesBefore(1'000'000);
+    EXPECT_EQ(a.launchesHeld(), 0u);
+    EXPECT_EQ(a.credit(0, 0, 3), RangeStacks::kNone);
+}
+
+// Crediting kernels (plain, graph, duplicate ids) gives what a plain map of
+// first calls gives, through horizons, with the table holding far fewer.
+TEST(KernelSummary, CreditedLaunchesMatchAPlainMap) {
+    testing::TempDir dir;
+    Store store(dir.file("runs.wsdb"));
+    auto run = store.beginRun({});
+    {
+        StoreWriter w(store, run);
+        w.add(RangeRecord{0, 10'000'000, 1, 1, "outer", "", RangeKind::PushPop, 0, 0});
+        w.add(RangeRecord{0, 5'000'000, 1, 2, "other", "", RangeKind::PushPop, 0, 0});
+    }
+    for (int duplicates : {0, 1}) {
+        KernelAttribution a(store, run, KernelAttribution::Streamed{});
+        std::map<std::uint32_t, std::pair<std::int64_t, std::uint32_t>> reference;
+        std::deque<std::pair<std::int64_t, std::uint32_t>> order;
+        std::deque<std::uint32_t> queued;  // launched ids whose kernels are due
+        std::mt19937 random(11 + duplicates);
+        std::uint32_t nextId = 1;
+        std::size_t maxPending = 0;
+        for (std::int64_t t = 1; t < 200'000; ++t) {
+            const std::uint32_t thread = 1 + random() % 2;
+            const bool graph = random() % 50 == 0;
+            const std::uint32_t id = nextId++;
+            a.addLaunch(id, thread, t, graph);
+            if (reference.try_emplace(id, t, thread).second) order.emplace_back(t, id);
+            queued.push_back(id);
+            if (graph) queued.push_back(id);
+            if (duplicates && random() % 100 == 0) queued.push_back(id - random() % 50);
+            while (queued.size() > 20 || (!queued.empty() && random() % 2)) {
+                const std::uint32_t k = queued.front();
+                queued.pop_front();
+                const std::size_t got = a.credit(0, random() % 30 == 0 ? 5 : 0, k);
+                auto it = reference.find(k);
+                if (it == reference.end()) {
+                    ASSERT_EQ(got, RangeStacks::kNone) << k;
+                } else {
+                    ASSERT_EQ(a.ranges()[got].threadId, it->second.second) << k;
+                }
+            }
+            maxPending = std::max(maxPending, a.launchesPending());
+            if (t % 1000 == 0) {
+                const std::int64_t before = t - 5000;
+                a.forgetLaunchesBefore(before);
+                while (!order.empty() && order.front().first < before) {
+                    reference.erase(order.front().second);
+                    order.pop_front();
+                }
+                ASSERT_EQ(a.launchesHeld(), reference.size());
+            }
+        }
+        if (!duplicates) {
+            EXPECT_LT(maxPending, 1000u);  // of ~5000 held
+        }
+    }
+}
+
 TEST(AnalysisWindow, ParsesAndResolvesEachKind) {
     EXPECT_EQ(parseWindowChoice("run").kind, WindowChoice::Kind::WholeRun);
     EXPECT_EQ(parseWindowChoice("requests").kind, WindowChoice::Kind::Requests);

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -52,21 +53,35 @@ class KernelAttribution {
     void addLaunch(const ApiCallRecord& call) {
         addLaunch(call.correlationId, call.threadId, call.startNs);
     }
-    // The same from the call's correlation id, thread and start.
-    void addLaunch(std::uint32_t correlationId, std::uint32_t threadId, std::int64_t startNs);
+    // The same from the call's correlation id, thread and start; `graphLaunch`
+    // for a call that launches a CUDA graph (cudaGraphLaunch, cuGraphLaunch),
+    // whose kernels all carry its correlation id.
+    void addLaunch(std::uint32_t correlationId, std::uint32_t threadId, std::int64_t startNs,
+                   bool graphLaunch = false);
+    // Streamed: innermost() for a kernel walked in start order. A plain launch
+    // launches one kernel, so once that kernel is credited its launch leaves
+    // the lookup table (which then holds only launches whose kernels are still
+    // queued) for a list in start order until the horizon forgets it: the
+    // first call of an id still wins, and a later kernel of the same id (a
+    // graph's, another process's) still finds it. A kernel with a graph node
+    // or graph id, and a graph launch, keep their launch in the table.
+    std::size_t credit(std::uint64_t graphNodeId, std::uint32_t graphId,
+                       std::uint32_t correlationId, bool* captured = nullptr);
     // Streamed: drops calls that started before `ns`.
     void forgetLaunchesBefore(std::int64_t ns);
-    // Calls held now (for tests of the bound).
-    std::size_t launchesHeld() const { return launches_.size(); }
+    // Calls held now, credited or not (for tests of the bound).
+    std::size_t launchesHeld() const { return launches_.size() + creditedHeld_; }
+    // Calls held in the lookup table: those no kernel was credited to yet.
+    std::size_t launchesPending() const { return launches_.size(); }
 
   private:
     struct Launch {
         std::uint32_t range = 0;  // index in ranges_
-        std::int64_t startNs = 0;
+        bool graph = false;       // a graph launch: stays until the horizon
+        std::uint64_t seq = 0;    // streamed: its place in byStart_ (+ forgotten_)
     };
     // Correlation id → launch, open addressing with linear probing: no
-    // allocation per call (a streamed pass holds every launch of its horizon,
-    // millions in a busy run) and 16 bytes a slot.
+    // allocation per call.
     class LaunchTable {
       public:
         // False (and nothing changes) when the id is already there.
@@ -87,15 +102,50 @@ class KernelAttribution {
         std::vector<Slot> slots_;
         std::size_t size_ = 0;
     };
+    // A set of correlation ids as bits, in pages of 2^16 ids made when first
+    // used and freed when emptied: ids of a run are dense, so the ids of the
+    // credited launches of a horizon take a few pages.
+    class IdSet {
+      public:
+        void insert(std::uint32_t id);
+        void erase(std::uint32_t id);
+        bool contains(std::uint32_t id) const;
+        void clear();
+        std::size_t pages() const { return pages_; }
+
+      private:
+        std::vector<std::unique_ptr<std::uint64_t[]>> bits_;  // by id >> 16
+        std::vector<std::uint32_t> counts_;                   // ids set, by page
+        std::size_t pages_ = 0;
+    };
+    // A streamed launch in start order.
+    struct Held {
+        std::int64_t startNs = 0;
+        std::uint32_t correlationId = 0;
+        std::uint32_t range : 31 = 0;
+        std::uint32_t credited : 1 = 0;  // out of launches_, in credited_
+    };
+    // Streamed: the range of a credited launch still held (kNone if none).
+    std::size_t creditedRange(std::uint32_t correlationId) const;
+    // Streamed: puts every credited launch back in the table and credits no
+    // more (a second kernel of a plain launch's id was seen, or the ids are
+    // too sparse for IdSet's pages).
+    void keepCredited();
+
     std::vector<RangeRecord> ranges_;
     RangeStacks stacks_;
     GraphNodeOrigins origins_;
-    // Correlation id → innermost range open at the launching call.
+    // Correlation id → innermost range open at the launching call (streamed:
+    // the launches not credited yet).
     LaunchTable launches_;
-    // Streamed: correlation ids in the order they were kept (by start). The
-    // front's launch in the table is always the one it was kept with: an id
+    // Streamed: every launch held, in the order it was kept (by start); an id
     // is kept again only after its earlier launch was forgotten.
-    std::deque<std::uint32_t> byStart_;
+    std::deque<Held> byStart_;
+    std::uint64_t forgotten_ = 0;  // launches popped from byStart_'s front
+    // Streamed: ids of the credited launches in byStart_.
+    IdSet credited_;
+    std::size_t creditedHeld_ = 0;
+    bool crediting_ = true;  // credit() moves plain launches out of launches_
 };
 
 }  // namespace ws

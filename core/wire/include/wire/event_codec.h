@@ -51,6 +51,7 @@ struct KernelBrief {
     std::int64_t nameId = 0;
     std::uint64_t graphNodeId = 0;
     std::uint32_t correlationId = 0;
+    std::uint32_t graphId = 0;
     std::int64_t durationNs() const { return endNs - startNs; }
 };
 

@@ -66,6 +66,11 @@ MainWindow::MainWindow(QWidget* parent)
                 charts_->setSweeps(sweeps);
                 emit sweepsShown(static_cast<int>(sweeps.size()));
             });
+    connect(loader_, &StoreLoader::collectivesLoaded, this,
+            [this](RunId run, std::shared_ptr<const CollectiveReport> report, qint64 originNs) {
+                charts_->setCollectives(run, std::move(report), originNs);
+                emit collectivesShown(charts_->collectivesShown());
+            });
     connect(charts_, &ChartsPanel::windowChanged, this, &MainWindow::reloadAnalysis);
     connect(charts_->requestChart(), &RequestTimelineChart::intervalClicked, this,
             [this](RunId run, std::int64_t beginNs, std::int64_t endNs) {
@@ -296,6 +301,7 @@ void MainWindow::reloadAnalysis() {
     if (ids.empty() || storePath_.isEmpty()) return;
     loader_->loadAnalysis(storePath_, ids, charts_->window());
     loader_->loadSweeps(storePath_, ids);
+    loader_->loadCollectives(storePath_, ids.front());
 }
 
 void MainWindow::setStackedTimeline(bool on, const QString& alignAt) {

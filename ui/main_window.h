@@ -91,6 +91,8 @@ class MainWindow : public QMainWindow {
     void timelineStacked(const QString& note);
     void chartsShown(int runs);
     void sweepsShown(int groups);
+    // The Collectives tab was updated (shown: the run is a distributed one).
+    void collectivesShown(bool shown);
     void kernelShown(std::uint32_t correlationId);
     void intervalShown(std::int64_t beginNs, std::int64_t endNs);
     void loadFailed(const QString& message);

@@ -211,6 +211,7 @@ int main(int argc, char** argv) {
         pick();
         // The sweep tab is shown only once the selected runs' sweeps are read.
         QObject::connect(&window, &ws::ui::MainWindow::sweepsShown, &window, pick);
+        QObject::connect(&window, &ws::ui::MainWindow::collectivesShown, &window, pick);
     }
     if (parser.isSet(dashboard)) window.setDashboardShown(true);
     if (parser.isSet(outlier)) {

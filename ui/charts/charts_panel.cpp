@@ -19,6 +19,7 @@
 
 #include "charts/chart_fit.h"
 #include "charts/chart_style.h"
+#include "charts/collectives_chart.h"
 #include "charts/comparison_chart.h"
 #include "charts/export_size_dialog.h"
 #include "charts/kernel_chart.h"
@@ -46,6 +47,7 @@ ChartsPanel::ChartsPanel(QWidget* parent)
       occupancy_(new OccupancyChart(this)),
       comparison_(new ComparisonChart(this)),
       pareto_(new ParetoChart(this)),
+      collectives_(new CollectivesChart(this)),
       tables_(new SummaryTablesPage(this)),
       window_(new QComboBox(this)) {
     addTab(latency_, tr("Latency"));
@@ -62,6 +64,8 @@ ChartsPanel::ChartsPanel(QWidget* parent)
     addTab(kernels_, tr("Kernel breakdown"));
     addTab(pareto_, tr("Sweep (Pareto)"));
     setTabVisible(indexOf(pareto_), false);
+    addTab(collectives_, tr("Collectives"));
+    setTabVisible(indexOf(collectives_), false);
     addTab(tables_, tr("Tables"));
     window_->setToolTip(
         tr("Which part of each run the kernel table, kernel breakdown, occupancy and the "
@@ -135,6 +139,17 @@ void ChartsPanel::showRooflineToggle() {
     // The roofline covers whole runs: the kernel window does not apply there,
     // and at 1366 px both controls left the tabs no room.
     window_->setVisible(!shown);
+}
+
+void ChartsPanel::setCollectives(RunId run, std::shared_ptr<const CollectiveReport> report,
+                                 std::int64_t originNs) {
+    const bool any = report && !report->instances.empty();
+    collectives_->setReport(run, std::move(report), originNs);
+    setTabVisible(indexOf(collectives_), any);
+}
+
+bool ChartsPanel::collectivesShown() const {
+    return isTabVisible(indexOf(collectives_));
 }
 
 bool ChartsPanel::paretoShown() const {
@@ -220,6 +235,7 @@ std::vector<std::pair<QCustomPlot*, const char*>> ChartsPanel::charts() const {
         {roofline_, "roofline"}, {occupancy_, "occupancy"},  {comparison_, "comparison"},
         {kernels_, "kernels"}};
     if (paretoShown()) list.emplace_back(pareto_, "pareto");
+    if (collectivesShown()) list.emplace_back(collectives_, "collectives");
     return list;
 }
 

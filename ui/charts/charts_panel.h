@@ -3,6 +3,7 @@
 #pragma once
 
 #include <QTabWidget>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -11,6 +12,7 @@ class QComboBox;
 class QCustomPlot;
 class QLabel;
 
+#include "analysis/collectives.h"
 #include "analysis/run_analysis.h"
 #include "analysis/sweep.h"
 
@@ -26,6 +28,7 @@ class OccupancyChart;
 class ComparisonChart;
 class KernelTableModel;
 class ParetoChart;
+class CollectivesChart;
 class SummaryTablesPage;
 
 class ChartsPanel : public QTabWidget {
@@ -37,6 +40,12 @@ class ChartsPanel : public QTabWidget {
     // The sweep groups the selected runs belong to: the "Sweep (Pareto)" tab
     // is shown while there is one, hidden otherwise.
     void setSweeps(const std::vector<SweepTable>& sweeps);
+    // A distributed run's collectives: the Collectives tab, shown only while
+    // the report holds matched instances.
+    void setCollectives(RunId run, std::shared_ptr<const CollectiveReport> report,
+                        std::int64_t originNs);
+    bool collectivesShown() const;
+    CollectivesChart* collectivesChart() const { return collectives_; }
     ParetoChart* paretoChart() const { return pareto_; }
     bool paretoShown() const;
     LatencyChart* latencyChart() const { return latency_; }
@@ -80,6 +89,7 @@ class ChartsPanel : public QTabWidget {
     OccupancyChart* occupancy_;
     ComparisonChart* comparison_;
     ParetoChart* pareto_;
+    CollectivesChart* collectives_;
     SummaryTablesPage* tables_;
     QComboBox* window_;
     QCheckBox* rooflineByRange_ = nullptr;  // shown on the Roofline tab when a run has range points

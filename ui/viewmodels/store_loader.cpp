@@ -6,6 +6,7 @@
 #include <QtConcurrent/QtConcurrentRun>
 #include <algorithm>
 #include <optional>
+#include <set>
 
 #include "store/store.h"
 #include "viewmodels/timeline_stack.h"
@@ -21,6 +22,8 @@ StoreLoader::StoreLoader(QObject* parent) : QObject(parent) {
     qRegisterMetaType<std::vector<ws::SweepTable>>("std::vector<ws::SweepTable>");
     qRegisterMetaType<std::shared_ptr<const ws::ReportInput>>(
         "std::shared_ptr<const ws::ReportInput>");
+    qRegisterMetaType<std::shared_ptr<const ws::CollectiveReport>>(
+        "std::shared_ptr<const ws::CollectiveReport>");
     qRegisterMetaType<std::shared_ptr<const ws::ui::TimelineData>>(
         "std::shared_ptr<const ws::ui::TimelineData>");
 }
@@ -169,6 +172,28 @@ void StoreLoader::loadSweeps(const QString& path, const std::vector<RunId>& ids)
         sweepJob_, path, [ids](Store& store, auto&&) { return sweepTablesOf(store, ids); },
         [](StoreLoader& self, const std::vector<SweepTable>& tables) {
             emit self.sweepsLoaded(tables);
+        });
+}
+
+void StoreLoader::loadCollectives(const QString& path, RunId run) {
+    struct Result {
+        std::shared_ptr<const CollectiveReport> report;
+        std::int64_t originNs = 0;
+    };
+    runJob(
+        collectivesJob_, path,
+        [run](Store& store, auto&&) {
+            std::set<std::uint32_t> processes;
+            for (const auto& g : gpuStreamsOf(store, run))
+                processes.insert(g.processId);
+            Result r;
+            if (processes.size() < 2) return r;  // one process: no ranks to match
+            r.report = std::make_shared<const CollectiveReport>(analyzeCollectives(store, run));
+            r.originNs = runAggregates(store, run).firstNs.value_or(0);
+            return r;
+        },
+        [run](StoreLoader& self, const Result& r) {
+            emit self.collectivesLoaded(run, r.report, r.originNs);
         });
 }
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "analysis/cold_start.h"
+#include "analysis/collectives.h"
 #include "analysis/graph_nodes.h"
 #include "analysis/itl_outliers.h"
 #include "analysis/occupancy.h"
@@ -75,6 +76,10 @@ class StoreLoader : public QObject {
     // Reads the sweep groups the given runs belong to (each once, in the
     // order first met); emits sweepsLoaded, with none when no run is in one.
     void loadSweeps(const QString& path, const std::vector<RunId>& ids);
+    // Matches the NCCL collectives of a run whose GPU work comes from two
+    // or more processes (a distributed run); emits collectivesLoaded, with
+    // no report for any other run (nothing is read then).
+    void loadCollectives(const QString& path, RunId run);
     // Loads the kernel that starts at `startNs` on `stream`; emits kernelLoaded.
     void loadKernel(const QString& path, RunId run, std::uint32_t stream, std::int64_t startNs);
     // Analyses a run (against `baseline`) for its report; emits reportPrepared.
@@ -90,6 +95,9 @@ class StoreLoader : public QObject {
     void timelineDetailLoaded(std::shared_ptr<const ws::ui::TimelineData> timeline);
     void analysisLoaded(const std::vector<ws::RunAnalysis>& runs);
     void sweepsLoaded(const std::vector<ws::SweepTable>& sweeps);
+    // `report` null: not a distributed run. `originNs`: the run's first record.
+    void collectivesLoaded(ws::RunId run, std::shared_ptr<const ws::CollectiveReport> report,
+                           qint64 originNs);
     void kernelLoaded(const ws::ui::KernelDetails& kernel);
     void reportPrepared(const std::shared_ptr<const ws::ReportInput>& input);
     void failed(const QString& path, const QString& message);
@@ -116,6 +124,7 @@ class StoreLoader : public QObject {
     JobCounter detailJob_ = newCounter();
     JobCounter analysisJob_ = newCounter();
     JobCounter sweepJob_ = newCounter();
+    JobCounter collectivesJob_ = newCounter();
     JobCounter kernelJob_ = newCounter();
     JobCounter reportJob_ = newCounter();
     int inFlight_ = 0;

@@ -5,7 +5,7 @@
 #include "analysis/collectives.h"
 #include "model/process_keys.h"
 #include "store/store.h"
-#include "store/store_writer.h"
+#include "support/distributed_run.h"
 #include "support/temp_dir.h"
 
 namespace ws {
@@ -106,31 +106,13 @@ TEST(Collectives, DifferingKernelsStopTheMatchingAndExtraOnesAreCounted) {
 TEST(Collectives, AStoredRunNamesRanksFromTheirEnvironment) {
     testing::TempDir dir;
     Store store(dir.file("runs.wsdb"));
-    RunId run = store.beginRun({});
-    {
-        StoreWriter w(store, run);
-        w.add(GpuStreamRecord{0, 7, 900, 7});
-        w.add(GpuStreamRecord{0, 8, 901, 7});
-        for (int i = 0; i < 12; ++i)
-            for (std::uint32_t stream : {7u, 8u}) {
-                KernelRecord k;
-                // pid 901 (stream 8) arrives 50 µs after pid 900 every time.
-                k.startNs = 1'000'000'000 + 1'000'000LL * i + (stream == 8 ? 50'000 : 0);
-                k.endNs = 1'000'000'000 + 1'000'000LL * i + 200'000;
-                k.streamId = stream;
-                k.name =
-                    "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevComm*, unsigned "
-                    "long, ncclWork*)";
-                w.add(k);
-                KernelRecord gemm = k;
-                gemm.startNs = k.endNs + 10'000;
-                gemm.endNs = gemm.startNs + 600'000;
-                gemm.name = "gemm";
-                w.add(gemm);
-            }
-    }
-    store.setProperty(run, process_keys::rank(900), "1");
-    store.setProperty(run, process_keys::rank(901), "0");
+    testing::TwoRankRun shape;
+    shape.collectives = 12;
+    shape.lateNs = 50'000;
+    shape.latePid = [](int) { return 901u; };  // pid 901 is 50 µs late every time
+    shape.rankOf900 = 1;                       // and rank 0
+    shape.withGemm = true;
+    const RunId run = testing::writeTwoRankRun(store, shape);
     auto report = analyzeCollectives(store, run);
     ASSERT_EQ(report.ranks.size(), 2u);
     EXPECT_EQ(report.ranks[0].pid, 901u);
@@ -138,8 +120,9 @@ TEST(Collectives, AStoredRunNamesRanksFromTheirEnvironment) {
     EXPECT_TRUE(report.ranks[0].rankFromEnvironment);
     EXPECT_EQ(report.ranks[0].ncclKernels, 12);
     EXPECT_EQ(report.ranks[0].kernels, 24);
-    EXPECT_NEAR(report.ranks[0].commShare, 150.0 / 750.0, 1e-9);
-    EXPECT_NEAR(report.ranks[1].commShare, 200.0 / 800.0, 1e-9);
+    // NCCL 350 µs + GEMM 500 µs on the late rank, 400 + 500 on the other.
+    EXPECT_NEAR(report.ranks[0].commShare, 350.0 / 850.0, 1e-9);
+    EXPECT_NEAR(report.ranks[1].commShare, 400.0 / 900.0, 1e-9);
     ASSERT_EQ(report.instances.size(), 12u);
     for (const auto& inst : report.instances) {
         EXPECT_EQ(inst.skewNs(), 50'000);

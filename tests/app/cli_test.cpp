@@ -16,6 +16,7 @@
 #include "model/process_keys.h"
 #include "store/store.h"
 #include "store/store_writer.h"
+#include "support/distributed_run.h"
 #include "support/served_run.h"
 #include "support/temp_dir.h"
 
@@ -300,26 +301,7 @@ TEST_F(CliTest, CollectivesNameTheLateRank) {
     RunId run = 0;
     {
         Store store(db);
-        run = store.beginRun({});
-        {
-            StoreWriter w(store, run);
-            w.add(GpuStreamRecord{0, 7, 900, 7});
-            w.add(GpuStreamRecord{0, 8, 901, 7});
-            for (int i = 0; i < 16; ++i)
-                for (std::uint32_t stream : {7u, 8u}) {
-                    KernelRecord k;
-                    k.startNs = 1'000'000'000 + 1'000'000LL * i + (stream == 7 ? 300'000 : 0);
-                    k.endNs = 1'000'000'000 + 1'000'000LL * i + 400'000;
-                    k.streamId = stream;
-                    k.name =
-                        "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevComm*, unsigned "
-                        "long, ncclWork*)";
-                    w.add(k);
-                }
-        }
-        store.setProperty(run, process_keys::rank(900), "0");
-        store.setProperty(run, process_keys::rank(901), "1");
-        store.finishRun(run, RunStatus::Ok);
+        run = testing::writeTwoRankRun(store);  // rank 0 (pid 900) 300 µs late, 16 times
     }
     auto r = cli({"collectives", std::to_string(run), "--db", db, "--json", "--top", "3"});
     ASSERT_EQ(r.exitCode, 0) << r.err;

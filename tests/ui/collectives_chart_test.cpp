@@ -6,9 +6,9 @@
 
 #include "charts/charts_panel.h"
 #include "charts/collectives_chart.h"
-#include "model/process_keys.h"
 #include "store/store.h"
 #include "store/store_writer.h"
+#include "support/distributed_run.h"
 #include "support/temp_dir.h"
 #include "viewmodels/store_loader.h"
 
@@ -17,29 +17,11 @@ namespace {
 
 // Rank 1 (pid 901) comes 200 µs late to 30 of 40 all-reduces, rank 0 to 10.
 RunId writeTwoRanks(Store& store) {
-    RunId run = store.beginRun({});
-    {
-        StoreWriter w(store, run);
-        w.add(GpuStreamRecord{0, 7, 900, 7});
-        w.add(GpuStreamRecord{0, 8, 901, 7});
-        for (int i = 0; i < 40; ++i)
-            for (std::uint32_t stream : {7u, 8u}) {
-                const bool rank1Late = i % 4 != 0;
-                KernelRecord k;
-                k.startNs =
-                    1'000'000'000 + 2'000'000LL * i + ((stream == 8) == rank1Late ? 200'000 : 0);
-                k.endNs = 1'000'000'000 + 2'000'000LL * i + 500'000;
-                k.streamId = stream;
-                k.name =
-                    "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevComm*, unsigned "
-                    "long, ncclWork*)";
-                w.add(k);
-            }
-    }
-    store.setProperty(run, process_keys::rank(900), "0");
-    store.setProperty(run, process_keys::rank(901), "1");
-    store.finishRun(run, RunStatus::Ok);
-    return run;
+    testing::TwoRankRun shape;
+    shape.collectives = 40;
+    shape.lateNs = 200'000;
+    shape.latePid = [](int i) { return i % 4 != 0 ? 901u : 900u; };
+    return testing::writeTwoRankRun(store, shape);
 }
 
 TEST(CollectivesChart, ADistributedRunGetsItsTabAndAPointPerCollective) {

@@ -23,10 +23,12 @@ std::vector<ProcessInfo> processesFromProperties(
         if (field == "command") p.command = value;
         if (field == "end") p.end = value;
         if (field == "end_ns") std::from_chars(value.data(), value.data() + value.size(), p.endNs);
-        auto number = [&](int& into) {
+        // A named copy: clang 14 cannot capture a structured binding.
+        const std::string& text = value;
+        auto number = [&text](int& into) {
             int v = -1;
-            auto [e, c] = std::from_chars(value.data(), value.data() + value.size(), v);
-            if (c == std::errc() && e == value.data() + value.size() && v >= 0) into = v;
+            auto [e, c] = std::from_chars(text.data(), text.data() + text.size(), v);
+            if (c == std::errc() && e == text.data() + text.size() && v >= 0) into = v;
         };
         if (field == "rank") number(p.rank);
         if (field == "local_rank") number(p.localRank);

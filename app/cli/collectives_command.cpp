@@ -29,6 +29,7 @@ json reportJson(RunId id, const CollectiveReport& r, std::size_t top) {
                          {"rank_from_environment", k.rankFromEnvironment},
                          {"pid", k.pid},
                          {"command", k.command},
+                         {"end", k.end},
                          {"kernels", k.kernels},
                          {"kernel_ns", k.kernelNs},
                          {"nccl_kernels", k.ncclKernels},
@@ -118,7 +119,8 @@ int cmdCollectives(const std::vector<std::string>& argv) {
                       << std::setw(7) << formatFixed(k.commShare * 100, 0) << '%' << std::setw(7)
                       << formatFixed(last, 0) << '%' << std::setw(12)
                       << (k.matched ? formatDuration(k.waitNs / k.matched) : std::string("-"))
-                      << "  " << k.command.substr(0, 60) << '\n';
+                      << std::setw(8) << (k.end.empty() ? std::string("-") : k.end) << "  "
+                      << k.command.substr(0, 60) << '\n';
         }
     }
     if (!report.kinds.empty()) {

@@ -54,6 +54,7 @@ CollectiveReport matchCollectives(std::vector<RankKernels> ranks) {
         s.rank = r.rank;
         s.rankFromEnvironment = r.rankFromEnvironment;
         s.command = r.command;
+        s.end = r.end;
         s.kernels = r.kernels;
         s.kernelNs = r.kernelNs;
         s.ncclKernels = static_cast<std::int64_t>(r.nccl.size());
@@ -193,6 +194,14 @@ CollectiveReport matchCollectives(std::vector<RankKernels> ranks) {
             "rank " + std::to_string(busiest->rank) + " spends " + percent(busiest->commShare) +
             " of its kernel time in NCCL kernels, rank " + std::to_string(idlest->rank) + " " +
             percent(idlest->commShare) + ": the ranks that wait less compute more");
+    // A rank that died mid-run: its records are kept, its peers' later
+    // collectives have no partner from it.
+    for (const auto& r : out.ranks)
+        if (r.end == "lost")
+            out.findings.push_back("rank " + std::to_string(r.rank) + " (pid " +
+                                   std::to_string(r.pid) +
+                                   ") ended without flushing its capture (killed or crashed); "
+                                   "its collectives were matched up to its last kernel");
     if (ncclKernels == 0) out.notes.push_back("no NCCL kernels in the run");
     return out;
 }
@@ -221,6 +230,7 @@ CollectiveReport analyzeCollectives(Store& store, RunId run, TimeWindow window) 
         auto p = processes.find(pid);
         if (p != processes.end()) {
             r.command = p->second.command;
+            r.end = p->second.end;
             r.rank = p->second.rank;
             r.rankFromEnvironment = p->second.rank >= 0;
         }

@@ -135,6 +135,39 @@ TEST(Collectives, AStoredRunNamesRanksFromTheirEnvironment) {
         << report.findings[0];
 }
 
+// A rank killed mid-run: its kernels up to then are matched, the peer's
+// later ones are not, and the report says which rank ended how.
+TEST(Collectives, ARankThatDiedIsNamedAndItsPeersLaterKernelsStayUnmatched) {
+    testing::TempDir dir;
+    Store store(dir.file("runs.wsdb"));
+    const RunId run = testing::writeTwoRankRun(store);  // 16 on each rank
+    store.setProperty(run, process_keys::end(900), "exited");
+    store.setProperty(run, process_keys::end(901), "lost");
+    auto full = analyzeCollectives(store, run);
+    ASSERT_EQ(full.ranks.size(), 2u);
+    EXPECT_EQ(full.ranks[0].end, "exited");
+    EXPECT_EQ(full.ranks[1].end, "lost");
+    bool named = false;
+    for (const auto& f : full.findings)
+        named = named || f.find("rank 1 (pid 901) ended without flushing") != std::string::npos;
+    EXPECT_TRUE(named);
+    // Its last 6 kernels never arrived: a window over the first 10 rounds of
+    // rank 1 and all 16 of rank 0 is what the matching sees when it died.
+    auto report = matchCollectives([&] {
+        std::vector<RankKernels> ranks(2);
+        for (int r = 0; r < 2; ++r) {
+            ranks[static_cast<std::size_t>(r)].rank = r;
+            for (int i = 0; i < (r == 1 ? 10 : 16); ++i)
+                ranks[static_cast<std::size_t>(r)].nccl.push_back(
+                    {7, 1'000'000LL * i, 1'000'000LL * i + 100, "AllReduce"});
+        }
+        ranks[1].end = "lost";
+        return ranks;
+    }());
+    EXPECT_EQ(report.instances.size(), 10u);
+    EXPECT_EQ(report.unmatchedKernels, 6);
+}
+
 TEST(Collectives, ARunWithoutNcclSaysSo) {
     auto report = matchCollectives({});
     EXPECT_TRUE(report.instances.empty());

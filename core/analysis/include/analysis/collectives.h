@@ -43,6 +43,7 @@ struct RankKernels {
     int rank = 0;
     bool rankFromEnvironment = false;  // RANK and the like, not pid order
     std::string command;
+    std::string end;  // "exited", "lost" (killed, crashed), empty: unknown
     std::int64_t kernels = 0;
     std::int64_t kernelNs = 0;
     std::vector<NcclLaunch> nccl;  // in start order
@@ -53,6 +54,7 @@ struct CollectiveRankStats {
     int rank = 0;
     bool rankFromEnvironment = false;
     std::string command;
+    std::string end;  // how its process ended (process.<pid>.end)
     std::int64_t kernels = 0;
     std::int64_t kernelNs = 0;
     std::int64_t ncclKernels = 0;

@@ -275,6 +275,9 @@ void MainWindow::onSelectionChanged() {
     else
         loader_->loadTimeline(storePath_, id);
     reloadAnalysis();
+    // Not in reloadAnalysis: collectives cover the whole run, and a new
+    // kernel window (a span selected on the timeline) would read every kernel again.
+    if (!ids.empty()) loader_->loadCollectives(storePath_, ids.front());
 }
 
 std::vector<RunId> MainWindow::comparedRuns() const {
@@ -301,7 +304,6 @@ void MainWindow::reloadAnalysis() {
     if (ids.empty() || storePath_.isEmpty()) return;
     loader_->loadAnalysis(storePath_, ids, charts_->window());
     loader_->loadSweeps(storePath_, ids);
-    loader_->loadCollectives(storePath_, ids.front());
 }
 
 void MainWindow::setStackedTimeline(bool on, const QString& alignAt) {

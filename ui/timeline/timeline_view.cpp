@@ -42,6 +42,7 @@ void TimelineView::setData(std::shared_ptr<const TimelineData> data) {
     range_.cancelDrag();
     if (!sameRun) clearRange();
     requested_.reset();
+    checkedView_.reset();
     eventsInView_ = 0;
     fitAll();
     emit laneVisibilityChanged();
@@ -83,6 +84,7 @@ bool TimelineView::showsSingleEvents() const {
 void TimelineView::requestDetail() {
     if (!data_ || !data_->paged || showsSingleEvents()) return;
     const std::int64_t t0 = axis_.originNs, t1 = axis_.endNs();
+    checkedView_ = {t0, t1};
     if (requested_ && requested_->first <= t0 && t1 <= requested_->second) return;
     auto window = detailWindowFor(*data_, t0, t1, detailBudget_);
     eventsInView_ = window ? 0 : overviewEventsIn(*data_, t0, t1);
@@ -335,7 +337,10 @@ void TimelineView::paintEvent(QPaintEvent*) {
     // A paged run whose loaded window does not cover the view draws the
     // overviews, and asks for the view's events once it stays put.
     const bool single = showsSingleEvents();
-    if (!single && data_->paged) detailTimer_->start();
+    // Only a view not yet looked at starts the timer: requestDetail repaints,
+    // and restarting on every paint would poll the overviews forever.
+    if (!single && data_->paged && checkedView_ != std::pair(axis_.originNs, axis_.endNs()))
+        detailTimer_->start();
     if (data_->eventCount == 0) {
         p.setPen(pal.color(QPalette::PlaceholderText));
         p.drawText(QRectF(left + 12, lanesTop() + 8, w - 24, 60), Qt::TextWordWrap,

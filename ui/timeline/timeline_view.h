@@ -168,6 +168,7 @@ class TimelineView : public QWidget {
     std::size_t detailBudget_ = TimelineLoadOptions{}.residentEvents;
     std::optional<std::pair<std::int64_t, std::int64_t>> requested_;
     std::size_t eventsInView_ = 0;  // the overviews' count when too many to load
+    std::optional<std::pair<std::int64_t, std::int64_t>> checkedView_;  // last view asked about
 };
 
 }  // namespace ws::ui

@@ -292,7 +292,11 @@ int reportBenchRun(const BenchServe& bench, RunId run, const ServeLoadResult& re
             std::cout << "; stamped after the server's write: p50 "
                       << static_cast<double>(d.p50Ns) / 1e3 << " µs, p99 "
                       << static_cast<double>(d.p99Ns) / 1e3 << " µs, max "
-                      << static_cast<double>(d.maxNs) / 1e3 << " µs";
+                      << static_cast<double>(d.maxNs) / 1e3 << " µs; added to TTFT: p50 "
+                      << static_cast<double>(d.firstP50Ns) / 1e3 << " µs, p99 "
+                      << static_cast<double>(d.firstP99Ns) / 1e3 << " µs; to ITL: p50 "
+                      << static_cast<double>(d.itlP50Ns) / 1e3 << " µs, p99 "
+                      << static_cast<double>(d.itlP99Ns) / 1e3 << " µs";
         std::cout << '\n';
     }
     if (!result.warmupError.empty()) {

@@ -1,6 +1,7 @@
 // The random dataset and the arrival times of `bench serve`, as vLLM draws them.
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <random>
 #include <stdexcept>
 
@@ -79,22 +80,39 @@ int ServeLoadResult::failed() const {
     return n;
 }
 
+namespace {
+
+// Nearest rank, as the percentiles of `stats`; reorders the values.
+std::int64_t nearestRank(std::vector<std::int64_t>& v, double p) {
+    if (v.empty()) return 0;
+    auto k = static_cast<std::size_t>(std::ceil(p * static_cast<double>(v.size())));
+    k = std::max<std::size_t>(k, 1) - 1;
+    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), v.end());
+    return v[k];
+}
+
+}  // namespace
+
 EmitDelays emitDelays(const ServeLoadResult& result) {
-    std::vector<std::int64_t> all;
-    for (const auto& r : result.requests)
+    std::vector<std::int64_t> all, first, itl;
+    for (const auto& r : result.requests) {
         all.insert(all.end(), r.emitDelayNs.begin(), r.emitDelayNs.end());
+        // Only where each text chunk carried a stamp do the two line up.
+        if (r.emitDelayNs.empty() || r.emitDelayNs.size() != r.chunkNs.size()) continue;
+        first.push_back(r.emitDelayNs.front());
+        for (std::size_t i = 1; i < r.emitDelayNs.size(); ++i)
+            itl.push_back(std::abs(r.emitDelayNs[i] - r.emitDelayNs[i - 1]));
+    }
     EmitDelays d;
     d.chunks = all.size();
     if (all.empty()) return d;
-    // Nearest rank, as the percentiles of `stats`.
-    auto rank = [&](double p) {
-        auto k = static_cast<std::size_t>(std::ceil(p * static_cast<double>(all.size()))) - 1;
-        std::nth_element(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(k), all.end());
-        return all[k];
-    };
-    d.p50Ns = rank(0.50);
-    d.p99Ns = rank(0.99);
     d.maxNs = *std::max_element(all.begin(), all.end());
+    d.p50Ns = nearestRank(all, 0.50);
+    d.p99Ns = nearestRank(all, 0.99);
+    d.firstP50Ns = nearestRank(first, 0.50);
+    d.firstP99Ns = nearestRank(first, 0.99);
+    d.itlP50Ns = nearestRank(itl, 0.50);
+    d.itlP99Ns = nearestRank(itl, 0.99);
     return d;
 }
 

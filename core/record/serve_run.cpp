@@ -99,6 +99,10 @@ RunStatus writeServeRequests(Store& store, RunId id, const ServeLoadOptions& o,
         set("client.emit_delay_p50_ns", std::to_string(d.p50Ns));
         set("client.emit_delay_p99_ns", std::to_string(d.p99Ns));
         set("client.emit_delay_max_ns", std::to_string(d.maxNs));
+        set("client.emit_delay_first_p50_ns", std::to_string(d.firstP50Ns));
+        set("client.emit_delay_first_p99_ns", std::to_string(d.firstP99Ns));
+        set("client.emit_delay_itl_p50_ns", std::to_string(d.itlP50Ns));
+        set("client.emit_delay_itl_p99_ns", std::to_string(d.itlP99Ns));
     }
     for (const auto& q : r.requests)
         if (!q.error.empty())

@@ -22,7 +22,7 @@ for point in "1 64" "256 512"; do
     --input-len 128 --output-len 64 --ignore-eos --seed 1 --num-prompts "$prompts" \
     --max-concurrency "$concurrency" --label "delivery-c$concurrency" --db "$db" \
     --server-timeout 300 --server -- "$runner" serve "$preset" --port "$port" > "$tmp/c$concurrency.txt" 2>&1 || fail=1
-  grep -aE "^(requests|ttft|itl)" "$tmp/c$concurrency.txt"
+  grep -aE "^(requests|ttft|itl|client:)" "$tmp/c$concurrency.txt"
   grep -aiE "request [0-9]+.*(fail|error)|error:" "$tmp/c$concurrency.txt" | head -5
   run=$("$cli" ls --db "$db" --json | python3 -c "import json,sys; print(json.load(sys.stdin)[-1]['id'])")
   "$cli" export "$run" --db "$db" --format json -o "$tmp/run.json" || fail=1

@@ -82,16 +82,19 @@ def main():
         sys.exit("bench serve failed: " + out.stderr[-2000:])
     tok = float(re.search(r"([\d.]+) output tok/s", out.stdout).group(1))
     client = re.search(r"client: ([\d.]+) s CPU, ([\d.]+) µs per chunk; stamped after the "
-                       r"server's write: p50 ([\d.]+) µs, p99 ([\d.]+) µs, max ([\d.]+) µs",
+                       r"server's write: p50 ([\d.]+) µs, p99 ([\d.]+) µs, max ([\d.]+) µs; added to TTFT: "
+                       r"p50 ([\d.]+) µs, p99 ([\d.]+) µs; to ITL: p50 ([\d.]+) µs, p99 ([\d.]+) µs",
                        out.stdout)
     if not client:
         sys.exit("no client line in:\n" + out.stdout)
-    cpu_s, per_chunk, p50, p99, mx = (float(x) for x in client.groups())
+    cpu_s, per_chunk, p50, p99, mx, f50, f99, i50, i99 = (float(x) for x in client.groups())
     print("| streams | output tok/s | client CPU per chunk | one core's capacity | "
-          "stamped after the write: p50 / p99 / max |")
-    print("|---:|---:|---:|---:|---|")
-    print("| %d | %.0f | %.1f µs | %.0f tok/s | %.0f µs / %.0f µs / %.1f ms |" %
-          (args.streams, tok, per_chunk, 1e6 / per_chunk, p50, p99, mx / 1000))
+          "stamped after the write: p50 / p99 / max | added to TTFT p50 / p99 | "
+          "to ITL p50 / p99 |")
+    print("|---:|---:|---:|---:|---|---|---|")
+    print("| %d | %.0f | %.1f µs | %.0f tok/s | %.0f µs / %.0f µs / %.1f ms | %.0f / %.0f µs | "
+          "%.0f / %.0f µs |" % (args.streams, tok, per_chunk, 1e6 / per_chunk, p50, p99, mx / 1000,
+                               f50, f99, i50, i99))
     print("(%d requests x %d tokens in %.1f s; client CPU %.1f s)" %
           (args.prompts, args.output_len, wall, cpu_s), file=sys.stderr)
 

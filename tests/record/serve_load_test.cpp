@@ -143,6 +143,33 @@ class ServeLoad : public ::testing::Test {
     int port_ = 0;
 };
 
+TEST(ServeEmitDelays, SplitIntoWhatTtftAndItlGet) {
+    ServeLoadResult r;
+    // Delays 10, 30, 20 µs: TTFT gets 10, the ITLs get |30-10| and |20-30|.
+    ServeRequestResult a;
+    a.chunkNs = {1, 2, 3};
+    a.emitDelayNs = {10'000, 30'000, 20'000};
+    // Every chunk stamped: TTFT gets 50; its one ITL |50-50| = 0.
+    ServeRequestResult b;
+    b.chunkNs = {1, 2};
+    b.emitDelayNs = {50'000, 50'000};
+    // A stream whose first chunk came unstamped counts in the overall
+    // figures only: its delays cannot be paired with its chunks.
+    ServeRequestResult c;
+    c.chunkNs = {1, 2};
+    c.emitDelayNs = {900'000};
+    r.requests = {a, b, c};
+    auto d = emitDelays(r);
+    EXPECT_EQ(d.chunks, 6u);
+    EXPECT_EQ(d.maxNs, 900'000);
+    EXPECT_EQ(d.p50Ns, 30'000);  // nearest rank 3 of {10, 20, 30, 50, 50, 900}
+    EXPECT_EQ(d.firstP50Ns, 10'000);
+    EXPECT_EQ(d.firstP99Ns, 50'000);
+    EXPECT_EQ(d.itlP50Ns, 10'000);  // of {0, 10, 20}
+    EXPECT_EQ(d.itlP99Ns, 20'000);
+    EXPECT_EQ(emitDelays(ServeLoadResult{}).chunks, 0u);
+}
+
 TEST_F(ServeLoad, CountsAreExactLatenciesFollowThePaceAndConcurrencyIsCapped) {
     auto o = options(12, 40, 25);
     o.rangeRatio = 0.2;
@@ -182,6 +209,9 @@ TEST_F(ServeLoad, CountsAreExactLatenciesFollowThePaceAndConcurrencyIsCapped) {
     EXPECT_GT(delays.chunks, 0u);
     EXPECT_LE(delays.p50Ns, delays.p99Ns);
     EXPECT_LE(delays.p99Ns, delays.maxNs);
+    EXPECT_GT(delays.firstP50Ns, 0);
+    EXPECT_LE(delays.firstP99Ns, delays.maxNs);
+    EXPECT_LE(delays.itlP99Ns, delays.maxNs);
     // At most 3 in flight, read from the requests' own start and end times.
     std::vector<std::pair<std::int64_t, int>> edges;
     for (const auto& q : r.requests) {

@@ -103,10 +103,15 @@ struct ServeLoadResult {
 };
 
 // What the client and the loopback added to the chunks Warpscope's server
-// stamped (ServeRequestResult::emitDelayNs), over every request.
+// stamped (ServeRequestResult::emitDelayNs), over every request: to each
+// chunk's arrival; to TTFT (the first chunk's delay); and to ITL (how much a
+// chunk's delay differs from the one before it in its stream, since an ITL
+// is the difference of two arrivals).
 struct EmitDelays {
     std::size_t chunks = 0;  // none: the server sent no emit times
     std::int64_t p50Ns = 0, p99Ns = 0, maxNs = 0;
+    std::int64_t firstP50Ns = 0, firstP99Ns = 0;  // over requests whose every chunk was stamped
+    std::int64_t itlP50Ns = 0, itlP99Ns = 0;      // |delay[i] - delay[i-1]|, same requests
 };
 EmitDelays emitDelays(const ServeLoadResult& result);
 

@@ -11,6 +11,7 @@
 #include "cli/cli_args.h"
 #include "cli/commands.h"
 #include "cli/open_store.h"
+#include "cli/text_table.h"
 #include "cli/window_arg.h"
 #include "store/store.h"
 #include "util/format.h"
@@ -121,69 +122,61 @@ int cmdSummary(const std::vector<std::string>& argv) {
     // Counter columns only for runs recorded with --metrics.
     bool counters = std::any_of(s.kernels.begin(), s.kernels.end(),
                                 [](const KernelStat& k) { return k.dramGBs.has_value(); });
-    std::cout << std::right << std::setw(7) << "time%" << std::setw(11) << "total" << std::setw(10)
-              << "count" << std::setw(11) << "mean" << std::setw(11) << "median" << std::setw(11)
-              << "min" << std::setw(11) << "max" << std::setw(11) << "std";
-    if (counters)
-        std::cout << std::setw(11) << "DRAM GB/s" << std::setw(9) << "TFLOP/s" << std::setw(9)
-                  << "occ.";
-    std::cout << "  name\n";
-    for (std::size_t i = 0; i < s.kernels.size() && i < top; ++i) {
-        const auto& k = s.kernels[i];
-        std::cout << std::setw(7) << k.timePercent << std::setw(11) << ns(k.time.totalNs)
-                  << std::setw(10) << k.time.count << std::setw(11) << ns(k.time.meanNs)
-                  << std::setw(11) << ns(k.time.medianNs) << std::setw(11) << ns(k.time.minNs)
-                  << std::setw(11) << ns(k.time.maxNs) << std::setw(11) << ns(k.time.stdNs);
-        if (counters) {
-            auto cell = [](const std::optional<double>& v, double scale, int digits) {
-                return v ? formatFixed(*v * scale, digits) : std::string("—");
-            };
-            std::cout << std::setw(11) << cell(k.dramGBs, 1, 0) << std::setw(9)
-                      << cell(k.tflops, 1, 1) << std::setw(8) << cell(k.achievedOccupancy, 100, 0)
-                      << (k.achievedOccupancy ? "%" : " ");
+    auto pct = [](double v) { return formatFixed(v, 1); };
+    {
+        std::vector<std::string> header{"time%",  "total", "count", "mean",
+                                        "median", "min",   "max",   "std"};
+        if (counters) header.insert(header.end(), {"DRAM GB/s", "TFLOP/s", "occ."});
+        header.push_back("name");
+        TextTable table(header);
+        auto cell = [](const std::optional<double>& v, double scale, int digits, const char* unit) {
+            return v ? formatFixed(*v * scale, digits) + unit : std::string("—");
+        };
+        for (std::size_t i = 0; i < s.kernels.size() && i < top; ++i) {
+            const auto& k = s.kernels[i];
+            std::vector<std::string> row{
+                pct(k.timePercent), ns(k.time.totalNs),  std::to_string(k.time.count),
+                ns(k.time.meanNs),  ns(k.time.medianNs), ns(k.time.minNs),
+                ns(k.time.maxNs),   ns(k.time.stdNs)};
+            if (counters)
+                row.insert(row.end(), {cell(k.dramGBs, 1, 0, ""), cell(k.tflops, 1, 1, ""),
+                                       cell(k.achievedOccupancy, 100, 0, "%")});
+            row.push_back(k.name);
+            table.add(std::move(row));
         }
-        std::cout << "  " << k.name << '\n';
+        table.print(std::cout);
     }
     if (!s.memcpys.empty()) {
-        std::cout << "\nMemory copies\n"
-                  << std::setw(7) << "time%" << std::setw(11) << "total" << std::setw(10) << "count"
-                  << std::setw(12) << "bytes" << std::setw(11) << "GB/s"
-                  << "  kind\n";
+        std::cout << "\nMemory copies\n";
+        TextTable table({"time%", "total", "count", "bytes", "GB/s", "kind"});
         for (const auto& m : s.memcpys)
-            std::cout << std::setw(7) << m.timePercent << std::setw(11) << ns(m.time.totalNs)
-                      << std::setw(10) << m.time.count << std::setw(12) << formatBytes(m.totalBytes)
-                      << std::setw(11) << std::setprecision(2) << m.gbPerS << std::setprecision(1)
-                      << "  " << toString(m.kind) << '\n';
+            table.add({pct(m.timePercent), ns(m.time.totalNs), std::to_string(m.time.count),
+                       formatBytes(m.totalBytes), formatFixed(m.gbPerS, 2), toString(m.kind)});
+        table.print(std::cout);
     }
     if (!s.apiCalls.empty()) {
-        std::cout << "\nCUDA API\n"
-                  << std::setw(7) << "time%" << std::setw(11) << "total" << std::setw(10) << "count"
-                  << std::setw(11) << "mean" << std::setw(11) << "median" << std::setw(11) << "max"
-                  << std::setw(8) << "errors"
-                  << "  name\n";
+        std::cout << "\nCUDA API\n";
+        TextTable table({"time%", "total", "count", "mean", "median", "max", "errors", "name"});
         for (std::size_t i = 0; i < s.apiCalls.size() && i < top; ++i) {
             const auto& a = s.apiCalls[i];
-            std::cout << std::setw(7) << a.timePercent << std::setw(11) << ns(a.time.totalNs)
-                      << std::setw(10) << a.time.count << std::setw(11) << ns(a.time.meanNs)
-                      << std::setw(11) << ns(a.time.medianNs) << std::setw(11) << ns(a.time.maxNs)
-                      << std::setw(8) << a.errors << "  " << a.name << '\n';
+            table.add({pct(a.timePercent), ns(a.time.totalNs), std::to_string(a.time.count),
+                       ns(a.time.meanNs), ns(a.time.medianNs), ns(a.time.maxNs),
+                       std::to_string(a.errors), a.name});
         }
+        table.print(std::cout);
     }
     if (processes.size() >= 2) {
-        std::cout << "\nProcesses\n"
-                  << std::setw(8) << "pid" << std::setw(8) << "parent" << std::setw(10) << "kernels"
-                  << std::setw(11) << "total" << std::setw(7) << "time%" << std::setw(8) << "copies"
-                  << std::setw(8) << "ended"
-                  << "  command\n";
+        std::cout << "\nProcesses\n";
+        TextTable table(
+            {"pid", "parent", "kernels", "total", "time%", "copies", "ended", "command"});
         for (const auto& p : processes)
-            std::cout << std::setw(8) << (p.process.pid ? std::to_string(p.process.pid) : "?")
-                      << std::setw(8) << (p.process.parent ? std::to_string(p.process.parent) : "")
-                      << std::setw(10) << p.kernels << std::setw(11) << ns(p.kernelNs)
-                      << std::setw(7) << p.kernelShare * 100 << std::setw(8) << p.memcpys
-                      << std::setw(8) << (p.process.end.empty() ? "-" : p.process.end) << "  "
-                      << (p.process.pid ? p.process.command
-                                        : std::string("(streams of no known process)"))
-                      << '\n';
+            table.add(
+                {p.process.pid ? std::to_string(p.process.pid) : "?",
+                 p.process.parent ? std::to_string(p.process.parent) : "",
+                 std::to_string(p.kernels), ns(p.kernelNs), pct(p.kernelShare * 100),
+                 std::to_string(p.memcpys), p.process.end.empty() ? "-" : p.process.end,
+                 p.process.pid ? p.process.command : std::string("(streams of no known process)")});
+        table.print(std::cout);
     }
     if (s.graphs.kernels > 0) {
         auto share = [&](double ns) {
@@ -197,20 +190,18 @@ int cmdSummary(const std::vector<std::string>& argv) {
                   << "); the ranges below count them where they were captured\n";
     }
     if (!s.ranges.empty()) {
-        std::cout << "\nNVTX ranges\n"
-                  << std::setw(11) << "total" << std::setw(10) << "count" << std::setw(11) << "mean"
-                  << std::setw(10) << "GPU busy" << std::setw(12) << "kernels" << std::setw(11)
-                  << "self"
-                  << "  name    (kernels: launched inside, nested ranges included; self: "
-                     "innermost range only)\n";
+        std::cout << "\nNVTX ranges\n";
+        TextTable table({"total", "count", "mean", "GPU busy", "kernels", "self",
+                         "name    (kernels: launched inside, nested ranges included; self: "
+                         "innermost range only)"});
         for (std::size_t i = 0; i < s.ranges.size() && i < top; ++i) {
             const auto& r = s.ranges[i];
-            std::cout << std::setw(11) << ns(r.time.totalNs) << std::setw(10) << r.time.count
-                      << std::setw(11) << ns(r.time.meanNs) << std::setw(9)
-                      << r.gpuBusyFraction * 100 << "%" << std::setw(12) << ns(r.inclusiveKernelNs)
-                      << std::setw(11) << ns(r.selfKernelNs) << "  " << r.name
-                      << (r.domain.empty() ? "" : "  [" + r.domain + "]") << '\n';
+            table.add({ns(r.time.totalNs), std::to_string(r.time.count), ns(r.time.meanNs),
+                       pct(r.gpuBusyFraction * 100) + "%", ns(r.inclusiveKernelNs),
+                       ns(r.selfKernelNs),
+                       r.name + (r.domain.empty() ? "" : "  [" + r.domain + "]")});
         }
+        table.print(std::cout);
     }
     return 0;
 }

@@ -286,8 +286,13 @@ void Engine::step() {
         finished += u.finished ? 1 : 0;
     {
         // Counted before the streams hear of it, so whoever sees a request
-        // end sees it counted.
+        // end sees it counted, and whoever sees a token sees its request
+        // running, not still waiting (admission reads the waiting count: a
+        // stale one refused a request with 429 under a loaded CPU).
         std::lock_guard lock(mutex_);
+        stats_.running = scheduler_.numRunning();
+        stats_.waiting = scheduler_.numWaiting();
+        stats_.kvBlocksUsed = scheduler_.blocks().numUsed();
         ++stats_.steps;
         stats_.finished += finished;
         stats_.outputTokens += static_cast<std::int64_t>(updates.size());

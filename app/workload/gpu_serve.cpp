@@ -19,6 +19,7 @@ std::unique_ptr<serving::Backend> makeGpuBackend(const DecoderParams& decoder,
             "the gpu backend needs CUDA: this build has it, but no CUDA device is visible");
     auto options = serving::GpuBackendOptions::from(decoder);
     options.textOnly = true;  // the server's tokenizer is the byte tokenizer
+    options.tuneLinear = params.linear == "tuned";
     const auto blockBytes = serving::GpuBackend::blockBytes(options.shape, config.blockSize);
     if (!params.numBlocks) {
         config.numBlocks =

@@ -93,6 +93,7 @@ int serve(ServeParams p, const std::optional<DecoderParams>& decoder,
     sigaddset(&stopSignals, SIGTERM);
     pthread_sigmask(SIG_BLOCK, &stopSignals, nullptr);
 
+    const serving::Backend& prepared = *backend;  // the engine owns it from here
     serving::Engine engine(engineConfig, std::move(backend));
     serving::http::OpenAiServer server(engine, options);
     int port = 0;
@@ -134,6 +135,8 @@ int serve(ServeParams p, const std::optional<DecoderParams>& decoder,
         }
         if (state == serving::EngineState::Ready && !announced) {
             announced = true;
+            for (const auto& note : prepared.preparedNotes())
+                std::cout << "warpscope-workload: " << note << std::endl;
             std::cout << "warpscope-workload: ready" << std::endl;
         }
     }

@@ -29,6 +29,9 @@ class Backend {
     // its block table gives, and returns the next token of each entry with
     // `sample`, in plan order.
     virtual std::vector<TokenId> execute(const StepPlan& plan) = 0;
+    // What prepare chose that a user should see (one line each); read once
+    // the engine is ready.
+    virtual std::vector<std::string> preparedNotes() const { return {}; }
 };
 
 }  // namespace ws::serving

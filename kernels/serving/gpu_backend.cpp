@@ -182,15 +182,17 @@ void GpuBackend::prepare(const EngineConfig& config) {
                    : loadSafetensorsWeights(opt_.weightsPath, m, opt_.precision, stream_);
     allocate(config);
     WS_CUDA(cudaStreamSynchronize(stream_));
+    if (opt_.tuneLinear && opt_.variant == DecoderVariant::Optimized && !opt_.batchInvariant)
+        tuneLinear(decodeBuckets(config.maxNumSeqs));
     if (!buckets_.empty()) captureGraphs();
 }
 
-// The decoder's linear-layer choice (Decoder::linear), or one GEMM rung for
-// every row count when batch-invariant.
+// The decoder's linear-layer choice (Decoder::linear), cuBLAS where the
+// start-up timing found it faster for this shape and row count, or one GEMM
+// rung for every row count when batch-invariant.
 void GpuBackend::linear(const LinearWeight& w, const __nv_bfloat16* x, __nv_bfloat16* y, int rows) {
-    const bool gemv = rows <= kGemvMaxBatch && !opt_.batchInvariant;
     if (w.quantized()) {
-        if (gemv) {
+        if (rows <= kGemvMaxBatch && !opt_.batchInvariant) {
             gemvInt8(x, w.q.get(), w.scales.get(), y, rows, w.out, w.in, stream_);
             return;
         }
@@ -198,22 +200,24 @@ void GpuBackend::linear(const LinearWeight& w, const __nv_bfloat16* x, __nv_bflo
         gemmBf16(gemmRung_, x, dequant_.get(), y, rows, w.out, w.in, stream_, cublas_);
         return;
     }
-    if (gemv && opt_.variant != DecoderVariant::Cublas)
-        gemvBf16(rows >= 3 ? GemvRung::Mma : GemvRung::SplitK, x, w.w.get(), y, rows, w.out, w.in,
-                 stream_);
-    else
-        gemmBf16(gemv ? GemmRung::Cublas : gemmRung_, x, w.w.get(), y, rows, w.out, w.in, stream_,
-                 cublas_);
+    matmul(w.w.get(), x, y, rows, w.out, w.in, tuning_.useCublas(w.out, w.in, rows));
 }
 
 void GpuBackend::lmHead(const __nv_bfloat16* x, __nv_bfloat16* y, int rows) {
     const auto& m = opt_.shape;
-    const __nv_bfloat16* w = weights_.lmHeadWeights();
-    if (rows <= kGemvMaxBatch && opt_.variant != DecoderVariant::Cublas && !opt_.batchInvariant)
-        gemvBf16(rows >= 3 ? GemvRung::Mma : GemvRung::SplitK, x, w, y, rows, m.vocab, m.hidden,
-                 stream_);
+    matmul(weights_.lmHeadWeights(), x, y, rows, m.vocab, m.hidden,
+           tuning_.useCublas(m.vocab, m.hidden, rows));
+}
+
+void GpuBackend::matmul(const __nv_bfloat16* w, const __nv_bfloat16* x, __nv_bfloat16* y, int rows,
+                        int out, int in, bool viaCublas) {
+    const bool gemv = rows <= kGemvMaxBatch && !opt_.batchInvariant;
+    if (viaCublas || opt_.variant == DecoderVariant::Cublas)
+        gemmBf16(GemmRung::Cublas, x, w, y, rows, out, in, stream_, cublas_);
+    else if (gemv)
+        gemvBf16(rows >= 3 ? GemvRung::Mma : GemvRung::SplitK, x, w, y, rows, out, in, stream_);
     else
-        gemmBf16(gemmRung_, x, w, y, rows, m.vocab, m.hidden, stream_, cublas_);
+        gemmBf16(gemmRung_, x, w, y, rows, out, in, stream_, cublas_);
 }
 
 // One step on the device from the metadata already there; stream-ordered, no

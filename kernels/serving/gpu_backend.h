@@ -30,6 +30,7 @@
 #include "decoder/decoder.h"
 #include "model/decoder_params.h"
 #include "serving/backend.h"
+#include "serving/linear_tuning.h"
 #include "serving/step_batch.h"
 
 namespace ws::serving {
@@ -55,6 +56,11 @@ struct GpuBackendOptions {
     // the model's other ids. The LM head still computes every logit. Off: the
     // whole vocabulary, as the offline decoder.
     bool textOnly = false;
+    // Time the decoder's rung against cuBLAS for every matrix shape at each
+    // decode batch bucket when prepared, and run each at the faster
+    // (serve.linear = "tuned"); only for the optimized variant, not when
+    // batch-invariant. Off: the decoder's choice at every row count.
+    bool tuneLinear = false;
 
     // From a workload's [decoder] table (throws std::invalid_argument on a
     // variant the backend has no paged kernels for).
@@ -73,6 +79,8 @@ class GpuBackend : public Backend {
     TokenId eosToken() const override;
     void prepare(const EngineConfig& config) override;
     std::vector<TokenId> execute(const StepPlan& plan) override;
+    // "linear 4096×4096: cuBLAS at rows 4, 8; own rung at rows 1, 2" per matrix shape when tuned.
+    std::vector<std::string> preparedNotes() const override;
 
     // KV blocks that `fraction` of the device memory left free once the
     // weights and a step's buffers for `config` are allocated would hold.
@@ -86,6 +94,8 @@ class GpuBackend : public Backend {
     int graphsCaptured() const { return static_cast<int>(graphs_.size()); }
     std::int64_t graphSteps() const { return graphSteps_; }
     std::int64_t eagerSteps() const { return eagerSteps_; }
+    // What tuneLinear chose (empty when it did not run).
+    const LinearTuning& linearTuning() const { return tuning_; }
 
   private:
     struct Counts {
@@ -95,6 +105,9 @@ class GpuBackend : public Backend {
     void forward(const Counts& c);
     void linear(const kernels::LinearWeight& w, const __nv_bfloat16* x, __nv_bfloat16* y, int rows);
     void lmHead(const __nv_bfloat16* x, __nv_bfloat16* y, int rows);
+    void matmul(const __nv_bfloat16* w, const __nv_bfloat16* x, __nv_bfloat16* y, int rows, int out,
+                int in, bool viaCublas);
+    void tuneLinear(const std::vector<int>& rowCounts);  // gpu_backend_tuning.cpp
     void captureGraphs();
     std::vector<TokenId> run(const StepBatch& batch, bool graph);
 
@@ -110,6 +123,7 @@ class GpuBackend : public Backend {
     kernels::PagedKvShape kvShape_;
     std::vector<int> buckets_;
     kernels::GemmRung gemmRung_ = kernels::GemmRung::Mma;
+    LinearTuning tuning_;
 
     cudaStream_t stream_ = nullptr;
     cublasHandle_t cublas_ = nullptr;

@@ -37,13 +37,18 @@ grep -E "^(TTFT|TPOT)" "$out/decoder-8b.txt"
 decoder_tpot=$(sed -n 's/^TPOT \([0-9.]*\) ms.*/\1/p' "$out/decoder-8b.txt")
 
 echo "== decode step time against its floor, by batch (context $context)"
+echo "-- the decoder's own kernels at every batch (serve.linear = \"decoder\")"
+timeout 120 "$build/tests/gpu/serving_step_bench" "$presets/serve-llama-8b.toml" \
+  --context "$context" --steps 40 --linear decoder > "$out/step-bench-decoder.txt" 2>&1 || fail=1
+cat "$out/step-bench-decoder.txt"
+echo "-- as the server runs (serve.linear = \"tuned\": own rung or cuBLAS, timed at start)"
 timeout 120 "$build/tests/gpu/serving_step_bench" "$presets/serve-llama-8b.toml" \
   --context "$context" --steps 40 > "$out/step-bench.txt" 2>&1 || fail=1
 cat "$out/step-bench.txt"
 
 echo "== server (serve-llama-8b.toml) under warpscope-cli bench serve"
 ws_start_server "$out/server.txt" "$presets/serve-llama-8b.toml" "$port" || fail=1
-grep -E "KV pool|ready|serve:" "$out/server.txt"
+grep -E "KV pool|ready|serve:|linear" "$out/server.txt"
 # bench CONCURRENCY PROMPTS: one bench serve run, its summary kept in $out/bench-cN.txt.
 bench() {
   timeout 120 "$cli" bench serve --endpoint "http://127.0.0.1:$port" --model serve-llama-8b \

@@ -297,6 +297,7 @@ TEST(WorkloadConfig, BadServeTablesNameLineAndField) {
     const Case cases[] = {
         {"max_num_seqs = 0\n", "serve.max_num_seqs", 4, "out of range"},
         {"backend = \"tpu\"\n", "serve.backend", 4, "cpu, gpu"},
+        {"linear = \"fast\"\n", "serve.linear", 4, "tuned, decoder"},
         {"backend = \"gpu\"\n", "serve.backend", 4, "[decoder]"},
         {"block_size = 12\n", "serve.block_size", 4, "power of two"},
         {"max_num_seqs = 64\nmax_num_batched_tokens = 32\n", "serve.max_num_batched_tokens", 5,

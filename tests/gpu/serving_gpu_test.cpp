@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "decoder/decoder.h"
@@ -119,6 +120,36 @@ TEST(ServingGpu, BatchOneGreedyEqualsTheOfflineDecoder) {
     EXPECT_EQ(served.tokens, std::vector<TokenId>(offline.begin(), offline.end()));
     auto& backend = static_cast<const GpuBackend&>(engine->backend());
     EXPECT_EQ(backend.graphSteps(), output - 1);  // every decode step replayed a graph
+}
+
+// serve.linear = "tuned": each matrix shape timed against cuBLAS at every
+// decode bucket when prepared; the engine then serves with the choice.
+TEST(ServingGpu, TunedLinearLayersSayWhatTheyChoseAndServe) {
+    if (!haveGpu()) GTEST_SKIP() << "no CUDA device";
+    EngineConfig c;
+    c.maxNumSeqs = 8;
+    c.maxNumBatchedTokens = 256;
+    c.numBlocks = 256;
+    c.maxModelLen = 256;
+    GpuBackendOptions o = GpuBackendOptions::from(smallModel());
+    o.tuneLinear = true;
+    auto engine = startEngine(c, o);
+    auto& backend = static_cast<const GpuBackend&>(engine->backend());
+    ASSERT_FALSE(backend.linearTuning().empty());
+    const auto notes = backend.preparedNotes();
+    ASSERT_GE(notes.size(), 4u);  // qkv, o, gate/up, down, lm head (equal shapes share a line)
+    for (const auto& n : notes) {
+        EXPECT_EQ(n.rfind("linear ", 0), 0u) << n;
+        EXPECT_NE(n.find("rows 1"), std::string::npos) << n;  // every bucket from 1 measured
+    }
+    std::vector<std::shared_ptr<RequestStream>> streams;
+    for (int i = 0; i < 8; ++i)
+        streams.push_back(engine->submit(prompt(20 + 7 * i, 40 + i), sampling(16)).stream);
+    for (auto& st : streams) {
+        Output out = collect(*st);
+        EXPECT_EQ(out.finish, FinishReason::Length);
+        EXPECT_EQ(out.tokens.size(), 16u);
+    }
 }
 
 TEST(ServingGpu, Batch64MixedLengthsEqualTheirBatchOneOutputs) {

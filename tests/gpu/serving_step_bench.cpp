@@ -5,6 +5,7 @@
 // timed on the host. Floor = (weights + the step's KV bytes) / the measured
 // copy bandwidth, as the decoder workload's.
 //   serving_step_bench CONFIG.toml [--context N] [--steps N] [--batches 1,2,4,...]
+//                      [--linear tuned|decoder]
 // CONFIG.toml: a serve (or decoder) workload with a [decoder] table.
 #include <cuda_runtime.h>
 
@@ -26,15 +27,17 @@ int main(int argc, char** argv) {
     if (argc < 2) {
         std::fprintf(stderr,
                      "usage: serving_step_bench CONFIG.toml [--context N] [--steps N] "
-                     "[--batches 1,2,4]\n");
+                     "[--batches 1,2,4] [--linear tuned|decoder]\n");
         return 2;
     }
     int context = 1152, steps = 40;
+    std::string linear;  // empty: the config's serve.linear
     std::vector<int> batches = {1, 2, 4, 8, 16, 32, 64, 128};
     for (int i = 2; i + 1 < argc; i += 2) {
         std::string a = argv[i], v = argv[i + 1];
         if (a == "--context") context = std::stoi(v);
         if (a == "--steps") steps = std::stoi(v);
+        if (a == "--linear") linear = v;
         if (a == "--batches") {
             batches.clear();
             std::stringstream s(v);
@@ -48,6 +51,9 @@ int main(int argc, char** argv) {
         return 2;
     }
     GpuBackendOptions o = GpuBackendOptions::from(*loaded.config->decoder);
+    // As the server runs it (serve.linear), unless --linear says otherwise.
+    o.tuneLinear =
+        (linear.empty() && loaded.config->serve ? loaded.config->serve->linear : linear) == "tuned";
     const int largest = *std::max_element(batches.begin(), batches.end());
     EngineConfig c;
     c.maxNumSeqs = largest;
@@ -71,6 +77,8 @@ int main(int argc, char** argv) {
     const auto& m = o.shape;
     std::printf("%s: context %d, copy bandwidth %.0f GB/s, %d graphs\n",
                 loaded.config->name.c_str(), context, copyGBs, backend.graphsCaptured());
+    for (const auto& note : backend.preparedNotes())
+        std::printf("%s\n", note.c_str());
     std::printf("%6s %10s %10s %8s %12s %8s\n", "batch", "step ms", "floor ms", "floor/t",
                 "tokens/s", "graph");
     const int blocksPerSeq = (context + 1 + c.blockSize - 1) / c.blockSize;

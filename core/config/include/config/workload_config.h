@@ -61,6 +61,10 @@ struct ServeParams {
     int maxModelLen = 4096;          // prompt + output tokens per sequence
     int maxWaiting = 512;            // queued requests; one more gets 429
     bool chunkedPrefill = true;
+    // gpu: "tuned" times the decoder's rung against cuBLAS for each matrix at
+    // each decode batch bucket at start and runs the faster; "decoder" keeps
+    // the [decoder] variant's choice at every batch.
+    std::string linear = "tuned";
     double drainTimeoutS = 30;  // SIGINT/SIGTERM: how long running requests may finish
     std::int64_t maxBodyBytes = 4 << 20;
     int httpThreads = 0;  // 0: max_num_seqs + max_waiting + 8

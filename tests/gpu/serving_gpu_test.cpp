@@ -74,6 +74,17 @@ SamplingParams sampling(int maxTokens, double temperature = 0, std::uint64_t see
     return p;
 }
 
+// An engine of `seqs` sequences, `tokens` a step, a pool of `blocks` KV
+// blocks and contexts up to `maxLen`.
+EngineConfig engineConfig(int seqs, int tokens, int blocks, int maxLen) {
+    EngineConfig c;
+    c.maxNumSeqs = seqs;
+    c.maxNumBatchedTokens = tokens;
+    c.numBlocks = blocks;
+    c.maxModelLen = maxLen;
+    return c;
+}
+
 std::unique_ptr<Engine> startEngine(const EngineConfig& c, const GpuBackendOptions& o) {
     auto engine = std::make_unique<Engine>(c, std::make_unique<GpuBackend>(o));
     engine->start();
@@ -109,11 +120,7 @@ TEST(ServingGpu, BatchOneGreedyEqualsTheOfflineDecoder) {
     }
     // The server: the same weights, a context as long as the decoder's cache
     // (so decode attention splits alike), the prompt in one step.
-    EngineConfig c;
-    c.maxNumSeqs = 4;
-    c.maxNumBatchedTokens = 256;
-    c.numBlocks = 64;
-    c.maxModelLen = promptLen + output;
+    EngineConfig c = engineConfig(4, 256, 64, promptLen + output);
     auto engine = startEngine(c, GpuBackendOptions::from(smallModel()));
     Output served = collect(*engine->submit(ids, sampling(output)).stream);
     ASSERT_EQ(served.finish, FinishReason::Length);
@@ -126,11 +133,7 @@ TEST(ServingGpu, BatchOneGreedyEqualsTheOfflineDecoder) {
 // decode bucket when prepared; the engine then serves with the choice.
 TEST(ServingGpu, TunedLinearLayersSayWhatTheyChoseAndServe) {
     if (!haveGpu()) GTEST_SKIP() << "no CUDA device";
-    EngineConfig c;
-    c.maxNumSeqs = 8;
-    c.maxNumBatchedTokens = 256;
-    c.numBlocks = 256;
-    c.maxModelLen = 256;
+    EngineConfig c = engineConfig(8, 256, 256, 256);
     GpuBackendOptions o = GpuBackendOptions::from(smallModel());
     o.tuneLinear = true;
     auto engine = startEngine(c, o);
@@ -154,11 +157,9 @@ TEST(ServingGpu, TunedLinearLayersSayWhatTheyChoseAndServe) {
 
 TEST(ServingGpu, Batch64MixedLengthsEqualTheirBatchOneOutputs) {
     if (!haveGpu()) GTEST_SKIP() << "no CUDA device";
-    EngineConfig c;
-    c.maxNumSeqs = 64;
-    c.maxNumBatchedTokens = 512;  // long prompts are chunked beside running decodes
-    c.numBlocks = 2048;           // no preemption: every sequence fits at once
-    c.maxModelLen = 1024;
+    // 512 tokens a step: long prompts are chunked beside running decodes;
+    // 2048 blocks: no preemption, every sequence fits at once.
+    EngineConfig c = engineConfig(64, 512, 2048, 1024);
     GpuBackendOptions o = GpuBackendOptions::from(smallModel());
     o.batchInvariant = true;
     auto engine = startEngine(c, o);
@@ -197,11 +198,7 @@ TEST(ServingGpu, Batch64MixedLengthsEqualTheirBatchOneOutputs) {
 
 TEST(ServingGpu, TextOnlySamplesPrintableBytesAndEos) {
     if (!haveGpu()) GTEST_SKIP() << "no CUDA device";
-    EngineConfig c;
-    c.maxNumSeqs = 8;
-    c.maxNumBatchedTokens = 256;
-    c.numBlocks = 64;
-    c.maxModelLen = 256;
+    EngineConfig c = engineConfig(8, 256, 64, 256);
     GpuBackendOptions o = GpuBackendOptions::from(smallModel());
     o.textOnly = true;
     auto engine = startEngine(c, o);
@@ -225,11 +222,8 @@ TEST(ServingGpu, ThousandsOfRequestsLeaveThePoolEmptyAndTheMemoryAsItWas) {
     std::size_t freeBefore = 0, total = 0;
     ASSERT_EQ(cudaMemGetInfo(&freeBefore, &total), cudaSuccess);
     {
-        EngineConfig c;
-        c.maxNumSeqs = 64;
-        c.maxNumBatchedTokens = 256;
-        c.numBlocks = 96;  // short of what 64 running sequences want: preemptions
-        c.maxModelLen = 256;
+        // 96 blocks, short of what 64 running sequences want: preemptions.
+        EngineConfig c = engineConfig(64, 256, 96, 256);
         c.maxWaiting = 10000;
         auto engine = startEngine(c, GpuBackendOptions::from(smallModel()));
         std::vector<std::shared_ptr<RequestStream>> streams;

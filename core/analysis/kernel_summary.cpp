@@ -12,6 +12,7 @@
 #include "analysis/kernel_attribution.h"
 #include "analysis/kernel_counters.h"
 #include "store/store.h"
+#include "summary_parts.h"
 #include "wire/event_codec.h"
 
 namespace ws {
@@ -146,82 +147,12 @@ TimeWindow measuredWindow(Store& store, RunId run) {
     return w;
 }
 
-namespace {
+namespace summary {
 
-// cuda_api_sum rows from calls fed one at a time, by name id; names are read
-// once per distinct id when the rows are made.
-class ApiTally {
-  public:
-    void add(const codec::ApiCallBrief& c) {
-        // Calls of one name come in runs: compare before hashing.
-        if (calls_.empty() || calls_[last_].nameId != c.nameId) {
-            auto [it, inserted] = index_.try_emplace(c.nameId, calls_.size());
-            if (inserted) calls_.push_back({c.nameId, c.kind, {}, 0});
-            last_ = it->second;
-        }
-        auto& calls = calls_[last_];
-        calls.ns.add(c.endNs - c.startNs);
-        if (c.returnValue != 0) ++calls.errors;
-        total_ += static_cast<double>(c.endNs - c.startNs);
-    }
-    template <typename Text>
-    std::vector<ApiStat> stats(Text&& text) const {
-        std::vector<ApiStat> out;
-        for (const auto& calls : calls_) {
-            ApiStat s;
-            s.name = text(calls.nameId);
-            s.kind = calls.kind;
-            s.time = durations(calls.ns);
-            s.timePercent = total_ > 0 ? 100.0 * s.time.totalNs / total_ : 0;
-            s.errors = calls.errors;
-            out.push_back(std::move(s));
-        }
-        std::sort(out.begin(), out.end(), [](const ApiStat& a, const ApiStat& b) {
-            return a.time.totalNs != b.time.totalNs ? a.time.totalNs > b.time.totalNs
-                                                    : a.name < b.name;
-        });
-        return out;
-    }
-
-  private:
-    struct Calls {
-        std::int64_t nameId;
-        ApiKind kind;
-        stats::Accumulator ns;
-        std::int64_t errors = 0;
-    };
-    std::unordered_map<std::int64_t, std::size_t> index_;
-    std::vector<Calls> calls_;
-    std::size_t last_ = 0;
-    double total_ = 0;
-};
-
-std::int64_t saturatingAdd(std::int64_t a, std::int64_t b) {
-    constexpr auto lo = std::numeric_limits<std::int64_t>::min();
-    constexpr auto hi = std::numeric_limits<std::int64_t>::max();
-    if (b > 0 && a > hi - b) return hi;
-    if (b < 0 && a < lo - b) return lo;
-    return a + b;
-}
-
-bool overlaps(std::int64_t start, std::int64_t end, TimeWindow w) {
-    return start < w.endNs && end > w.beginNs;
-}
-
-// A launch's kernel can carry a GPU timestamp a little before its call's CPU
-// one in imported traces; calls up to this far after a kernel's start are
-// read before the kernel is attributed.
-constexpr std::int64_t kLaunchSkewNs = 1'000'000;
-
-}  // namespace
-
-RunSummary summarizeRun(Store& store, RunId run, TimeWindow window, std::string label) {
+RunSummary onePass(Store& store, RunId run, TimeWindow window, std::string label) {
     RunSummary out;
     out.window = std::move(label);
-    struct KernelTime {
-        std::int64_t ns = 0;
-        std::int64_t count = 0;
-    };
+    Totals totals;
     // Kernel time by the innermost range open where each kernel was launched,
     // or captured for a graph replay whose node creation was recorded (a
     // replay without one counts at its cudaGraphLaunch, as before graphs were
@@ -229,40 +160,19 @@ RunSummary summarizeRun(Store& store, RunId run, TimeWindow window, std::string 
     // long before the window in which it is replayed.
     KernelAttribution attribution(store, run, KernelAttribution::Streamed{});
     const auto& ranges = attribution.ranges();
-    std::map<std::size_t, KernelTime> byInnermost;
+    auto& byInnermost = totals.byInnermost;
 
     // NVTX range stats, in the order of the ranges (by start).
-    std::map<std::pair<std::string, std::string>, std::size_t> index;
-    std::vector<stats::Accumulator> rangeTimes;
-    auto statOf = [&](const RangeRecord& r) {
-        auto [it, inserted] = index.try_emplace({r.domain, r.name}, out.ranges.size());
-        if (inserted) {
-            RangeStat stat;
-            stat.name = r.name;
-            stat.domain = r.domain;
-            out.ranges.push_back(stat);
-            rangeTimes.emplace_back();
-        }
-        return it->second;
-    };
-    std::vector<std::size_t> inWindow;  // ranges by start, with their stat
-    std::vector<std::size_t> statOfRange(ranges.size(), 0);
-    for (std::size_t i = 0; i < ranges.size(); ++i) {
-        const auto& r = ranges[i];
-        if (r.kind == RangeKind::Mark || r.endNs < window.beginNs || r.startNs > window.endNs)
-            continue;
-        statOfRange[i] = statOf(r);
-        rangeTimes[statOfRange[i]].add(r.endNs - r.startNs);
-        inWindow.push_back(i);
-    }
-    std::stable_sort(inWindow.begin(), inWindow.end(), [&](std::size_t a, std::size_t b) {
-        return ranges[a].startNs < ranges[b].startNs;
-    });
+    RangeStatIndex rangeIndex;
+    const RangesInWindow inWindowRanges = rangesInWindow(ranges, window, rangeIndex, out);
+    const auto& inWindow = inWindowRanges.byStart;
+    const auto& statOfRange = inWindowRanges.statOfRange;
 
     // GPU busy: the union of kernels, copies and memsets as they arrive in
     // start order; each finished piece is credited to the ranges it overlaps.
     std::optional<Interval> busy;
-    std::optional<std::int64_t> firstStart, lastEnd;
+    auto& firstStart = totals.firstStart;
+    auto& lastEnd = totals.lastEnd;
     std::size_t nextRange = 0;
     std::vector<std::size_t> openRanges;
     auto finishPiece = [&](Interval piece) {
@@ -292,11 +202,6 @@ RunSummary summarizeRun(Store& store, RunId run, TimeWindow window, std::string 
     StartOrderReader<codec::KernelBrief> kernels(store, run, window);
     StartOrderReader<MemcpyRecord> copies(store, run, window);
     StartOrderReader<MemsetRecord> memsets(store, run, window);
-    // A launch is remembered this long for its kernel's NVTX range: a kernel
-    // can start long after its launch call when the CPU runs ahead of the GPU
-    // (a deep queue, work behind a long kernel or a blocked collective); 2 s,
-    // the launch-search window, dropped such kernels from their ranges.
-    constexpr std::int64_t kAttributionHorizonNs = 30'000'000'000;
     // API calls from that long before the first kernel: the launches, and the
     // ones in the window for cuda_api_sum.
     const auto firstKernel = kernels.peekStart();
@@ -305,7 +210,7 @@ RunSummary summarizeRun(Store& store, RunId run, TimeWindow window, std::string 
                       -kAttributionHorizonNs),
         window.endNs};
     StartOrderReader<codec::ApiCallBrief> calls(store, run, callWindow);
-    ApiTally apiTally;
+    auto& apiTally = totals.apiTally;
     bool kernelsLeft = true;  // launches after the last kernel launch nothing counted
     // Whether calls of a name launch CUDA graphs, by name id (calls of one
     // name come in runs: the last answer is kept).
@@ -336,9 +241,9 @@ RunSummary summarizeRun(Store& store, RunId run, TimeWindow window, std::string 
     };
 
     std::unordered_map<std::int64_t, std::size_t> kernelIndex;
-    std::vector<std::pair<std::int64_t, stats::Accumulator>> kernelTimes;  // by name id
+    auto& kernelTimes = totals.kernelTimes;
     std::size_t lastKernel = 0;
-    double kernelTotal = 0;
+    double& kernelTotal = totals.kernelTotal;
     auto onKernel = [&](const codec::KernelBrief& k) {
         if (kernelTimes.empty() || kernelTimes[lastKernel].first != k.nameId) {
             auto [slot, inserted] = kernelIndex.try_emplace(k.nameId, kernelTimes.size());
@@ -374,12 +279,8 @@ RunSummary summarizeRun(Store& store, RunId run, TimeWindow window, std::string 
         gpuInterval(k.startNs, k.endNs);
     };
 
-    struct Copies {
-        stats::Accumulator ns;
-        std::int64_t bytes = 0;
-    };
-    std::map<MemcpyKind, Copies> copyTimes;
-    double copyTotal = 0;
+    auto& copyTimes = totals.copyTimes;
+    double& copyTotal = totals.copyTotal;
     auto onCopy = [&](const MemcpyRecord& m) {
         auto& c = copyTimes[m.kind];
         c.ns.add(m.endNs - m.startNs);
@@ -406,67 +307,43 @@ RunSummary summarizeRun(Store& store, RunId run, TimeWindow window, std::string 
     if (busy) finishPiece(*busy);
     kernelsLeft = false;  // the rest only for cuda_api_sum
     readCallsUntil(kEnd);
-    out.apiCalls = apiTally.stats([&](std::int64_t id) { return calls.text(id); });
-
-    std::vector<std::pair<std::string, DurationStats>> kernelRows;
-    for (auto& [nameId, times] : kernelTimes)
-        kernelRows.emplace_back(kernels.text(nameId), durations(times));
-    std::sort(kernelRows.begin(), kernelRows.end(),
-              [](const auto& a, const auto& b) { return a.first < b.first; });
-    out.kernels = kernelStats(std::move(kernelRows), kernelTotal);
-    auto counted = kernelCounterStats(store, run, window);
-    for (auto& s : out.kernels)
-        if (auto c = counted.find(s.mangled); c != counted.end() && c->second.meanNs > 0) {
-            s.dramGBs = c->second.dramGBs();
-            if (c->second.flopsCounted) s.tflops = c->second.meanFlops / c->second.meanNs * 1e-3;
-            s.achievedOccupancy = c->second.achievedOccupancy;
-        }
-
-    for (auto& [kind, c] : copyTimes) {
-        MemcpyStat s;
-        s.kind = kind;
-        s.time = durations(c.ns);
-        s.totalBytes = c.bytes;
-        s.gbPerS = s.time.totalNs > 0 ? static_cast<double>(s.totalBytes) / s.time.totalNs : 0;
-        s.timePercent = copyTotal > 0 ? 100.0 * s.time.totalNs / copyTotal : 0;
-        out.memcpys.push_back(s);
-    }
-    std::sort(out.memcpys.begin(), out.memcpys.end(), [](const MemcpyStat& a, const MemcpyStat& b) {
-        return a.time.totalNs > b.time.totalNs;
-    });
-
-    if (firstStart) out.gpuSpanNs = *lastEnd - *firstStart;
-    out.gpuBusyFraction =
-        out.gpuSpanNs > 0 ? static_cast<double>(out.gpuBusyNs) / static_cast<double>(out.gpuSpanNs)
-                          : 0;
-
-    // Kernels credited to their innermost range (self) and every range
-    // around it (inclusive), each range name once.
-    std::vector<std::size_t> credited;  // range stats already given these kernels
-    for (const auto& [innermostRange, kernel] : byInnermost) {
-        credited.clear();
-        bool innermost = true;
-        for (auto r = innermostRange; r != RangeStacks::kNone;
-             r = attribution.stacks().parent(r), innermost = false) {
-            auto id = statOf(ranges[r]);
-            auto& stat = out.ranges[id];
-            if (innermost) stat.selfKernelNs += static_cast<double>(kernel.ns);
-            if (std::find(credited.begin(), credited.end(), id) != credited.end()) continue;
-            credited.push_back(id);
-            stat.inclusiveKernelNs += static_cast<double>(kernel.ns);
-            stat.inclusiveKernels += kernel.count;
-        }
-    }
-    for (std::size_t i = 0; i < out.ranges.size(); ++i) {
-        out.ranges[i].time = durations(rangeTimes[i]);
-        out.ranges[i].gpuBusyFraction = out.ranges[i].time.totalNs > 0
-                                            ? out.ranges[i].gpuBusyNs / out.ranges[i].time.totalNs
-                                            : 0;
-    }
-    std::sort(out.ranges.begin(), out.ranges.end(), [](const RangeStat& a, const RangeStat& b) {
-        return a.time.totalNs > b.time.totalNs;
-    });
+    finishSummary(
+        out, store, run, window, totals, rangeIndex, ranges, attribution.stacks(),
+        [&](std::int64_t id) -> const std::string& { return kernels.text(id); },
+        [&](std::int64_t id) -> const std::string& { return calls.text(id); });
     return out;
+}
+
+}  // namespace summary
+
+namespace {
+
+// WARPSCOPE_SUMMARY_THREADS=N picks the slices (1: the one pass), to compare
+// or to time them; otherwise 0, one per core.
+unsigned threadsFromEnvironment() {
+    const char* text = std::getenv("WARPSCOPE_SUMMARY_THREADS");
+    if (!text || !*text) return 0;
+    char* end = nullptr;
+    const unsigned long n = std::strtoul(text, &end, 10);
+    return *end == '\0' && n > 0 && n <= 1024 ? static_cast<unsigned>(n) : 0;
+}
+
+}  // namespace
+
+RunSummary summarizeRun(Store& store, RunId run, TimeWindow window, std::string label) {
+    return summarizeRun(store, run, window, std::move(label), threadsFromEnvironment());
+}
+
+std::optional<RunSummary> summarizeRunSliced(Store& store, RunId run, TimeWindow window,
+                                             const std::string& label, unsigned threads) {
+    return summary::sliced(store, run, window, label, threads);
+}
+
+RunSummary summarizeRun(Store& store, RunId run, TimeWindow window, std::string label,
+                        unsigned threads) {
+    if (threads != 1)
+        if (auto sliced = summary::sliced(store, run, window, label, threads)) return *sliced;
+    return summary::onePass(store, run, window, std::move(label));
 }
 
 }  // namespace ws

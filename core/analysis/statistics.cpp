@@ -104,6 +104,55 @@ void Accumulator::flush() const {
     buffer_.reserve(std::max(kBuffer, table_.size()));
 }
 
+void Accumulator::merge(const Accumulator& other) {
+    if (other.count_ == 0) return;
+    if (count_ == 0) {
+        *this = other;
+        return;
+    }
+    flush();
+    other.flush();
+    // Chan et al.'s pairwise update of the Welford terms.
+    const double na = static_cast<double>(count_), nb = static_cast<double>(other.count_);
+    const double delta = other.mean_ - mean_;
+    mean_ += delta * nb / (na + nb);
+    m2_ += other.m2_ + delta * delta * na * nb / (na + nb);
+    count_ += other.count_;
+    sum_ += other.sum_;
+    min_ = std::min(min_, other.min_);
+    max_ = std::max(max_, other.max_);
+    const bool rounded = rounded_ || other.rounded_;
+    std::vector<std::pair<std::int64_t, std::int64_t>> merged;
+    merged.reserve(table_.size() + other.table_.size());
+    auto put = [&](std::int64_t value, std::int64_t n) {
+        if (rounded) value = roundDown(value);
+        if (!merged.empty() && merged.back().first == value)
+            merged.back().second += n;
+        else
+            merged.emplace_back(value, n);
+    };
+    auto a = table_.begin(), b = other.table_.begin();
+    while (a != table_.end() || b != other.table_.end()) {
+        if (b == other.table_.end() || (a != table_.end() && a->first <= b->first))
+            put(a->first, a->second), ++a;
+        else
+            put(b->first, b->second), ++b;
+    }
+    table_ = std::move(merged);
+    rounded_ = rounded;
+    if (!rounded_ && table_.size() > kExactDistinct) {
+        // As flush() rounds a table that grew past the limit.
+        rounded_ = true;
+        std::vector<std::pair<std::int64_t, std::int64_t>> coarse;
+        for (const auto& [value, n] : table_)
+            if (auto r = roundDown(value); !coarse.empty() && coarse.back().first == r)
+                coarse.back().second += n;
+            else
+                coarse.emplace_back(r, n);
+        table_ = std::move(coarse);
+    }
+}
+
 Summary Accumulator::summary() const {
     Summary s;
     if (count_ == 0) return s;

@@ -325,10 +325,11 @@ struct StartOrderReader<T>::Impl {
         std::size_t order = 0;  // which chunk, for ties
     };
 
-    Impl(Store& s, RunId id, TimeWindow w)
+    Impl(Store& s, RunId id, TimeWindow w, std::optional<TimeWindow> startsIn = std::nullopt)
         : store(s),
           run(id),
           window(w),
+          starts(startsIn),
           strings(s),
           blob(s.db(), "SELECT data FROM event_chunks WHERE rowid = ?1") {
         lookup = [this](std::int64_t sid) -> const std::string& { return strings(sid); };
@@ -336,11 +337,15 @@ struct StartOrderReader<T>::Impl {
         sql::Statement st(s.db(),
                           "SELECT rowid, first_start_ns, count, group_id, lane_id, format FROM "
                           "event_chunks WHERE run_id = ?1 AND kind = ?2 AND first_start_ns < ?4 "
-                          "AND max_end_ns > ?3 ORDER BY first_start_ns, group_id, lane_id, rowid");
+                          "AND max_end_ns > ?3 AND first_start_ns < ?6 AND max_end_ns >= ?5 "
+                          "ORDER BY first_start_ns, group_id, lane_id, rowid");
         st.bind(1, id);
         st.bind(2, static_cast<int>(codec::kindOf<T>()));
         st.bind(3, w.beginNs);
         st.bind(4, w.endNs);
+        // Without a slice, conditions that hold for every chunk the window takes.
+        st.bind(5, starts ? starts->beginNs : std::numeric_limits<std::int64_t>::min());
+        st.bind(6, starts ? starts->endNs : std::numeric_limits<std::int64_t>::max());
         while (st.step())
             chunks.push_back(
                 {st.int64(0),
@@ -373,9 +378,13 @@ struct StartOrderReader<T>::Impl {
         auto byStart = [](const T& a, const T& b) { return a.startNs < b.startNs; };
         if (!std::is_sorted(o.records.begin(), o.records.end(), byStart))
             std::stable_sort(o.records.begin(), o.records.end(), byStart);
-        // Records outside the window are skipped here, once.
+        if (starts)
+            reversed = reversed || std::any_of(o.records.begin(), o.records.end(),
+                                               [](const T& r) { return r.endNs < r.startNs; });
+        // Records outside the window (or the slice) are skipped here, once.
         std::erase_if(o.records, [&](const T& r) {
-            return !(r.startNs < window.endNs && r.endNs > window.beginNs);
+            return !(r.startNs < window.endNs && r.endNs > window.beginNs) ||
+                   (starts && !(r.startNs >= starts->beginNs && r.startNs < starts->endNs));
         });
         if (o.records.empty()) {
             spare.push_back(std::move(o.records));
@@ -454,6 +463,8 @@ struct StartOrderReader<T>::Impl {
     Store& store;
     RunId run;
     TimeWindow window;
+    std::optional<TimeWindow> starts;  // a slice: records starting in it only
+    bool reversed = false;             // a slice's chunk held a record ending before its start
     StringCache strings;
     codec::Lookup lookup;
     sql::Statement blob;
@@ -474,7 +485,16 @@ StartOrderReader<T>::StartOrderReader(Store& store, RunId id, TimeWindow window)
     : impl_(std::make_unique<Impl>(store, id, window)) {}
 
 template <typename T>
+StartOrderReader<T>::StartOrderReader(Store& store, RunId id, TimeWindow window, TimeWindow starts)
+    : impl_(std::make_unique<Impl>(store, id, window, starts)) {}
+
+template <typename T>
 StartOrderReader<T>::~StartOrderReader() = default;
+
+template <typename T>
+bool StartOrderReader<T>::reversed() const {
+    return impl_->reversed;
+}
 
 template <typename T>
 const T* StartOrderReader<T>::next() {

@@ -5,15 +5,15 @@
 //
 // Computed in one pass over the run's records in start order (kernels,
 // copies and memsets side by side, API calls alongside for the launch of each
-// kernel), in memory bounded by the number of distinct names and durations,
-// not by the number of records: durations go into stats::Accumulator, GPU
-// busy time is the union of intervals as they arrive. Medians are exact as
-// nsys stats reports them unless one row sees more than
-// stats::Accumulator::kExactDistinct distinct durations; then that row's
-// median is within 0.025 % (below) and DurationStats::medianExact is false
-// (the CLI marks it). A kernel is credited to the ranges of the launch call
-// with its correlation id that started at most kLaunchSearchWindowNs before
-// it (a CUDA launch precedes its kernel; calls older than that are forgotten).
+// kernel), or over slices of the run's time on several threads, merged into
+// the same result (kernel_summary_sliced.cpp), in memory bounded by the number of distinct names
+// and durations, not by the number of records: durations go into stats::Accumulator, GPU busy time
+// is the union of intervals as they arrive. Medians are exact as nsys stats reports them unless one
+// row sees more than stats::Accumulator::kExactDistinct distinct durations; then that row's median
+// is within 0.025 % (below) and DurationStats::medianExact is false (the CLI marks it). A kernel is
+// credited to the ranges of the launch call with its correlation id that started at most
+// kLaunchSearchWindowNs before it (a CUDA launch precedes its kernel; calls older than that are
+// forgotten).
 #pragma once
 
 #include <map>
@@ -106,8 +106,22 @@ struct RunSummary {
 
 // Kernels, copies and ranges that overlap `window` (a range's figures are its
 // whole instances'); `label` says which window that is.
+// Made from slices of the run's time on one thread each, one per CPU core
+// (fewer for a small run; WARPSCOPE_SUMMARY_THREADS=N sets how many, 1 one
+// pass), merged into what one pass in start order makes.
 RunSummary summarizeRun(Store& store, RunId run, TimeWindow window = {},
                         std::string label = "whole run");
+// The same on `threads` slices (0: one per core, fewer for a small run; 1:
+// the one pass); the result does not depend on the number.
+RunSummary summarizeRun(Store& store, RunId run, TimeWindow window, std::string label,
+                        unsigned threads);
+// The sliced summary alone (for tests and timing): nullopt where slices cannot
+// give what the one pass gives, when summarizeRun makes the one pass instead
+// (two calls sharing a correlation id, as two processes numbering theirs
+// alike; a record ending before it starts; a row past
+// stats::Accumulator::kExactDistinct distinct durations; one slice only).
+std::optional<RunSummary> summarizeRunSliced(Store& store, RunId run, TimeWindow window,
+                                             const std::string& label, unsigned threads);
 // The part of a run its requests span (first arrival to last token): what a
 // benchmark measures, without set-up or a quality check after it. The whole
 // run when it has no requests.

@@ -65,6 +65,13 @@ class Accumulator {
         return table_.size();
     }
     Summary summary() const;
+    // Takes in `other`'s samples (summaries of a run's slices made into the
+    // run's): count, sum, min, max and the table come out as one accumulator
+    // fed both would have them, rounded exactly when the two hold more than
+    // kExactDistinct distinct values together. The Welford terms (the standard
+    // deviation once rounded) depend on the order of the samples and come out
+    // close, not equal: callers needing them exact don't merge rounded ones.
+    void merge(const Accumulator& other);
     // Keeps kSignificantBits significant bits of `value` (its magnitude's).
     static std::int64_t roundDown(std::int64_t value);
 

@@ -98,6 +98,11 @@ template <typename T>
 class StartOrderReader {
   public:
     StartOrderReader(Store& store, RunId id, TimeWindow window = {});
+    // Only the records of `window` that start in [starts.beginNs,
+    // starts.endNs): one time slice of the run, for a reader per thread.
+    // Chunks ending before starts.beginNs are skipped, which assumes no record
+    // ends before it starts; reversed() says whether an opened chunk held one.
+    StartOrderReader(Store& store, RunId id, TimeWindow window, TimeWindow starts);
     ~StartOrderReader();
     StartOrderReader(const StartOrderReader&) = delete;
     StartOrderReader& operator=(const StartOrderReader&) = delete;
@@ -109,6 +114,8 @@ class StartOrderReader {
     std::optional<std::int64_t> peekStart();
     // The text of a string id (a brief record's nameId), read once per id.
     const std::string& text(std::int64_t stringId);
+    // Whether a chunk opened so far held a record that ends before it starts.
+    bool reversed() const;
 
   private:
     struct Impl;

@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <atomic>
 #include <exception>
+#include <iterator>
 #include <thread>
 #include <unordered_map>
 
@@ -318,6 +319,33 @@ bool anyRounded(const Totals& totals) {
     return totals.apiTally.anyRounded();
 }
 
+// Runs work(i, store) for i in [0, n), 0 on this thread with `store`, the
+// others on threads of their own, each with a connection of its own; throws
+// what one threw.
+template <typename Work>
+void onThreads(Store& store, std::size_t n, Work&& work) {
+    std::vector<std::exception_ptr> errors(n);
+    {
+        std::vector<std::jthread> pool;
+        for (std::size_t i = 1; i < n; ++i)
+            pool.emplace_back([&, i] {
+                try {
+                    Store own(store.path(), Store::Options{true});
+                    work(i, own);
+                } catch (...) {
+                    errors[i] = std::current_exception();
+                }
+            });
+        try {
+            work(0, store);
+        } catch (...) {
+            errors[0] = std::current_exception();
+        }
+    }
+    for (const auto& e : errors)
+        if (e) std::rethrow_exception(e);
+}
+
 }  // namespace
 
 std::optional<RunSummary> sliced(Store& store, RunId run, TimeWindow window,
@@ -327,9 +355,36 @@ std::optional<RunSummary> sliced(Store& store, RunId run, TimeWindow window,
     const auto plan = planSlices(store, run, window, threads);
     if (!plan || plan->cuts.empty()) return std::nullopt;
 
+    std::vector<Slice> slices(plan->cuts.size() + 1);
+    for (std::size_t i = 0; i < slices.size(); ++i) {
+        slices[i].from = i == 0 ? kMin : plan->cuts[i - 1];
+        slices[i].to = i + 1 == slices.size() ? kMax : plan->cuts[i];
+        slices[i].first = i == 0;
+        slices[i].last = i + 1 == slices.size();
+    }
+
+    // The run's ranges (every slice's calls and graph kernels look them up),
+    // read in the same slices: rangesIn's result, part after part.
+    std::vector<std::vector<RangeRecord>> rangeParts(slices.size());
+    std::atomic<bool> reversed{false};
+    onThreads(store, slices.size(), [&](std::size_t i, Store& own) {
+        bool partReversed = false;
+        rangeParts[i] = rangesStartingIn(own, run, {slices[i].from, slices[i].to}, &partReversed);
+        if (partReversed) reversed.store(true);
+    });
+    if (reversed.load()) return std::nullopt;
+    std::vector<RangeRecord> ranges;
+    std::size_t rangeCount = 0;
+    for (const auto& part : rangeParts)
+        rangeCount += part.size();
+    ranges.reserve(rangeCount);
+    for (auto& part : rangeParts) {
+        std::move(part.begin(), part.end(), std::back_inserter(ranges));
+        part = {};
+    }
+
     RunSummary out;
     out.window = label;
-    const std::vector<RangeRecord> ranges = rangesIn(store, run, {});
     const RangeStacks stacks(ranges);
     const GraphNodeOrigins origins(graphNodesOf(store, run));
     RangeStatIndex rangeIndex;
@@ -350,39 +405,15 @@ std::optional<RunSummary> sliced(Store& store, RunId run, TimeWindow window,
     shared.inWindow = &inWindow;
     shared.rangeStats = out.ranges.size();
 
-    std::vector<Slice> slices(plan->cuts.size() + 1);
-    for (std::size_t i = 0; i < slices.size(); ++i) {
-        slices[i].from = i == 0 ? kMin : plan->cuts[i - 1];
-        slices[i].to = i + 1 == slices.size() ? kMax : plan->cuts[i];
-        slices[i].first = i == 0;
-        slices[i].last = i + 1 == slices.size();
-    }
     std::vector<SlicePart> parts(slices.size());
-    std::vector<std::exception_ptr> errors(slices.size());
-    auto work = [&](std::size_t i, Store& own) {
+    onThreads(store, slices.size(), [&](std::size_t i, Store& own) {
         try {
             summarizeSlice(own, shared, slices[i], parts[i]);
         } catch (...) {
-            errors[i] = std::current_exception();
-            shared.giveUp.store(true);
+            shared.giveUp.store(true);  // the others stop early
+            throw;
         }
-    };
-    {
-        std::vector<std::jthread> pool;
-        for (std::size_t i = 1; i < slices.size(); ++i)
-            pool.emplace_back([&, i] {
-                try {
-                    Store own(store.path(), Store::Options{true});
-                    work(i, own);
-                } catch (...) {
-                    errors[i] = std::current_exception();
-                    shared.giveUp.store(true);
-                }
-            });
-        work(0, store);
-    }
-    for (const auto& e : errors)
-        if (e) std::rethrow_exception(e);
+    });
     if (shared.giveUp.load()) return std::nullopt;
 
     Totals totals;

@@ -25,6 +25,10 @@ std::optional<SlicePlan> planSlices(Store& store, RunId run, TimeWindow window, 
                 chunks.emplace_back(c.firstStartNs, c.count);
                 plan.records += c.count;
             }
+    // Ranges are read in slices too (rangesStartingIn), not counted.
+    for (const LaneChunks& lane : chunkDirectory(store, run, codec::ChunkKind::Range))
+        for (const ChunkSpan& c : lane.chunks)
+            if (c.maxEndNs < c.firstStartNs) return std::nullopt;
     std::sort(chunks.begin(), chunks.end());
     std::int64_t n = slices;
     if (n == 0) {

@@ -228,16 +228,23 @@ class StringCache {
 
 // Visits the records of one kind overlapping `window`, lane after lane, each
 // lane in start order, reading one chunk after another.
+// A slice in time of what forEachChunked visits: records starting in a span.
+struct StartSlice {
+    TimeWindow starts;
+    bool reversed = false;  // an opened chunk held a record ending before it starts
+};
+
 template <typename T>
 void forEachChunked(Store& store, RunId id, TimeWindow window, std::optional<std::uint32_t> lane,
-                    const std::function<void(const T&)>& visit) {
+                    const std::function<void(const T&)>& visit, StartSlice* slice = nullptr) {
     StringCache strings(store);
     codec::Lookup lookup = [&](std::int64_t sid) -> const std::string& { return strings(sid); };
     sql::Statement st(
         store.db(),
         "SELECT group_id, lane_id, count, data, format, first_start_ns FROM event_chunks "
         "WHERE run_id = ?1 AND kind = ?2 AND first_start_ns < ?4 AND max_end_ns > ?3 AND (?5 IS "
-        "NULL OR lane_id = ?5) ORDER BY group_id, lane_id, first_start_ns");
+        "NULL OR lane_id = ?5) AND first_start_ns < ?7 AND max_end_ns >= ?6 ORDER BY group_id, "
+        "lane_id, first_start_ns");
     st.bind(1, id);
     st.bind(2, static_cast<int>(codec::kindOf<T>()));
     st.bind(3, window.beginNs);
@@ -246,6 +253,9 @@ void forEachChunked(Store& store, RunId id, TimeWindow window, std::optional<std
         st.bind(5, *lane);
     else
         st.bindNull(5);
+    // Without a slice, conditions that hold for every chunk the window takes.
+    st.bind(6, slice ? slice->starts.beginNs : std::numeric_limits<std::int64_t>::min());
+    st.bind(7, slice ? slice->starts.endNs : std::numeric_limits<std::int64_t>::max());
     // A lane's records in start order, one chunk in memory at a time (more
     // only where chunks overlap in time: chunks of one lane written by
     // different flushes may interleave). Chunks come in order of their first
@@ -276,6 +286,14 @@ void forEachChunked(Store& store, RunId id, TimeWindow window, std::optional<std
         } catch (const std::runtime_error& e) {
             throw StoreError(StoreError::Kind::Sql,
                              store.path() + ": run " + std::to_string(id) + ": " + e.what());
+        }
+        if (slice) {
+            slice->reversed =
+                slice->reversed || std::any_of(chunk.begin(), chunk.end(),
+                                               [](const T& r) { return r.endNs < r.startNs; });
+            std::erase_if(chunk, [&](const T& r) {
+                return !(r.startNs >= slice->starts.beginNs && r.startNs < slice->starts.endNs);
+            });
         }
         if (chunk.empty()) continue;  // a damaged or foreign store's empty blob
         // Chunks are written sorted and a lane's chunks rarely overlap: sort
@@ -560,6 +578,19 @@ std::vector<MemsetRecord> memsetsIn(Store& store, RunId id, TimeWindow window,
                                     std::optional<std::uint32_t> stream) {
     return collect<MemsetRecord>(store, id, window, stream);
 }
+std::vector<RangeRecord> rangesStartingIn(Store& store, RunId id, TimeWindow starts,
+                                          bool* reversed) {
+    StartSlice slice{starts};
+    std::vector<RangeRecord> out;
+    forEachChunked<RangeRecord>(
+        store, id, {}, std::nullopt, [&](const RangeRecord& r) { out.push_back(r); }, &slice);
+    std::stable_sort(out.begin(), out.end(), [](const RangeRecord& a, const RangeRecord& b) {
+        return a.startNs < b.startNs;
+    });
+    if (reversed) *reversed = slice.reversed;
+    return out;
+}
+
 std::vector<RangeRecord> rangesIn(Store& store, RunId id, TimeWindow window,
                                   std::optional<std::uint32_t> thread) {
     return collect<RangeRecord>(store, id, window, thread);

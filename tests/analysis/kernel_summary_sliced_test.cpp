@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "analysis/kernel_summary.h"
+#include "store/run_queries.h"
 #include "store/store.h"
 #include "store/store_writer.h"
 #include "support/temp_dir.h"
@@ -202,6 +203,29 @@ TEST(KernelSummarySliced, SameAsOnePassForAnyNumberOfSlices) {
     EXPECT_GT(onePass.graphs.inRange, 0);
     EXPECT_NE(rangeNamed(onePass, "layer"), nullptr);
     EXPECT_GT(onePass.gpuBusyNs, 0);
+}
+
+TEST(KernelSummarySliced, RangesReadInPartsAreRangesInOrder) {
+    RichRun r;
+    const auto all = rangesIn(*r.store, r.run, {});
+    ASSERT_GT(all.size(), 1000u);
+    const std::int64_t cuts[] = {std::numeric_limits<std::int64_t>::min(), all[10].startNs,
+                                 all[10].startNs + 1, all[all.size() / 2].startNs,
+                                 std::numeric_limits<std::int64_t>::max()};
+    std::vector<RangeRecord> joined;
+    for (int i = 0; i + 1 < 5; ++i) {
+        bool reversed = true;
+        for (auto& range : rangesStartingIn(*r.store, r.run, {cuts[i], cuts[i + 1]}, &reversed))
+            joined.push_back(range);
+        EXPECT_FALSE(reversed);
+    }
+    ASSERT_EQ(joined.size(), all.size());
+    for (std::size_t i = 0; i < all.size(); ++i) {
+        EXPECT_EQ(joined[i].startNs, all[i].startNs);
+        EXPECT_EQ(joined[i].endNs, all[i].endNs);
+        EXPECT_EQ(joined[i].threadId, all[i].threadId);
+        EXPECT_EQ(joined[i].name, all[i].name);
+    }
 }
 
 TEST(KernelSummarySliced, SameAsOnePassInAWindow) {

@@ -72,6 +72,13 @@ std::vector<MemsetRecord> memsetsIn(Store& store, RunId id, TimeWindow window = 
                                     std::optional<std::uint32_t> stream = std::nullopt);
 std::vector<RangeRecord> rangesIn(Store& store, RunId id, TimeWindow window = {},
                                   std::optional<std::uint32_t> thread = std::nullopt);
+// rangesIn(store, id)'s records that start in [starts.beginNs,
+// starts.endNs): a part of it in the same order, to read a run's ranges on
+// several threads. Chunks ending before starts.beginNs are skipped, which
+// assumes no range ends before it starts; *reversed says whether a chunk read
+// held one (then records may be missing).
+std::vector<RangeRecord> rangesStartingIn(Store& store, RunId id, TimeWindow starts,
+                                          bool* reversed);
 std::vector<ApiCallRecord> apiCallsIn(Store& store, RunId id, TimeWindow window = {},
                                       std::optional<std::uint32_t> thread = std::nullopt);
 // Streaming forms of the above: rows are visited one at a time, so exporting

@@ -104,6 +104,7 @@ MainWindow::MainWindow(QWidget* parent)
                                       ? QString()
                                       : tr("%n match(es)", nullptr,
                                            static_cast<int>(timeline_->setSearch(search))));
+                startRunSearch(search);
                 if (findAfterLoad_) timeline_->findNext();
                 findAfterLoad_ = false;
                 if (intervalAfterLoad_ && intervalAfterLoad_->run == timeline->run)
@@ -312,6 +313,17 @@ void MainWindow::setStackedTimeline(bool on, const QString& alignAt) {
         onSelectionChanged();
     else
         toolbar_->setStacked(on);  // reloads through stackChanged
+}
+
+void MainWindow::startRunSearch(const QString& text) {
+    const TimelineData* shown = timeline_->data();
+    if (!shown || !shown->paged || text.isEmpty()) {
+        loader_->cancelRunSearch();
+        matches_->setMatches(*timeline_);
+        return;
+    }
+    matches_->setSearching(text, 0);
+    loader_->searchRun(storePath_, shown->run, text);
 }
 
 void MainWindow::findInTimeline(RunId run, const QString& name) {

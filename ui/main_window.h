@@ -102,6 +102,9 @@ class MainWindow : public QMainWindow {
     void closeEvent(QCloseEvent* event) override;
 
   private:
+    // A paged timeline's search also runs over the whole run (Find Results
+    // lists those matches); any other timeline's search is the view's own.
+    void startRunSearch(const QString& text);
     void buildActions();
     void buildPanels();
     void showError(const QString& message);

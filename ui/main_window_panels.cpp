@@ -85,6 +85,7 @@ void MainWindow::buildPanels() {
         auto n = timeline_->setSearch(text);
         toolbar_->setInfo(text.isEmpty() ? QString()
                                          : tr("%n match(es)", nullptr, static_cast<int>(n)));
+        startRunSearch(text);
     });
     toolbar_->setTimelineView(timeline_);  // its Lanes menu hides and filters lanes
     connect(timeline_, &TimelineView::laneVisibilityChanged, this, [this] {
@@ -166,12 +167,32 @@ void MainWindow::buildPanels() {
     matchesDock->setObjectName(QStringLiteral("matchesDock"));
     matchesDock->setWidget(matches_);
     addDockWidget(Qt::RightDockWidgetArea, matchesDock);
-    connect(timeline_, &TimelineView::searchMatchesChanged, this,
-            [this] { matches_->setMatches(*timeline_); });
+    // A whole-run search's list stays while the paged view loads windows.
+    connect(timeline_, &TimelineView::searchMatchesChanged, this, [this] {
+        if (!matches_->showsRunMatches()) matches_->setMatches(*timeline_);
+    });
     connect(matches_, &SearchMatchesList::matchActivated, this, [this](int lane, long event) {
         timeline_->selectEvent(lane, event);
         timeline_->setFocus();
     });
+    connect(matches_, &SearchMatchesList::runMatchActivated, this,
+            [this](int lane, std::int64_t startNs, std::int64_t endNs) {
+                timeline_->revealEvent(lane, startNs, endNs);
+                timeline_->setFocus();
+            });
+    auto searchShown = [this](RunId run, const QString& text) {
+        return timeline_->data() && timeline_->data()->run == run && toolbar_->searchText() == text;
+    };
+    connect(loader_, &StoreLoader::runSearchProgress, this,
+            [this, searchShown](RunId run, const QString& text, double fraction) {
+                if (searchShown(run, text)) matches_->setSearching(text, fraction);
+            });
+    connect(loader_, &StoreLoader::runSearchFound, this,
+            [this, searchShown](RunId run, const QString& text,
+                                const std::shared_ptr<const EventSearch>& found) {
+                if (searchShown(run, text))
+                    matches_->setRunMatches(*timeline_->data(), *found, text);
+            });
     // Log, launch, outliers and find results share the right side with the
     // details, so the timeline gets the full height.
     tabifyDockWidget(detailsDock, logDock);

@@ -3,10 +3,13 @@
 #include <gtest/gtest.h>
 
 #include <QSignalSpy>
+#include <QTableView>
 
+#include "analysis/event_search.h"
 #include "store/store.h"
 #include "store/store_writer.h"
 #include "support/temp_dir.h"
+#include "timeline/search_matches_list.h"
 #include "timeline/timeline_view.h"
 #include "viewmodels/timeline_data.h"
 
@@ -176,6 +179,52 @@ TEST(TimelinePaging, TheViewAsksForTheEventsOfWhatItZoomsInto) {
     other->run = run + 1;
     view.setDetail(other);
     EXPECT_EQ(view.data()->run, run);
+}
+
+// A paged view holds one window, so Find Results lists the matches of the
+// whole run; activating one outside the window zooms there, loads it and
+// selects that event.
+TEST(TimelinePaging, AWholeRunMatchIsRevealedAndSelectedOnceItsWindowLoads) {
+    testing::TempDir dir;
+    Store store(dir.file("runs.wsdb"));
+    const RunId run = writeRun(store);
+    auto paged = loadTimeline(store, run, {}, budget(1000));
+    TimelineView view;
+    view.resize(1200, 400);
+    view.setDetailBudget(5000);
+    view.setData(paged);
+
+    auto found = searchRunEvents(store, run, "GEMV", 100);
+    EXPECT_EQ(found.total, kKernels);  // every other kernel, on two streams
+    SearchMatchesList list;
+    list.setSearching(QStringLiteral("GEMV"), 0.42);
+    EXPECT_TRUE(list.showsRunMatches());
+    EXPECT_NE(list.caption().indexOf(QStringLiteral("42 %")), -1) << list.caption().toStdString();
+    list.setRunMatches(*paged, found, QStringLiteral("GEMV"));
+    EXPECT_EQ(list.caption(),
+              QStringLiteral("first 100 of 4,000 matches of 'GEMV' in the whole run"));
+    ASSERT_EQ(list.table()->model()->rowCount(), 100);
+
+    QObject::connect(&list, &SearchMatchesList::runMatchActivated, &view,
+                     &TimelineView::revealEvent);
+    QSignalSpy wanted(&view, &TimelineView::detailWanted);
+    // Rows sort by start: row 60 is match 60.
+    const EventMatch& m = found.first[60];
+    list.table()->activated(list.table()->model()->index(60, 0));
+    ASSERT_EQ(wanted.count(), 1);
+    EXPECT_LT(view.selection().event, 0);  // not loaded yet
+    const auto begin = wanted.last().at(0).value<std::int64_t>();
+    const auto end = wanted.last().at(1).value<std::int64_t>();
+    EXPECT_LE(begin, m.startNs);
+    EXPECT_GT(end, m.startNs);
+    view.setDetail(loadTimelineDetail(store, *paged, begin, end));
+    const auto sel = view.selection();
+    ASSERT_GE(sel.lane, 0);
+    ASSERT_GE(sel.event, 0);
+    const auto& lane = view.data()->lanes[static_cast<std::size_t>(sel.lane)];
+    EXPECT_EQ(lane.laneId, m.laneId);
+    EXPECT_EQ(lane.events.start(static_cast<std::size_t>(sel.event)), m.startNs);
+    EXPECT_EQ(view.data()->labels[lane.events.label(static_cast<std::size_t>(sel.event))], "gemv");
 }
 
 }  // namespace

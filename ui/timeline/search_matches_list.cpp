@@ -10,6 +10,7 @@
 
 #include "timeline/search_matches_model.h"
 #include "timeline/timeline_view.h"
+#include "viewmodels/timeline_data.h"
 
 namespace ws::ui {
 
@@ -51,6 +52,7 @@ SearchMatchesList::SearchMatchesList(QWidget* parent)
 }
 
 void SearchMatchesList::clear() {
+    runMatches_ = false;
     model_->setRows({});
     caption_->setText(tr("Search the timeline to list its matches here."));
 }
@@ -65,6 +67,8 @@ void SearchMatchesList::setMatches(const TimelineView& view) {
         clear();
         return;
     }
+    runMatches_ = false;
+    beginNs_ = timeline->beginNs;
     const auto matches = view.searchMatches(kMaxRows);
     std::vector<SearchMatchRow> rows;
     rows.reserve(matches.size());
@@ -92,8 +96,71 @@ void SearchMatchesList::setMatches(const TimelineView& view) {
                                    locale.toString(static_cast<qulonglong>(total)), text));
 }
 
+void SearchMatchesList::setSearching(const QString& text, double fraction) {
+    runMatches_ = true;
+    model_->setRows({});
+    caption_->setText(tr("Searching the whole run for '%1': %2 %")
+                          .arg(text)
+                          .arg(static_cast<int>(fraction * 100)));
+}
+
+namespace {
+
+// The lane a whole-run match is drawn in; -1 if the timeline has none.
+int laneOf(const TimelineData& timeline, const EventMatch& m) {
+    const LaneKind kind = m.kind == MatchedKind::Kernel    ? LaneKind::Kernels
+                          : m.kind == MatchedKind::ApiCall ? LaneKind::ApiCalls
+                                                           : LaneKind::Memcpys;
+    for (std::size_t i = 0; i < timeline.lanes.size(); ++i) {
+        const auto& l = timeline.lanes[i];
+        if (l.kind == kind && l.laneId == m.laneId &&
+            (kind == LaneKind::ApiCalls || l.deviceId == m.deviceId))
+            return static_cast<int>(i);
+    }
+    return -1;
+}
+
+}  // namespace
+
+void SearchMatchesList::setRunMatches(const TimelineData& timeline, const EventSearch& found,
+                                      const QString& text) {
+    runMatches_ = true;
+    beginNs_ = timeline.beginNs;
+    std::vector<SearchMatchRow> rows;
+    rows.reserve(found.first.size());
+    for (const auto& m : found.first) {
+        const int lane = laneOf(timeline, m);
+        if (lane < 0) continue;
+        const auto& l = timeline.lanes[static_cast<std::size_t>(lane)];
+        rows.push_back({lane, -1, m.startNs - beginNs_, m.endNs - m.startNs,
+                        l.group + QStringLiteral(" · ") + l.title, QString::fromStdString(m.name)});
+    }
+    const QLocale locale;
+    const auto total = static_cast<qulonglong>(found.total);
+    if (total == 0)
+        caption_->setText(tr("No matches of '%1' in the whole run").arg(text));
+    else if (rows.size() == total)
+        caption_->setText(
+            tr("%1 %2 of '%3' in the whole run")
+                .arg(locale.toString(total), total == 1 ? tr("match") : tr("matches"), text));
+    else
+        caption_->setText(tr("first %1 of %2 matches of '%3' in the whole run")
+                              .arg(locale.toString(static_cast<qulonglong>(rows.size())),
+                                   locale.toString(total), text));
+    model_->setRows(std::move(rows));
+}
+
 void SearchMatchesList::activate(const QModelIndex& index) {
     if (!index.isValid()) return;
+    const long event = static_cast<long>(index.data(SearchMatchesModel::EventRole).toLongLong());
+    if (event < 0) {  // a whole-run match: maybe not loaded
+        const auto row = index.siblingAtColumn(SearchMatchesModel::StartColumn);
+        const auto duration = index.siblingAtColumn(SearchMatchesModel::DurationColumn);
+        const std::int64_t start = beginNs_ + row.data(SearchMatchesModel::SortRole).toLongLong();
+        emit runMatchActivated(index.data(SearchMatchesModel::LaneRole).toInt(), start,
+                               start + duration.data(SearchMatchesModel::SortRole).toLongLong());
+        return;
+    }
     emit matchActivated(index.data(SearchMatchesModel::LaneRole).toInt(),
                         static_cast<long>(index.data(SearchMatchesModel::EventRole).toLongLong()));
 }

@@ -7,10 +7,18 @@
 //
 // The list is a snapshot: call setMatches again when the view's matches
 // change, i.e. on TimelineView::searchMatchesChanged.
+//
+// A paged run's timeline holds one window of single events, so its matches
+// come from a search of the whole run (setRunMatches, with setSearching for
+// the progress before); activating one of those emits runMatchActivated
+// with its lane and times (connect it to TimelineView::revealEvent).
 #pragma once
 
 #include <QWidget>
 #include <cstddef>
+#include <cstdint>
+
+#include "analysis/event_search.h"
 
 class QLabel;
 class QSortFilterProxyModel;
@@ -20,6 +28,7 @@ namespace ws::ui {
 
 class SearchMatchesModel;
 class TimelineView;
+struct TimelineData;
 
 class SearchMatchesList : public QWidget {
     Q_OBJECT
@@ -30,12 +39,19 @@ class SearchMatchesList : public QWidget {
 
     // The first kMaxRows matches of the view's search, in the lanes it shows.
     void setMatches(const TimelineView& view);
+    // A whole-run search of `timeline`'s run for `text`: under way
+    // (`fraction` done), then found.
+    void setSearching(const QString& text, double fraction);
+    void setRunMatches(const TimelineData& timeline, const EventSearch& found, const QString& text);
+    // Whether the rows are a whole-run search's (not the view's).
+    bool showsRunMatches() const { return runMatches_; }
     void clear();
     QString caption() const;
     QTableView* table() const { return table_; }
 
   signals:
     void matchActivated(int lane, long event);
+    void runMatchActivated(int lane, std::int64_t startNs, std::int64_t endNs);
 
   private:
     void activate(const QModelIndex& index);
@@ -44,6 +60,8 @@ class SearchMatchesList : public QWidget {
     QTableView* table_;
     SearchMatchesModel* model_;
     QSortFilterProxyModel* sorted_;
+    bool runMatches_ = false;
+    std::int64_t beginNs_ = 0;  // what the rows' starts count from
 };
 
 }  // namespace ws::ui

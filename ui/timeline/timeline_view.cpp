@@ -34,6 +34,7 @@ void TimelineView::setData(std::shared_ptr<const TimelineData> data) {
     highlight_.clear();
     search_.clear();
     selection_ = {};
+    pendingReveal_.reset();
     launch_ = {};
     launched_.clear();
     marked_.reset();
@@ -68,13 +69,53 @@ void TimelineView::setDetail(std::shared_ptr<const TimelineData> data) {
         setSearch(search_);  // labels differ between windows
     else
         emit searchMatchesChanged();
-    if (selectedStart && selectedLane < static_cast<int>(data_->lanes.size())) {
-        const auto& ev = data_->lanes[static_cast<std::size_t>(selectedLane)].events;
-        std::size_t i = ev.firstStartingFrom(*selectedStart, 0);
-        if (i < ev.size() && ev.start(i) == *selectedStart)
-            select(selectedLane, static_cast<long>(i));
+    if (pendingReveal_) {
+        if (auto i = loadedEvent(pendingReveal_->first, pendingReveal_->second))
+            select(pendingReveal_->first, *i);
+        // Asked for once: a window that holds its time ends the wait.
+        if (data_->detail && data_->detail->first <= pendingReveal_->second &&
+            pendingReveal_->second < data_->detail->second)
+            pendingReveal_.reset();
+    } else if (selectedStart) {
+        if (auto i = loadedEvent(selectedLane, *selectedStart)) select(selectedLane, *i);
     }
     update();
+}
+
+std::optional<long> TimelineView::loadedEvent(int lane, std::int64_t startNs) const {
+    if (!data_ || lane < 0 || lane >= static_cast<int>(data_->lanes.size())) return std::nullopt;
+    const auto& ev = data_->lanes[static_cast<std::size_t>(lane)].events;
+    std::size_t i = ev.firstStartingFrom(startNs, 0);
+    if (i < ev.size() && ev.start(i) == startNs) return static_cast<long>(i);
+    return std::nullopt;
+}
+
+void TimelineView::revealEvent(int lane, std::int64_t startNs, std::int64_t endNs) {
+    if (!data_ || lane < 0 || lane >= static_cast<int>(data_->lanes.size())) return;
+    if (auto i = loadedEvent(lane, startNs)) {
+        pendingReveal_.reset();
+        selectEvent(lane, *i);
+        return;
+    }
+    pendingReveal_ = {lane, startNs};
+    // The event a tenth of the width, at least 10 µs in view: a part small
+    // enough to load, with some of what surrounds it.
+    axis_.widthPx = std::max(1, width() - kHeaderWidth);
+    const double span = std::max(10.0 * static_cast<double>(endNs - startNs), 10'000.0);
+    axis_.nsPerPx = span / axis_.widthPx;
+    axis_.originNs = startNs + (endNs - startNs) / 2 - static_cast<std::int64_t>(span / 2);
+    scrollLaneIntoView(lane);
+    requestDetail();
+}
+
+void TimelineView::scrollLaneIntoView(int lane) {
+    if (auto top = laneTop(lane)) {
+        const int above = kRulerHeight + kTokenHeight;
+        if (*top < above)
+            scrollTo(scrollY_ - (above - *top));
+        else if (*top + kLaneHeight > height())
+            scrollTo(scrollY_ + *top + kLaneHeight - height());
+    }
 }
 
 bool TimelineView::showsSingleEvents() const {
@@ -191,14 +232,7 @@ void TimelineView::centreOn(int lane, long event, bool zoomIn) {
                                            (axis_.widthPx / 10.0));
     auto span = static_cast<std::int64_t>(axis_.widthPx * axis_.nsPerPx);
     axis_.originNs = start + (end - start) / 2 - span / 2;
-    // Its lane into view, below the ruler and the token row.
-    if (auto top = laneTop(lane)) {
-        const int above = kRulerHeight + kTokenHeight;
-        if (*top < above)
-            scrollTo(scrollY_ - (above - *top));
-        else if (*top + kLaneHeight > height())
-            scrollTo(scrollY_ + *top + kLaneHeight - height());
-    }
+    scrollLaneIntoView(lane);  // below the ruler and the token row
     update();
 }
 

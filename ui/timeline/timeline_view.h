@@ -74,6 +74,10 @@ class TimelineView : public QWidget {
     // scrolls its lane into view, zooming in when it would be narrower than
     // a few pixels. A lane that is hidden stays hidden.
     void selectEvent(int lane, long event);
+    // An event of `lane` known by its times (a whole-run search match of a
+    // paged run): selected at once if its window is loaded; else the view
+    // zooms to it, loads that window and selects it then.
+    void revealEvent(int lane, std::int64_t startNs, std::int64_t endNs);
 
     // Lane visibility. Each change emits laneVisibilityChanged.
     void setLaneHidden(int lane, bool hidden);
@@ -142,6 +146,9 @@ class TimelineView : public QWidget {
     int contentHeight() const;
     void scrollTo(int y);  // clamped to the content
     void select(int lane, long event);
+    // The index of `lane`'s loaded event starting at `startNs`, if loaded.
+    std::optional<long> loadedEvent(int lane, std::int64_t startNs) const;
+    void scrollLaneIntoView(int lane);
     void centreOn(int lane, long event, bool zoomIn);
     void visibilityChanged();
     void showLaneMenu(int lane, const QPoint& globalPos);
@@ -160,6 +167,7 @@ class TimelineView : public QWidget {
     LaneVisibility lanes_;
     RangeSelection range_;
     TimelineSelection selection_;
+    std::optional<std::pair<int, std::int64_t>> pendingReveal_;  // lane, start
     std::optional<std::pair<std::int64_t, std::int64_t>> marked_;
     TimelineSelection launch_;                    // the API call that launched the selected kernel
     std::vector<std::pair<int, long>> launched_;  // the kernels the selected call launched

@@ -22,6 +22,8 @@ StoreLoader::StoreLoader(QObject* parent) : QObject(parent) {
     qRegisterMetaType<std::vector<ws::SweepTable>>("std::vector<ws::SweepTable>");
     qRegisterMetaType<std::shared_ptr<const ws::ReportInput>>(
         "std::shared_ptr<const ws::ReportInput>");
+    qRegisterMetaType<std::shared_ptr<const ws::EventSearch>>(
+        "std::shared_ptr<const ws::EventSearch>");
     qRegisterMetaType<std::shared_ptr<const ws::CollectiveReport>>(
         "std::shared_ptr<const ws::CollectiveReport>");
     qRegisterMetaType<std::shared_ptr<const ws::ui::TimelineData>>(
@@ -172,6 +174,33 @@ void StoreLoader::loadSweeps(const QString& path, const std::vector<RunId>& ids)
         sweepJob_, path, [ids](Store& store, auto&&) { return sweepTablesOf(store, ids); },
         [](StoreLoader& self, const std::vector<SweepTable>& tables) {
             emit self.sweepsLoaded(tables);
+        });
+}
+
+void StoreLoader::searchRun(const QString& path, RunId run, const QString& text) {
+    QPointer<StoreLoader> self(this);
+    runJob(
+        searchJob_, path,
+        [self, run, text](Store& store, auto&& isStale) {
+            double shown = 0;
+            auto found = searchRunEvents(
+                store, run, text.toStdString(), kRunSearchRows, [&](double fraction) {
+                    if (isStale()) return false;
+                    if (fraction >= shown + 0.01) {  // a percent at a time
+                        shown = fraction;
+                        QMetaObject::invokeMethod(
+                            qApp,
+                            [self, run, text, fraction] {
+                                if (self) emit self->runSearchProgress(run, text, fraction);
+                            },
+                            Qt::QueuedConnection);
+                    }
+                    return true;
+                });
+            return std::make_shared<const EventSearch>(std::move(found));
+        },
+        [run, text](StoreLoader& loader, const std::shared_ptr<const EventSearch>& found) {
+            if (!found->stopped) emit loader.runSearchFound(run, text, found);
         });
 }
 

@@ -14,6 +14,7 @@
 
 #include "analysis/cold_start.h"
 #include "analysis/collectives.h"
+#include "analysis/event_search.h"
 #include "analysis/graph_nodes.h"
 #include "analysis/itl_outliers.h"
 #include "analysis/occupancy.h"
@@ -52,6 +53,9 @@ struct RunDetails {
 class StoreLoader : public QObject {
     Q_OBJECT
   public:
+    // Matches of a whole-run search kept (as many as Find Results lists).
+    static constexpr std::size_t kRunSearchRows = 10'000;
+
     explicit StoreLoader(QObject* parent = nullptr);
 
     // Starts loading the run list of `path`; emits runsLoaded or failed.
@@ -84,6 +88,12 @@ class StoreLoader : public QObject {
     void loadKernel(const QString& path, RunId run, std::uint32_t stream, std::int64_t startNs);
     // Analyses a run (against `baseline`) for its report; emits reportPrepared.
     void prepareReport(const QString& path, RunId run, std::optional<RunId> baseline);
+    // Searches every kernel, copy and API call of a run by label (for a
+    // paged timeline, which holds one window): emits runSearchProgress while
+    // it reads and runSearchFound at the end. A newer search or
+    // cancelRunSearch stops it.
+    void searchRun(const QString& path, RunId run, const QString& text);
+    void cancelRunSearch() { ++*searchJob_; }
     bool busy() const { return inFlight_ > 0; }
 
   signals:
@@ -99,6 +109,9 @@ class StoreLoader : public QObject {
     void collectivesLoaded(ws::RunId run, std::shared_ptr<const ws::CollectiveReport> report,
                            qint64 originNs);
     void kernelLoaded(const ws::ui::KernelDetails& kernel);
+    void runSearchProgress(ws::RunId run, const QString& text, double fraction);
+    void runSearchFound(ws::RunId run, const QString& text,
+                        std::shared_ptr<const ws::EventSearch> found);
     void reportPrepared(const std::shared_ptr<const ws::ReportInput>& input);
     void failed(const QString& path, const QString& message);
     void busyChanged(bool busy);
@@ -127,6 +140,7 @@ class StoreLoader : public QObject {
     JobCounter collectivesJob_ = newCounter();
     JobCounter kernelJob_ = newCounter();
     JobCounter reportJob_ = newCounter();
+    JobCounter searchJob_ = newCounter();
     int inFlight_ = 0;
 };
 

@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <atomic>
 #include <exception>
+#include <future>
 #include <iterator>
 #include <thread>
 #include <unordered_map>
@@ -383,9 +384,10 @@ std::optional<RunSummary> sliced(Store& store, RunId run, TimeWindow window,
         part = {};
     }
 
+    // The range stacks are built on a thread of their own meanwhile.
+    auto building = std::async(std::launch::async, [&] { return RangeStacks(ranges); });
     RunSummary out;
     out.window = label;
-    const RangeStacks stacks(ranges);
     const GraphNodeOrigins origins(graphNodesOf(store, run));
     RangeStatIndex rangeIndex;
     const RangesInWindow inWindow = rangesInWindow(ranges, window, rangeIndex, out);
@@ -399,6 +401,7 @@ std::optional<RunSummary> sliced(Store& store, RunId run, TimeWindow window,
         saturatingAdd(std::min(window.beginNs, firstKernel.value_or(window.beginNs)),
                       -kAttributionHorizonNs),
         window.endNs};
+    const RangeStacks stacks = building.get();
     shared.ranges = &ranges;
     shared.stacks = &stacks;
     shared.origins = &origins;
@@ -418,13 +421,16 @@ std::optional<RunSummary> sliced(Store& store, RunId run, TimeWindow window,
 
     Totals totals;
     std::unordered_map<std::int64_t, std::size_t> kernelIndex;
+    // Kernel time by innermost range, by range index: slices' maps add up in
+    // one pass each, not one search per range.
+    std::vector<KernelTime> byInnermost(ranges.size());
     for (std::size_t i = 0; i < parts.size(); ++i) {
         SlicePart& p = parts[i];
         if (!p.unresolved.empty()) resolve(store, shared, slices[i].from, p.unresolved, p.totals);
         mergeAccumulators(totals.kernelTimes, kernelIndex, p.totals.kernelTimes);
         totals.kernelTotal += p.totals.kernelTotal;
         for (auto& [innermost, t] : p.totals.byInnermost) {
-            auto& into = totals.byInnermost[innermost];
+            auto& into = byInnermost[innermost];
             into.ns += t.ns;
             into.count += t.count;
         }
@@ -451,6 +457,9 @@ std::optional<RunSummary> sliced(Store& store, RunId run, TimeWindow window,
         p = SlicePart{};  // its tables are merged: free them
     }
     if (anyRounded(totals)) return std::nullopt;
+    for (std::size_t r = 0; r < byInnermost.size(); ++r)
+        if (byInnermost[r].count)
+            totals.byInnermost.emplace_hint(totals.byInnermost.end(), r, byInnermost[r]);
     finishSummary(
         out, store, run, window, totals, rangeIndex, ranges, stacks,
         [&](std::int64_t id) -> const std::string& { return names.text(id); },

@@ -41,7 +41,11 @@ std::vector<ApiStat> ApiTally::stats(const Text& text) const {
 }
 
 std::size_t RangeStatIndex::statOf(const RangeRecord& r, RunSummary& out) {
+    // Ranges of one name come in runs (a step's, a layer's): compare first.
+    if (last_ != index_.end() && last_->first.second == r.name && last_->first.first == r.domain)
+        return last_->second;
     auto [it, inserted] = index_.try_emplace({r.domain, r.name}, out.ranges.size());
+    last_ = it;
     if (inserted) {
         RangeStat stat;
         stat.name = r.name;

@@ -98,6 +98,7 @@ class RangeStatIndex {
 
   private:
     std::map<std::pair<std::string, std::string>, std::size_t> index_;
+    decltype(index_)::iterator last_ = index_.end();  // the last one asked for
     std::vector<stats::Accumulator> times_;
 };
 

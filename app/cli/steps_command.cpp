@@ -8,6 +8,7 @@
 #include "cli/cli_args.h"
 #include "cli/commands.h"
 #include "cli/open_store.h"
+#include "cli/text_table.h"
 #include "store/run_queries.h"
 #include "store/store.h"
 #include "util/format.h"
@@ -70,40 +71,32 @@ int cmdSteps(const std::vector<std::string>& argv) {
                      "docs/serving.md names the range and its fields)\n";
         return 0;
     }
-    std::cout << "run " << id << ": " << summary.steps << " engine steps\n\n"
-              << std::left << std::setw(9) << "kind" << std::right << std::setw(8) << "steps"
-              << std::setw(11) << "total" << std::setw(11) << "mean" << std::setw(11) << "median"
-              << std::setw(11) << "max" << std::setw(8) << "batch" << std::setw(10) << "prefill"
-              << std::setw(9) << "decode" << std::setw(10) << "GPU busy" << std::setw(11)
-              << "kernels\n";
+    std::cout << "run " << id << ": " << summary.steps << " engine steps\n\n";
+    auto ns = [](double v) { return formatDuration(static_cast<std::int64_t>(v)); };
+    TextTable kinds({"steps", "total", "mean", "median", "max", "batch", "prefill", "decode",
+                     "GPU busy", "kernels", "kind"});
     for (const auto& k : summary.kinds) {
         const auto& t = k.stepTime;
-        auto ns = [](double v) { return formatDuration(static_cast<std::int64_t>(v)); };
-        std::cout << std::left << std::setw(9) << stepKindName(k.kind) << std::right << std::setw(8)
-                  << t.count << std::setw(11) << ns(t.totalNs) << std::setw(11) << ns(t.meanNs)
-                  << std::setw(11) << ns(t.medianNs) << std::setw(11) << ns(t.maxNs) << std::setw(8)
-                  << formatFixed(k.meanRunning, 1) << std::setw(10) << k.prefillTokens
-                  << std::setw(9) << k.decodeTokens << std::setw(9)
-                  << formatFixed(100 * k.gpuBusyFraction, 1) << "%" << std::setw(11)
-                  << ns(k.kernelNs) << '\n';
+        kinds.add({std::to_string(t.count), ns(t.totalNs), ns(t.meanNs), ns(t.medianNs),
+                   ns(t.maxNs), formatFixed(k.meanRunning, 1), std::to_string(k.prefillTokens),
+                   std::to_string(k.decodeTokens), formatFixed(100 * k.gpuBusyFraction, 1) + "%",
+                   ns(k.kernelNs), stepKindName(k.kind)});
     }
+    kinds.print(std::cout);
     std::cout << "(batch: mean running requests; prefill, decode: tokens the steps ran; "
                  "kernels: those starting inside the steps)\n";
     if (only && shown.empty())
         std::cout << "\nno " << stepKindName(*only) << " steps in this run\n";
     for (const auto* k : shown) {
-        std::cout << "\nKernels in " << stepKindName(k->kind) << " steps\n"
-                  << std::setw(7) << "time%" << std::setw(11) << "total" << std::setw(10) << "count"
-                  << std::setw(11) << "mean" << std::setw(11) << "median"
-                  << "  name\n";
+        std::cout << "\nKernels in " << stepKindName(k->kind) << " steps\n";
+        TextTable kernels({"time%", "total", "count", "mean", "median", "name"});
         for (std::size_t i = 0; i < k->kernels.size() && i < top; ++i) {
             const auto& s = k->kernels[i];
-            auto ns = [](double v) { return formatDuration(static_cast<std::int64_t>(v)); };
-            std::cout << std::setw(7) << formatFixed(s.timePercent, 1) << std::setw(11)
-                      << ns(s.time.totalNs) << std::setw(10) << s.time.count << std::setw(11)
-                      << ns(s.time.meanNs) << std::setw(11) << ns(s.time.medianNs) << "  " << s.name
-                      << '\n';
+            kernels.add({formatFixed(s.timePercent, 1), ns(s.time.totalNs),
+                         std::to_string(s.time.count), ns(s.time.meanNs), ns(s.time.medianNs),
+                         s.name});
         }
+        kernels.print(std::cout);
     }
     return 0;
 }

@@ -323,6 +323,9 @@ void MainWindow::startRunSearch(const QString& text) {
         return;
     }
     matches_->setSearching(text, 0);
+    toolbar_->setInfo(tr("searching…"));
+    // The view shows an overview until zoomed: the list is where matches are.
+    if (auto* dock = qobject_cast<QDockWidget*>(matches_->parentWidget())) dock->raise();
     loader_->searchRun(storePath_, shown->run, text);
 }
 

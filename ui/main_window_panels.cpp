@@ -8,6 +8,7 @@
 #include <QDockWidget>
 #include <QFontDatabase>
 #include <QLabel>
+#include <QLocale>
 #include <QPlainTextEdit>
 #include <QStackedWidget>
 #include <QStatusBar>
@@ -185,14 +186,20 @@ void MainWindow::buildPanels() {
     };
     connect(loader_, &StoreLoader::runSearchProgress, this,
             [this, searchShown](RunId run, const QString& text, double fraction) {
-                if (searchShown(run, text)) matches_->setSearching(text, fraction);
+                if (!searchShown(run, text)) return;
+                matches_->setSearching(text, fraction);
+                toolbar_->setInfo(tr("searching %1 %").arg(static_cast<int>(fraction * 100)));
             });
-    connect(loader_, &StoreLoader::runSearchFound, this,
-            [this, searchShown](RunId run, const QString& text,
-                                const std::shared_ptr<const EventSearch>& found) {
-                if (searchShown(run, text))
-                    matches_->setRunMatches(*timeline_->data(), *found, text);
-            });
+    connect(
+        loader_, &StoreLoader::runSearchFound, this,
+        [this, searchShown](RunId run, const QString& text,
+                            const std::shared_ptr<const EventSearch>& found) {
+            if (!searchShown(run, text)) return;
+            matches_->setRunMatches(*timeline_->data(), *found, text);
+            // The view's own count is of the loaded part only.
+            toolbar_->setInfo(
+                tr("%1 in the run").arg(QLocale().toString(static_cast<qlonglong>(found->total))));
+        });
     // Log, launch, outliers and find results share the right side with the
     // details, so the timeline gets the full height.
     tabifyDockWidget(detailsDock, logDock);

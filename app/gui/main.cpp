@@ -193,10 +193,14 @@ int main(int argc, char** argv) {
     }
     if (parser.isSet(find)) {
         QString name = parser.value(find);
-        QObject::connect(&window, &ws::ui::MainWindow::timelineShown, &window, [&window, name] {
-            window.timeline()->setSearch(name);
-            window.timeline()->findNext();
-        });
+        // Through the toolbar, as a user searches: a paged run's search then
+        // covers the whole run in Find Results too.
+        auto once = std::make_shared<QMetaObject::Connection>();
+        *once = QObject::connect(&window, &ws::ui::MainWindow::timelineShown, &window,
+                                 [&window, name, once] {
+                                     QObject::disconnect(*once);
+                                     window.findInTimeline(window.timeline()->data()->run, name);
+                                 });
     }
     if (parser.isSet(stack)) window.setStackedTimeline(true, parser.value(stack));
     if (parser.isSet(chart)) {

@@ -10,6 +10,9 @@
 //     overview elsewhere) and, where the window does not cover the view,
 //     loads the next one as the widget's worker would: frame p95, window
 //     loads (count, median and max ms, most events), most bytes held.
+//   BM_RunSearch: searchRunEvents over the whole run (what Find Results
+//     lists for a paged run) for the kernels' name, a name none has and the
+//     launch call every kernel has: ms, matches, peak RSS.
 #include <benchmark/benchmark.h>
 
 #include <QImage>
@@ -20,6 +23,7 @@
 #include <fstream>
 #include <string>
 
+#include "analysis/event_search.h"
 #include "store/store.h"
 #include "timeline/lane_painter.h"
 #include "viewmodels/timeline_data.h"
@@ -106,6 +110,25 @@ void BM_TimelineOpen(benchmark::State& state) {
     }
 }
 BENCHMARK(BM_TimelineOpen)->Unit(benchmark::kMillisecond)->Iterations(1);
+
+void BM_RunSearch(benchmark::State& state) {
+    if (!storePath()) {
+        state.SkipWithError("set WS_BENCH_TIMELINE_STORE to a store from make_big_store");
+        return;
+    }
+    static const char* const kTexts[] = {"gemv", "no_such_kernel", "cudaLaunchKernel"};
+    const char* text = kTexts[state.range(0)];
+    for (auto _ : state) {
+        ws::Store store(storePath(), {.readOnly = true});
+        auto t0 = Clock::now();
+        auto found = ws::searchRunEvents(store, firstRun(store), text, 10'000);
+        state.counters["search_ms"] = msSince(t0);
+        state.counters["matches"] = static_cast<double>(found.total);
+        state.counters["peak_rss_MiB"] = static_cast<double>(vmHwmKiB()) / 1024;
+    }
+    state.SetLabel(text);
+}
+BENCHMARK(BM_RunSearch)->DenseRange(0, 2)->Unit(benchmark::kMillisecond)->Iterations(1);
 
 void BM_TimelinePagedFrame(benchmark::State& state) {
     if (!storePath()) {

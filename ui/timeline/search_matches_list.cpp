@@ -37,6 +37,7 @@ SearchMatchesList::SearchMatchesList(QWidget* parent)
     table_->setColumnWidth(SearchMatchesModel::DurationColumn, 80);
     table_->setColumnWidth(SearchMatchesModel::LaneColumn, 160);
     caption_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    caption_->setWordWrap(true);  // the dock is often narrow
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);

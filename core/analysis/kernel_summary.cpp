@@ -149,7 +149,8 @@ TimeWindow measuredWindow(Store& store, RunId run) {
 
 namespace summary {
 
-RunSummary onePass(Store& store, RunId run, TimeWindow window, std::string label) {
+RunSummary onePass(Store& store, RunId run, TimeWindow window, std::string label,
+                   const std::function<bool()>& stop) {
     RunSummary out;
     out.window = std::move(label);
     Totals totals;
@@ -291,7 +292,8 @@ RunSummary onePass(Store& store, RunId run, TimeWindow window, std::string label
 
     // Kernels, copies and memsets merged by start (ties: kernels first).
     constexpr auto kEnd = std::numeric_limits<std::int64_t>::max();
-    for (;;) {
+    for (std::size_t n = 0;; ++n) {
+        if (n % 4096 == 0 && stop && stop()) throw SummaryStopped{};
         const auto kp = kernels.peekStart(), cp = copies.peekStart(), mp = memsets.peekStart();
         if (!kp && !cp && !mp) break;
         const auto k = kp.value_or(kEnd), c = cp.value_or(kEnd), m = mp.value_or(kEnd);
@@ -331,7 +333,7 @@ unsigned threadsFromEnvironment() {
 }  // namespace
 
 RunSummary summarizeRun(Store& store, RunId run, TimeWindow window, std::string label) {
-    return summarizeRun(store, run, window, std::move(label), threadsFromEnvironment());
+    return summarizeRun(store, run, window, std::move(label), 0);
 }
 
 std::optional<RunSummary> summarizeRunSliced(Store& store, RunId run, TimeWindow window,
@@ -340,10 +342,11 @@ std::optional<RunSummary> summarizeRunSliced(Store& store, RunId run, TimeWindow
 }
 
 RunSummary summarizeRun(Store& store, RunId run, TimeWindow window, std::string label,
-                        unsigned threads) {
+                        unsigned threads, const std::function<bool()>& stop) {
+    if (threads == 0) threads = threadsFromEnvironment();
     if (threads != 1)
-        if (auto sliced = summary::sliced(store, run, window, label, threads)) return *sliced;
-    return summary::onePass(store, run, window, std::move(label));
+        if (auto sliced = summary::sliced(store, run, window, label, threads, stop)) return *sliced;
+    return summary::onePass(store, run, window, std::move(label), stop);
 }
 
 }  // namespace ws

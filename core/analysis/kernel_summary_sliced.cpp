@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <atomic>
 #include <exception>
+#include <functional>
 #include <future>
 #include <iterator>
 #include <thread>
@@ -53,6 +54,8 @@ struct Shared {
     std::size_t rangeStats = 0;
     ConcurrentIdBits callIds;  // correlation ids of calls, each slice its own
     std::atomic<bool> giveUp{false};
+    const std::function<bool()>* stop = nullptr;  // the caller's, asked by every slice
+    std::atomic<bool> stopped{false};
 };
 
 // A kernel whose launch call may lie before its slice's lookback.
@@ -239,7 +242,13 @@ void summarizeSlice(Store& store, Shared& shared, Slice slice, SlicePart& part) 
 
     // Kernels, copies and memsets merged by start (ties: kernels first).
     for (std::size_t n = 0;; ++n) {
-        if (n % 4096 == 0 && shared.giveUp.load(std::memory_order_relaxed)) return;
+        if (n % 4096 == 0) {
+            if (shared.stop && *shared.stop && (*shared.stop)()) {
+                shared.stopped.store(true);
+                shared.giveUp.store(true);
+            }
+            if (shared.giveUp.load(std::memory_order_relaxed)) return;
+        }
         const auto kp = kernels.peekStart(), cp = copies.peekStart(), mp = memsets.peekStart();
         if (!kp && !cp && !mp) break;
         const auto k = kp.value_or(kMax), c = cp.value_or(kMax), m = mp.value_or(kMax);
@@ -350,7 +359,8 @@ void onThreads(Store& store, std::size_t n, Work&& work) {
 }  // namespace
 
 std::optional<RunSummary> sliced(Store& store, RunId run, TimeWindow window,
-                                 const std::string& label, unsigned threads) {
+                                 const std::string& label, unsigned threads,
+                                 const std::function<bool()>& stop) {
     // Every slice reads the file through a connection of its own.
     if (store.path().empty() || store.path() == ":memory:") return std::nullopt;
     const auto plan = planSlices(store, run, window, threads);
@@ -393,6 +403,7 @@ std::optional<RunSummary> sliced(Store& store, RunId run, TimeWindow window,
     const RangesInWindow inWindow = rangesInWindow(ranges, window, rangeIndex, out);
 
     Shared shared;
+    shared.stop = &stop;
     shared.run = run;
     shared.window = window;
     StartOrderReader<codec::KernelBrief> names(store, run, window);  // and the first kernel
@@ -417,6 +428,7 @@ std::optional<RunSummary> sliced(Store& store, RunId run, TimeWindow window,
             throw;
         }
     });
+    if (shared.stopped.load()) throw SummaryStopped{};
     if (shared.giveUp.load()) return std::nullopt;
 
     Totals totals;

@@ -6,13 +6,14 @@
 
 namespace ws {
 
-RunAnalysis analyzeRun(Store& store, RunId id, const WindowChoice& choice) {
+RunAnalysis analyzeRun(Store& store, RunId id, const WindowChoice& choice,
+                       const std::function<bool()>& stop) {
     RunAnalysis a;
     a.run = requireRun(store, id);
     a.latency = runLatency(store, id, contractTargets(store, id));
     auto resolved = resolveWindow(store, id, choice, true);
     auto window = resolved.span;
-    a.summary = summarizeRun(store, id, window, resolved.label);
+    a.summary = summarizeRun(store, id, window, resolved.label, 0, stop);
     a.roofline = computeRoofline(store, id);
     a.rangeRoofline = computeRangeRoofline(store, id, &a.roofline);
     a.occupancy = topKernelOccupancy(store, id, a.summary, window);
@@ -25,7 +26,11 @@ std::vector<RunAnalysis> analyzeRuns(Store& store, const std::vector<RunId>& ids
     std::vector<RunAnalysis> runs;
     for (std::size_t i = 0; i < ids.size(); ++i) {
         if (stop && stop()) break;
-        runs.push_back(analyzeRun(store, ids[i], window));
+        try {
+            runs.push_back(analyzeRun(store, ids[i], window, stop));
+        } catch (const SummaryStopped&) {
+            break;  // a run of millions of kernels stops within a few thousand
+        }
         if (i > 0)
             runs.back().againstFirst =
                 compareRuns(store, ids[0], ids[i], kComparisonResamples, window);

@@ -124,13 +124,15 @@ RangesInWindow rangesInWindow(const std::vector<RangeRecord>& ranges, TimeWindow
                               RangeStatIndex& rangeIndex, RunSummary& out);
 
 // The one pass over the run, in start order (summarizeRun with one thread).
-RunSummary onePass(Store& store, RunId run, TimeWindow window, std::string label);
+RunSummary onePass(Store& store, RunId run, TimeWindow window, std::string label,
+                   const std::function<bool()>& stop = {});
 // The same from slices of the run's time on `threads` threads (0: one per
 // core, fewer for a small run), merged; nullopt where the slices cannot give
 // what the one pass gives (see kernel_summary_sliced.cpp): the caller then
 // makes the one pass.
 std::optional<RunSummary> sliced(Store& store, RunId run, TimeWindow window,
-                                 const std::string& label, unsigned threads);
+                                 const std::string& label, unsigned threads,
+                                 const std::function<bool()>& stop = {});
 
 // The rows of `out` from its totals (out.ranges holds the stats of the ranges
 // in the window, their gpuBusyNs summed; out.graphs and out.gpuBusyNs are set).

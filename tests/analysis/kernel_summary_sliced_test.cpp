@@ -5,11 +5,14 @@
 // in nested ranges; and the cases it leaves to the one pass.
 #include <gtest/gtest.h>
 
+#include <atomic>
+
 #include <iomanip>
 #include <random>
 #include <sstream>
 
 #include "analysis/kernel_summary.h"
+#include "analysis/run_analysis.h"
 #include "store/run_queries.h"
 #include "store/store.h"
 #include "store/store_writer.h"
@@ -203,6 +206,26 @@ TEST(KernelSummarySliced, SameAsOnePassForAnyNumberOfSlices) {
     EXPECT_GT(onePass.graphs.inRange, 0);
     EXPECT_NE(rangeNamed(onePass, "layer"), nullptr);
     EXPECT_GT(onePass.gpuBusyNs, 0);
+}
+
+// A superseded analysis (another run selected in the GUI) stops within a
+// few thousand records, on one thread or on slices, and says so.
+TEST(KernelSummarySliced, StopsWhenToldOnOneThreadOrOnSlices) {
+    RichRun r;
+    for (unsigned threads : {1u, 3u}) {
+        SCOPED_TRACE(threads);
+        std::atomic<int> asked{0};
+        auto stopAtOnce = [&] { return ++asked > 0; };
+        EXPECT_THROW(summarizeRun(*r.store, r.run, {}, "whole run", threads, stopAtOnce),
+                     SummaryStopped);
+        EXPECT_GT(asked.load(), 0);
+        // Never stopping changes nothing.
+        EXPECT_EQ(
+            dump(summarizeRun(*r.store, r.run, {}, "whole run", threads, [] { return false; })),
+            dump(summarizeRun(*r.store, r.run, {}, "whole run", 1)));
+    }
+    std::atomic<bool> stop{true};
+    EXPECT_TRUE(analyzeRuns(*r.store, {r.run}, [&] { return stop.load(); }).empty());
 }
 
 TEST(KernelSummarySliced, RangesReadInPartsAreRangesInOrder) {

@@ -16,6 +16,7 @@
 // forgotten).
 #pragma once
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -111,10 +112,13 @@ struct RunSummary {
 // pass), merged into what one pass in start order makes.
 RunSummary summarizeRun(Store& store, RunId run, TimeWindow window = {},
                         std::string label = "whole run");
-// The same on `threads` slices (0: one per core, fewer for a small run; 1:
-// the one pass); the result does not depend on the number.
+// The same on `threads` slices (0: one per core, fewer for a small run, or
+// WARPSCOPE_SUMMARY_THREADS; 1: the one pass); the result does not depend on the number. `stop`,
+// where given, is asked every few thousand records (from every slice's thread: it must be safe to
+// call from any thread); once it says true the summary throws SummaryStopped.
 RunSummary summarizeRun(Store& store, RunId run, TimeWindow window, std::string label,
-                        unsigned threads);
+                        unsigned threads, const std::function<bool()>& stop = {});
+struct SummaryStopped {};
 // The sliced summary alone (for tests and timing): nullopt where slices cannot
 // give what the one pass gives, when summarizeRun makes the one pass instead
 // (two calls sharing a correlation id, as two processes numbering theirs

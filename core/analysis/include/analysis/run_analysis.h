@@ -31,7 +31,8 @@ struct RunAnalysis {
 // Kernel tables, occupancy and comparisons over `window` (by default while
 // requests were served: not set-up or checks); a range the run lacks falls
 // back to the whole run, said in summary.window.
-RunAnalysis analyzeRun(Store& store, RunId id, const WindowChoice& window = {});
+RunAnalysis analyzeRun(Store& store, RunId id, const WindowChoice& window = {},
+                       const std::function<bool()>& stop = {});
 // Every run, and each run after the first compared with the first (the
 // baseline of comparison mode). Stops early, returning what it has, once
 // `stop` says so.

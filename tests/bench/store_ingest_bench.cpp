@@ -1,5 +1,8 @@
 // BM_StoreIngestKernels: kernel records with every launch field through the
 // batched writer into a fresh store on disk, reported as items_per_second.
+// BM_StoreIngestLaunches: the mix a recording of a launch storm stores, per
+// launch its kernel and two API calls (cudaLaunchKernel, cuKernelGetName),
+// the records counted as items: the rate to hold against the capture's.
 #include <benchmark/benchmark.h>
 
 #include <filesystem>
@@ -50,5 +53,52 @@ void BM_StoreIngestKernels(benchmark::State& state) {
     state.SetItemsProcessed(state.iterations() * records);
 }
 BENCHMARK(BM_StoreIngestKernels)->Arg(1'000'000)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_StoreIngestLaunches(benchmark::State& state) {
+    const int launches = static_cast<int>(state.range(0));
+    for (auto _ : state) {
+        state.PauseTiming();
+        ws::testing::TempDir dir;
+        auto store = std::make_unique<ws::Store>(dir.file("bench.wsdb"));
+        auto run = store->beginRun({});
+        state.ResumeTiming();
+        {
+            ws::StoreWriter writer(*store, run);
+            ws::KernelRecord k;
+            k.name = "tiny_kernel(float*)";
+            k.gridX = 1;
+            k.blockX = 32;
+            ws::ApiCallRecord launch, name;
+            launch.name = "cudaLaunchKernel_v7000";
+            name.name = "cuKernelGetName";
+            name.kind = ws::ApiKind::Driver;
+            for (int i = 0; i < launches; ++i) {
+                const std::uint32_t thread = 100 + static_cast<std::uint32_t>(i % 16);
+                const std::int64_t t = 1'000'000 + std::int64_t(i) * 2'000;
+                name.startNs = t;
+                name.endNs = t + 150;
+                name.threadId = thread;
+                name.correlationId = static_cast<std::uint32_t>(2 * i);
+                writer.add(name);
+                launch.startNs = t + 200;
+                launch.endNs = t + 1'200;
+                launch.threadId = thread;
+                launch.correlationId = static_cast<std::uint32_t>(2 * i + 1);
+                writer.add(launch);
+                k.startNs = t + 1'500;
+                k.endNs = k.startNs + 900;
+                k.streamId = static_cast<std::uint32_t>(7 + i % 16);
+                k.correlationId = launch.correlationId;
+                writer.add(k);
+            }
+            writer.flush();
+        }
+        state.PauseTiming();
+        store.reset();
+        state.ResumeTiming();
+    }
+    state.SetItemsProcessed(state.iterations() * launches * 3);
+}
+BENCHMARK(BM_StoreIngestLaunches)->Arg(1'000'000)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace

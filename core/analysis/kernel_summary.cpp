@@ -213,23 +213,10 @@ RunSummary onePass(Store& store, RunId run, TimeWindow window, std::string label
     StartOrderReader<codec::ApiCallBrief> calls(store, run, callWindow);
     auto& apiTally = totals.apiTally;
     bool kernelsLeft = true;  // launches after the last kernel launch nothing counted
-    // Whether calls of a name launch CUDA graphs, by name id (calls of one
-    // name come in runs: the last answer is kept).
-    std::unordered_map<std::int64_t, bool> graphLaunchNames;
-    std::int64_t lastCallName = -1;
-    bool lastGraphLaunch = false;
+    GraphLaunchNames graphLaunchNames;
     auto launchesGraph = [&](std::int64_t nameId) {
-        if (nameId != lastCallName) {
-            auto [it, inserted] = graphLaunchNames.try_emplace(nameId, false);
-            if (inserted) {
-                const std::string& name = calls.text(nameId);
-                it->second =
-                    name.starts_with("cudaGraphLaunch") || name.starts_with("cuGraphLaunch");
-            }
-            lastCallName = nameId;
-            lastGraphLaunch = it->second;
-        }
-        return lastGraphLaunch;
+        return graphLaunchNames(
+            nameId, [&](std::int64_t id) -> const std::string& { return calls.text(id); });
     };
     auto readCallsUntil = [&](std::int64_t ns) {
         for (auto start = calls.peekStart(); start && *start <= ns; start = calls.peekStart()) {
@@ -280,35 +267,21 @@ RunSummary onePass(Store& store, RunId run, TimeWindow window, std::string label
         gpuInterval(k.startNs, k.endNs);
     };
 
-    auto& copyTimes = totals.copyTimes;
-    double& copyTotal = totals.copyTotal;
-    auto onCopy = [&](const MemcpyRecord& m) {
-        auto& c = copyTimes[m.kind];
-        c.ns.add(m.endNs - m.startNs);
-        c.bytes += m.bytes;
-        copyTotal += static_cast<double>(m.endNs - m.startNs);
-        gpuInterval(m.startNs, m.endNs);
-    };
-
     // Kernels, copies and memsets merged by start (ties: kernels first).
-    constexpr auto kEnd = std::numeric_limits<std::int64_t>::max();
-    for (std::size_t n = 0;; ++n) {
-        if (n % 4096 == 0 && stop && stop()) throw SummaryStopped{};
-        const auto kp = kernels.peekStart(), cp = copies.peekStart(), mp = memsets.peekStart();
-        if (!kp && !cp && !mp) break;
-        const auto k = kp.value_or(kEnd), c = cp.value_or(kEnd), m = mp.value_or(kEnd);
-        if (k <= c && k <= m && kp) {
-            onKernel(*kernels.next());
-        } else if (c <= m && cp) {
-            onCopy(*copies.next());
-        } else {
-            const MemsetRecord& s = *memsets.next();
-            gpuInterval(s.startNs, s.endNs);
-        }
-    }
+    mergeByStart(
+        kernels, copies, memsets, onKernel,
+        [&](const MemcpyRecord& m) {
+            totals.addCopy(m);
+            gpuInterval(m.startNs, m.endNs);
+        },
+        [&](const MemsetRecord& m) { gpuInterval(m.startNs, m.endNs); },
+        [&] {
+            if (stop && stop()) throw SummaryStopped{};
+            return true;
+        });
     if (busy) finishPiece(*busy);
     kernelsLeft = false;  // the rest only for cuda_api_sum
-    readCallsUntil(kEnd);
+    readCallsUntil(std::numeric_limits<std::int64_t>::max());
     finishSummary(
         out, store, run, window, totals, rangeIndex, ranges, attribution.stacks(),
         [&](std::int64_t id) -> const std::string& { return kernels.text(id); },

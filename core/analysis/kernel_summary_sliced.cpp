@@ -147,21 +147,10 @@ void summarizeSlice(Store& store, Shared& shared, Slice slice, SlicePart& part) 
     SliceLaunches launches;
     IdBits seen;  // ids of the calls read
     bool kernelsLeft = true;
-    std::unordered_map<std::int64_t, bool> graphLaunchNames;
-    std::int64_t lastCallName = -1;
-    bool lastGraphLaunch = false;
+    GraphLaunchNames graphLaunchNames;
     auto launchesGraph = [&](std::int64_t nameId) {
-        if (nameId != lastCallName) {
-            auto [it, inserted] = graphLaunchNames.try_emplace(nameId, false);
-            if (inserted) {
-                const std::string& name = calls.text(nameId);
-                it->second =
-                    name.starts_with("cudaGraphLaunch") || name.starts_with("cuGraphLaunch");
-            }
-            lastCallName = nameId;
-            lastGraphLaunch = it->second;
-        }
-        return lastGraphLaunch;
+        return graphLaunchNames(
+            nameId, [&](std::int64_t id) -> const std::string& { return calls.text(id); });
     };
     auto readCallsUntil = [&](std::int64_t ns) {
         for (auto start = calls.peekStart(); start && *start <= ns; start = calls.peekStart()) {
@@ -232,35 +221,24 @@ void summarizeSlice(Store& store, Shared& shared, Slice slice, SlicePart& part) 
         totals.kernelTotal += static_cast<double>(k.durationNs());
         gpuInterval(k.startNs, k.endNs);
     };
-    auto onCopy = [&](const MemcpyRecord& m) {
-        auto& c = totals.copyTimes[m.kind];
-        c.ns.add(m.endNs - m.startNs);
-        c.bytes += m.bytes;
-        totals.copyTotal += static_cast<double>(m.endNs - m.startNs);
-        gpuInterval(m.startNs, m.endNs);
-    };
-
     // Kernels, copies and memsets merged by start (ties: kernels first).
-    for (std::size_t n = 0;; ++n) {
-        if (n % 4096 == 0) {
+    bool gaveUp = false;
+    mergeByStart(
+        kernels, copies, memsets, onKernel,
+        [&](const MemcpyRecord& m) {
+            totals.addCopy(m);
+            gpuInterval(m.startNs, m.endNs);
+        },
+        [&](const MemsetRecord& m) { gpuInterval(m.startNs, m.endNs); },
+        [&] {
             if (shared.stop && *shared.stop && (*shared.stop)()) {
                 shared.stopped.store(true);
                 shared.giveUp.store(true);
             }
-            if (shared.giveUp.load(std::memory_order_relaxed)) return;
-        }
-        const auto kp = kernels.peekStart(), cp = copies.peekStart(), mp = memsets.peekStart();
-        if (!kp && !cp && !mp) break;
-        const auto k = kp.value_or(kMax), c = cp.value_or(kMax), m = mp.value_or(kMax);
-        if (k <= c && k <= m && kp) {
-            onKernel(*kernels.next());
-        } else if (c <= m && cp) {
-            onCopy(*copies.next());
-        } else {
-            const MemsetRecord& s = *memsets.next();
-            gpuInterval(s.startNs, s.endNs);
-        }
-    }
+            gaveUp = shared.giveUp.load(std::memory_order_relaxed);
+            return !gaveUp;
+        });
+    if (gaveUp) return;
     if (busy) finishPiece(*busy);
     kernelsLeft = false;  // the rest of the slice's calls only for cuda_api_sum
     readCallsUntil(slice.last ? kMax : slice.to - 1);

@@ -112,7 +112,61 @@ struct Totals {
     double copyTotal = 0;
     ApiTally apiTally;
     std::optional<std::int64_t> firstStart, lastEnd;  // GPU activity
+
+    void addCopy(const MemcpyRecord& m) {
+        auto& c = copyTimes[m.kind];
+        c.ns.add(m.endNs - m.startNs);
+        c.bytes += m.bytes;
+        copyTotal += static_cast<double>(m.endNs - m.startNs);
+    }
 };
+
+// Whether calls of a name launch CUDA graphs, by name id; calls of one name
+// come in runs, so the last answer is kept.
+class GraphLaunchNames {
+  public:
+    template <typename Text>
+    bool operator()(std::int64_t nameId, Text&& text) {
+        if (nameId != lastName_) {
+            auto [it, inserted] = byName_.try_emplace(nameId, false);
+            if (inserted) {
+                const std::string& name = text(nameId);
+                it->second =
+                    name.starts_with("cudaGraphLaunch") || name.starts_with("cuGraphLaunch");
+            }
+            lastName_ = nameId;
+            lastAnswer_ = it->second;
+        }
+        return lastAnswer_;
+    }
+
+  private:
+    std::unordered_map<std::int64_t, bool> byName_;
+    std::int64_t lastName_ = -1;
+    bool lastAnswer_ = false;
+};
+
+// Kernels, copies and memsets of three StartOrderReaders in one start order
+// (ties: kernels, then copies); `keepGoing(n)` is asked every 4096 records
+// and false ends the walk early.
+template <typename Kernels, typename Copies, typename Memsets, typename OnKernel, typename OnCopy,
+          typename OnMemset, typename KeepGoing>
+void mergeByStart(Kernels& kernels, Copies& copies, Memsets& memsets, OnKernel&& onKernel,
+                  OnCopy&& onCopy, OnMemset&& onMemset, KeepGoing&& keepGoing) {
+    constexpr auto kEnd = std::numeric_limits<std::int64_t>::max();
+    for (std::size_t n = 0;; ++n) {
+        if (n % 4096 == 0 && !keepGoing()) return;
+        const auto kp = kernels.peekStart(), cp = copies.peekStart(), mp = memsets.peekStart();
+        if (!kp && !cp && !mp) return;
+        const auto k = kp.value_or(kEnd), c = cp.value_or(kEnd), m = mp.value_or(kEnd);
+        if (k <= c && k <= m && kp)
+            onKernel(*kernels.next());
+        else if (c <= m && cp)
+            onCopy(*copies.next());
+        else
+            onMemset(*memsets.next());
+    }
+}
 
 // The ranges of a summary's window (marks left out), by start, each with its
 // stat in out.ranges (made here, with its instances' durations).

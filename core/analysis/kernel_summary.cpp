@@ -228,17 +228,10 @@ RunSummary onePass(Store& store, RunId run, TimeWindow window, std::string label
         }
     };
 
-    std::unordered_map<std::int64_t, std::size_t> kernelIndex;
-    auto& kernelTimes = totals.kernelTimes;
-    std::size_t lastKernel = 0;
+    KernelTimeRows kernelTimes(totals.kernelTimes);
     double& kernelTotal = totals.kernelTotal;
     auto onKernel = [&](const codec::KernelBrief& k) {
-        if (kernelTimes.empty() || kernelTimes[lastKernel].first != k.nameId) {
-            auto [slot, inserted] = kernelIndex.try_emplace(k.nameId, kernelTimes.size());
-            if (inserted) kernelTimes.emplace_back(k.nameId, stats::Accumulator{});
-            lastKernel = slot->second;
-        }
-        kernelTimes[lastKernel].second.add(k.durationNs());
+        kernelTimes.add(k.nameId, k.durationNs());
         if (k.graphNodeId) {
             ++out.graphs.kernels;
             out.graphs.kernelNs += static_cast<double>(k.durationNs());

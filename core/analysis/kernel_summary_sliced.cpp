@@ -171,17 +171,10 @@ void summarizeSlice(Store& store, Shared& shared, Slice slice, SlicePart& part) 
         }
     };
 
-    std::unordered_map<std::int64_t, std::size_t> kernelIndex;
-    std::size_t lastKernel = 0;
+    KernelTimeRows kernelTimes(totals.kernelTimes);
     std::vector<Unresolved> maybeEarlier;
     auto onKernel = [&](const codec::KernelBrief& k) {
-        auto& kernelTimes = totals.kernelTimes;
-        if (kernelTimes.empty() || kernelTimes[lastKernel].first != k.nameId) {
-            auto [slot, inserted] = kernelIndex.try_emplace(k.nameId, kernelTimes.size());
-            if (inserted) kernelTimes.emplace_back(k.nameId, stats::Accumulator{});
-            lastKernel = slot->second;
-        }
-        kernelTimes[lastKernel].second.add(k.durationNs());
+        kernelTimes.add(k.nameId, k.durationNs());
         if (k.graphNodeId) {
             ++part.graphs.kernels;
             part.graphs.kernelNs += static_cast<double>(k.durationNs());

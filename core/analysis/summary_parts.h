@@ -121,6 +121,28 @@ struct Totals {
     }
 };
 
+// Kernel durations by name id, rows in the order names are first met
+// (Totals::kernelTimes); kernels of one name come in runs, so the last row
+// is tried first.
+class KernelTimeRows {
+  public:
+    explicit KernelTimeRows(std::vector<std::pair<std::int64_t, stats::Accumulator>>& rows)
+        : rows_(rows) {}
+    void add(std::int64_t nameId, std::int64_t ns) {
+        if (rows_.empty() || rows_[last_].first != nameId) {
+            auto [slot, inserted] = index_.try_emplace(nameId, rows_.size());
+            if (inserted) rows_.emplace_back(nameId, stats::Accumulator{});
+            last_ = slot->second;
+        }
+        rows_[last_].second.add(ns);
+    }
+
+  private:
+    std::vector<std::pair<std::int64_t, stats::Accumulator>>& rows_;
+    std::unordered_map<std::int64_t, std::size_t> index_;
+    std::size_t last_ = 0;
+};
+
 // Whether calls of a name launch CUDA graphs, by name id; calls of one name
 // come in runs, so the last answer is kept.
 class GraphLaunchNames {

@@ -10,6 +10,7 @@ packages=(
   libsqlite3-dev libtomlplusplus-dev nlohmann-json3-dev
   libcpp-httplib-dev  # the serving workload's HTTP server (warpscope-workload serve)
   libcurl4-openssl-dev  # bench serve's load generator (libcurl's multi interface)
+  libboost-dev  # Boost.Beast's HTTP parser for bench serve's kernel-stamped socket loop
   zlib1g-dev  # .json.gz traces (streaming inflate in the Kineto importer)
   libsimdjson-dev  # trace events parsed at GB/s (Kineto / Chrome-trace import)
   libgtest-dev libgmock-dev libbenchmark-dev

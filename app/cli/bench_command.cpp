@@ -123,7 +123,8 @@ int cmdBench(const std::vector<std::string>& argv) {
                                     "graph-trace",
                                     "attach",
                                     "sweep",
-                                    "gpus"},
+                                    "gpus",
+                                    "http-client"},
                                    1,
                                    1,
                                    true});
@@ -179,6 +180,11 @@ int cmdBench(const std::vector<std::string>& argv) {
     o.runTimeoutS = parseFiniteNumber("run-timeout", args.valueOr("run-timeout", "0"));
     if (!(o.requestTimeoutS > 0) || o.runTimeoutS < 0)
         throw UsageError("--request-timeout must be positive, --run-timeout 0 or positive");
+    o.httpClient = args.valueOr("http-client", "auto");
+    if (o.httpClient != "auto" && o.httpClient != "socket" && o.httpClient != "libcurl")
+        throw UsageError("--http-client: '" + o.httpClient + "' (auto, socket or libcurl)");
+    if (o.httpClient == "socket" && requestUrl(o).rfind("http://", 0) != 0)
+        throw UsageError("--http-client socket takes http:// endpoints only (libcurl: https)");
     bench.goodput = args.value("goodput");
     if (bench.goodput) bench.targets = parseGoodput(*bench.goodput);
     requestUrl(o);  // a malformed endpoint fails before anything is sent
@@ -197,6 +203,7 @@ int cmdBench(const std::vector<std::string>& argv) {
                                        {"burstiness", o.burstiness},
                                        {"max_concurrency", o.maxConcurrency},
                                        {"seed", o.seed},
+                                       {"http_client", o.httpClient},
                                        {"ignore_eos", o.ignoreEos},
                                        {"temperature", o.temperature}};
     if (auto g = args.value("goodput")) settings["goodput"] = *g;
@@ -297,7 +304,7 @@ int reportBenchRun(const BenchServe& bench, RunId run, const ServeLoadResult& re
                       << static_cast<double>(d.firstP99Ns) / 1e3 << " µs; to ITL: p50 "
                       << static_cast<double>(d.itlP50Ns) / 1e3 << " µs, p99 "
                       << static_cast<double>(d.itlP99Ns) / 1e3 << " µs";
-        std::cout << '\n';
+        std::cout << "; chunks timed by " << result.stampSource << '\n';
     }
     if (!result.warmupError.empty()) {
         std::cerr << "warpscope-cli bench: the warm-up request failed: " << result.warmupError

@@ -94,6 +94,7 @@ RunStatus writeServeRequests(Store& store, RunId id, const ServeLoadOptions& o,
     set("client.clock_offset_ns", std::to_string(r.clockOffsetNs));
     set("benchmark_duration_ns", std::to_string(r.endedNs - r.startedNs));
     set("client.cpu_ns", std::to_string(r.clientCpuNs));
+    if (!r.stampSource.empty()) set("client.chunk_time", r.stampSource);
     if (auto d = emitDelays(r); d.chunks > 0) {
         set("client.emit_delay_chunks", std::to_string(d.chunks));
         set("client.emit_delay_p50_ns", std::to_string(d.p50Ns));

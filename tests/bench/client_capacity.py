@@ -11,7 +11,7 @@ server's ": emit" comments, same host, same clock).
     tests/bench/client_capacity.py --cli build/release/app/warpscope-cli \\
         --workload build/release/app/warpscope-workload [--streams 1000]
         [--prompts 3000] [--output-len 256] [--step-us 2000]
-        [--client-cpu 0] [--server-cpus 1-15]
+        [--client-cpu 0] [--server-cpus 1-15] [--http-clients socket,libcurl] [--rounds N]
 """
 import argparse
 import os
@@ -50,6 +50,9 @@ def main():
     ap.add_argument("--client-cpu", default="0")
     ap.add_argument("--server-cpus", default="1")
     ap.add_argument("--port", type=int, default=8391)
+    ap.add_argument("--http-clients", default="socket,libcurl",
+                    help="bench serve's transports to compare, each against the same server")
+    ap.add_argument("--rounds", type=int, default=1, help="alternating rounds of the clients")
     args = ap.parse_args()
     folder = tempfile.mkdtemp(prefix="ws-client-capacity-")
     config = os.path.join(folder, "serve.toml")
@@ -59,45 +62,55 @@ def main():
     server = subprocess.Popen(["taskset", "-c", args.server_cpus, args.workload, "serve", config,
                                "--port", str(args.port)],
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    rows = []
     try:
         for line in server.stdout:
             if "ready" in line:
                 break
         else:
             sys.exit("the server did not start")
-        db = os.path.join(folder, "bench.wsdb")
-        t0 = time.perf_counter()
-        out = subprocess.run(
-            ["taskset", "-c", args.client_cpu, args.cli, "bench", "serve", "--endpoint",
-             "http://127.0.0.1:%d" % args.port, "--model", "serve-cpu-capacity", "--dataset",
-             "random", "--num-prompts", str(args.prompts), "--input-len", "32", "--output-len",
-             str(args.output_len), "--ignore-eos", "--max-concurrency", str(args.streams),
-             "--request-rate", "inf", "--db", db],
-            capture_output=True, text=True)
-        wall = time.perf_counter() - t0
+        for round_ in range(args.rounds):
+            for client in args.http_clients.split(","):
+                rows.append(run_client(args, folder, client, round_))
     finally:
         server.terminate()
         server.wait(timeout=60)
+    print("| client | streams | output tok/s | client CPU per chunk | one core's capacity | "
+          "stamped after the write: p50 / p99 / max | added to TTFT p50 / p99 | "
+          "to ITL p50 / p99 |")
+    print("|---|---:|---:|---:|---:|---|---|---|")
+    for row in rows:
+        print(row)
+
+
+def run_client(args, folder, client, round_):
+    db = os.path.join(folder, "bench-%s-%d.wsdb" % (client, round_))
+    t0 = time.perf_counter()
+    out = subprocess.run(
+        ["taskset", "-c", args.client_cpu, args.cli, "bench", "serve", "--endpoint",
+         "http://127.0.0.1:%d" % args.port, "--model", "serve-cpu-capacity", "--dataset",
+         "random", "--num-prompts", str(args.prompts), "--input-len", "32", "--output-len",
+         str(args.output_len), "--ignore-eos", "--max-concurrency", str(args.streams),
+         "--request-rate", "inf", "--http-client", client, "--db", db],
+        capture_output=True, text=True)
+    wall = time.perf_counter() - t0
     if out.returncode != 0:
         sys.exit("bench serve failed: " + out.stderr[-2000:])
     tok = float(re.search(r"([\d.]+) output tok/s", out.stdout).group(1))
-    client = re.search(r"client: ([\d.]+) s CPU, ([\d.]+) µs per chunk; stamped after the "
-                       r"server's write: p50 ([\d.]+) µs, p99 ([\d.]+) µs, max ([\d.]+) µs; added to TTFT: "
-                       r"p50 ([\d.]+) µs, p99 ([\d.]+) µs; to ITL: p50 ([\d.]+) µs, p99 ([\d.]+) µs",
-                       out.stdout)
-    if not client:
+    found = re.search(r"client: ([\d.]+) s CPU, ([\d.]+) µs per chunk; stamped after the "
+                      r"server's write: p50 ([\d.]+) µs, p99 ([\d.]+) µs, max ([\d.]+) µs; added "
+                      r"to TTFT: p50 ([\d.]+) µs, p99 ([\d.]+) µs; to ITL: p50 ([\d.]+) µs, p99 "
+                      r"([\d.]+) µs; chunks timed by (.*)", out.stdout)
+    if not found:
         sys.exit("no client line in:\n" + out.stdout)
-    cpu_s, per_chunk, p50, p99, mx, f50, f99, i50, i99 = (float(x) for x in client.groups())
-    print("| streams | output tok/s | client CPU per chunk | one core's capacity | "
-          "stamped after the write: p50 / p99 / max | added to TTFT p50 / p99 | "
-          "to ITL p50 / p99 |")
-    print("|---:|---:|---:|---:|---|---|---|")
-    print("| %d | %.0f | %.1f µs | %.0f tok/s | %.0f µs / %.0f µs / %.1f ms | %.0f / %.0f µs | "
-          "%.0f / %.0f µs |" % (args.streams, tok, per_chunk, 1e6 / per_chunk, p50, p99, mx / 1000,
-                               f50, f99, i50, i99))
-    print("(%d requests x %d tokens in %.1f s; client CPU %.1f s)" %
-          (args.prompts, args.output_len, wall, cpu_s), file=sys.stderr)
-
+    cpu_s, per_chunk, p50, p99, mx, f50, f99, i50, i99 = (float(x) for x in found.groups()[:9])
+    print("%s round %d: %d requests x %d tokens in %.1f s; client CPU %.1f s; chunks timed by %s"
+          % (client, round_ + 1, args.prompts, args.output_len, wall, cpu_s, found.group(10)),
+          file=sys.stderr)
+    return ("| %s | %d | %.0f | %.1f µs | %.0f tok/s | %.0f µs / %.0f µs / %.1f ms | "
+            "%.0f / %.0f µs | %.0f / %.0f µs |" %
+            (client, args.streams, tok, per_chunk, 1e6 / per_chunk, p50, p99, mx / 1000, f50,
+             f99, i50, i99))
 
 if __name__ == "__main__":
     main()

@@ -170,8 +170,14 @@ TEST(ServeEmitDelays, SplitIntoWhatTtftAndItlGet) {
     EXPECT_EQ(emitDelays(ServeLoadResult{}).chunks, 0u);
 }
 
-TEST_F(ServeLoad, CountsAreExactLatenciesFollowThePaceAndConcurrencyIsCapped) {
+// Each test below runs with either transport of the client.
+class ServeLoadEitherClient : public ServeLoad,
+                              public ::testing::WithParamInterface<std::string> {};
+INSTANTIATE_TEST_SUITE_P(Client, ServeLoadEitherClient, ::testing::Values("socket", "libcurl"));
+
+TEST_P(ServeLoadEitherClient, CountsAreExactLatenciesFollowThePaceAndConcurrencyIsCapped) {
     auto o = options(12, 40, 25);
+    o.httpClient = GetParam();
     o.rangeRatio = 0.2;
     o.maxConcurrency = 3;
     auto prompts = randomDataset(o);
@@ -238,6 +244,13 @@ TEST_F(ServeLoad, CountsAreExactLatenciesFollowThePaceAndConcurrencyIsCapped) {
               std::to_string(delays.chunks));
     EXPECT_EQ(runProperties(store, run).at("client.emit_delay_max_ns"),
               std::to_string(delays.maxNs));
+    // The socket client times every chunk by the kernel's receive stamp.
+    EXPECT_NE(runProperties(store, run)
+                  .at("client.chunk_time")
+                  .find(GetParam() == "socket" ? "kernel receive time (SO_TIMESTAMPING) for every"
+                                               : "read time (libcurl)"),
+              std::string::npos)
+        << runProperties(store, run).at("client.chunk_time");
     // The server finished 13: the 12 and the warm-up.
     server_->signal(SIGTERM);
     EXPECT_EQ(server_->waitForExit(kPatience), 0);
@@ -288,9 +301,10 @@ TEST_F(ServeLoad, MaxTokensOverTheContextIsA400) {
     EXPECT_NE(r.requests[0].error.find("HTTP 400"), std::string::npos) << r.requests[0].error;
 }
 
-TEST_F(ServeLoad, ServerKilledMidRunFailsEveryRunningRequestAndNothingHangs) {
+TEST_P(ServeLoadEitherClient, ServerKilledMidRunFailsEveryRunningRequestAndNothingHangs) {
     auto o = options(6, 10, 5000);  // 10 s a request at 2 ms a token
     o.warmup = false;
+    o.httpClient = GetParam();
     ServeLoadResult r;
     std::thread load([&] { r = runServeLoad(o); });
     std::this_thread::sleep_for(1500ms);

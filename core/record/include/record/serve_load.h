@@ -43,6 +43,10 @@ struct ServeLoadOptions {
     // A dataset read from a file (serve_file_dataset.h), its first numPrompts
     // sent; null = vLLM's random dataset drawn from the options above.
     std::shared_ptr<const std::vector<ServePrompt>> prompts;
+    // auto | socket (http:// only; chunks carry the kernel's receive time) |
+    // libcurl (any URL; chunks timed when read). auto: socket for http://
+    // without a proxy in the environment.
+    std::string httpClient = "auto";
 };
 
 // The URL requests go to: the endpoint as given when it has a path, else the
@@ -99,6 +103,7 @@ struct ServeLoadResult {
     std::string warmupError;       // the warm-up failed: nothing was measured
     int peakConcurrency = 0;       // most requests in flight at once
     std::int64_t clientCpuNs = 0;  // CPU time of the load loop's thread (user + system)
+    std::string stampSource;       // how chunk arrivals were timed, in words
     int failed() const;
 };
 
@@ -115,8 +120,8 @@ struct EmitDelays {
 };
 EmitDelays emitDelays(const ServeLoadResult& result);
 
-// Runs the load (curl multi interface, one thread). Throws std::runtime_error
-// for a bad endpoint; request failures are results, not exceptions.
+// Runs the load on this thread (serve_request_loop.h: a socket loop or libcurl). Throws
+// std::runtime_error for a bad endpoint; request failures are results, not exceptions.
 ServeLoadResult runServeLoad(const ServeLoadOptions& options);
 
 struct ServeRunInfo {

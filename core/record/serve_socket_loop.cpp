@@ -1,0 +1,448 @@
+// The socket transport of `bench serve` for plain http:// endpoints: one
+// non-blocking TCP connection per running request (kept alive and reused
+// after a complete response), every socket on one epoll set, responses parsed
+// by Boost.Beast's HTTP parser. Each socket asks the kernel to stamp arriving
+// segments and every read returns that stamp with the bytes
+// (record/stamped_receive.h), so a chunk's time is when it reached this host,
+// not when this thread got round to it: a decode step
+// that ends 1,000 streams at once is read one socket after another, and
+// stamping at read time added the wait behind the others to TTFT and ITL.
+// One read per ready socket and no extra poll() per read, as libcurl does.
+#include <curl/curl.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <boost/beast/http.hpp>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <optional>
+#include <sstream>
+#include <stdexcept>
+
+#include "record/stamped_receive.h"
+#include "serve_request_loop.h"
+#include "serve_stream.h"
+
+namespace ws {
+
+namespace {
+
+namespace http = boost::beast::http;
+
+// Host, port and target of an http:// URL, split by libcurl's URL API.
+struct Target {
+    std::string host;        // for getaddrinfo (no IPv6 brackets)
+    std::string port;        // digits
+    std::string hostHeader;  // as the URL gave it
+    std::string path;        // with the query
+};
+
+Target splitUrl(const std::string& url) {
+    CURLU* u = curl_url();
+    if (!u) throw std::runtime_error("libcurl: curl_url failed");
+    std::unique_ptr<CURLU, decltype(&curl_url_cleanup)> owned(u, curl_url_cleanup);
+    if (curl_url_set(u, CURLUPART_URL, url.c_str(), 0) != CURLUE_OK)
+        throw std::runtime_error("--endpoint: '" + url + "' is not a URL");
+    auto part = [&](CURLUPart what, unsigned flags = 0) {
+        char* s = nullptr;
+        std::string v;
+        if (curl_url_get(u, what, &s, flags) == CURLUE_OK && s) v = s;
+        curl_free(s);
+        return v;
+    };
+    if (part(CURLUPART_SCHEME) != "http")
+        throw std::runtime_error("the socket client takes http:// endpoints only: '" + url + "'");
+    Target t;
+    t.host = part(CURLUPART_HOST);
+    t.hostHeader = t.host;
+    if (t.host.size() > 2 && t.host.front() == '[') t.host = t.host.substr(1, t.host.size() - 2);
+    t.port = part(CURLUPART_PORT, CURLU_DEFAULT_PORT);
+    if (!part(CURLUPART_PORT).empty()) t.hostHeader += ":" + t.port;
+    t.path = part(CURLUPART_PATH);
+    if (auto q = part(CURLUPART_QUERY); !q.empty()) t.path += "?" + q;
+    return t;
+}
+
+std::string errnoText(int e) {
+    return std::strerror(e);
+}
+
+struct Conn {
+    explicit Conn(bool chat) : stream(chat) {}
+    int fd = -1;
+    enum class State { Connecting, Sending, Receiving } state = State::Connecting;
+    std::size_t address = 0;  // index into the resolved addresses
+    bool reused = false;      // a kept-alive connection: may be closed under us once
+    bool gotBytes = false;
+    std::string request;
+    std::size_t sent = 0;
+    std::optional<http::response_parser<http::buffer_body>> parser;
+    std::string pending;  // bytes the parser has not taken yet
+    std::int64_t offsetNs = 0;
+    ServeClock::time_point deadline{}, connectDeadline{};
+    std::size_t slot = 0;  // index in live_
+    ServeStream stream;
+};
+
+class SocketLoop final : public RequestLoop {
+  public:
+    explicit SocketLoop(const ServeLoadOptions& o) : o_(o), target_(splitUrl(requestUrl(o))) {
+        epoll_ = epoll_create1(EPOLL_CLOEXEC);
+        if (epoll_ < 0) throw std::runtime_error("epoll_create1 failed: " + errnoText(errno));
+        addrinfo hints{};
+        hints.ai_family = AF_UNSPEC;
+        hints.ai_socktype = SOCK_STREAM;
+        addrinfo* found = nullptr;
+        if (int rc = getaddrinfo(target_.host.c_str(), target_.port.c_str(), &hints, &found);
+            rc != 0)
+            resolveError_ =
+                "Could not resolve host: " + target_.host + " (" + gai_strerror(rc) + ")";
+        for (addrinfo* a = found; a; a = a->ai_next)
+            addresses_.emplace_back(reinterpret_cast<const char*>(a->ai_addr), a->ai_addrlen);
+        if (found) freeaddrinfo(found);
+    }
+    ~SocketLoop() override {
+        for (auto& c : live_)
+            if (c->fd >= 0) ::close(c->fd);
+        for (int fd : idle_)
+            ::close(fd);
+        ::close(epoll_);
+    }
+    SocketLoop(const SocketLoop&) = delete;
+    SocketLoop& operator=(const SocketLoop&) = delete;
+
+    void start(std::int64_t id, const ServePrompt& p, std::int64_t offsetNs) override {
+        auto c = std::make_unique<Conn>(o_.backend == "openai-chat");
+        c->offsetNs = offsetNs;
+        c->stream.result.id = id;
+        c->request = serialize(requestBody(o_, p));
+        const auto now = ServeClock::now();
+        c->deadline = now + std::chrono::duration_cast<ServeClock::duration>(
+                                std::chrono::duration<double>(o_.requestTimeoutS));
+        c->connectDeadline = std::min(c->deadline, now + std::chrono::seconds(30));
+        c->stream.result.startNs = steadyNs() + offsetNs;
+        c->slot = live_.size();
+        Conn* raw = c.get();
+        live_.push_back(std::move(c));
+        noteLive(live_.size());
+        if (!resolveError_.empty())
+            end(*raw, resolveError_);
+        else if (!reuseIdle(*raw))
+            connectFrom(*raw, preferred_);
+    }
+
+    void step(int waitMs, std::vector<ServeRequestResult>& done) override {
+        checkTimeouts();
+        if (!ended_.empty()) waitMs = 0;
+        epoll_event events[256];
+        const int n = epoll_wait(epoll_, events, 256, waitMs);
+        unixMinusSteady_ = unixNs() - steadyNs();
+        for (int i = 0; i < n; ++i) {
+            auto* c = static_cast<Conn*>(events[i].data.ptr);
+            if (c->fd < 0) continue;  // ended earlier in this batch
+            if (c->state == Conn::State::Connecting)
+                connected(*c);
+            else if (c->state == Conn::State::Sending)
+                send(*c);
+            else
+                receive(*c);
+        }
+        for (auto& r : ended_)
+            done.push_back(std::move(r));
+        ended_.clear();
+        graveyard_.clear();
+    }
+
+    void abortAll(const std::string& why, std::vector<ServeRequestResult>& done) override {
+        while (!live_.empty()) {
+            Conn& c = *live_.back();
+            end(c, "");
+            ended_.back().error = why;
+        }
+        for (auto& r : ended_)
+            done.push_back(std::move(r));
+        ended_.clear();
+        graveyard_.clear();
+    }
+
+    std::size_t live() const override { return live_.size(); }
+
+    std::string stampSource() const override {
+        if (kernelStamped_ == 0 && readStamped_ == 0)
+            return "kernel receive time (SO_TIMESTAMPING)";
+        if (readStamped_ == 0) return "kernel receive time (SO_TIMESTAMPING) for every read";
+        return "kernel receive time (SO_TIMESTAMPING) for " + std::to_string(kernelStamped_) +
+               " reads, read time for " + std::to_string(readStamped_);
+    }
+
+  private:
+    std::string serialize(std::string body) const {
+        http::request<http::string_body> req{http::verb::post, target_.path, 11};
+        req.set(http::field::host, target_.hostHeader);
+        req.set(http::field::user_agent, "warpscope-bench");
+        for (const auto& [name, value] : requestHeaders())
+            req.set(name, value);
+        req.keep_alive(true);
+        req.body() = std::move(body);
+        req.prepare_payload();
+        std::ostringstream out;
+        out << req;
+        return out.str();
+    }
+
+    void watch(Conn& c, std::uint32_t events, bool add) {
+        epoll_event ev{};
+        ev.events = events;
+        ev.data.ptr = &c;
+        epoll_ctl(epoll_, add ? EPOLL_CTL_ADD : EPOLL_CTL_MOD, c.fd, &ev);
+    }
+
+    // A kept-alive connection the server has not closed, else false.
+    bool reuseIdle(Conn& c) {
+        while (!idle_.empty()) {
+            int fd = idle_.back();
+            idle_.pop_back();
+            char b;
+            ssize_t got = ::recv(fd, &b, 1, MSG_PEEK | MSG_DONTWAIT);
+            if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+                c.fd = fd;
+                c.reused = true;
+                c.state = Conn::State::Sending;
+                watch(c, EPOLLOUT, true);
+                return true;
+            }
+            ::close(fd);  // closed by the server, or it sent something unasked
+        }
+        return false;
+    }
+
+    void connectFrom(Conn& c, std::size_t address) {
+        std::string lastError = "no address";
+        for (; address < addresses_.size(); ++address) {
+            const auto& a = addresses_[address];
+            const auto* sa = reinterpret_cast<const sockaddr*>(a.data());
+            int fd = ::socket(sa->sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+            if (fd < 0) {
+                lastError = errnoText(errno);
+                continue;
+            }
+            int one = 1;
+            setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+            enableReceiveStamps(fd);  // where refused, reads are timed when made
+            c.fd = fd;
+            c.address = address;
+            c.reused = false;
+            c.gotBytes = false;
+            if (::connect(fd, sa, static_cast<socklen_t>(a.size())) == 0) {
+                c.state = Conn::State::Sending;
+                watch(c, EPOLLOUT, true);
+                return;
+            }
+            if (errno == EINPROGRESS) {
+                c.state = Conn::State::Connecting;
+                watch(c, EPOLLOUT, true);
+                return;
+            }
+            lastError = errnoText(errno);
+            ::close(fd);
+            c.fd = -1;
+        }
+        end(c, "Failed to connect to " + target_.hostHeader + ": " + lastError);
+    }
+
+    void connected(Conn& c) {
+        int err = 0;
+        socklen_t len = sizeof err;
+        getsockopt(c.fd, SOL_SOCKET, SO_ERROR, &err, &len);
+        if (err != 0) {
+            if (c.address + 1 < addresses_.size()) {  // e.g. ::1 refused, 127.0.0.1 listens
+                epoll_ctl(epoll_, EPOLL_CTL_DEL, c.fd, nullptr);
+                ::close(c.fd);
+                c.fd = -1;
+                connectFrom(c, c.address + 1);
+            } else {
+                end(c, "Failed to connect to " + target_.hostHeader + ": " + errnoText(err));
+            }
+            return;
+        }
+        preferred_ = c.address;
+        c.state = Conn::State::Sending;
+        send(c);
+    }
+
+    void send(Conn& c) {
+        while (c.sent < c.request.size()) {
+            ssize_t n =
+                ::send(c.fd, c.request.data() + c.sent, c.request.size() - c.sent, MSG_NOSIGNAL);
+            if (n < 0) {
+                if (errno == EAGAIN || errno == EWOULDBLOCK) return;  // EPOLLOUT again
+                if (c.reused) return retry(c);
+                return end(c, "sending the request failed: " + errnoText(errno));
+            }
+            c.sent += static_cast<std::size_t>(n);
+        }
+        c.state = Conn::State::Receiving;
+        c.parser.emplace();
+        c.parser->eager(true);
+        // No limit: a stream runs as long as the server sends. (Not boost::none:
+        // Boost 1.74 compares a Content-Length against the empty optional.)
+        c.parser->body_limit(std::numeric_limits<std::uint64_t>::max());
+        watch(c, EPOLLIN, false);
+    }
+
+    // A reused connection the server closed before answering: once more on a
+    // new one, as browsers and libcurl do.
+    void retry(Conn& c) {
+        epoll_ctl(epoll_, EPOLL_CTL_DEL, c.fd, nullptr);
+        ::close(c.fd);
+        c.fd = -1;
+        c.sent = 0;
+        c.parser.reset();
+        c.pending.clear();
+        connectFrom(c, preferred_);
+    }
+
+    void receive(Conn& c) {
+        const StampedRead r = receiveStamped(c.fd, buffer_, sizeof buffer_);
+        const std::int64_t readNs = steadyNs();
+        if (r.bytes < 0) {
+            if (r.error == EAGAIN || r.error == EWOULDBLOCK || r.error == EINTR) return;
+            if (c.reused && !c.gotBytes) return retry(c);
+            return end(c, "receiving failed: " + errnoText(r.error));
+        }
+        if (r.bytes == 0) return closedByServer(c);
+        c.gotBytes = true;
+        std::int64_t atNs = readNs;
+        // A stamp from before the request or after this read is not one of
+        // this read's segments (or the clock was stepped): read time then.
+        const std::int64_t steady = r.unixNs ? *r.unixNs - unixMinusSteady_ : 0;
+        const bool stamped =
+            r.unixNs && steady <= readNs && steady + c.offsetNs >= c.stream.result.startNs;
+        if (stamped) atNs = steady;
+        ++(stamped ? kernelStamped_ : readStamped_);
+        feed(c, buffer_, static_cast<std::size_t>(r.bytes), atNs + c.offsetNs);
+    }
+
+    void closedByServer(Conn& c) {
+        if (c.reused && !c.gotBytes) return retry(c);
+        if (c.parser && c.parser->is_header_done()) {
+            boost::beast::error_code ec;
+            c.parser->put_eof(ec);  // ends a body that runs to the close
+            if (!ec && c.parser->is_done()) return end(c, "");
+        }
+        end(c, c.gotBytes ? "the server closed the connection before the response ended"
+                          : "the server closed the connection without a response");
+    }
+
+    // Parses what arrived; ends the request when its response is complete
+    // or cannot be read.
+    void feed(Conn& c, const char* data, std::size_t size, std::int64_t atNs) {
+        if (!c.pending.empty()) {
+            c.pending.append(data, size);
+            data = c.pending.data();
+            size = c.pending.size();
+        }
+        std::size_t used = 0;
+        while (true) {
+            auto& body = c.parser->get().body();
+            body.data = bodyBuffer_;
+            body.size = sizeof bodyBuffer_;
+            boost::beast::error_code ec;
+            const std::size_t took =
+                c.parser->put(boost::asio::const_buffer(data + used, size - used), ec);
+            used += took;
+            const std::size_t produced = sizeof bodyBuffer_ - body.size;
+            if (c.parser->is_header_done() && c.stream.status() == 0)
+                c.stream.setStatus(c.parser->get().result_int());
+            if (produced > 0 && !c.stream.body(bodyBuffer_, produced, atNs)) return end(c, "");
+            if (c.parser->is_done()) return complete(c);
+            if (ec == http::error::need_buffer) continue;
+            if (ec == http::error::need_more) break;
+            if (ec) return end(c, "malformed HTTP response: " + ec.message());
+            if (used == size || (took == 0 && produced == 0)) break;
+        }
+        if (used == size)
+            c.pending.clear();
+        else if (data == c.pending.data())
+            c.pending.erase(0, used);
+        else
+            c.pending.assign(data + used, size - used);
+    }
+
+    // A whole response: the connection goes back to the idle ones when both
+    // sides keep it.
+    void complete(Conn& c) {
+        const bool keep = c.parser->keep_alive();
+        if (keep) {
+            epoll_ctl(epoll_, EPOLL_CTL_DEL, c.fd, nullptr);
+            idle_.push_back(c.fd);
+            c.fd = -1;
+        }
+        end(c, "");
+    }
+
+    // The request's outcome moves to ended_; its connection is closed unless
+    // complete() kept it.
+    void end(Conn& c, const std::string& transportError) {
+        if (c.fd >= 0) {
+            epoll_ctl(epoll_, EPOLL_CTL_DEL, c.fd, nullptr);
+            ::close(c.fd);
+            c.fd = -1;
+        }
+        c.stream.finish(transportError, datasetInput(c.stream.result.id));
+        ended_.push_back(std::move(c.stream.result));
+        const std::size_t slot = c.slot;
+        graveyard_.push_back(std::move(live_[slot]));  // freed after the event batch
+        if (slot + 1 != live_.size()) {
+            live_[slot] = std::move(live_.back());
+            live_[slot]->slot = slot;
+        }
+        live_.pop_back();
+    }
+
+    void checkTimeouts() {
+        const auto now = ServeClock::now();
+        if (now - lastTimeoutCheck_ < std::chrono::milliseconds(20)) return;
+        lastTimeoutCheck_ = now;
+        for (std::size_t i = live_.size(); i-- > 0;) {
+            Conn& c = *live_[i];
+            if (c.state == Conn::State::Connecting && now >= c.connectDeadline)
+                end(c, "connecting to " + target_.hostHeader + " timed out");
+            else if (now >= c.deadline)
+                end(c, "the request timed out after " +
+                           std::to_string(static_cast<long long>(std::lround(o_.requestTimeoutS))) +
+                           " s");
+        }
+    }
+
+    const ServeLoadOptions& o_;
+    Target target_;
+    std::string resolveError_;
+    std::vector<std::string> addresses_;  // sockaddr bytes, in getaddrinfo's order
+    std::size_t preferred_ = 0;           // the address that last connected
+    int epoll_ = -1;
+    std::vector<std::unique_ptr<Conn>> live_;
+    std::vector<std::unique_ptr<Conn>> graveyard_;
+    std::vector<ServeRequestResult> ended_;
+    std::vector<int> idle_;
+    std::int64_t unixMinusSteady_ = unixNs() - steadyNs();
+    std::size_t kernelStamped_ = 0, readStamped_ = 0;
+    ServeClock::time_point lastTimeoutCheck_{};
+    char buffer_[65536];
+    char bodyBuffer_[65536];
+};
+
+}  // namespace
+
+std::unique_ptr<RequestLoop> makeSocketLoop(const ServeLoadOptions& options) {
+    return std::make_unique<SocketLoop>(options);
+}
+
+}  // namespace ws

@@ -1,0 +1,262 @@
+// bench serve's socket transport (--http-client socket) against a raw TCP
+// peer that writes canned bytes, well-formed or broken on purpose, and the
+// kernel receive stamps it times chunks by. The transport against the real
+// server is in serve_load_test.cpp.
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <sstream>
+#include <string>
+#include <thread>
+
+#include "record/serve_load.h"
+#include "record/stamped_receive.h"
+
+namespace ws::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+std::int64_t unixNowNs() {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(
+               std::chrono::system_clock::now().time_since_epoch())
+        .count();
+}
+
+// Listens on 127.0.0.1; runs `handler(fd, index)` for each accepted
+// connection in turn on its own thread, then closes it.
+class RawServer {
+  public:
+    explicit RawServer(std::function<void(int, int)> handler) : handler_(std::move(handler)) {
+        listener_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        sockaddr_in a{};
+        a.sin_family = AF_INET;
+        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        EXPECT_EQ(::bind(listener_, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+        EXPECT_EQ(::listen(listener_, 16), 0);
+        socklen_t len = sizeof a;
+        ::getsockname(listener_, reinterpret_cast<sockaddr*>(&a), &len);
+        port_ = ntohs(a.sin_port);
+        thread_ = std::thread([this] { serve(); });
+    }
+    ~RawServer() {
+        stop_ = true;
+        thread_.join();
+        ::close(listener_);
+    }
+    std::string endpoint() const { return "http://127.0.0.1:" + std::to_string(port_); }
+    int connections() const { return accepted_; }
+    bool stopping() const { return stop_; }
+
+  private:
+    void serve() {
+        while (!stop_) {
+            pollfd p{listener_, POLLIN, 0};
+            if (::poll(&p, 1, 20) <= 0) continue;
+            int fd = ::accept(listener_, nullptr, nullptr);
+            if (fd < 0) continue;
+            handler_(fd, accepted_++);
+            ::close(fd);
+        }
+    }
+    std::function<void(int, int)> handler_;
+    int listener_ = -1;
+    int port_ = 0;
+    std::atomic<int> accepted_{0};
+    std::atomic<bool> stop_{false};
+    std::thread thread_;
+};
+
+// Whatever the client sent within 5 s (a request arrives in one segment on
+// loopback); empty when it closed.
+std::string readRequest(int fd) {
+    pollfd p{fd, POLLIN, 0};
+    if (::poll(&p, 1, 5000) <= 0) return {};
+    char buf[65536];
+    ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+    return n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : std::string();
+}
+
+void write(int fd, const std::string& bytes) {
+    ASSERT_EQ(::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL),
+              static_cast<ssize_t>(bytes.size()));
+}
+
+const std::string kEvents =
+    "data: {\"choices\":[{\"text\":\"a\"}]}\n\n"
+    "data: {\"choices\":[{\"text\":\"b\"}]}\n\n"
+    "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":4,\"completion_tokens\":2}}\n\n"
+    "data: [DONE]\n\n";
+
+std::string withLength(const std::string& body) {
+    return "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nContent-Length: " +
+           std::to_string(body.size()) + "\r\n\r\n" + body;
+}
+
+ServeLoadOptions options(const RawServer& server, int prompts) {
+    ServeLoadOptions o;
+    o.endpoint = server.endpoint();
+    o.model = "m";
+    o.numPrompts = prompts;
+    o.inputLen = 4;
+    o.outputLen = 2;
+    o.maxConcurrency = 1;
+    o.warmup = false;
+    o.requestTimeoutS = 10;
+    o.httpClient = "socket";
+    return o;
+}
+
+TEST(StampedReceive, TheStampIsWhenBytesArrivedNotWhenTheyWereRead) {
+    RawServer server([](int fd, int) {
+        std::this_thread::sleep_for(10ms);
+        write(fd, "chunk");
+        readRequest(fd);  // until the client closes
+    });
+    int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    ASSERT_TRUE(enableReceiveStamps(fd));
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    a.sin_port = htons(static_cast<std::uint16_t>(std::stoi(server.endpoint().substr(17))));
+    ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+    const std::int64_t connected = unixNowNs();
+    std::this_thread::sleep_for(200ms);  // the chunk waits in the socket
+    char buf[64];
+    auto r = receiveStamped(fd, buf, sizeof buf);
+    const std::int64_t readAt = unixNowNs();
+    ::close(fd);
+    ASSERT_EQ(r.bytes, 5);
+    ASSERT_TRUE(r.unixNs.has_value());
+    EXPECT_GE(*r.unixNs, connected);
+    EXPECT_LT(*r.unixNs - connected, 150'000'000);  // sent ~10 ms after the connect
+    EXPECT_GT(readAt - *r.unixNs, 50'000'000);      // read ~190 ms after it arrived
+}
+
+TEST(SocketClient, LengthAndCloseDelimitedStreamsCompleteOnAKeptConnection) {
+    // Every request on one connection, answered with a Content-Length body.
+    RawServer kept([](int fd, int) {
+        while (!readRequest(fd).empty())
+            write(fd, withLength(kEvents));
+    });
+    auto r = runServeLoad(options(kept, 3));
+    ASSERT_EQ(r.requests.size(), 3u);
+    for (const auto& q : r.requests) {
+        EXPECT_TRUE(q.error.empty()) << q.error;
+        EXPECT_EQ(q.chunkNs.size(), 2u);
+        EXPECT_EQ(q.outputTokens, 2);
+        EXPECT_EQ(q.promptTokens, 4);
+    }
+    EXPECT_EQ(kept.connections(), 1);
+    EXPECT_NE(r.stampSource.find("kernel receive time"), std::string::npos) << r.stampSource;
+
+    // A body that runs to the close (no length, not chunked).
+    RawServer closing([](int fd, int) {
+        readRequest(fd);
+        write(fd, "HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n" + kEvents);
+    });
+    r = runServeLoad(options(closing, 2));
+    ASSERT_EQ(r.requests.size(), 2u);
+    for (const auto& q : r.requests) {
+        EXPECT_TRUE(q.error.empty()) << q.error;
+        EXPECT_EQ(q.chunkNs.size(), 2u);
+    }
+    EXPECT_EQ(closing.connections(), 2);
+}
+
+TEST(SocketClient, AKeptConnectionClosedUnderARequestIsRetriedOnce) {
+    // The first connection answers one request, then closes on the next one
+    // unanswered, as a server's keep-alive timeout does.
+    RawServer server([](int fd, int index) {
+        readRequest(fd);
+        write(fd, withLength(kEvents));
+        if (index == 0) {
+            readRequest(fd);
+            return;
+        }
+        while (!readRequest(fd).empty())
+            write(fd, withLength(kEvents));
+    });
+    auto r = runServeLoad(options(server, 3));
+    ASSERT_EQ(r.requests.size(), 3u);
+    for (const auto& q : r.requests)
+        EXPECT_TRUE(q.error.empty()) << q.error;
+    EXPECT_EQ(server.connections(), 2);
+}
+
+std::string onlyError(const RawServer& server, double timeoutS = 10) {
+    auto o = options(server, 1);
+    o.requestTimeoutS = timeoutS;
+    auto r = runServeLoad(o);
+    EXPECT_EQ(r.requests.size(), 1u);
+    return r.requests.empty() ? "" : r.requests[0].error;
+}
+
+TEST(SocketClient, BrokenResponsesFailWithTheirCauseAndNothingHangs) {
+    const auto started = std::chrono::steady_clock::now();
+    RawServer garbage([](int fd, int) {
+        readRequest(fd);
+        write(fd, "NOT HTTP AT ALL\r\n\r\n");
+    });
+    EXPECT_NE(onlyError(garbage).find("malformed HTTP response"), std::string::npos)
+        << onlyError(garbage);
+
+    RawServer silentClose([](int fd, int) { readRequest(fd); });
+    EXPECT_EQ(onlyError(silentClose), "the server closed the connection without a response");
+
+    RawServer cut([](int fd, int) {
+        readRequest(fd);
+        const std::string event = "data: {\"choices\":[{\"text\":\"a\"}]}\n\n";
+        std::ostringstream size;
+        size << std::hex << event.size();
+        write(fd, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + size.str() + "\r\n" +
+                      event + "\r\n");
+    });
+    EXPECT_EQ(onlyError(cut), "the server closed the connection before the response ended");
+
+    RawServer badEvent([](int fd, int) {
+        readRequest(fd);
+        write(fd, withLength("data: {\"choices\": [\n\n"));
+    });
+    EXPECT_NE(onlyError(badEvent).find("malformed SSE event"), std::string::npos);
+
+    RawServer notFound([](int fd, int) {
+        readRequest(fd);
+        write(fd, "HTTP/1.1 404 Not Found\r\nContent-Length: 17\r\n\r\nno such model: m\n");
+    });
+    EXPECT_EQ(onlyError(notFound), "HTTP 404: no such model: m\n");
+
+    // Accepts and never answers: the request's own timeout ends it.
+    RawServer silent([](int fd, int) {
+        readRequest(fd);
+        readRequest(fd);  // until the client gives up and closes
+    });
+    EXPECT_NE(onlyError(silent, 0.3).find("timed out"), std::string::npos);
+    EXPECT_LT(std::chrono::steady_clock::now() - started, 20s);
+}
+
+TEST(SocketClient, HttpsIsLibcurlsAndABadChoiceIsRefused) {
+    ServeLoadOptions o;
+    o.endpoint = "https://127.0.0.1:1";
+    o.model = "m";
+    o.numPrompts = 1;
+    o.warmup = false;
+    o.httpClient = "socket";
+    EXPECT_THROW(runServeLoad(o), std::runtime_error);
+    o.httpClient = "auto";  // libcurl: the request fails, nothing throws
+    auto r = runServeLoad(o);
+    ASSERT_EQ(r.requests.size(), 1u);
+    EXPECT_FALSE(r.requests[0].error.empty());
+    EXPECT_NE(r.stampSource.find("libcurl"), std::string::npos);
+    o.httpClient = "fastest";
+    EXPECT_THROW(runServeLoad(o), std::runtime_error);
+}
+
+}  // namespace
+}  // namespace ws::testing

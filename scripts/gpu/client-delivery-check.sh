@@ -5,6 +5,9 @@
 # client token, its arrival minus the end of the latest engine.step before
 # it (the step that produced it; one clock). That span holds the server's
 # SSE write and the client's read: an upper bound on what the client adds.
+# Each point runs with both of the client's transports, side by side: the
+# socket loop (chunks timed by the kernel's receive stamp) and libcurl (timed
+# when read).
 # Usage: client-delivery-check.sh BUILD_DIR OUT_DIR
 source "$(dirname "$0")/lib.sh"
 ws_args "BUILD_DIR OUT_DIR" 2 "$@"
@@ -15,12 +18,12 @@ db=$out/delivery.wsdb
 rm -f "$db"*
 port=8501
 ws_header
-for point in "1 64" "256 512"; do
-  read -r concurrency prompts <<<"$point"
-  echo "== concurrency $concurrency, $prompts prompts"
+for point in "1 64 socket" "1 64 libcurl" "256 512 socket" "256 512 libcurl"; do
+  read -r concurrency prompts client <<<"$point"
+  echo "== concurrency $concurrency, $prompts prompts, --http-client $client"
   timeout 300 "$cli" bench serve --endpoint "http://127.0.0.1:$port" --model serve-llama-1b \
     --input-len 128 --output-len 64 --ignore-eos --seed 1 --num-prompts "$prompts" \
-    --max-concurrency "$concurrency" --label "delivery-c$concurrency" --db "$db" \
+    --max-concurrency "$concurrency" --http-client "$client" --label "delivery-c$concurrency-$client" --db "$db" \
     --server-timeout 300 --server -- "$runner" serve "$preset" --port "$port" > "$tmp/c$concurrency.txt" 2>&1 || fail=1
   grep -aE "^(requests|ttft|itl|client:)" "$tmp/c$concurrency.txt"
   grep -aiE "request [0-9]+.*(fail|error)|error:" "$tmp/c$concurrency.txt" | head -5

@@ -26,9 +26,9 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "record/serve_response_reader.h"
 #include "record/stamped_receive.h"
 #include "serve_request_loop.h"
-#include "serve_stream.h"
 
 namespace ws {
 
@@ -75,20 +75,17 @@ std::string errnoText(int e) {
 }
 
 struct Conn {
-    explicit Conn(bool chat) : stream(chat) {}
+    explicit Conn(bool chat) : reader(chat) {}
     int fd = -1;
     enum class State { Connecting, Sending, Receiving } state = State::Connecting;
     std::size_t address = 0;  // index into the resolved addresses
     bool reused = false;      // a kept-alive connection: may be closed under us once
-    bool gotBytes = false;
     std::string request;
     std::size_t sent = 0;
-    std::optional<http::response_parser<http::buffer_body>> parser;
-    std::string pending;  // bytes the parser has not taken yet
     std::int64_t offsetNs = 0;
     ServeClock::time_point deadline{}, connectDeadline{};
     std::size_t slot = 0;  // index in live_
-    ServeStream stream;
+    ServeResponseReader reader;
 };
 
 class SocketLoop final : public RequestLoop {
@@ -121,13 +118,13 @@ class SocketLoop final : public RequestLoop {
     void start(std::int64_t id, const ServePrompt& p, std::int64_t offsetNs) override {
         auto c = std::make_unique<Conn>(o_.backend == "openai-chat");
         c->offsetNs = offsetNs;
-        c->stream.result.id = id;
+        c->reader.result().id = id;
         c->request = serialize(requestBody(o_, p));
         const auto now = ServeClock::now();
         c->deadline = now + std::chrono::duration_cast<ServeClock::duration>(
                                 std::chrono::duration<double>(o_.requestTimeoutS));
         c->connectDeadline = std::min(c->deadline, now + std::chrono::seconds(30));
-        c->stream.result.startNs = steadyNs() + offsetNs;
+        c->reader.result().startNs = steadyNs() + offsetNs;
         c->slot = live_.size();
         Conn* raw = c.get();
         live_.push_back(std::move(c));
@@ -239,7 +236,7 @@ class SocketLoop final : public RequestLoop {
             c.fd = fd;
             c.address = address;
             c.reused = false;
-            c.gotBytes = false;
+            c.reader.restart();
             if (::connect(fd, sa, static_cast<socklen_t>(a.size())) == 0) {
                 c.state = Conn::State::Sending;
                 watch(c, EPOLLOUT, true);
@@ -289,11 +286,6 @@ class SocketLoop final : public RequestLoop {
             c.sent += static_cast<std::size_t>(n);
         }
         c.state = Conn::State::Receiving;
-        c.parser.emplace();
-        c.parser->eager(true);
-        // No limit: a stream runs as long as the server sends. (Not boost::none:
-        // Boost 1.74 compares a Content-Length against the empty optional.)
-        c.parser->body_limit(std::numeric_limits<std::uint64_t>::max());
         watch(c, EPOLLIN, false);
     }
 
@@ -304,8 +296,6 @@ class SocketLoop final : public RequestLoop {
         ::close(c.fd);
         c.fd = -1;
         c.sent = 0;
-        c.parser.reset();
-        c.pending.clear();
         connectFrom(c, preferred_);
     }
 
@@ -314,90 +304,46 @@ class SocketLoop final : public RequestLoop {
         const std::int64_t readNs = steadyNs();
         if (r.bytes < 0) {
             if (r.error == EAGAIN || r.error == EWOULDBLOCK || r.error == EINTR) return;
-            if (c.reused && !c.gotBytes) return retry(c);
+            if (c.reused && !c.reader.gotBytes()) return retry(c);
             return end(c, "receiving failed: " + errnoText(r.error));
         }
-        if (r.bytes == 0) return closedByServer(c);
-        c.gotBytes = true;
+        if (r.bytes == 0) {
+            if (c.reused && !c.reader.gotBytes()) return retry(c);
+            return settle(c, c.reader.closed());
+        }
         std::int64_t atNs = readNs;
         // A stamp from before the request or after this read is not one of
         // this read's segments (or the clock was stepped): read time then.
         const std::int64_t steady = r.unixNs ? *r.unixNs - unixMinusSteady_ : 0;
         const bool stamped =
-            r.unixNs && steady <= readNs && steady + c.offsetNs >= c.stream.result.startNs;
+            r.unixNs && steady <= readNs && steady + c.offsetNs >= c.reader.result().startNs;
         if (stamped) atNs = steady;
         ++(stamped ? kernelStamped_ : readStamped_);
-        feed(c, buffer_, static_cast<std::size_t>(r.bytes), atNs + c.offsetNs);
+        settle(c, c.reader.feed(buffer_, static_cast<std::size_t>(r.bytes), atNs + c.offsetNs));
     }
 
-    void closedByServer(Conn& c) {
-        if (c.reused && !c.gotBytes) return retry(c);
-        if (c.parser && c.parser->is_header_done()) {
-            boost::beast::error_code ec;
-            c.parser->put_eof(ec);  // ends a body that runs to the close
-            if (!ec && c.parser->is_done()) return end(c, "");
-        }
-        end(c, c.gotBytes ? "the server closed the connection before the response ended"
-                          : "the server closed the connection without a response");
-    }
-
-    // Parses what arrived; ends the request when its response is complete
-    // or cannot be read.
-    void feed(Conn& c, const char* data, std::size_t size, std::int64_t atNs) {
-        if (!c.pending.empty()) {
-            c.pending.append(data, size);
-            data = c.pending.data();
-            size = c.pending.size();
-        }
-        std::size_t used = 0;
-        while (true) {
-            auto& body = c.parser->get().body();
-            body.data = bodyBuffer_;
-            body.size = sizeof bodyBuffer_;
-            boost::beast::error_code ec;
-            const std::size_t took =
-                c.parser->put(boost::asio::const_buffer(data + used, size - used), ec);
-            used += took;
-            const std::size_t produced = sizeof bodyBuffer_ - body.size;
-            if (c.parser->is_header_done() && c.stream.status() == 0)
-                c.stream.setStatus(c.parser->get().result_int());
-            if (produced > 0 && !c.stream.body(bodyBuffer_, produced, atNs)) return end(c, "");
-            if (c.parser->is_done()) return complete(c);
-            if (ec == http::error::need_buffer) continue;
-            if (ec == http::error::need_more) break;
-            if (ec) return end(c, "malformed HTTP response: " + ec.message());
-            if (used == size || (took == 0 && produced == 0)) break;
-        }
-        if (used == size)
-            c.pending.clear();
-        else if (data == c.pending.data())
-            c.pending.erase(0, used);
-        else
-            c.pending.assign(data + used, size - used);
-    }
-
-    // A whole response: the connection goes back to the idle ones when both
-    // sides keep it.
-    void complete(Conn& c) {
-        const bool keep = c.parser->keep_alive();
-        if (keep) {
+    // Ends the request once its response is read or broken; a whole
+    // response's connection goes back to the idle ones when both sides keep it.
+    void settle(Conn& c, ServeResponseReader::Progress progress) {
+        if (progress == ServeResponseReader::Progress::More) return;
+        if (progress == ServeResponseReader::Progress::Done && c.reader.keepAlive()) {
             epoll_ctl(epoll_, EPOLL_CTL_DEL, c.fd, nullptr);
             idle_.push_back(c.fd);
             c.fd = -1;
         }
-        end(c, "");
+        end(c, progress == ServeResponseReader::Progress::Failed ? c.reader.failure() : "");
     }
 
     // The request's outcome moves to ended_; its connection is closed unless
-    // complete() kept it.
+    // settle() kept it.
     void end(Conn& c, const std::string& transportError) {
         if (c.fd >= 0) {
             epoll_ctl(epoll_, EPOLL_CTL_DEL, c.fd, nullptr);
             ::close(c.fd);
             c.fd = -1;
         }
-        c.stream.finish(transportError, datasetInput(c.stream.result.id));
-        ended_.push_back(std::move(c.stream.result));
+        c.reader.finish(transportError, datasetInput(c.reader.result().id));
+        ended_.push_back(std::move(c.reader.result()));
         const std::size_t slot = c.slot;
         graveyard_.push_back(std::move(live_[slot]));  // freed after the event batch
         if (slot + 1 != live_.size()) {
@@ -436,7 +382,6 @@ class SocketLoop final : public RequestLoop {
     std::size_t kernelStamped_ = 0, readStamped_ = 0;
     ServeClock::time_point lastTimeoutCheck_{};
     char buffer_[65536];
-    char bodyBuffer_[65536];
 };
 
 }  // namespace

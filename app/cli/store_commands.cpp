@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "analysis/capture_cost.h"
+#include "analysis/client_measurement.h"
 #include "cli/cli_args.h"
 #include "cli/commands.h"
 #include "cli/open_store.h"
@@ -105,6 +106,8 @@ int cmdShow(const std::vector<std::string>& argv) {
     auto properties = runProperties(*store, id);
     // The line without its "capture cost " lead, which the row names.
     if (auto cost = captureCostLine(properties)) row("capture cost", cost->substr(13));
+    // The same for the client's line without its "client: " lead.
+    if (auto client = clientMeasurementLine(properties)) row("client", client->substr(8));
     if (!properties.empty()) std::cout << "properties\n";
     std::size_t width = 0;
     for (const auto& p : properties)

@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "analysis/capture_cost.h"
+#include "analysis/client_measurement.h"
 #include "analysis/statistics.h"
 #include "util/format.h"
 #include "util/version.h"
@@ -406,6 +407,7 @@ std::string writeReport(const ReportData& d, ReportFormat format, const ChartSou
         if (l.energyPerOutputTokenJ)
             items.push_back("energy " + formatFixed(*l.energyPerOutputTokenJ, 3) +
                             " J per output token");
+        if (auto client = clientMeasurementLine(d.properties)) items.push_back(*client);
         doc.list(items);
         doc.image(chart("latency"), "TTFT and TPOT distributions (CDF)");
         doc.image(chart("token-latency"), "Per-token latency across decode steps");

@@ -399,6 +399,13 @@ TEST_F(ServeLoad, CliStoresTheRunAndItsVllmResultImportsBackEqual) {
         {WARPSCOPE_CLI_PATH, "stats", "1", "--goodput", "ttft:5000,tpot:5000", "--db", db});
     ASSERT_EQ(stats.exitCode, 0) << stats.err;
     EXPECT_NE(bench.out.find(stats.out), std::string::npos) << bench.out << "\n---\n" << stats.out;
+    // show says how far the token times can be trusted.
+    auto show = runProcess({WARPSCOPE_CLI_PATH, "show", "1", "--db", db});
+    ASSERT_EQ(show.exitCode, 0) << show.err;
+    EXPECT_NE(show.out.find("chunk arrivals are kernel receive time (SO_TIMESTAMPING)"),
+              std::string::npos)
+        << show.out;
+    EXPECT_NE(show.out.find("added"), std::string::npos) << show.out;
 
     auto imported = runProcess({WARPSCOPE_CLI_PATH, "import", result, "--db", db});
     ASSERT_EQ(imported.exitCode, 0) << imported.err;

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "analysis/capture_cost.h"
+#include "analysis/client_measurement.h"
 #include "analysis/kernel_summary.h"
 #include "model/counter_metrics.h"
 #include "util/format.h"
@@ -91,6 +92,8 @@ QString runDetailsHtml(const RunDetails& d) {
                     .arg(count(r.droppedRecords));
     if (auto cost = captureCostLine(d.properties))
         html += QStringLiteral("<p>%1.</p>").arg(QString::fromStdString(*cost).toHtmlEscaped());
+    if (auto client = clientMeasurementLine(d.properties))
+        html += QStringLiteral("<p>%1.</p>").arg(QString::fromStdString(*client).toHtmlEscaped());
 
     Table run(QStringLiteral("Run"));
     run.row(QStringLiteral("Status"), status)

@@ -4,11 +4,13 @@
 # with bench serve --server, every point its own run of one sweep group; then
 # what capture costs the client's TPOT at concurrency 1: the same load against
 # the same server untraced, in the same session.
-# Usage: [MODEL=serve-llama-8b] [SWEEP=1,4,16,64,128] [PROMPTS=128] sweep-check.sh BUILD_DIR OUT_DIR
+# Usage: [MODEL=serve-llama-8b] [SWEEP=1,4,16,64,128] [PROMPTS=128] [INPUT_LEN=1024 OUTPUT_LEN=256]
+#        sweep-check.sh BUILD_DIR OUT_DIR
 # MODEL names a preset in resources/workloads (default serve-llama-1b), SWEEP
 # the concurrencies (default 1,4,16,64), PROMPTS the requests a point (64),
 # UNTRACED_PROMPTS those of the untraced concurrency-1 load (PROMPTS),
-# GRAPH_TRACE node|graph how the recorded server's CUDA graphs are traced (node).
+# GRAPH_TRACE node|graph how the recorded server's CUDA graphs are traced (node),
+# INPUT_LEN and OUTPUT_LEN the random prompts' tokens (256 and 64).
 source "$(dirname "$0")/lib.sh"
 ws_args "BUILD_DIR OUT_DIR" 2 "$@"
 cli=$build/app/warpscope-cli
@@ -20,7 +22,7 @@ preset=$src/resources/workloads/$model.toml
 db=$out/sweep.wsdb
 rm -f "$db"*
 port=8471
-load=(--model "$model" --input-len 256 --output-len 64 --ignore-eos --seed 1)
+load=(--model "$model" --input-len "${INPUT_LEN:-256}" --output-len "${OUTPUT_LEN:-64}" --ignore-eos --seed 1)
 ws_header
 
 echo "== $model: sweep, max-concurrency $sweep, $prompts requests a point, recorded with --server"

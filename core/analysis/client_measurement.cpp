@@ -41,6 +41,12 @@ std::optional<std::string> clientMeasurementLine(
                 " to ITL at the median (p99 " + micros(*first99) + " and " + micros(*itl99) + ")";
     else
         line += "; the server did not stamp its writes, so what the client added is not measured";
+    auto read = integer(properties, "client.chunks_read");
+    auto sharing = integer(properties, "client.chunks_sharing_a_read");
+    if (read && sharing && *sharing > 0 && *read > 0)
+        line += "; " + std::to_string(*sharing) + " of " + std::to_string(*read) + " chunks (" +
+                formatFixed(100.0 * static_cast<double>(*sharing) / static_cast<double>(*read), 1) +
+                " %) came in one read with another and carry the time of the read's last bytes";
     return line;
 }
 

@@ -188,6 +188,8 @@ ServeLoadResult runServeLoad(const ServeLoadOptions& o) {
     out.notSent = static_cast<int>(n - next);
     out.peakConcurrency = loop.peak();
     out.stampSource = loop.stampSource();
+    out.chunksRead = loop.chunksRead();
+    out.chunksSharingARead = loop.chunksSharingARead();
     std::sort(done.begin(), done.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
     out.requests = std::move(done);
     return out;

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <functional>
 #include <mutex>
 #include <stdexcept>
 
@@ -43,6 +44,7 @@ struct Transfer {
     char curlError[CURL_ERROR_SIZE] = {};
     std::int64_t offsetNs = 0;
     ServeStream stream;
+    std::function<void(std::size_t)> noteRead;  // text chunks this write carried
 
     std::size_t receive(const char* data, std::size_t size) {
         const std::int64_t atNs = steadyNs() + offsetNs;
@@ -51,7 +53,10 @@ struct Transfer {
             curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &status);
             stream.setStatus(status);
         }
-        return stream.body(data, size, atNs) ? size : 0;  // 0 aborts: CURLE_WRITE_ERROR
+        const std::size_t before = stream.result.chunkNs.size();
+        const bool ok = stream.body(data, size, atNs);
+        noteRead(stream.result.chunkNs.size() - before);
+        return ok ? size : 0;  // 0 aborts: CURLE_WRITE_ERROR
     }
     static std::size_t write(char* data, std::size_t, std::size_t n, void* self) {
         return static_cast<Transfer*>(self)->receive(data, n);
@@ -99,6 +104,7 @@ class CurlLoop final : public RequestLoop {
     void start(std::int64_t id, const ServePrompt& p, std::int64_t offsetNs) override {
         auto t = std::make_unique<Transfer>(o_.backend == "openai-chat");
         t->offsetNs = offsetNs;
+        t->noteRead = [this](std::size_t chunks) { this->noteRead(chunks); };
         t->stream.result.id = id;
         t->payload = requestBody(o_, p);
         t->easy = curl_easy_init();

@@ -95,6 +95,8 @@ RunStatus writeServeRequests(Store& store, RunId id, const ServeLoadOptions& o,
     set("benchmark_duration_ns", std::to_string(r.endedNs - r.startedNs));
     set("client.cpu_ns", std::to_string(r.clientCpuNs));
     if (!r.stampSource.empty()) set("client.chunk_time", r.stampSource);
+    set("client.chunks_read", std::to_string(r.chunksRead));
+    set("client.chunks_sharing_a_read", std::to_string(r.chunksSharingARead));
     if (auto d = emitDelays(r); d.chunks > 0) {
         set("client.emit_delay_chunks", std::to_string(d.chunks));
         set("client.emit_delay_p50_ns", std::to_string(d.p50Ns));

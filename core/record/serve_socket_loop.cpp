@@ -319,7 +319,11 @@ class SocketLoop final : public RequestLoop {
             r.unixNs && steady <= readNs && steady + c.offsetNs >= c.reader.result().startNs;
         if (stamped) atNs = steady;
         ++(stamped ? kernelStamped_ : readStamped_);
-        settle(c, c.reader.feed(buffer_, static_cast<std::size_t>(r.bytes), atNs + c.offsetNs));
+        const std::size_t before = c.reader.result().chunkNs.size();
+        const auto progress =
+            c.reader.feed(buffer_, static_cast<std::size_t>(r.bytes), atNs + c.offsetNs);
+        noteRead(c.reader.result().chunkNs.size() - before);
+        settle(c, progress);
     }
 
     // Ends the request once its response is read or broken; a whole

@@ -211,6 +211,11 @@ TEST_P(ServeLoadEitherClient, CountsAreExactLatenciesFollowThePaceAndConcurrency
         }
     }
     EXPECT_GT(r.clientCpuNs, 0);
+    std::size_t chunks = 0;
+    for (const auto& q : r.requests)
+        chunks += q.chunkNs.size();
+    EXPECT_EQ(r.chunksRead, chunks);
+    EXPECT_LE(r.chunksSharingARead, chunks);
     const auto delays = emitDelays(r);
     EXPECT_GT(delays.chunks, 0u);
     EXPECT_LE(delays.p50Ns, delays.p99Ns);

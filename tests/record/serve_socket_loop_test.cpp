@@ -155,6 +155,9 @@ TEST(SocketClient, LengthAndCloseDelimitedStreamsCompleteOnAKeptConnection) {
     }
     EXPECT_EQ(kept.connections(), 1);
     EXPECT_NE(r.stampSource.find("kernel receive time"), std::string::npos) << r.stampSource;
+    // Each response came in one write: its two chunks share a read and its time.
+    EXPECT_EQ(r.chunksRead, 6u);
+    EXPECT_EQ(r.chunksSharingARead, 6u);
 
     // A body that runs to the close (no length, not chunked).
     RawServer closing([](int fd, int) {

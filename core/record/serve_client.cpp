@@ -69,7 +69,10 @@ std::unique_ptr<RequestLoop> makeRequestLoop(const ServeLoadOptions& o) {
     bool proxied = false;
     for (const char* name : {"http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY"})
         if (const char* v = std::getenv(name); v && *v) proxied = true;
-    const bool plain = requestUrl(o).rfind("http://", 0) == 0;
+    // Credentials in the URL (user:password@) are libcurl's too (Basic auth).
+    const std::string url = requestUrl(o);
+    const bool plain = url.rfind("http://", 0) == 0 &&
+                       url.find('@') >= url.find('/', std::string("http://").size());
     return plain && !proxied ? makeSocketLoop(o) : makeCurlLoop(o);
 }
 

@@ -20,6 +20,8 @@
 #include <boost/beast/http.hpp>
 #include <cerrno>
 #include <cmath>
+#include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <optional>
@@ -74,17 +76,38 @@ std::string errnoText(int e) {
     return std::strerror(e);
 }
 
+// Unix minus steady time, read between two steady readings (the narrower of
+// two tries), so a preemption between the reads does not shift every stamp.
+std::int64_t unixMinusSteady() {
+    std::int64_t best = 0, width = INT64_MAX;
+    for (int i = 0; i < 2; ++i) {
+        const std::int64_t a = steadyNs(), u = unixNs(), b = steadyNs();
+        if (b - a < width) {
+            width = b - a;
+            best = u - (a + (b - a) / 2);
+        }
+    }
+    return best;
+}
+
+std::string formatSeconds(double s) {
+    char text[32];
+    std::snprintf(text, sizeof text, s < 10 ? "%.3g s" : "%.0f s", s);
+    return text;
+}
+
 struct Conn {
     explicit Conn(bool chat) : reader(chat) {}
     int fd = -1;
     enum class State { Connecting, Sending, Receiving } state = State::Connecting;
-    std::size_t address = 0;  // index into the resolved addresses
+    std::size_t attempt = 0;  // which address (connectOrder) this connection tries
     bool reused = false;      // a kept-alive connection: may be closed under us once
     std::string request;
     std::size_t sent = 0;
     std::int64_t offsetNs = 0;
-    ServeClock::time_point deadline{}, connectDeadline{};
-    std::size_t slot = 0;  // index in live_
+    ServeClock::time_point deadline{}, connectDeadline{}, attemptDeadline{};
+    std::string sendError;  // sending failed; a response may still be read
+    std::size_t slot = 0;   // index in live_
     ServeResponseReader reader;
 };
 
@@ -121,9 +144,9 @@ class SocketLoop final : public RequestLoop {
         c->reader.result().id = id;
         c->request = serialize(requestBody(o_, p));
         const auto now = ServeClock::now();
+        // At most ~115 days: a larger --request-timeout would overflow the clock.
         c->deadline = now + std::chrono::duration_cast<ServeClock::duration>(
-                                std::chrono::duration<double>(o_.requestTimeoutS));
-        c->connectDeadline = std::min(c->deadline, now + std::chrono::seconds(30));
+                                std::chrono::duration<double>(std::min(o_.requestTimeoutS, 1e7)));
         c->reader.result().startNs = steadyNs() + offsetNs;
         c->slot = live_.size();
         Conn* raw = c.get();
@@ -132,7 +155,7 @@ class SocketLoop final : public RequestLoop {
         if (!resolveError_.empty())
             end(*raw, resolveError_);
         else if (!reuseIdle(*raw))
-            connectFrom(*raw, preferred_);
+            connect(*raw);
     }
 
     void step(int waitMs, std::vector<ServeRequestResult>& done) override {
@@ -140,16 +163,16 @@ class SocketLoop final : public RequestLoop {
         if (!ended_.empty()) waitMs = 0;
         epoll_event events[256];
         const int n = epoll_wait(epoll_, events, 256, waitMs);
-        unixMinusSteady_ = unixNs() - steadyNs();
+        unixMinusSteady_ = unixMinusSteady();
         for (int i = 0; i < n; ++i) {
             auto* c = static_cast<Conn*>(events[i].data.ptr);
             if (c->fd < 0) continue;  // ended earlier in this batch
             if (c->state == Conn::State::Connecting)
                 connected(*c);
-            else if (c->state == Conn::State::Sending)
+            else if (c->state == Conn::State::Sending && !(events[i].events & EPOLLIN))
                 send(*c);
             else
-                receive(*c);
+                receive(*c);  // an answer, even one sent before the request was
         }
         for (auto& r : ended_)
             done.push_back(std::move(r));
@@ -169,7 +192,9 @@ class SocketLoop final : public RequestLoop {
         graveyard_.clear();
     }
 
-    std::size_t live() const override { return live_.size(); }
+    // Requests that ended inside start() (no address, no socket) count until
+    // step() hands them over, so the caller steps at least once more.
+    std::size_t live() const override { return live_.size() + ended_.size(); }
 
     std::string stampSource() const override {
         if (kernelStamped_ == 0 && readStamped_ == 0)
@@ -212,7 +237,8 @@ class SocketLoop final : public RequestLoop {
                 c.fd = fd;
                 c.reused = true;
                 c.state = Conn::State::Sending;
-                watch(c, EPOLLOUT, true);
+                c.reader.restart();
+                watch(c, EPOLLOUT | EPOLLIN, true);
                 return true;
             }
             ::close(fd);  // closed by the server, or it sent something unasked
@@ -220,10 +246,27 @@ class SocketLoop final : public RequestLoop {
         return false;
     }
 
-    void connectFrom(Conn& c, std::size_t address) {
+    // The address of attempt k: the one that last connected first, then the
+    // others in getaddrinfo's order.
+    std::size_t connectOrder(std::size_t k) const {
+        if (k == 0) return preferred_;
+        return k - 1 < preferred_ ? k - 1 : k;
+    }
+    std::string where() const { return target_.host + " port " + target_.port; }
+
+    // A new connection, from attempt `attempt` on: an address that refuses at
+    // once, or does not answer within 1 s while others are left (IPv6 listed
+    // but not routed), gives way to the next.
+    void connect(Conn& c, std::size_t attempt = 0) {
+        const auto now = ServeClock::now();
+        if (attempt == 0) c.connectDeadline = std::min(c.deadline, now + std::chrono::seconds(30));
+        c.reused = false;
+        c.sent = 0;
+        c.sendError.clear();
+        c.reader.restart();
         std::string lastError = "no address";
-        for (; address < addresses_.size(); ++address) {
-            const auto& a = addresses_[address];
+        for (; attempt < addresses_.size(); ++attempt) {
+            const auto& a = addresses_[connectOrder(attempt)];
             const auto* sa = reinterpret_cast<const sockaddr*>(a.data());
             int fd = ::socket(sa->sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
             if (fd < 0) {
@@ -234,12 +277,13 @@ class SocketLoop final : public RequestLoop {
             setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
             enableReceiveStamps(fd);  // where refused, reads are timed when made
             c.fd = fd;
-            c.address = address;
-            c.reused = false;
-            c.reader.restart();
+            c.attempt = attempt;
+            c.attemptDeadline = attempt + 1 < addresses_.size()
+                                    ? std::min(c.connectDeadline, now + std::chrono::seconds(1))
+                                    : c.connectDeadline;
             if (::connect(fd, sa, static_cast<socklen_t>(a.size())) == 0) {
                 c.state = Conn::State::Sending;
-                watch(c, EPOLLOUT, true);
+                watch(c, EPOLLOUT | EPOLLIN, true);
                 return;
             }
             if (errno == EINPROGRESS) {
@@ -251,7 +295,13 @@ class SocketLoop final : public RequestLoop {
             ::close(fd);
             c.fd = -1;
         }
-        end(c, "Failed to connect to " + target_.hostHeader + ": " + lastError);
+        end(c, "Failed to connect to " + where() + ": " + lastError);
+    }
+
+    void closeSocket(Conn& c) {
+        epoll_ctl(epoll_, EPOLL_CTL_DEL, c.fd, nullptr);
+        ::close(c.fd);
+        c.fd = -1;
     }
 
     void connected(Conn& c) {
@@ -259,18 +309,17 @@ class SocketLoop final : public RequestLoop {
         socklen_t len = sizeof err;
         getsockopt(c.fd, SOL_SOCKET, SO_ERROR, &err, &len);
         if (err != 0) {
-            if (c.address + 1 < addresses_.size()) {  // e.g. ::1 refused, 127.0.0.1 listens
-                epoll_ctl(epoll_, EPOLL_CTL_DEL, c.fd, nullptr);
-                ::close(c.fd);
-                c.fd = -1;
-                connectFrom(c, c.address + 1);
+            if (c.attempt + 1 < addresses_.size()) {  // e.g. ::1 refused, 127.0.0.1 listens
+                closeSocket(c);
+                connect(c, c.attempt + 1);
             } else {
-                end(c, "Failed to connect to " + target_.hostHeader + ": " + errnoText(err));
+                end(c, "Failed to connect to " + where() + ": " + errnoText(err));
             }
             return;
         }
-        preferred_ = c.address;
+        preferred_ = connectOrder(c.attempt);
         c.state = Conn::State::Sending;
+        watch(c, EPOLLOUT | EPOLLIN, false);
         send(c);
     }
 
@@ -281,7 +330,10 @@ class SocketLoop final : public RequestLoop {
             if (n < 0) {
                 if (errno == EAGAIN || errno == EWOULDBLOCK) return;  // EPOLLOUT again
                 if (c.reused) return retry(c);
-                return end(c, "sending the request failed: " + errnoText(errno));
+                // The server may have answered and closed before taking it
+                // all (413, 401): read that answer, as libcurl does.
+                c.sendError = errnoText(errno);
+                break;
             }
             c.sent += static_cast<std::size_t>(n);
         }
@@ -292,25 +344,25 @@ class SocketLoop final : public RequestLoop {
     // A reused connection the server closed before answering: once more on a
     // new one, as browsers and libcurl do.
     void retry(Conn& c) {
-        epoll_ctl(epoll_, EPOLL_CTL_DEL, c.fd, nullptr);
-        ::close(c.fd);
-        c.fd = -1;
-        c.sent = 0;
-        connectFrom(c, preferred_);
+        closeSocket(c);
+        connect(c);
     }
 
     void receive(Conn& c) {
+        if (c.state != Conn::State::Receiving) {  // answered before the request was sent
+            c.state = Conn::State::Receiving;
+            watch(c, EPOLLIN, false);
+        }
         const StampedRead r = receiveStamped(c.fd, buffer_, sizeof buffer_);
         const std::int64_t readNs = steadyNs();
-        if (r.bytes < 0) {
-            if (r.error == EAGAIN || r.error == EWOULDBLOCK || r.error == EINTR) return;
-            if (c.reused && !c.reader.gotBytes()) return retry(c);
-            return end(c, "receiving failed: " + errnoText(r.error));
+        if (r.bytes < 0 && (r.error == EAGAIN || r.error == EWOULDBLOCK || r.error == EINTR))
+            return;
+        if (r.bytes <= 0 && !c.reader.gotBytes()) {
+            if (c.reused) return retry(c);
+            if (!c.sendError.empty()) return end(c, "sending the request failed: " + c.sendError);
         }
-        if (r.bytes == 0) {
-            if (c.reused && !c.reader.gotBytes()) return retry(c);
-            return settle(c, c.reader.closed());
-        }
+        if (r.bytes < 0) return end(c, "receiving failed: " + errnoText(r.error));
+        if (r.bytes == 0) return settle(c, c.reader.closed());
         std::int64_t atNs = readNs;
         // A stamp from before the request or after this read is not one of
         // this read's segments (or the clock was stepped): read time then.
@@ -341,11 +393,7 @@ class SocketLoop final : public RequestLoop {
     // The request's outcome moves to ended_; its connection is closed unless
     // settle() kept it.
     void end(Conn& c, const std::string& transportError) {
-        if (c.fd >= 0) {
-            epoll_ctl(epoll_, EPOLL_CTL_DEL, c.fd, nullptr);
-            ::close(c.fd);
-            c.fd = -1;
-        }
+        if (c.fd >= 0) closeSocket(c);
         c.reader.finish(transportError, datasetInput(c.reader.result().id));
         ended_.push_back(std::move(c.reader.result()));
         const std::size_t slot = c.slot;
@@ -363,12 +411,15 @@ class SocketLoop final : public RequestLoop {
         lastTimeoutCheck_ = now;
         for (std::size_t i = live_.size(); i-- > 0;) {
             Conn& c = *live_[i];
-            if (c.state == Conn::State::Connecting && now >= c.connectDeadline)
-                end(c, "connecting to " + target_.hostHeader + " timed out");
-            else if (now >= c.deadline)
-                end(c, "the request timed out after " +
-                           std::to_string(static_cast<long long>(std::lround(o_.requestTimeoutS))) +
-                           " s");
+            if (c.state == Conn::State::Connecting && now >= c.attemptDeadline &&
+                c.attempt + 1 < addresses_.size() && now < c.connectDeadline) {
+                closeSocket(c);
+                connect(c, c.attempt + 1);
+            } else if (c.state == Conn::State::Connecting && now >= c.connectDeadline) {
+                end(c, "connecting to " + where() + " timed out");
+            } else if (now >= c.deadline) {
+                end(c, "the request timed out after " + formatSeconds(o_.requestTimeoutS));
+            }
         }
     }
 
@@ -382,7 +433,7 @@ class SocketLoop final : public RequestLoop {
     std::vector<std::unique_ptr<Conn>> graveyard_;
     std::vector<ServeRequestResult> ended_;
     std::vector<int> idle_;
-    std::int64_t unixMinusSteady_ = unixNs() - steadyNs();
+    std::int64_t unixMinusSteady_ = unixMinusSteady();
     std::size_t kernelStamped_ = 0, readStamped_ = 0;
     ServeClock::time_point lastTimeoutCheck_{};
     char buffer_[65536];

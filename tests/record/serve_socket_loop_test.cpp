@@ -11,9 +11,11 @@
 #include <atomic>
 #include <chrono>
 #include <functional>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "record/serve_load.h"
 #include "record/stamped_receive.h"
@@ -154,7 +156,9 @@ TEST(SocketClient, LengthAndCloseDelimitedStreamsCompleteOnAKeptConnection) {
         EXPECT_EQ(q.promptTokens, 4);
     }
     EXPECT_EQ(kept.connections(), 1);
-    EXPECT_NE(r.stampSource.find("kernel receive time"), std::string::npos) << r.stampSource;
+    EXPECT_NE(r.stampSource.find("kernel receive time (SO_TIMESTAMPING) for every read"),
+              std::string::npos)
+        << r.stampSource;
     // Each response came in one write: its two chunks share a read and its time.
     EXPECT_EQ(r.chunksRead, 6u);
     EXPECT_EQ(r.chunksSharingARead, 6u);
@@ -171,6 +175,70 @@ TEST(SocketClient, LengthAndCloseDelimitedStreamsCompleteOnAKeptConnection) {
         EXPECT_EQ(q.chunkNs.size(), 2u);
     }
     EXPECT_EQ(closing.connections(), 2);
+}
+
+TEST(SocketClient, ChunkedAndInterimResponsesOnAKeptConnection) {
+    // A 103 Early Hints before each real response, then a chunked body.
+    RawServer server([](int fd, int) {
+        while (!readRequest(fd).empty()) {
+            std::string body =
+                "HTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\n"
+                "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n";
+            for (std::size_t at = 0; at < kEvents.size(); at += 40) {
+                const std::string part = kEvents.substr(at, 40);
+                std::ostringstream size;
+                size << std::hex << part.size();
+                body += size.str() + "\r\n" + part + "\r\n";
+            }
+            write(fd, body + "0\r\n\r\n");
+        }
+    });
+    auto r = runServeLoad(options(server, 3));
+    ASSERT_EQ(r.requests.size(), 3u);
+    for (const auto& q : r.requests) {
+        EXPECT_TRUE(q.error.empty()) << q.error;
+        EXPECT_EQ(q.httpStatus, 200);
+        EXPECT_EQ(q.chunkNs.size(), 2u);
+    }
+    EXPECT_EQ(server.connections(), 1);
+}
+
+TEST(SocketClient, AnAnswerBeforeTheRequestWasSentIsRead) {
+    // A 413 for a body the server will not take: answered after the first
+    // segment, then closed with the rest unread (a reset), as a gateway does.
+    RawServer server([](int fd, int) {
+        readRequest(fd);
+        write(fd,
+              "HTTP/1.1 413 Payload Too Large\r\nContent-Length: 9\r\nConnection: "
+              "close\r\n\r\ntoo large");
+    });
+    auto o = options(server, 1);
+    auto prompts = std::make_shared<std::vector<ServePrompt>>(1);
+    (*prompts)[0].text = std::string(8 << 20, 'x');  // 8 MiB: more than the socket buffers take
+    (*prompts)[0].inputLen = 1;
+    (*prompts)[0].outputLen = 2;
+    o.prompts = prompts;
+    auto r = runServeLoad(o);
+    ASSERT_EQ(r.requests.size(), 1u);
+    EXPECT_EQ(r.requests[0].error, "HTTP 413: too large");
+}
+
+TEST(SocketClient, AnUnknownHostFailsEveryRequestWithItsCause) {
+    ServeLoadOptions o;
+    o.endpoint = "http://no-such-host.invalid:8000";
+    o.model = "m";
+    o.numPrompts = 2;
+    o.inputLen = 4;
+    o.outputLen = 2;
+    o.httpClient = "socket";
+    auto r = runServeLoad(o);  // the warm-up fails: nothing is measured
+    EXPECT_NE(r.warmupError.find("no-such-host.invalid"), std::string::npos) << r.warmupError;
+    o.warmup = false;
+    r = runServeLoad(o);
+    ASSERT_EQ(r.requests.size(), 2u);
+    EXPECT_EQ(r.failed(), 2);
+    EXPECT_NE(r.requests[1].error.find("Could not resolve host"), std::string::npos)
+        << r.requests[1].error;
 }
 
 TEST(SocketClient, AKeptConnectionClosedUnderARequestIsRetriedOnce) {

@@ -17,6 +17,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <boost/beast/http.hpp>
 #include <cerrno>
 #include <cmath>
@@ -76,11 +77,12 @@ std::string errnoText(int e) {
     return std::strerror(e);
 }
 
-// Unix minus steady time, read between two steady readings (the narrower of
-// two tries), so a preemption between the reads does not shift every stamp.
+// Unix minus steady time, read between two steady readings (the narrowest
+// of up to four tries), so a preemption between the reads does not shift
+// every stamp.
 std::int64_t unixMinusSteady() {
     std::int64_t best = 0, width = INT64_MAX;
-    for (int i = 0; i < 2; ++i) {
+    for (int i = 0; i < 4 && width > 10'000; ++i) {
         const std::int64_t a = steadyNs(), u = unixNs(), b = steadyNs();
         if (b - a < width) {
             width = b - a;
@@ -197,11 +199,14 @@ class SocketLoop final : public RequestLoop {
     std::size_t live() const override { return live_.size() + ended_.size(); }
 
     std::string stampSource() const override {
-        if (kernelStamped_ == 0 && readStamped_ == 0)
+        if (kernelStamped_ == 0 && noStamp_ + stampOutside_ == 0)
             return "kernel receive time (SO_TIMESTAMPING)";
-        if (readStamped_ == 0) return "kernel receive time (SO_TIMESTAMPING) for every read";
+        if (noStamp_ + stampOutside_ == 0)
+            return "kernel receive time (SO_TIMESTAMPING) for every read";
         return "kernel receive time (SO_TIMESTAMPING) for " + std::to_string(kernelStamped_) +
-               " reads, read time for " + std::to_string(readStamped_);
+               " reads, read time for " + std::to_string(noStamp_ + stampOutside_) + " (" +
+               std::to_string(noStamp_) + " without a stamp, " + std::to_string(stampOutside_) +
+               " stamped outside their request)";
     }
 
   private:
@@ -364,13 +369,18 @@ class SocketLoop final : public RequestLoop {
         if (r.bytes < 0) return end(c, "receiving failed: " + errnoText(r.error));
         if (r.bytes == 0) return settle(c, c.reader.closed());
         std::int64_t atNs = readNs;
-        // A stamp from before the request or after this read is not one of
-        // this read's segments (or the clock was stepped): read time then.
+        // The stamp on the steady clock lies between the request's start and
+        // this read, up to the error of the offset between the clocks
+        // (microseconds; a preempted reading, more), which is clipped. One
+        // further off is not of this read's segments, or the clock was
+        // stepped: read time then.
+        const std::int64_t startSteady = c.reader.result().startNs - c.offsetNs;
         const std::int64_t steady = r.unixNs ? *r.unixNs - unixMinusSteady_ : 0;
+        constexpr std::int64_t kSlackNs = 2'000'000;
         const bool stamped =
-            r.unixNs && steady <= readNs && steady + c.offsetNs >= c.reader.result().startNs;
-        if (stamped) atNs = steady;
-        ++(stamped ? kernelStamped_ : readStamped_);
+            r.unixNs && steady <= readNs + kSlackNs && steady >= startSteady - kSlackNs;
+        if (stamped) atNs = std::clamp(steady, std::min(startSteady, readNs), readNs);
+        ++(stamped ? kernelStamped_ : r.unixNs ? stampOutside_ : noStamp_);
         const std::size_t before = c.reader.result().chunkNs.size();
         const auto progress =
             c.reader.feed(buffer_, static_cast<std::size_t>(r.bytes), atNs + c.offsetNs);
@@ -434,7 +444,7 @@ class SocketLoop final : public RequestLoop {
     std::vector<ServeRequestResult> ended_;
     std::vector<int> idle_;
     std::int64_t unixMinusSteady_ = unixMinusSteady();
-    std::size_t kernelStamped_ = 0, readStamped_ = 0;
+    std::size_t kernelStamped_ = 0, noStamp_ = 0, stampOutside_ = 0;
     ServeClock::time_point lastTimeoutCheck_{};
     char buffer_[65536];
 };

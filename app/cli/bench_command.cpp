@@ -12,6 +12,7 @@
 #include <limits>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "cli/bench_serve.h"
 #include "cli/cli_args.h"
@@ -149,8 +150,20 @@ int cmdBench(const std::vector<std::string>& argv) {
             throw UsageError("--dataset-path goes with --dataset-name sharegpt, custom or jsonl");
         dataset = (dataset == "sharegpt" ? "sharegpt:" : "jsonl:") + *path;
     }
-    o.numPrompts = static_cast<int>(
-        parseInteger("num-prompts", args.valueOr("num-prompts", "1000"), 1, 10'000'000));
+    // A list (one count per --sweep point) lets a sweep send few requests at
+    // concurrency 1 and enough at 128 to fill it, as vLLM's sweep bench params do.
+    const auto promptCounts = args.valueOr("num-prompts", "1000");
+    std::stringstream counts(promptCounts);
+    for (std::string n; std::getline(counts, n, ',');)
+        bench.pointPrompts.push_back(
+            static_cast<int>(parseInteger("num-prompts", n, 1, 10'000'000)));
+    if (bench.pointPrompts.empty() || promptCounts.back() == ',')
+        throw UsageError("--num-prompts: expected N or, with --sweep, N1,N2,... (one a point)");
+    if (bench.pointPrompts.size() > 1 && !args.value("sweep"))
+        throw UsageError("--num-prompts " + promptCounts +
+                         ": a list of counts needs --sweep (one count a point)");
+    o.numPrompts = *std::max_element(bench.pointPrompts.begin(), bench.pointPrompts.end());
+    if (bench.pointPrompts.size() == 1) bench.pointPrompts.clear();
     o.inputLen = static_cast<int>(
         parseInteger("input-len", either(args, "random-input-len", "input-len").value_or("1024"), 1,
                      10'000'000));
@@ -207,6 +220,7 @@ int cmdBench(const std::vector<std::string>& argv) {
                                        {"ignore_eos", o.ignoreEos},
                                        {"temperature", o.temperature}};
     if (auto g = args.value("goodput")) settings["goodput"] = *g;
+    if (!bench.pointPrompts.empty()) settings["num_prompts"] = bench.pointPrompts;
 
     bench.info = ServeRunInfo{args.valueOr("label", ""), joined(argv), settings.dump()};
     bench.storePath = storePath(args);

@@ -23,6 +23,9 @@ struct BenchServe {
     ServeRunInfo info;
     std::string storePath;
     std::optional<std::string> saveResult;
+    // --num-prompts N1,N2,... with --sweep: the requests of each point, in
+    // order (options.numPrompts holds the largest, for the dataset).
+    std::vector<int> pointPrompts;
 };
 
 // While it lives, SIGINT and SIGTERM set flag() (a load given it as its stop

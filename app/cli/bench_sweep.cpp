@@ -88,11 +88,21 @@ int benchSweep(BenchServe& bench, const SweepSpec& sweep, const Args* server) {
     ServeLoadOptions& o = bench.options;
     const std::string group = newGroupName();
     const auto points = static_cast<int>(sweep.values.size());
+    if (!bench.pointPrompts.empty() && bench.pointPrompts.size() != sweep.values.size())
+        throw UsageError("--num-prompts has " + std::to_string(bench.pointPrompts.size()) +
+                         " counts for " + std::to_string(points) + " --sweep points");
     Store(bench.storePath);  // created as import does, before the load
     std::cerr << "bench serve: sweep " << group << ", " << sweep.parameter << " = ";
     for (int i = 0; i < points; ++i)
         std::cerr << (i ? "," : "") << sweep.values[static_cast<std::size_t>(i)];
-    std::cerr << ", " << o.numPrompts << " requests a point to " << requestUrl(o)
+    std::cerr << ", ";
+    if (bench.pointPrompts.empty()) {
+        std::cerr << o.numPrompts;
+    } else {
+        for (std::size_t i = 0; i < bench.pointPrompts.size(); ++i)
+            std::cerr << (i ? "," : "") << bench.pointPrompts[i];
+    }
+    std::cerr << " requests a point to " << requestUrl(o)
               << " (Ctrl-C stops the sweep, keeping the points measured)\n";
     bool allOk = true;
     StopOnSignals stop;  // for the whole sweep: a signal between points ends it too
@@ -106,6 +116,8 @@ int benchSweep(BenchServe& bench, const SweepSpec& sweep, const Args* server) {
         }
         const std::string& value = sweep.values[static_cast<std::size_t>(i)];
         setPoint(o, sweep, value);
+        if (!bench.pointPrompts.empty())
+            o.numPrompts = bench.pointPrompts[static_cast<std::size_t>(i)];
         std::cerr << "sweep point " << i + 1 << "/" << points << ": " << sweep.parameter << "="
                   << value << " ...\n";
         ServeRunInfo info = bench.info;

@@ -56,7 +56,8 @@ const std::vector<Command>& commands() {
          "[--temperature T] [--goodput ttft:MS,tpot:MS,e2el:MS] [--request-timeout S] "
          "[--run-timeout S] [--http-client auto|socket|libcurl] [--label L] [--save-result FILE] "
          "[--db FILE] [--sweep "
-         "max-concurrency=C1,C2,...|request-rate=R1,R2,... [--gpus N]] [--attach RUN | "
+         "max-concurrency=C1,C2,...|request-rate=R1,R2,... [--gpus N] [--num-prompts N1,N2,...]] "
+         "[--attach RUN | "
          "[--server-timeout S] [--stop-grace S] [--sample-ms N] [--graph-trace node|graph] "
          "--server -- "
          "CMD ARGS...]",
@@ -69,7 +70,7 @@ const std::vector<Command>& commands() {
          "      waits for /health or /v1/models, runs the load, stops it: one run, both sides;\n"
          "      --attach adds the load to a run `record` is recording; --sweep runs each value\n"
          "      as its own run (with --server, each under its own server), the runs one sweep\n"
-         "      group (see `sweep`)",
+         "      group (see `sweep`); --num-prompts N1,N2,... gives each point its own count",
          cmdBench},
         {"sweep", "sweep [GROUP|RUN] [--json] [--db FILE]",
          "the sweep groups `bench serve --sweep` stored, or one group's table: a point a row,\n"

@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -149,6 +150,28 @@ TEST_F(ServeSweep, ABadDatasetFailsBeforeAnythingIsSent) {
     EXPECT_EQ(r.exitCode, 2) << r.err;
     r = runProcess(bench({"--sweep", "batch=1,2"}));
     EXPECT_EQ(r.exitCode, 2) << r.err;
+    r = runProcess(bench({"--sweep", "max-concurrency=1,2", "--num-prompts", "4,8,16"}));
+    EXPECT_EQ(r.exitCode, 2) << r.err;
+    EXPECT_NE(r.err.find("--num-prompts has 3 counts for 2 --sweep points"), std::string::npos)
+        << r.err;
+    r = runProcess(bench({"--num-prompts", "4,8"}));
+    EXPECT_EQ(r.exitCode, 2) << r.err;
+    EXPECT_NE(r.err.find("a list of counts needs --sweep"), std::string::npos) << r.err;
+    r = runProcess(bench({"--sweep", "max-concurrency=1,2", "--num-prompts", "4,"}));
+    EXPECT_EQ(r.exitCode, 2) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(db_)) << "a bad sweep stored something";
+}
+
+TEST_F(ServeSweep, EachPointSendsItsOwnNumberOfPrompts) {
+    auto r = runProcess(bench({"--sweep", "max-concurrency=1,4", "--num-prompts", "3,9",
+                               "--input-len", "16", "--output-len", "8"}));
+    ASSERT_EQ(r.exitCode, 0) << r.out << r.err;
+    EXPECT_NE(r.err.find("3,9 requests a point"), std::string::npos) << r.err;
+    Store store(db_);
+    EXPECT_EQ(runProperties(store, 1).at("bench.num_prompts"), "3");
+    EXPECT_EQ(runProperties(store, 2).at("bench.num_prompts"), "9");
+    EXPECT_EQ(requestsOf(store, 1).size(), 3u);
+    EXPECT_EQ(requestsOf(store, 2).size(), 9u);
 }
 
 TEST_F(ServeSweep, EachPointIsARunOfOneGroupAndSweepPrintsItsTable) {

@@ -1,7 +1,9 @@
 #include "store/store_writer.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <string>
 #include <utility>
@@ -188,15 +190,41 @@ bool StoreWriter::tryFlush() {
     return true;
 }
 
+namespace {
+// A slot of the intern cache from the text's length and three 8-byte samples
+// (start, middle, end): cheap, and kernel names that share a prefix and a
+// suffix mostly differ in the middle. A collision only costs a miss.
+std::size_t internSlot(std::string_view t, std::size_t slots) {
+    std::uint64_t a = 0, b = 0, c = 0;
+    const std::size_t n = t.size();
+    if (n >= 8) {
+        std::memcpy(&a, t.data(), 8);
+        std::memcpy(&b, t.data() + (n - 8) / 2, 8);
+        std::memcpy(&c, t.data() + n - 8, 8);
+    } else if (n > 0) {
+        std::memcpy(&a, t.data(), n);
+    }
+    std::uint64_t h = a ^ std::rotl(b, 21) ^ std::rotl(c, 42) ^ n;
+    h *= 0x9E3779B97F4A7C15ull;
+    return static_cast<std::size_t>(h >> 40) % slots;
+}
+}  // namespace
+
 std::int64_t StoreWriter::intern(std::string_view text) {
-    if (auto it = strings_.find(text); it != strings_.end()) return it->second;
+    CachedString& cached = internCache_[internSlot(text, internCache_.size())];
+    if (cached.text && *cached.text == text) return cached.id;
+    if (auto it = strings_.find(text); it != strings_.end()) {
+        cached = {&it->first, it->second};
+        return it->second;
+    }
     st_->internInsert.bind(1, text);
     st_->internInsert.exec();
     st_->internSelect.bind(1, text);
     st_->internSelect.step();
     auto id = st_->internSelect.int64(0);
     st_->internSelect.reset();
-    strings_.emplace(std::string(text), id);
+    auto [it, inserted] = strings_.emplace(std::string(text), id);
+    cached = {&it->first, id};
     internedThisBatch_.emplace_back(text);
     return id;
 }
@@ -214,6 +242,7 @@ void StoreWriter::flush() {
         // The rolled-back transaction took these strings with it.
         for (const auto& s : internedThisBatch_)
             strings_.erase(s);
+        internCache_.fill({});
         throw;
     }
     written_ += static_cast<std::int64_t>(pending_ - rejectedThisBatch_);
@@ -268,15 +297,33 @@ std::int64_t bytesOf(const T&) {
 template <typename T>
 void StoreWriter::writeChunks(const std::vector<T>& records) {
     if (records.empty()) return;
-    // Group by lane, each lane in start order, then cut into chunks.
+    // Group by lane, each lane in start order, then cut into chunks. Lanes
+    // are few (streams, threads) and each mostly arrives in order: records go
+    // to their lane's bucket as they come, and only a lane out of order is
+    // sorted (stable, so the order is that of one stable sort by lane, start).
+    std::vector<std::pair<codec::Lane, std::vector<const T*>>> lanes;
+    std::unordered_map<std::uint64_t, std::size_t> laneIndex;
+    std::size_t last = 0;
+    for (const auto& r : records) {
+        const auto lane = codec::laneOf(r);
+        if (last >= lanes.size() || lanes[last].first != lane) {
+            const auto key = std::uint64_t(lane.group) << 32 | lane.lane;
+            const auto [at, fresh] = laneIndex.try_emplace(key, lanes.size());
+            if (fresh) lanes.emplace_back(lane, std::vector<const T*>{});
+            last = at->second;
+        }
+        lanes[last].second.push_back(&r);
+    }
+    std::sort(lanes.begin(), lanes.end(),
+              [](const auto& a, const auto& b) { return a.first < b.first; });
     std::vector<const T*> order;
     order.reserve(records.size());
-    for (const auto& r : records)
-        order.push_back(&r);
-    std::stable_sort(order.begin(), order.end(), [](const T* a, const T* b) {
-        auto la = codec::laneOf(*a), lb = codec::laneOf(*b);
-        return la != lb ? la < lb : a->startNs < b->startNs;
-    });
+    const auto byStart = [](const T* a, const T* b) { return a->startNs < b->startNs; };
+    for (auto& [lane, inLane] : lanes) {
+        if (!std::is_sorted(inLane.begin(), inLane.end(), byStart))
+            std::stable_sort(inLane.begin(), inLane.end(), byStart);
+        order.insert(order.end(), inLane.begin(), inLane.end());
+    }
     auto intern = [this](std::string_view text) { return this->intern(text); };
     std::vector<const T*> chunk;
     std::string blob;
@@ -330,6 +377,7 @@ void StoreWriter::writeKind(const char* kind, std::size_t count, Write write) {
         for (auto i = internedBefore; i < internedThisBatch_.size(); ++i)
             strings_.erase(internedThisBatch_[i]);
         internedThisBatch_.resize(internedBefore);
+        internCache_.fill({});
         discarded_ += static_cast<std::int64_t>(count);
         rejectedThisBatch_ += count;
         problems_.push_back(std::to_string(count) + " " + kind +

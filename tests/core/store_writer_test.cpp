@@ -4,9 +4,12 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <limits>
+#include <string>
+#include <vector>
 
 #include "store/compact.h"
 #include "store/recording_intent.h"
@@ -106,6 +109,57 @@ TEST(StoreWriterRecording, AKindTheStoreRejectsCostsOnlyThatKind) {
     writer.add(kernel(2));  // the string cache survived the rolled-back savepoint
     EXPECT_TRUE(writer.tryFlush());
     EXPECT_EQ(kernelsIn(f.store, f.run).size(), 2u);
+}
+
+TEST(StoreWriterRecording, AStringOfARejectedKindIsStoredAgainWhenUsedLater) {
+    Fixture f;
+    f.store.db().exec(
+        "CREATE TRIGGER refuse BEFORE INSERT ON kernel_metrics BEGIN SELECT RAISE(ABORT, "
+        "'injected rejection'); END");
+    StoreWriter writer(f.store, f.run);
+    writer.keepRecordsWhenBlocked(10'000);
+    writer.add(KernelMetricRecord{7, "fresh_name", 1.0});  // interned, then rolled back
+    EXPECT_TRUE(writer.tryFlush());
+    EXPECT_EQ(writer.discarded(), 1);
+    KernelRecord k = kernel(1);
+    k.name = "fresh_name";  // the writer's string cache must not hand out the lost id
+    writer.add(k);
+    EXPECT_TRUE(writer.tryFlush());
+    auto kernels = kernelsIn(f.store, f.run);
+    ASSERT_EQ(kernels.size(), 1u);
+    EXPECT_EQ(kernels[0].name, "fresh_name");
+}
+
+TEST(StoreWriter, ManyNamesAlikeButInTheMiddleAndLanesOutOfOrderReadBackExactly) {
+    // Kernel names that share a long prefix and suffix collide in the intern
+    // cache's slots; lanes arrive interleaved and out of order in a batch.
+    Fixture f;
+    std::vector<KernelRecord> written;
+    {
+        StoreWriter writer(f.store, f.run, 700);
+        for (int i = 0; i < 5000; ++i) {
+            KernelRecord k = kernel((i * 7919) % 5000 * 100);
+            k.streamId = static_cast<std::uint32_t>(i % 5);
+            k.name = "void at::native::elementwise_kernel<" + std::to_string(i % 300) +
+                     ", at::native::AddFunctor<float>>(int, float*)";
+            writer.add(k);
+            written.push_back(k);
+        }
+    }
+    for (std::uint32_t stream = 0; stream < 5; ++stream) {
+        std::vector<KernelRecord> expected;
+        for (const auto& k : written)
+            if (k.streamId == stream) expected.push_back(k);
+        std::stable_sort(expected.begin(), expected.end(),
+                         [](const auto& a, const auto& b) { return a.startNs < b.startNs; });
+        auto stored = kernelsIn(f.store, f.run, {}, stream);
+        ASSERT_EQ(stored.size(), expected.size());
+        for (std::size_t i = 0; i < stored.size(); ++i) {
+            ASSERT_EQ(stored[i].startNs, expected[i].startNs) << "stream " << stream << " #" << i;
+            ASSERT_EQ(stored[i].name, expected[i].name) << "stream " << stream << " #" << i;
+        }
+    }
+    EXPECT_EQ(f.store.db().queryInt("SELECT count(*) FROM strings"), 300);
 }
 
 TEST(StoreWriterRecording, OutsideRecordingModeAStoreErrorStillThrows) {

@@ -8,7 +8,7 @@
 # Each point runs with both of the client's transports, side by side: the
 # socket loop (chunks timed by the kernel's receive stamp) and libcurl (timed
 # when read).
-# Usage: client-delivery-check.sh BUILD_DIR OUT_DIR
+# Usage: [POINTS=...] client-delivery-check.sh BUILD_DIR OUT_DIR
 source "$(dirname "$0")/lib.sh"
 ws_args "BUILD_DIR OUT_DIR" 2 "$@"
 cli=$build/app/warpscope-cli
@@ -18,7 +18,9 @@ db=$out/delivery.wsdb
 rm -f "$db"*
 port=8501
 ws_header
-for point in "1 64 socket" "1 64 libcurl" "256 512 socket" "256 512 libcurl"; do
+# POINTS="C PROMPTS CLIENT;..." picks the points (default: all four below).
+IFS=';' read -r -a points <<<"${POINTS:-1 64 socket;1 64 libcurl;256 512 socket;256 512 libcurl}"
+for point in "${points[@]}"; do
   read -r concurrency prompts client <<<"$point"
   echo "== concurrency $concurrency, $prompts prompts, --http-client $client"
   timeout 300 "$cli" bench serve --endpoint "http://127.0.0.1:$port" --model serve-llama-1b \

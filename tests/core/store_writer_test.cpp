@@ -53,6 +53,11 @@ struct Fixture {
     std::string path = dir.file("runs.wsdb");
     Store store{path};
     RunId run = store.beginRun({});
+    // Every insert into `table` fails, as a store that rejects one kind does.
+    void refuseInsertsInto(const std::string& table) {
+        store.db().exec("CREATE TRIGGER refuse BEFORE INSERT ON " + table +
+                        " BEGIN SELECT RAISE(ABORT, 'injected rejection'); END");
+    }
 };
 
 TEST(StoreWriterRecording, ALockedStoreOnlyDelaysWrites) {
@@ -92,9 +97,7 @@ TEST(StoreWriterRecording, WhileBlockedMemoryIsBoundedAndTheExcessCounted) {
 
 TEST(StoreWriterRecording, AKindTheStoreRejectsCostsOnlyThatKind) {
     Fixture f;
-    f.store.db().exec(
-        "CREATE TRIGGER refuse BEFORE INSERT ON overheads BEGIN SELECT RAISE(ABORT, 'injected "
-        "rejection'); END");
+    f.refuseInsertsInto("overheads");
     StoreWriter writer(f.store, f.run);
     writer.keepRecordsWhenBlocked(10'000);
     writer.add(kernel(1));
@@ -113,9 +116,7 @@ TEST(StoreWriterRecording, AKindTheStoreRejectsCostsOnlyThatKind) {
 
 TEST(StoreWriterRecording, AStringOfARejectedKindIsStoredAgainWhenUsedLater) {
     Fixture f;
-    f.store.db().exec(
-        "CREATE TRIGGER refuse BEFORE INSERT ON kernel_metrics BEGIN SELECT RAISE(ABORT, "
-        "'injected rejection'); END");
+    f.refuseInsertsInto("kernel_metrics");
     StoreWriter writer(f.store, f.run);
     writer.keepRecordsWhenBlocked(10'000);
     writer.add(KernelMetricRecord{7, "fresh_name", 1.0});  // interned, then rolled back

@@ -30,7 +30,7 @@ void initCurlOnce() {
 }
 
 struct Transfer {
-    explicit Transfer(bool chat) : stream(chat) {}
+    Transfer() = default;
     ~Transfer() {
         if (easy) curl_easy_cleanup(easy);
         if (headers) curl_slist_free_all(headers);
@@ -44,7 +44,7 @@ struct Transfer {
     char curlError[CURL_ERROR_SIZE] = {};
     std::int64_t offsetNs = 0;
     ServeStream stream;
-    std::function<void(std::size_t)> noteRead;  // text chunks this write carried
+    std::function<void(std::size_t)> noteRead;  // chunks this write carried
 
     std::size_t receive(const char* data, std::size_t size) {
         const std::int64_t atNs = steadyNs() + offsetNs;
@@ -102,7 +102,7 @@ class CurlLoop final : public RequestLoop {
     CurlLoop& operator=(const CurlLoop&) = delete;
 
     void start(std::int64_t id, const ServePrompt& p, std::int64_t offsetNs) override {
-        auto t = std::make_unique<Transfer>(o_.backend == "openai-chat");
+        auto t = std::make_unique<Transfer>();
         t->offsetNs = offsetNs;
         t->noteRead = [this](std::size_t chunks) { this->noteRead(chunks); };
         t->stream.result.id = id;

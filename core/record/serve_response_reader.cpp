@@ -11,7 +11,6 @@ namespace ws {
 namespace http = boost::beast::http;
 
 struct ServeResponseReader::Parts {
-    explicit Parts(bool chat) : stream(chat) {}
     ServeStream stream;
     std::optional<http::response_parser<http::buffer_body>> parser;
     std::string pending;    // bytes the parser has not taken yet
@@ -32,7 +31,7 @@ struct ServeResponseReader::Parts {
     }
 };
 
-ServeResponseReader::ServeResponseReader(bool chat) : parts_(std::make_unique<Parts>(chat)) {}
+ServeResponseReader::ServeResponseReader() : parts_(std::make_unique<Parts>()) {}
 ServeResponseReader::~ServeResponseReader() = default;
 
 ServeRequestResult& ServeResponseReader::result() {

@@ -99,7 +99,6 @@ std::string formatSeconds(double s) {
 }
 
 struct Conn {
-    explicit Conn(bool chat) : reader(chat) {}
     int fd = -1;
     enum class State { Connecting, Sending, Receiving } state = State::Connecting;
     std::size_t attempt = 0;  // which address (connectOrder) this connection tries
@@ -141,7 +140,7 @@ class SocketLoop final : public RequestLoop {
     SocketLoop& operator=(const SocketLoop&) = delete;
 
     void start(std::int64_t id, const ServePrompt& p, std::int64_t offsetNs) override {
-        auto c = std::make_unique<Conn>(o_.backend == "openai-chat");
+        auto c = std::make_unique<Conn>();
         c->offsetNs = offsetNs;
         c->reader.result().id = id;
         c->request = serialize(requestBody(o_, p));

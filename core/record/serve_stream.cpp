@@ -47,17 +47,15 @@ bool ServeStream::event(std::string_view data, std::int64_t atNs) {
                         (message.data() ? std::string(message) : std::string(simdjson::minify(e)));
         return true;
     }
-    if (simdjson::dom::array choices; j["choices"].get_array().get(choices) == simdjson::SUCCESS) {
-        simdjson::dom::element choice;
-        if (choices.at(0).get(choice) == simdjson::SUCCESS) {
-            std::string_view text;
-            auto found = chat_ ? choice["delta"]["content"].get_string().get(text)
-                               : choice["text"].get_string().get(text);
-            if (found == simdjson::SUCCESS && !text.empty()) {
-                result.chunkNs.push_back(atNs);
-                if (emitNs_) result.emitDelayNs.push_back(atNs - *emitNs_);
-            }
-        }
+    // A chunk is every event with choices, its text empty or not, as `vllm
+    // bench serve` times them: a token that renders no text (EOS, a special
+    // token, the first bytes of a character) still arrived, and vLLM's
+    // server, like ours, sends chat's role chunk with the first token. The
+    // usage event's choices are empty.
+    if (simdjson::dom::array choices;
+        j["choices"].get_array().get(choices) == simdjson::SUCCESS && choices.size() > 0) {
+        result.chunkNs.push_back(atNs);
+        if (emitNs_) result.emitDelayNs.push_back(atNs - *emitNs_);
     }
     if (simdjson::dom::object u; j["usage"].get_object().get(u) == simdjson::SUCCESS) {
         auto count = [&](const char* key, int& into) {
@@ -109,7 +107,7 @@ void ServeStream::finish(const std::string& transportError, int datasetInput) {
     else if (!sawDone_)
         result.error = "the stream ended without [DONE]";
     else if (result.chunkNs.empty())
-        result.error = "the stream carried no output text";
+        result.error = "the stream carried no chunk with choices (no token to time)";
 }
 
 }  // namespace ws

@@ -1,6 +1,6 @@
 // One streamed completion as the client sees it, whatever carries the bytes
 // (libcurl or the kernel-stamped socket loop): the response body split into
-// SSE lines, each `data:` event parsed, every chunk that carries output text
+// SSE lines, each `data:` event parsed, every chunk that carries choices
 // timed, and at the end the request's outcome (error text or success).
 #pragma once
 
@@ -15,8 +15,6 @@ namespace ws {
 
 class ServeStream {
   public:
-    explicit ServeStream(bool chat) : chat_(chat) {}
-
     // The response's status, once its header is read; body bytes of a non-200
     // response are kept (the start of them) for the error text.
     void setStatus(long status) { status_ = status; }
@@ -27,7 +25,7 @@ class ServeStream {
     bool body(const char* data, std::size_t size, std::int64_t atNs);
 
     // The outcome: the first of a malformed or error event, the transport's
-    // error (empty = none), a non-200 status, a missing [DONE], no text.
+    // error (empty = none), a non-200 status, a missing [DONE], no chunk.
     void finish(const std::string& transportError, int datasetInput);
 
     ServeRequestResult result;
@@ -35,7 +33,6 @@ class ServeStream {
   private:
     bool event(std::string_view data, std::int64_t atNs);
 
-    bool chat_ = false;
     long status_ = 0;
     bool sawDone_ = false;
     std::string line_;  // a line not yet ended

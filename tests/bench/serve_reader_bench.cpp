@@ -44,7 +44,7 @@ void BM_ServeReaderPerChunk(benchmark::State& state) {
     const int tokens = static_cast<int>(state.range(0));
     const auto reads = vllmReads(tokens);
     for (auto _ : state) {
-        ws::ServeResponseReader reader(false);
+        ws::ServeResponseReader reader;
         std::int64_t at = 0;
         for (const auto& r : reads)
             reader.feed(r.data(), r.size(), ++at);

@@ -1,6 +1,6 @@
 // libFuzzer harness: bytes a server sends back to bench serve's socket client,
 // fed to ServeResponseReader whole and again in pieces (the first byte picks
-// chat or completions and the piece size), then the close. The reader
+// the piece size), then the close. The reader
 // documents no exception: every malformed response is a failure() value, so
 // anything thrown is a finding; so is a response read differently depending
 // on where the bytes were split (a dropped or repeated body byte), or a
@@ -26,8 +26,8 @@ struct Outcome {
     std::string failure;
 };
 
-Outcome read(std::string_view text, bool chat, std::size_t piece) {
-    ws::ServeResponseReader reader(chat);
+Outcome read(std::string_view text, std::size_t piece) {
+    ws::ServeResponseReader reader;
     Outcome out;
     for (std::size_t i = 0; i < text.size() && out.progress == Progress::More; i += piece)
         out.progress = reader.feed(text.data() + i, std::min(piece, text.size() - i),
@@ -45,12 +45,11 @@ Outcome read(std::string_view text, bool chat, std::size_t piece) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     if (size == 0) return 0;
-    const bool chat = data[0] & 1;
-    const std::size_t piece = 1 + (data[0] >> 1);  // 1..128 bytes a read
+    const std::size_t piece = 1 + data[0];  // 1..256 bytes a read
     auto text = ws::fuzz::bytes(data + 1, size - 1);
     try {
-        const Outcome whole = read(text, chat, std::max<std::size_t>(text.size(), 1));
-        const Outcome pieces = read(text, chat, piece);
+        const Outcome whole = read(text, std::max<std::size_t>(text.size(), 1));
+        const Outcome pieces = read(text, piece);
         const auto& a = whole.result;
         const auto& b = pieces.result;
         // Either both read a whole response, alike to the last byte, or both

@@ -312,6 +312,34 @@ TEST(SocketClient, BrokenResponsesFailWithTheirCauseAndNothingHangs) {
     EXPECT_LT(std::chrono::steady_clock::now() - started, 20s);
 }
 
+// As `vllm bench serve` times a stream: every event with choices is a token
+// that arrived, its text empty, null or a chat delta without content (EOS
+// and special tokens render no text); the usage event's empty choices are
+// not. A stream with no such event has no first token: failed.
+TEST(SocketClient, EveryChunkWithChoicesIsATokenTextOrNot) {
+    RawServer server([](int fd, int) {
+        readRequest(fd);
+        write(fd, withLength("data: {\"choices\":[{\"text\":\"\"}]}\n\n"
+                             "data: {\"choices\":[{\"text\":null}]}\n\n"
+                             "data: {\"choices\":[{\"delta\":{\"role\":\"assistant\"}}]}\n\n"
+                             "data: {\"choices\":[{\"text\":\"a\"}]}\n\n"
+                             "data: {\"choices\":[],\"usage\":{\"completion_tokens\":3}}\n\n"
+                             "data: [DONE]\n\n"));
+    });
+    auto r = runServeLoad(options(server, 1));
+    ASSERT_EQ(r.requests.size(), 1u);
+    EXPECT_TRUE(r.requests[0].error.empty()) << r.requests[0].error;
+    EXPECT_EQ(r.requests[0].chunkNs.size(), 4u);
+    EXPECT_EQ(r.requests[0].outputTokens, 3);
+
+    RawServer usageOnly([](int fd, int) {
+        readRequest(fd);
+        write(fd, withLength("data: {\"choices\":[],\"usage\":{\"completion_tokens\":0}}\n\n"
+                             "data: [DONE]\n\n"));
+    });
+    EXPECT_EQ(onlyError(usageOnly), "the stream carried no chunk with choices (no token to time)");
+}
+
 TEST(SocketClient, HttpsIsLibcurlsAndABadChoiceIsRefused) {
     ServeLoadOptions o;
     o.endpoint = "https://127.0.0.1:1";

@@ -185,12 +185,15 @@ class EventStream {
     // False ends the response (the connection is gone).
     bool produce(httplib::DataSink& sink) {
         std::string out;
-        if (!roleSent_) {
+        RequestStream& stream = *consumer_.stream;
+        RequestStream::Chunk chunk = stream.take(kPoll);
+        // Chat's role chunk goes out with the first token, as vLLM's server
+        // sends it: clients (vLLM's bench among them) time the first chunk
+        // with choices as the first token.
+        if (!roleSent_ && (!chunk.tokens.empty() || chunk.finish)) {
             out += format_.roleEvent();
             roleSent_ = true;
         }
-        RequestStream& stream = *consumer_.stream;
-        RequestStream::Chunk chunk = stream.take(kPoll);
         const bool normalEnd = chunk.finish && *chunk.finish != FinishReason::Abort;
         for (std::size_t i = 0; i < chunk.tokens.size(); ++i) {
             ++completionTokens_;

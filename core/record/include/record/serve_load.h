@@ -81,8 +81,8 @@ inline constexpr const char* kEmitTimeHeader = "X-Warpscope-Emit-Time";
 struct ServeRequestResult {
     std::int64_t id = 0;
     std::int64_t startNs = 0;           // when it was sent (store time base)
-    std::vector<std::int64_t> chunkNs;  // arrival of each chunk carrying output text
-    // Per text chunk after an emit comment: arrival (Unix ns, before any
+    std::vector<std::int64_t> chunkNs;  // arrival of each chunk with choices (text or not)
+    // Per chunk after an emit comment: arrival (Unix ns, before any
     // move to the capture clock) minus the server's write time.
     std::vector<std::int64_t> emitDelayNs;
     int promptTokens = 0;  // usage.prompt_tokens, else the dataset's length

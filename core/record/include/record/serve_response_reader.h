@@ -16,7 +16,7 @@ namespace ws {
 
 class ServeResponseReader {
   public:
-    explicit ServeResponseReader(bool chat);
+    ServeResponseReader();
     ~ServeResponseReader();
     ServeResponseReader(const ServeResponseReader&) = delete;
     ServeResponseReader& operator=(const ServeResponseReader&) = delete;

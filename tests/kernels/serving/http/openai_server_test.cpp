@@ -298,6 +298,19 @@ TEST(OpenAiServer, StreamedChatFraming) {
     }
     EXPECT_EQ(parsed(reply.events[10])["choices"][0]["finish_reason"], "length");
     EXPECT_TRUE(sameText(text, greedyText("<|user|>\nHi\n<|assistant|>\n", 10)));
+
+    // The role chunk is written with the first token, not before the prefill
+    // (a client times the first chunk with choices as the first token): no
+    // write's ": emit" stamp between the two events.
+    SseReply stamped = ssePost(s.port(), "/v1/chat/completions", body.dump(), {},
+                               {{serving::http::kEmitTimeHeader, "1"}});
+    expectWellFormed(stamped);
+    const auto role = stamped.body.find("\"role\":\"assistant\"");
+    ASSERT_NE(role, std::string::npos);
+    const auto firstToken = stamped.body.find("data: ", role);
+    ASSERT_NE(firstToken, std::string::npos);
+    EXPECT_EQ(stamped.body.substr(role, firstToken - role).find(": emit"), std::string::npos)
+        << stamped.body.substr(0, 600);
 }
 
 TEST(OpenAiServer, SeedsMakeSampledOutputsReproducible) {

@@ -19,10 +19,6 @@ void ApiTally::merge(const ApiTally& later) {
     total_ += later.total_;
 }
 
-bool ApiTally::anyRounded() const {
-    return std::any_of(calls_.begin(), calls_.end(), [](const Calls& c) { return !c.ns.exact(); });
-}
-
 std::vector<ApiStat> ApiTally::stats(const Text& text) const {
     std::vector<ApiStat> out;
     for (const auto& calls : calls_) {

@@ -63,8 +63,6 @@ class ApiTally {
     }
     // Takes in the calls of a later slice: names first seen there come after.
     void merge(const ApiTally& later);
-    // Whether a row's median was rounded (see stats::Accumulator).
-    bool anyRounded() const;
     std::vector<ApiStat> stats(const Text& text) const;
 
   private:

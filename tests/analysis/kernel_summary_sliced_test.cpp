@@ -268,6 +268,58 @@ TEST(KernelSummarySliced, SameAsOnePassInAWindow) {
     }
 }
 
+// Rows past the exact table's size (a launch call's time over 200 M calls):
+// the slices merge them into the one pass's rounded table, the same median;
+// only the standard deviation, from Welford terms merged, may differ in its
+// last bits.
+TEST(KernelSummarySliced, RowsPastTheExactTableStaySliced) {
+    testing::TempDir dir;
+    Store store(dir.file("runs.wsdb"));
+    const RunId run = store.beginRun({});
+    const std::int64_t calls = stats::Accumulator::kExactDistinct + 40'000;
+    {
+        StoreWriter w(store, run);
+        std::mt19937_64 random(7);
+        std::int64_t t = kSecond;
+        for (std::int64_t i = 0; i < calls; ++i) {
+            t += 3000;
+            const auto c = static_cast<std::uint32_t>(i + 1);
+            // Every call and every kernel a duration of its own.
+            const std::int64_t callNs = 1000 + static_cast<std::int64_t>(random() % 20'000'000);
+            w.add(
+                ApiCallRecord{t, t + callNs, 1, 1, c, ApiKind::Runtime, 0, "cudaLaunchKernel", 0});
+            KernelRecord k;
+            k.streamId = 7 + static_cast<std::uint32_t>(i % 4);
+            k.name = "_Z1kv";
+            k.correlationId = c;
+            k.startNs = t + 500;
+            k.endNs = k.startNs + 100 + i;
+            w.add(k);
+        }
+    }
+    const auto onePass = summarizeRun(store, run, {}, "whole run", 1);
+    ASSERT_EQ(onePass.apiCalls.size(), 1u);
+    ASSERT_FALSE(onePass.apiCalls[0].time.medianExact);
+    ASSERT_FALSE(onePass.kernels.at(0).time.medianExact);
+    auto withoutStd = [](RunSummary s) {
+        for (auto& k : s.kernels)
+            k.time.stdNs = 0;
+        for (auto& a : s.apiCalls)
+            a.time.stdNs = 0;
+        return dump(s);
+    };
+    for (unsigned threads : {2u, 5u}) {
+        SCOPED_TRACE(threads);
+        auto sliced = summarizeRunSliced(store, run, {}, "whole run", threads);
+        ASSERT_TRUE(sliced.has_value());
+        EXPECT_EQ(withoutStd(*sliced), withoutStd(onePass));
+        const double apiStd = onePass.apiCalls[0].time.stdNs;
+        const double kernelStd = onePass.kernels[0].time.stdNs;
+        EXPECT_NEAR(sliced->apiCalls[0].time.stdNs, apiStd, apiStd * 1e-9);
+        EXPECT_NEAR(sliced->kernels[0].time.stdNs, kernelStd, kernelStd * 1e-9);
+    }
+}
+
 // Two processes numbering their calls alike: which call a kernel is credited
 // to depends on the order of everything before it, so the one pass decides.
 TEST(KernelSummarySliced, SharedCorrelationIdsLeaveItToTheOnePass) {

@@ -69,8 +69,8 @@ class Accumulator {
     // run's): count, sum, min, max and the table come out as one accumulator
     // fed both would have them, rounded exactly when the two hold more than
     // kExactDistinct distinct values together. The Welford terms (the standard
-    // deviation once rounded) depend on the order of the samples and come out
-    // close, not equal: callers needing them exact don't merge rounded ones.
+    // deviation once rounded) depend on the order of the samples: merged, the
+    // deviation matches one accumulator's in all but the last bits.
     void merge(const Accumulator& other);
     // Keeps kSignificantBits significant bits of `value` (its magnitude's).
     static std::int64_t roundDown(std::int64_t value);

@@ -97,7 +97,7 @@ EmitDelays emitDelays(const ServeLoadResult& result) {
     std::vector<std::int64_t> all, first, itl;
     for (const auto& r : result.requests) {
         all.insert(all.end(), r.emitDelayNs.begin(), r.emitDelayNs.end());
-        // Only where each text chunk carried a stamp do the two line up.
+        // Only where each chunk carried a stamp do the two line up.
         if (r.emitDelayNs.empty() || r.emitDelayNs.size() != r.chunkNs.size()) continue;
         first.push_back(r.emitDelayNs.front());
         for (std::size_t i = 1; i < r.emitDelayNs.size(); ++i)

@@ -35,7 +35,7 @@ class RequestLoop {
     void setInputLens(const std::vector<ServePrompt>* prompts) { prompts_ = prompts; }
     // How chunk arrival is timed, in words (stored with the run).
     virtual std::string stampSource() const = 0;
-    // Text chunks read, and those that came in one read with another: they
+    // Chunks read, and those that came in one read with another: they
     // all carry that read's time (for a kernel stamp, the last segment's).
     std::size_t chunksRead() const { return chunks_; }
     std::size_t chunksSharingARead() const { return sharing_; }
@@ -47,7 +47,7 @@ class RequestLoop {
                    : 0;
     }
     void noteLive(std::size_t n) { peak_ = std::max(peak_, static_cast<int>(n)); }
-    // One read that carried `textChunks` chunks with output text.
+    // One read that carried `textChunks` chunks (events with choices).
     void noteRead(std::size_t textChunks) {
         chunks_ += textChunks;
         if (textChunks > 1) sharing_ += textChunks;

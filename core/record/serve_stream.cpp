@@ -56,6 +56,14 @@ bool ServeStream::event(std::string_view data, std::int64_t atNs) {
         j["choices"].get_array().get(choices) == simdjson::SUCCESS && choices.size() > 0) {
         result.chunkNs.push_back(atNs);
         if (emitNs_) result.emitDelayNs.push_back(atNs - *emitNs_);
+        // Chat's role chunk holds no token: left out of the count a stream
+        // without usage gets (vLLM tokenizes the text instead).
+        std::string_view content;
+        simdjson::dom::element delta;
+        if (choices.at(0)["delta"].get(delta) == simdjson::SUCCESS &&
+            delta["role"].error() == simdjson::SUCCESS &&
+            (delta["content"].get_string().get(content) != simdjson::SUCCESS || content.empty()))
+            ++roleChunks_;
     }
     if (simdjson::dom::object u; j["usage"].get_object().get(u) == simdjson::SUCCESS) {
         auto count = [&](const char* key, int& into) {
@@ -97,7 +105,8 @@ bool ServeStream::body(const char* data, std::size_t size, std::int64_t atNs) {
 void ServeStream::finish(const std::string& transportError, int datasetInput) {
     result.httpStatus = static_cast<int>(status_);
     if (result.promptTokens == 0) result.promptTokens = datasetInput;
-    if (!result.usageReported) result.outputTokens = static_cast<int>(result.chunkNs.size());
+    if (!result.usageReported)
+        result.outputTokens = static_cast<int>(result.chunkNs.size() - roleChunks_);
     if (!sseError_.empty())
         result.error = sseError_;
     else if (!transportError.empty())

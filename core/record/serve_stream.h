@@ -4,6 +4,7 @@
 // timed, and at the end the request's outcome (error text or success).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -35,7 +36,8 @@ class ServeStream {
 
     long status_ = 0;
     bool sawDone_ = false;
-    std::string line_;  // a line not yet ended
+    std::size_t roleChunks_ = 0;  // chat role chunks without content, among the chunks
+    std::string line_;            // a line not yet ended
     std::string errorBody_;
     std::string sseError_;
     std::optional<std::int64_t> emitNs_;  // the server's write time of what follows

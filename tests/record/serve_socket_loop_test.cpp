@@ -332,6 +332,23 @@ TEST(SocketClient, EveryChunkWithChoicesIsATokenTextOrNot) {
     EXPECT_EQ(r.requests[0].chunkNs.size(), 4u);
     EXPECT_EQ(r.requests[0].outputTokens, 3);
 
+    // Without usage the tokens are the chunks, less chat's role chunk.
+    RawServer noUsage([](int fd, int) {
+        readRequest(fd);
+        write(fd,
+              withLength(
+                  "data: {\"choices\":[{\"delta\":{\"role\":\"assistant\",\"content\":\"\"}}]}\n\n"
+                  "data: {\"choices\":[{\"delta\":{\"content\":\"\"}}]}\n\n"
+                  "data: {\"choices\":[{\"delta\":{\"content\":\"b\"}}]}\n\n"
+                  "data: [DONE]\n\n"));
+    });
+    r = runServeLoad(options(noUsage, 1));
+    ASSERT_EQ(r.requests.size(), 1u);
+    EXPECT_TRUE(r.requests[0].error.empty()) << r.requests[0].error;
+    EXPECT_EQ(r.requests[0].chunkNs.size(), 3u);
+    EXPECT_FALSE(r.requests[0].usageReported);
+    EXPECT_EQ(r.requests[0].outputTokens, 2);
+
     RawServer usageOnly([](int fd, int) {
         readRequest(fd);
         write(fd, withLength("data: {\"choices\":[],\"usage\":{\"completion_tokens\":0}}\n\n"

@@ -6,7 +6,8 @@
 // Computed in one pass over the run's records in start order (kernels,
 // copies and memsets side by side, API calls alongside for the launch of each
 // kernel), or over slices of the run's time on several threads, merged into
-// the same result (kernel_summary_sliced.cpp), in memory bounded by the number of distinct names
+// the same result (kernel_summary_sliced.cpp; a row's standard deviation past
+// the exact table may differ in its last bits), in memory bounded by the number of distinct names
 // and durations, not by the number of records: durations go into stats::Accumulator, GPU busy time
 // is the union of intervals as they arrive. Medians are exact as nsys stats reports them unless one
 // row sees more than stats::Accumulator::kExactDistinct distinct durations; then that row's median
@@ -113,7 +114,8 @@ struct RunSummary {
 RunSummary summarizeRun(Store& store, RunId run, TimeWindow window = {},
                         std::string label = "whole run");
 // The same on `threads` slices (0: one per core, fewer for a small run, or
-// WARPSCOPE_SUMMARY_THREADS; 1: the one pass); the result does not depend on the number. `stop`,
+// WARPSCOPE_SUMMARY_THREADS; 1: the one pass); the result does not depend on the number (but for
+// the last bits of a rounded row's standard deviation). `stop`,
 // where given, is asked every few thousand records (from every slice's thread: it must be safe to
 // call from any thread); once it says true the summary throws SummaryStopped.
 RunSummary summarizeRun(Store& store, RunId run, TimeWindow window, std::string label,
@@ -122,8 +124,7 @@ struct SummaryStopped {};
 // The sliced summary alone (for tests and timing): nullopt where slices cannot
 // give what the one pass gives, when summarizeRun makes the one pass instead
 // (two calls sharing a correlation id, as two processes numbering theirs
-// alike; a record ending before it starts; a row past
-// stats::Accumulator::kExactDistinct distinct durations; one slice only).
+// alike; a record ending before it starts; one slice only).
 std::optional<RunSummary> summarizeRunSliced(Store& store, RunId run, TimeWindow window,
                                              const std::string& label, unsigned threads);
 // The part of a run its requests span (first arrival to last token): what a

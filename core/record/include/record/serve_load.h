@@ -104,7 +104,7 @@ struct ServeLoadResult {
     int peakConcurrency = 0;       // most requests in flight at once
     std::int64_t clientCpuNs = 0;  // CPU time of the load loop's thread (user + system)
     std::string stampSource;       // how chunk arrivals were timed, in words
-    // Text chunks read, and those read together with another (one time for all).
+    // Chunks read, and those read together with another (one time for all).
     std::size_t chunksRead = 0, chunksSharingARead = 0;
     int failed() const;
 };

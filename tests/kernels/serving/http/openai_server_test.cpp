@@ -301,8 +301,10 @@ TEST(OpenAiServer, StreamedChatFraming) {
 
     // The role chunk is written with the first token, not before the prefill
     // (a client times the first chunk with choices as the first token): no
-    // write's ": emit" stamp between the two events.
-    SseReply stamped = ssePost(s.port(), "/v1/chat/completions", body.dump(), {},
+    // write's ": emit" stamp between the two events, with a prefill (10 ms a
+    // prompt token, ~250 ms) longer than the server's 100 ms wait for tokens.
+    TestServer slowPrefill(TestServer::defaultConfig(), {0us, 0us, 10ms});
+    SseReply stamped = ssePost(slowPrefill.port(), "/v1/chat/completions", body.dump(), {},
                                {{serving::http::kEmitTimeHeader, "1"}});
     expectWellFormed(stamped);
     const auto role = stamped.body.find("\"role\":\"assistant\"");

@@ -29,7 +29,7 @@ ParetoChart::ParetoChart(QWidget* parent) : QCustomPlot(parent) {
         rects_[p] = new QCPAxisRect(this);
         grid->addElement(0, p, rects_[p]);
         rects_[p]->axis(QCPAxis::atBottom)->setLabel(metric[p]);
-        rects_[p]->axis(QCPAxis::atLeft)->setLabel(tr("output tokens / s per GPU"));
+        rects_[p]->axis(QCPAxis::atLeft)->setLabel(tr("out tok/s per GPU"));
         rects_[p]->setMarginGroup(QCP::msTop | QCP::msBottom, margins);
         makeZoomable(rects_[p], Qt::Horizontal | Qt::Vertical);
     }

@@ -88,7 +88,8 @@ wire::Sink RecordingSession::sink() {
     s.closed = [this, pid, saidBye] { processEnded(*pid, *saidBye); };
     s.overhead = [this](const OverheadRecord& r) { writer_.add(r); };
     s.graphNode = [this](const GraphNodeRecord& r) { writer_.add(r); };
-    s.metric = [this](const KernelMetricRecord& r) {
+    s.metric = [this, pid](KernelMetricRecord r) {
+        r.correlationId = correlationOf(*pid, r.correlationId);
         replayed_.metric(r);
         writer_.add(r);
         writePlacedKernels();
@@ -110,25 +111,31 @@ wire::Sink RecordingSession::sink() {
             if (!replayed_.hold(k)) return writer_.add(k);
             writePlacedKernels();
         };
-        // Copied (name and all) only for a stream renumbered for another process.
+        // Copied (name and all) only for a stream or id renumbered for another
+        // process.
         auto stream = streamOf(*pid, r.deviceId, r.streamId);
-        if (stream == r.streamId) return keep(r);
+        auto correlation = correlationOf(*pid, r.correlationId);
+        if (stream == r.streamId && correlation == r.correlationId) return keep(r);
         KernelRecord renumbered = r;
         renumbered.streamId = stream;
+        renumbered.correlationId = correlation;
         keep(renumbered);
     };
     s.memcpy = [this, pid](MemcpyRecord r) {
         ++progress.memcpys;
         progress.memcpyBytes += r.bytes;
         r.streamId = streamOf(*pid, r.deviceId, r.streamId);
+        r.correlationId = correlationOf(*pid, r.correlationId);
         writer_.add(r);
     };
     s.memset = [this, pid](MemsetRecord r) {
         r.streamId = streamOf(*pid, r.deviceId, r.streamId);
+        r.correlationId = correlationOf(*pid, r.correlationId);
         writer_.add(r);
     };
-    s.apiCall = [this](const ApiCallRecord& r) {
+    s.apiCall = [this, pid](ApiCallRecord r) {
         ++progress.apiCalls;
+        r.correlationId = correlationOf(*pid, r.correlationId);
         replayed_.apiCall(r);
         writer_.add(r);
         writePlacedKernels();
@@ -206,6 +213,18 @@ std::uint32_t RecordingSession::streamOf(std::uint32_t pid, std::uint32_t device
     auto id = streams_.assign(pid, device, stream, fresh);
     if (fresh) writer_.add(*fresh);
     return id;
+}
+
+std::uint32_t RecordingSession::correlationOf(std::uint32_t pid, std::uint32_t id) {
+    const std::uint32_t stored = correlations_.of(pid, id);
+    if (!correlations_.anyUnseparated()) return stored;
+    for (auto other : correlations_.takeUnseparated())
+        pendingLog += "[warpscope] process " + std::to_string(other) +
+                      ": its CUDA correlation ids could not be kept apart from another "
+                      "process's (more than 16 processes launching, or over 268 M calls in "
+                      "one): some of its kernels may be matched to another process's launch "
+                      "calls and ranges\n";
+    return stored;
 }
 
 void RecordingSession::addSamples(std::vector<SampleRecord> samples) {

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "record/correlation_ids.h"
 #include "record/recorder.h"
 #include "record/replayed_kernels.h"
 #include "record/stream_assigner.h"
@@ -59,6 +60,8 @@ class RecordingSession {
     bool writeRunRows();
     // The stream id stored for a GPU record of process `pid` (StreamAssigner).
     std::uint32_t streamOf(std::uint32_t pid, std::uint32_t device, std::uint32_t stream);
+    // The correlation id stored for one of process `pid` (CorrelationIds).
+    std::uint32_t correlationOf(std::uint32_t pid, std::uint32_t id);
     void noteBlocked(const std::string& reason);
     // A process's capture stream closed: how it ended (process_keys::end).
     void processEnded(std::uint32_t pid, bool saidBye);
@@ -71,6 +74,7 @@ class RecordingSession {
     RunId run_;
     StoreWriter writer_;
     StreamAssigner streams_;
+    CorrelationIds correlations_;
     std::optional<std::int64_t> clockOffset_;  // CUPTI clock minus Unix time
     std::string reportingPids_;                // "pid(parent pid)" of each process, in order
     // Streams closed without a goodbye by processes that looked alive then:

@@ -7,12 +7,15 @@
 #include <sys/un.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <set>
 #include <thread>
 
+#include "analysis/kernel_summary.h"
 #include "analysis/process_summary.h"
 #include "model/process_keys.h"
 #include "record/capture_server.h"
@@ -344,6 +347,23 @@ TEST_F(RecorderTest, EachReportingProcessKeepsItsCommandAndHowItEnded) {
         EXPECT_EQ(p.kernelNs, 1000);
         EXPECT_DOUBLE_EQ(p.kernelShare, 0.5);
         EXPECT_EQ(p.process.end, endOf[p.process.pid]);
+    }
+    // Both launched with correlation id 1: stored apart, each kernel is
+    // credited to its own process's launch and range, on slices or not.
+    std::set<std::uint32_t> ids;
+    for (const auto& k : kernels)
+        ids.insert(k.correlationId);
+    EXPECT_EQ(ids.size(), 2u);
+    for (unsigned threads : {1u, 2u}) {
+        SCOPED_TRACE(threads);
+        const auto summary = summarizeRun(store, outcome.run, {}, "whole run", threads);
+        for (const char* rank : {"rank0", "rank1"}) {
+            auto range = std::find_if(summary.ranges.begin(), summary.ranges.end(),
+                                      [&](const RangeStat& r) { return r.name == rank; });
+            ASSERT_NE(range, summary.ranges.end()) << rank;
+            EXPECT_EQ(range->inclusiveKernels, 1) << rank;
+            EXPECT_EQ(range->inclusiveKernelNs, 1000) << rank;
+        }
     }
 }
 

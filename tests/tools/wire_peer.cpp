@@ -1,9 +1,10 @@
 // Processes that report to `warpscope-cli record` as the injected capture
 // library does (the real wire protocol over $WARPSCOPE_SOCKET), without CUDA:
-// the parent starts two children, each says hello and sends a kernel on its
-// stream 7; the first says goodbye and exits, the second is killed (SIGKILL)
-// before it can. Tests of how a run keeps each process and its end use it.
-// Each child is this program exec'd again with RANK, LOCAL_RANK and
+// the parent starts two children, each says hello and sends, inside an NVTX
+// range named after its rank, a launch call and its kernel on stream 7, both
+// with correlation id 1 (CUDA numbers them per process); the first says
+// goodbye and exits, the second is killed (SIGKILL) before it can. Tests of how a run keeps each
+// process and its end use it. Each child is this program exec'd again with RANK, LOCAL_RANK and
 // WORLD_SIZE set as torchrun sets them (rank 0, then 1), so the recorder
 // finds them in /proc/PID/environ.
 #include <signal.h>
@@ -41,10 +42,18 @@ void sendAll(int fd, const std::string& bytes) {
     const std::int64_t now = ws::unixNowNs();
     ws::wire::Encoder out;
     out.hello({::getpid(), ::getppid(), now, now});
+    const auto self = static_cast<std::uint32_t>(::getpid());
+    const char* rank = std::getenv("RANK");
+    out.add(ws::RangeRecord{now, now + 10'000, self, self,
+                            std::string("rank") + (rank ? rank : "?"), "", ws::RangeKind::PushPop,
+                            0, 0});
+    out.add(ws::ApiCallRecord{now + 100, now + 200, self, self, 1, ws::ApiKind::Runtime, 0,
+                              "cudaLaunchKernel", 0});
     ws::KernelRecord k;
-    k.startNs = now;
-    k.endNs = now + 1000;
+    k.startNs = now + 1000;
+    k.endNs = now + 2000;
     k.streamId = 7;
+    k.correlationId = 1;
     k.name = sayGoodbye ? "goodbye_kernel" : "killed_kernel";
     out.add(k);
     if (sayGoodbye) out.bye();

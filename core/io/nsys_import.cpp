@@ -2,9 +2,12 @@
 
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <set>
 #include <unordered_map>
 
+#include "conventions/correlation_ids.h"
+#include "conventions/stream_assigner.h"
 #include "model/value_limits.h"
 #include "store/schema.h"
 #include "store/sqlite_db.h"
@@ -179,7 +182,7 @@ class NsysReader {
                      k("staticSharedMemory") + ", " + k("dynamicSharedMemory") + ", " +
                      k("localMemoryPerThread") + ", " + k("localMemoryTotal") + ", " +
                      k("sharedMemoryExecuted") + ", " + k("graphId") + ", " + k("graphNodeId") +
-                     " FROM CUPTI_ACTIVITY_KIND_KERNEL ORDER BY 1");
+                     ", " + k("globalPid") + " FROM CUPTI_ACTIVITY_KIND_KERNEL ORDER BY 1");
         std::int64_t n = 0;
         while (st.step()) {
             KernelRecord r;
@@ -196,6 +199,7 @@ class NsysReader {
             r.sharedCarveoutBytes = st.int32(21);
             r.graphId = static_cast<std::uint32_t>(st.int64(22));
             r.graphNodeId = static_cast<std::uint64_t>(st.int64(23));
+            keepApart(pidOf(st.int64(24)), r, w);
             w.add(r);
             ++n;
         }
@@ -209,6 +213,7 @@ class NsysReader {
                                    c("deviceId") + ", " + c("contextId") + ", " + c("streamId") +
                                    ", " + c("correlationId") + ", " + c.require("bytes") + ", " +
                                    c("copyKind") + ", " + c("srcKind") + ", " + c("dstKind") +
+                                   ", " + c("globalPid") +
                                    " FROM CUPTI_ACTIVITY_KIND_MEMCPY ORDER BY 1");
         while (st.step()) {
             MemcpyRecord r;
@@ -218,6 +223,7 @@ class NsysReader {
             r.kind = enumOrUnknown(st.int64(7), MemcpyKind::PtoP);
             r.srcKind = enumOrUnknown(st.int64(8), MemoryKind::ManagedStatic);
             r.dstKind = enumOrUnknown(st.int64(9), MemoryKind::ManagedStatic);
+            keepApart(pidOf(st.int64(10)), r, w);
             w.add(r);
         }
     }
@@ -228,7 +234,7 @@ class NsysReader {
         sql::Statement st(db_, "SELECT " + c.require("start") + ", " + c.require("end") + ", " +
                                    c("deviceId") + ", " + c("contextId") + ", " + c("streamId") +
                                    ", " + c("correlationId") + ", " + c.require("bytes") + ", " +
-                                   c("value") + ", " + c("memKind") +
+                                   c("value") + ", " + c("memKind") + ", " + c("globalPid") +
                                    " FROM CUPTI_ACTIVITY_KIND_MEMSET ORDER BY 1");
         while (st.step()) {
             MemsetRecord r;
@@ -236,6 +242,7 @@ class NsysReader {
             r.bytes = checkedBytes(st, 6, "CUPTI_ACTIVITY_KIND_MEMSET");
             r.value = static_cast<std::uint32_t>(st.int64(7));
             r.memoryKind = enumOrUnknown(st.int64(8), MemoryKind::ManagedStatic);
+            keepApart(pidOf(st.int64(9)), r, w);
             w.add(r);
         }
     }
@@ -253,6 +260,9 @@ class NsysReader {
             r.processId = pidOf(st.int64(2));
             r.threadId = tidOf(st.int64(2));
             r.correlationId = static_cast<std::uint32_t>(st.int64(3));
+            // As the GPU records were: apart only where they said their process.
+            if (gpuProcessesKnown_)
+                r.correlationId = correlations_.of(r.processId, r.correlationId);
             r.kind = kind;
             r.name = st.isNull(4) ? "" : st.text(4);
             r.returnValue = st.int32(5);
@@ -342,6 +352,20 @@ class NsysReader {
         return bytes;
     }
 
+    // nsys traces every process of a program: each numbers its streams and
+    // correlation ids alike. Stored apart as a recording stores them
+    // (conventions/stream_assigner.h, correlation_ids.h); an export without
+    // globalPid keeps them as they are.
+    template <typename R>
+    void keepApart(std::uint32_t pid, R& r, StoreWriter& w) {
+        if (pid == 0) return;
+        gpuProcessesKnown_ = true;
+        std::optional<GpuStreamRecord> fresh;
+        r.streamId = streams_.assign(pid, r.deviceId, r.streamId, fresh);
+        if (fresh) w.add(*fresh);
+        r.correlationId = correlations_.of(pid, r.correlationId);
+    }
+
     template <typename R>
     void fillTimes(sql::Statement& st, const char* table, R& r) const {
         readSpan(st, table, r.startNs, r.endNs);
@@ -354,6 +378,9 @@ class NsysReader {
     const std::string& path_;
     sql::Db db_;
     std::set<std::string> tables_;
+    StreamAssigner streams_;
+    CorrelationIds correlations_;
+    bool gpuProcessesKnown_ = false;  // some kernel, copy or memset had its globalPid
 };
 
 }  // namespace

@@ -12,10 +12,10 @@
 #include <string_view>
 #include <vector>
 
-#include "record/correlation_ids.h"
+#include "conventions/correlation_ids.h"
 #include "record/recorder.h"
 #include "record/replayed_kernels.h"
-#include "record/stream_assigner.h"
+#include "conventions/stream_assigner.h"
 #include "store/store.h"
 #include "store/store_writer.h"
 #include "wire/frames.h"

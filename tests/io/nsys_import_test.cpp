@@ -1,6 +1,8 @@
 // An Nsight Systems SQLite export becomes a run holding what nsys recorded.
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "analysis/kernel_summary.h"
 #include "io/nsys_import.h"
 #include "io/trace_import.h"
@@ -124,6 +126,49 @@ TEST(NsysImport, StoresEveryRecordAsNsysWroteIt) {
     ASSERT_FALSE(summary.kernels.empty());
     EXPECT_EQ(summary.kernels[0].name, "gemm");
     EXPECT_EQ(summary.kernels[0].time.count, 3);
+}
+
+// nsys traces every process of a program, and each numbers its streams and
+// correlation ids alike: a worker (pid 4300) that launches on its stream 7
+// with id 101, as the fixture's process 4242 does, keeps a lane of its own
+// and its kernel is credited to its own launch and range.
+TEST(NsysImport, ProcessesNumberingAlikeAreKeptApart) {
+    TempDir dir;
+    Store store(dir.file("runs.wsdb"));
+    auto plain = importTrace(store, readTraceFile(makeExport(dir)), "");
+    TempDir other;
+    auto path = makeExport(
+        other,
+        "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (5200000, 5250000, 0, 1, NULL, 7, 101, "
+        "72142028800, 2, 3, 1, 0, 0, 128, 16, 32, 1, 256, 1, 1, 32768, 16384, 0, 0, 1, 65536, "
+        "NULL, 0);"
+        "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES "
+        "(5100000, 5105000, 1, 72142033101, 101, 7, 0, NULL);"
+        "INSERT INTO NVTX_EVENTS VALUES (5000000, 6000000, 59, NULL, NULL, NULL, 'worker', "
+        "72142033101, NULL, NULL, 1, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL);");
+    auto two = importTrace(store, readTraceFile(path), "");
+    auto kernels = kernelsIn(store, two.run);
+    ASSERT_EQ(kernels.size(), 6u);
+    const auto& worker = kernels.back();
+    ASSERT_EQ(worker.startNs, 5200000);
+    EXPECT_NE(worker.streamId, 7u);
+    EXPECT_NE(worker.correlationId, 101u);
+    EXPECT_EQ(kernels.front().streamId, 7u);  // the first process keeps its numbers
+    EXPECT_EQ(kernels.front().correlationId, 101u);
+    std::map<std::uint32_t, std::uint32_t> processOfStream;
+    for (const auto& s : gpuStreamsOf(store, two.run))
+        processOfStream[s.streamId] = s.processId;
+    EXPECT_EQ(processOfStream[worker.streamId], 4300u);
+    EXPECT_EQ(processOfStream[7], 4242u);
+
+    auto rangeKernels = [&](RunId run, const std::string& name) {
+        const auto summary = summarizeRun(store, run);
+        for (const auto& r : summary.ranges)
+            if (r.name == name) return r.inclusiveKernels;
+        return std::int64_t(-1);
+    };
+    EXPECT_EQ(rangeKernels(two.run, "worker"), 1);
+    EXPECT_EQ(rangeKernels(two.run, "forward"), rangeKernels(plain.run, "forward"));
 }
 
 TEST(NsysImport, NewerSchemaIsRefusedAndNothingIsAdded) {

@@ -5,7 +5,7 @@
 
 #include <set>
 
-#include "record/correlation_ids.h"
+#include "conventions/correlation_ids.h"
 
 namespace ws {
 namespace {

@@ -4,7 +4,7 @@
 
 #include <set>
 
-#include "record/stream_assigner.h"
+#include "conventions/stream_assigner.h"
 
 namespace ws {
 namespace {

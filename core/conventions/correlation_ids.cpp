@@ -1,4 +1,4 @@
-#include "record/correlation_ids.h"
+#include "conventions/correlation_ids.h"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "record/stream_assigner.h"
+#include "conventions/stream_assigner.h"
 
 namespace ws {
 

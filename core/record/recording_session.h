@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "conventions/correlation_ids.h"
+#include "conventions/stream_assigner.h"
 #include "record/recorder.h"
 #include "record/replayed_kernels.h"
-#include "conventions/stream_assigner.h"
 #include "store/store.h"
 #include "store/store_writer.h"
 #include "wire/frames.h"

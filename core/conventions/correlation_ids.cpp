@@ -13,12 +13,8 @@ CorrelationIds::Process& CorrelationIds::processOf(std::uint32_t pid) {
     auto [it, inserted] = processes_.try_emplace(pid);
     if (inserted) {
         // Blocks in the order processes first report; the first keeps its ids.
-        const auto later = static_cast<std::uint32_t>(processes_.size() - 1);
-        if (later > kBlocks)
-            it->second.full = true;
-        else
-            it->second.block = later;
-        if (it->second.full) unseparated(pid, it->second);
+        it->second.block = static_cast<std::uint32_t>(processes_.size() - 1);
+        if (it->second.block > kBlocks) unseparated(pid, it->second);
     }
     lastPid_ = pid;
     last_ = &it->second;
@@ -34,7 +30,7 @@ void CorrelationIds::unseparated(std::uint32_t pid, Process& p) {
 std::uint32_t CorrelationIds::of(std::uint32_t pid, std::uint32_t id) {
     if (id == 0 || pid == 0) return id;
     Process& p = processOf(pid);
-    if (p.full) return id;
+    if (p.block > kBlocks) return id;
     if (p.block == 0) {
         // The first process's ids reach the lowest block handed out.
         const auto blocks = std::min<std::uint64_t>(processes_.size() - 1, kBlocks);

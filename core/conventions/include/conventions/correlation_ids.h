@@ -30,8 +30,9 @@ class CorrelationIds {
 
   private:
     struct Process {
-        std::uint32_t block = 0;  // 0: the first process, its ids as CUDA gave them
-        bool full = false;        // no block left: ids as CUDA gave them, may collide
+        // 0: the first process, its ids as CUDA gave them; past kBlocks: no
+        // block left, CUDA's ids too (they may collide).
+        std::uint32_t block = 0;
         bool reported = false;
     };
     Process& processOf(std::uint32_t pid);

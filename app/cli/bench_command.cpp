@@ -66,6 +66,8 @@ void checkServerCommand(const Args& args, const std::vector<std::string>& argv) 
     for (const char* option : {"server-timeout", "stop-grace", "sample-ms", "graph-trace"})
         if (args.value(option) && !args.flag("server"))
             throw UsageError(std::string("--") + option + " applies to --server");
+    if (args.flag("all-apis") && !args.flag("server"))
+        throw UsageError("--all-apis applies to --server");
 }
 
 // --dataset random | sharegpt:FILE | jsonl:FILE: a file is read once, before
@@ -91,7 +93,7 @@ void readDataset(ServeLoadOptions& o, const std::string& spec, std::optional<int
 }  // namespace
 
 int cmdBench(const std::vector<std::string>& argv) {
-    auto args = Args::parse(argv, {{"ignore-eos", "server"},
+    auto args = Args::parse(argv, {{"ignore-eos", "server", "all-apis"},
                                    {"db",
                                     "endpoint",
                                     "backend",

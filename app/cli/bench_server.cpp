@@ -95,6 +95,7 @@ int benchWithServer(const BenchServe& bench, const Args& args, ServedPoint* poin
         throw UsageError("--graph-trace must be 'node' or 'graph', not '" + graphTrace + "'");
     r.env.push_back("WARPSCOPE_GRAPH_TRACE=" + graphTrace);
     r.properties.emplace_back("capture.graph_trace", graphTrace);
+    applyQueryCallChoice(args.flag("all-apis"), r.env, r.properties);
     r.properties.emplace_back("bench.mode", "server");
     Companion stopping;
     stopping.stopGraceMs = static_cast<int>(graceS * 1000);

@@ -24,7 +24,8 @@ const std::vector<Command>& commands() {
          "gzip-compressed when FILE ends in .gz",
          cmdExport},
         {"record",
-         "record [--db FILE] [--label L] [--workload CONFIG] [--no-driver-api] [--graph-trace "
+         "record [--db FILE] [--label L] [--workload CONFIG] [--no-driver-api] [--all-apis] "
+         "[--graph-trace "
          "node|graph] [--metrics "
          "roofline|dram|NAME,... [--cache-control all|none] [--dram-pass on|off]] [--sample-ms N] "
          "[--progress line|json|none] [--host H [--remote-db FILE] [--remote-cli PATH]] -- "
@@ -59,6 +60,7 @@ const std::vector<Command>& commands() {
          "max-concurrency=C1,C2,...|request-rate=R1,R2,... [--gpus N] [--num-prompts N1,N2,...]] "
          "[--attach RUN | "
          "[--server-timeout S] [--stop-grace S] [--sample-ms N] [--graph-trace node|graph] "
+         "[--all-apis] "
          "--server -- "
          "CMD ARGS...]",
          "load an OpenAI-compatible server as `vllm bench serve` does (its flag names, the\n"

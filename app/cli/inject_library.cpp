@@ -28,4 +28,10 @@ std::string findBesideSelf(const std::string& name) {
     return std::filesystem::exists(candidate, ec) ? candidate.string() : std::string();
 }
 
+void applyQueryCallChoice(bool allApis, std::vector<std::string>& env,
+                          std::vector<std::pair<std::string, std::string>>& properties) {
+    if (allApis) env.emplace_back("WARPSCOPE_ALL_APIS=1");
+    properties.emplace_back("capture.query_calls", allApis ? "traced" : "left out");
+}
+
 }  // namespace ws::cli

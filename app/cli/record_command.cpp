@@ -71,7 +71,7 @@ bool validMetricSpec(const std::string& spec) {
 }  // namespace
 
 int cmdRecord(const std::vector<std::string>& argv) {
-    ArgSpec spec{{"no-driver-api"},
+    ArgSpec spec{{"no-driver-api", "all-apis"},
                  {"db", "label", "workload", "variant", "progress", "metrics", "cache-control",
                   "sample-ms", "dram-pass", "graph-trace", "host", "remote-db", "remote-cli"},
                  0,
@@ -88,6 +88,7 @@ int cmdRecord(const std::vector<std::string>& argv) {
     req.variant = args.valueOr("variant", "");
     req.argv = args.passThrough();
     if (args.flag("no-driver-api")) req.env.push_back("WARPSCOPE_DRIVER_API=0");
+    applyQueryCallChoice(args.flag("all-apis"), req.env, req.properties);
     // CUDA graphs per node (each kernel, traced to its capture) or per launch.
     const std::string graphTrace = args.valueOr("graph-trace", "node");
     if (graphTrace != "node" && graphTrace != "graph")

@@ -23,6 +23,7 @@
 #include "capture/cupti_records.h"
 #include "capture/graph_nodes.h"
 #include "capture/range_profiler.h"
+#include "model/query_calls.h"
 #include "util/process_identity.h"
 #include "wire/frames.h"
 
@@ -85,6 +86,39 @@ bool kindLeftOut(CUpti_ActivityKind kind) {
             return false;
     }
     return off.find("," + std::string(name) + ",") != std::string::npos;
+}
+
+// Leaves the records of state-reading calls out (model/query_calls.h), unless
+// WARPSCOPE_ALL_APIS=1 (record --all-apis). Must follow the kinds' enabling:
+// enabling CUPTI_ACTIVITY_KIND_RUNTIME/DRIVER again would undo it.
+void leaveQueryCallsOut() {
+    const char* all = std::getenv("WARPSCOPE_ALL_APIS");
+    if (all && std::strcmp(all, "1") == 0) return;
+    struct Domain {
+        CUpti_CallbackDomain domain;
+        std::uint32_t size;
+        CUptiResult (*enable)(CUpti_CallbackId, std::uint8_t);
+    };
+    const Domain domains[] = {
+        {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE, cuptiActivityEnableRuntimeApi},
+        {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE, cuptiActivityEnableDriverApi}};
+    for (const Domain& d : domains)
+        for (std::uint32_t cbid = 1; cbid < d.size; ++cbid) {
+            const char* name = nullptr;
+            if (cuptiGetCallbackName(d.domain, cbid, &name) != CUPTI_SUCCESS || !name ||
+                !isQueryCall(name))
+                continue;
+            CUptiResult r = d.enable(cbid, 0);
+            if (r != CUPTI_SUCCESS) {
+                const char* why = nullptr;
+                cuptiGetResultString(r, &why);
+                std::fprintf(
+                    stderr,
+                    "[warpscope] state-reading API calls stay traced (leaving %s out failed: %s)\n",
+                    name, why ? why : "unknown error");
+                return;
+            }
+        }
 }
 
 struct Completed {
@@ -313,6 +347,7 @@ bool Collector::start() {
         CUptiResult r = cuptiActivityEnable(kind);
         if (r != CUPTI_SUCCESS && r != CUPTI_ERROR_NOT_COMPATIBLE) check(r, "cuptiActivityEnable");
     }
+    leaveQueryCallsOut();
     // WARPSCOPE_GRAPH_TRACE=graph (record --graph-trace graph): one record per
     // graph launch instead of one per node, the cheapest way to trace graphs.
     const char* graphTrace = std::getenv("WARPSCOPE_GRAPH_TRACE");

@@ -39,6 +39,19 @@ sys.exit(0 if ok else 1)
 PY
 "$cli" summary 1 --db "$db" --top 1 | sed -n '/^Processes/,/^$/p'
 "$cli" summary 1 --db "$db" --json > "$tmp/summary.json" || fail=1
+# CUDA numbers each process's calls from 1: the recording keeps them apart, so
+# each worker's range is credited its own kernels only (the same number per
+# matmul in both, 60 and 70 matmuls), none of the other worker's.
+python3 - "$tmp/summary.json" <<'PY' || fail=1
+import json, sys
+ranges = {r["name"]: r["kernel_inclusive_count"] for r in json.load(open(sys.argv[1]))["ranges"]}
+counts = {rank: ranges.get(f"worker {rank}", 0) for rank in (1, 2)}
+per = {rank: counts[rank] / (50 + 10 * rank) for rank in (1, 2)}
+ok = counts[1] > 0 and per[1] == per[2] and per[1].is_integer()
+print(f"kernels in each worker's range: {counts}, per matmul {per}")
+print(("PASS" if ok else "FAIL") + " each worker's range holds its own kernels only")
+sys.exit(0 if ok else 1)
+PY
 
 echo "== worker 2 killed (SIGKILL) after its matmuls"
 "$cli" record --db "$db" --label worker-killed --progress none -- python3 "$here/torch_two_workers.py" --kill-rank 2 > "$tmp/killed.log" 2>&1 || fail=1

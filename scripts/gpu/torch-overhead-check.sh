@@ -13,6 +13,7 @@ prog=(python3 "$here/torch_decode_timed.py" --batch "$batch" --tokens "$tokens")
 # name → "ENV=VALUE ... | record options"
 declare -A settings=(
   [default]="|"
+  [allapis]="|--all-apis"
   [nodriver]="|--no-driver-api"
   [nosamples]="|--sample-ms 0"
   [nosync]="WARPSCOPE_KINDS_OFF=synchronization|"
@@ -22,7 +23,7 @@ declare -A settings=(
   [lean]="WARPSCOPE_KINDS_OFF=synchronization|--no-driver-api --sample-ms 0"
 )
 # SETTINGS="default nodriver" measures only those (default: all of them).
-read -r -a order <<<"${SETTINGS:-default nodriver nosamples nosync nomarker nographnodes noflush lean}"
+read -r -a order <<<"${SETTINGS:-default allapis nodriver nosamples nosync nomarker nographnodes noflush lean}"
 region() { awk '/REGION_S/{print $2}'; }
 ws_header
 echo "batch $batch, $tokens tokens, $rounds rounds"
@@ -39,6 +40,10 @@ for _ in $(seq "$rounds"); do
     echo "$name $s"
   done
 done | tee "$out/torch-overhead.txt"
+# What each setting kept: the first round's runs, in order.
+for i in $(seq "${#order[@]}"); do
+  echo "${order[$((i - 1))]}: $("$cli" show "$i" --db "$db" | grep -E '^api calls')"
+done
 python3 - "$out/torch-overhead.txt" <<'PY' || fail=1
 import collections, statistics, sys
 rows = collections.defaultdict(list)

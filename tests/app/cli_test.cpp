@@ -946,6 +946,35 @@ TEST_F(CliTest, GraphTraceModeIsPassedOnAndStored) {
         << bad.err;
 }
 
+// State-reading calls (cudaGetDevice, …) are left out unless --all-apis asks
+// for them; the collector reads the choice from the environment and the run
+// says which it was.
+TEST_F(CliTest, QueryCallChoiceIsPassedOnAndStored) {
+    const auto store = dir.file("queries.wsdb");
+    auto record = [&](std::vector<std::string> options) {
+        std::vector<std::string> argv = {"record", "--db", store, "--progress", "none"};
+        argv.insert(argv.end(), options.begin(), options.end());
+        for (const char* word : {"--", "/bin/sh", "-c", "echo all=${WARPSCOPE_ALL_APIS:-unset}"})
+            argv.push_back(word);
+        return cli(argv);
+    };
+    auto byDefault = record({});
+    ASSERT_EQ(byDefault.exitCode, 0) << byDefault.err;
+    EXPECT_NE(byDefault.out.find("all=unset"), std::string::npos) << byDefault.out;
+    auto everyCall = record({"--all-apis"});
+    ASSERT_EQ(everyCall.exitCode, 0) << everyCall.err;
+    EXPECT_NE(everyCall.out.find("all=1"), std::string::npos) << everyCall.out;
+    auto shown = [&](const char* run) {  // the value beside capture.query_calls
+        auto out = cli({"show", run, "--db", store}).out;
+        auto at = out.find("capture.query_calls");
+        if (at == std::string::npos) return std::string("(not shown)");
+        auto line = out.substr(at + 19, out.find('\n', at) - at - 19);
+        return line.substr(line.find_first_not_of(' '));
+    };
+    EXPECT_EQ(shown("1"), "left out");
+    EXPECT_EQ(shown("2"), "traced");
+}
+
 TEST(ProgressMessages, RoundTripAndForeignLinesAreNotMessages) {
     progress::Message m{progress::Kind::Record};
     m.record.kernels = 12;

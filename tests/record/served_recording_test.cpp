@@ -217,6 +217,7 @@ TEST_F(ServedRecordingTest, OneRunHoldsTheClientsRequestsAndTheServersSideOnOneC
     EXPECT_EQ(info.exitCode, 0);  // the server drained on SIGINT and exited 0
     EXPECT_NE(info.command.find("warpscope-workload serve"), std::string::npos);
     EXPECT_EQ(runProperties(store, run)["capture.graph_trace"], "node");  // as record's default
+    EXPECT_EQ(runProperties(store, run)["capture.query_calls"], "left out");
 
     auto requests = requestsOf(store, run);
     auto tokens = tokensOf(store, run);
@@ -429,6 +430,7 @@ TEST_F(ServedRecordingTest, BadFlagsAreRefusedBeforeAnythingStarts) {
         {{"--", "/bin/true"}, "a command after `--` is started only with --server", 2},
         {{"--server-timeout", "5"}, "--server-timeout applies to --server", 2},
         {{"--graph-trace", "graph"}, "--graph-trace applies to --server", 2},
+        {{"--all-apis"}, "--all-apis applies to --server", 2},
         {{"--server", "--graph-trace", "kernel", "--", "/bin/true"},
          "--graph-trace must be 'node' or 'graph', not 'kernel'",
          2},

@@ -4,12 +4,15 @@
 # and under torch.profiler (CUDA only, CPU+CUDA), alternating for ROUNDS rounds;
 # medians and ratios to untraced. Settings say where the cost is.
 # Usage: torch-overhead-check.sh BUILD_DIR OUT_DIR [ROUNDS] [BATCH TOKENS]
-# (SETTINGS: which Warpscope settings, by name; PROFILER=0 leaves torch.profiler out)
+# (SETTINGS: which Warpscope settings, by name; PROFILER=0 leaves torch.profiler
+# out, PROFILER=cuda keeps its CUDA-only run; CALLS: timed calls per program;
+# CORES: run every program on these cores, e.g. 2-5, as taskset -c does)
 source "$(dirname "$0")/lib.sh"
 ws_args "BUILD_DIR OUT_DIR [ROUNDS] [BATCH TOKENS]" 2 "$@"
 rounds=${3:-3}; batch=${4:-1}; tokens=${5:-32}
 cli=$build/app/warpscope-cli; db=$out/torch-overhead.wsdb
-prog=(python3 "$here/torch_decode_timed.py" --batch "$batch" --tokens "$tokens")
+prog=(python3 "$here/torch_decode_timed.py" --batch "$batch" --tokens "$tokens" --calls "${CALLS:-3}")
+pin=(); [ -n "${CORES:-}" ] && pin=(taskset -c "$CORES")
 # name → "ENV=VALUE ... | record options"
 declare -A settings=(
   [default]="|"
@@ -28,15 +31,17 @@ region() { awk '/REGION_S/{print $2}'; }
 ws_header
 echo "batch $batch, $tokens tokens, $rounds rounds"
 for _ in $(seq "$rounds"); do
-  echo "untraced $("${prog[@]}" | region)"
+  echo "untraced $("${pin[@]}" "${prog[@]}" | region)"
   if [ "${PROFILER:-1}" != 0 ]; then
-    echo "profiler_cuda $("${prog[@]}" --profiler cuda 2>/dev/null | region)"
-    echo "profiler_cpu_cuda $("${prog[@]}" --profiler cpu+cuda 2>/dev/null | region)"
+    echo "profiler_cuda $("${pin[@]}" "${prog[@]}" --profiler cuda 2>/dev/null | region)"
+  fi
+  if [ "${PROFILER:-1}" = 1 ]; then
+    echo "profiler_cpu_cuda $("${pin[@]}" "${prog[@]}" --profiler cpu+cuda 2>/dev/null | region)"
   fi
   for name in "${order[@]}"; do
     IFS='|' read -r envs opts <<<"${settings[$name]}"
     # shellcheck disable=SC2086  # words of a setting
-    s=$(env $envs "$cli" record --db "$db" --label "$name" --progress none $opts -- "${prog[@]}" | region)
+    s=$(env $envs "$cli" record --db "$db" --label "$name" --progress none $opts -- "${pin[@]}" "${prog[@]}" | region)
     echo "$name $s"
   done
 done | tee "$out/torch-overhead.txt"

@@ -5,7 +5,7 @@ the program itself, so every way of tracing it is judged on the same clock.
 
 --profiler none|cuda|cpu+cuda wraps the region in torch.profiler (entered
 before the warm-up, as a user would); under `warpscope-cli record` use none.
-Prints REGION_S with the median of the timed calls."""
+Prints REGION_S with the median of the timed calls, CALLS_S with each."""
 import argparse
 import contextlib
 import statistics
@@ -45,6 +45,7 @@ def main():
             torch.cuda.synchronize()
             times.append(time.perf_counter() - start)
     print(f"REGION_S {statistics.median(times):.4f}")
+    print("CALLS_S " + " ".join(f"{t:.4f}" for t in times))
 
 
 if __name__ == "__main__":

@@ -6,6 +6,9 @@
 //   capture_fixture launches N   N ~1 µs kernels back to back (launch-bound)
 //   capture_fixture large N   N kernels of >= 100 µs each
 //   capture_fixture forever   launches kernels until killed
+//   capture_fixture queries N    N ~1 µs kernels, each after the state reads
+//                             PyTorch makes per kernel (8 cudaGetDevice, one
+//                             cudaGetLastError): what tracing those costs
 //   capture_fixture streams N S   N ~1 µs kernels from S threads, each on its own
 //                             stream (a serving process at full launch rate)
 #include <cuda_runtime.h>
@@ -166,6 +169,25 @@ static int launches(int count) {
     return 0;
 }
 
+static int queries(int count) {
+    int* sink;
+    CHECK(cudaMalloc(&sink, 1024 * sizeof(int)));
+    tiny_kernel<<<1, 32>>>(sink);
+    CHECK(cudaDeviceSynchronize());
+    int device = 0;
+    double t0 = nowMs();
+    for (int i = 0; i < count; ++i) {
+        for (int q = 0; q < 8; ++q)
+            CHECK(cudaGetDevice(&device));
+        tiny_kernel<<<1, 32>>>(sink);
+        CHECK(cudaGetLastError());
+    }
+    CHECK(cudaDeviceSynchronize());
+    double t1 = nowMs();
+    std::printf("WALL_MS %.3f\nKERNELS_PER_S %.0f\n", t1 - t0, count / ((t1 - t0) / 1000.0));
+    return 0;
+}
+
 static int streams(long count, int streamCount) {
     int* sink;
     CHECK(cudaMalloc(&sink, 1024 * sizeof(int)));
@@ -222,6 +244,7 @@ int main(int argc, char** argv) {
     if (mode == "timing") return timing(n ? n : 50);
     if (mode == "launches") return launches(n ? n : 200000);
     if (mode == "large") return large(n ? n : 200);
+    if (mode == "queries") return queries(n ? n : 100000);
     if (mode == "forever") return forever();
     if (mode == "streams")
         return streams(argc > 2 ? std::atol(argv[2]) : 10'000'000,

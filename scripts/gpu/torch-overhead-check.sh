@@ -6,12 +6,14 @@
 # Usage: torch-overhead-check.sh BUILD_DIR OUT_DIR [ROUNDS] [BATCH TOKENS]
 # (SETTINGS: which Warpscope settings, by name; PROFILER=0 leaves torch.profiler
 # out, PROFILER=cuda keeps its CUDA-only run; CALLS: timed calls per program;
-# CORES: run every program on these cores, e.g. 2-5, as taskset -c does)
+# PROGRAM=launches: the launch-bound loop; CORES: run every program on these cores, e.g. 2-5, as taskset -c does)
 source "$(dirname "$0")/lib.sh"
 ws_args "BUILD_DIR OUT_DIR [ROUNDS] [BATCH TOKENS]" 2 "$@"
 rounds=${3:-3}; batch=${4:-1}; tokens=${5:-32}
 cli=$build/app/warpscope-cli; db=$out/torch-overhead.wsdb
-prog=(python3 "$here/torch_decode_timed.py" --batch "$batch" --tokens "$tokens" --calls "${CALLS:-3}")
+# PROGRAM=launches: torch_launch_loop.py (20,000 small ops) instead of generate().
+script=torch_decode_timed.py; [ "${PROGRAM:-generate}" = launches ] && script=torch_launch_loop.py
+prog=(python3 "$here/$script" --batch "$batch" --tokens "$tokens" --calls "${CALLS:-3}")
 pin=(); [ -n "${CORES:-}" ] && pin=(taskset -c "$CORES")
 # name → "ENV=VALUE ... | record options"
 declare -A settings=(
@@ -23,6 +25,8 @@ declare -A settings=(
   [nomarker]="WARPSCOPE_KINDS_OFF=marker|"
   [nographnodes]="WARPSCOPE_GRAPH_NODES=0|"
   [noflush]="WARPSCOPE_FLUSH_MS=0|"
+  [cuptitids]="WARPSCOPE_SYSTEM_TID=0|"
+  [buf4m]="WARPSCOPE_BUFFER_KB=4096|"
   [lean]="WARPSCOPE_KINDS_OFF=synchronization|--no-driver-api --sample-ms 0"
 )
 # SETTINGS="default nodriver" measures only those (default: all of them).

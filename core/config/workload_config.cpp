@@ -4,6 +4,7 @@
 #include <fstream>
 #include <limits>
 #include <sstream>
+#include <utility>
 
 #include "config/toml_reader.h"
 #include "model/ladder_catalog.h"
@@ -58,7 +59,16 @@ DecoderParams readDecoder(TomlReader& r) {
     assign(d.weights, r.string("weights", false));
     assign(d.seed, r.integer("seed", 0, std::numeric_limits<std::int64_t>::max(), false));
     assign(d.qualityTolerance, r.number("quality_tolerance", 0, 1e6, false));
+    assign(d.tensorParallel, r.integer("tensor_parallel", 1, 8, false));
     r.rejectUnknown();
+    // Each rank holds whole heads, whole KV heads and an equal MLP slice.
+    const std::pair<const char*, int> split[] = {
+        {"heads", d.heads}, {"kv_heads", d.kvHeads}, {"intermediate_size", d.intermediateSize}};
+    for (const auto& [name, value] : split)
+        if (d.tensorParallel > 1 && value > 0 && value % d.tensorParallel != 0)
+            r.error(r.raw().get("tensor_parallel")->source(), "tensor_parallel",
+                    std::string(name) + " " + std::to_string(value) + " cannot be split over " +
+                        std::to_string(d.tensorParallel) + " ranks");
     if (d.hiddenSize > 0 && d.heads > 0) {
         if (d.headDim == 0) {
             if (d.hiddenSize % d.heads != 0)
@@ -289,6 +299,11 @@ ConfigResult parseWorkloadConfig(const std::string& text, const std::string& sou
         }
     }
     top.rejectUnknown();
+    if (cfg.kind == WorkloadKind::Serve && cfg.decoder && cfg.decoder->tensorParallel > 1)
+        top.error(root.get_as<toml::table>("decoder")->get("tensor_parallel")->source(),
+                  "decoder.tensor_parallel",
+                  "the serving engine runs on one GPU: tensor_parallel applies to decoder "
+                  "workloads");
     if (cfg.kind == WorkloadKind::Decoder && kind) {
         if (cfg.contract.promptTokens == 0)
             top.error(root.source(), "contract.prompt_tokens",

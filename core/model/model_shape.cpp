@@ -30,6 +30,19 @@ ModelShape ModelShape::from(const DecoderParams& p) {
     return s;
 }
 
+ModelShape ModelShape::shard(int ranks) const {
+    if (ranks < 1 || heads % ranks != 0 || kvHeads % ranks != 0 || intermediate % ranks != 0)
+        throw std::invalid_argument("decoder shape: heads " + std::to_string(heads) +
+                                    ", kv_heads " + std::to_string(kvHeads) +
+                                    " and intermediate_size " + std::to_string(intermediate) +
+                                    " cannot be split over " + std::to_string(ranks) + " ranks");
+    ModelShape s = *this;
+    s.heads /= ranks;
+    s.kvHeads /= ranks;
+    s.intermediate /= ranks;
+    return s;
+}
+
 std::int64_t ModelShape::layerMatrixElements() const {
     std::int64_t h = hidden;
     std::int64_t attn = h * qkvWidth() + std::int64_t(heads) * headDim * h;

@@ -218,6 +218,33 @@ TEST(WorkloadConfig, GqaHeadsMustDivide) {
     EXPECT_EQ(e.field, "decoder.kv_heads");
 }
 
+TEST(WorkloadConfig, TensorParallelMustSplitHeadsKvHeadsAndMlp) {
+    std::string two = kDecoder;
+    two.replace(two.find("cuda_graphs = true"), 18, "cuda_graphs = true\ntensor_parallel = 2");
+    auto ok = parseWorkloadConfig(two, "tp.toml");
+    ASSERT_TRUE(ok.ok()) << ok.errors[0].toString();
+    EXPECT_EQ(ok.config->decoder->tensorParallel, 2);
+    EXPECT_EQ(parseWorkloadConfig(kDecoder, "d.toml").config->decoder->tensorParallel, 1);
+
+    std::string four = kDecoder;  // 8 heads, 2 KV heads: 4 ranks cannot share 2 KV heads
+    four.replace(four.find("cuda_graphs = true"), 18, "cuda_graphs = true\ntensor_parallel = 4");
+    auto e = onlyError(four);
+    EXPECT_EQ(e.field, "decoder.tensor_parallel");
+    EXPECT_NE(e.message.find("kv_heads 2 cannot be split over 4 ranks"), std::string::npos)
+        << e.message;
+
+    std::string many = kDecoder;
+    many.replace(many.find("cuda_graphs = true"), 18, "cuda_graphs = true\ntensor_parallel = 16");
+    EXPECT_EQ(onlyError(many).field, "decoder.tensor_parallel");
+
+    std::string served = two;  // the serving engine is one GPU's
+    served.replace(served.find("kind = \"decoder\""), 16, "kind = \"serve\"");
+    served += "[serve]\nmax_num_seqs = 8\n";
+    auto s = onlyError(served);
+    EXPECT_EQ(s.field, "decoder.tensor_parallel");
+    EXPECT_NE(s.message.find("serving engine runs on one GPU"), std::string::npos) << s.message;
+}
+
 TEST(WorkloadConfig, SyntaxErrorHasPosition) {
     auto e = onlyError("name = \"x\"\nkind = \n");
     EXPECT_EQ(e.line, 2);

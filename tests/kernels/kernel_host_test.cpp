@@ -83,6 +83,25 @@ TEST(ModelShape, KvCacheAndDecodeBytes) {
     EXPECT_THROW(parsePrecision("fp4"), std::invalid_argument);
 }
 
+TEST(ModelShape, ATensorParallelRankHoldsItsShareOfHeadsAndMlp) {
+    auto m = ModelShape::from(preset("llama-3.1-8b-bf16.toml"));
+    auto half = m.shard(2);
+    EXPECT_EQ(half.heads, 16);
+    EXPECT_EQ(half.kvHeads, 4);
+    EXPECT_EQ(half.intermediate, 7168);
+    EXPECT_EQ(half.hidden, m.hidden);
+    EXPECT_EQ(half.vocab, m.vocab);
+    EXPECT_EQ(half.headDim, 128);
+    // Two ranks' layers hold exactly the whole layer's matrices.
+    EXPECT_EQ(2 * half.layerMatrixElements(), m.layerMatrixElements());
+    EXPECT_EQ(2 * half.kvBytesPerToken(), m.kvBytesPerToken());
+    EXPECT_EQ(m.shard(8).kvHeads, 1);
+    EXPECT_EQ(m.shard(1).heads, m.heads);
+    EXPECT_THROW(m.shard(3), std::invalid_argument);   // 32 heads, 8 KV heads
+    EXPECT_THROW(m.shard(16), std::invalid_argument);  // 8 KV heads
+    EXPECT_THROW(m.shard(0), std::invalid_argument);
+}
+
 TEST(ModelShape, RefusesInconsistentShapes) {
     DecoderParams p;
     p.hiddenSize = 64;

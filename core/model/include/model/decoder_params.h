@@ -27,6 +27,10 @@ struct DecoderParams {
     std::string weights;  // safetensors path; empty = deterministic random weights
     std::int64_t seed = 0;
     double qualityTolerance = 0.25;  // max logit error (in logit std units) against the reference
+    // Ranks, one process and GPU each: heads, KV heads and the MLP split
+    // across them (Megatron-style column/row-parallel), an all-reduce after
+    // attention and after the MLP. Decoder workloads only.
+    int tensorParallel = 1;
 };
 
 }  // namespace ws

@@ -19,6 +19,10 @@ struct ModelShape {
     bool tiedEmbeddings = false;
 
     static ModelShape from(const DecoderParams& p);
+    // What one of `ranks` tensor-parallel ranks holds: heads, KV heads and the
+    // MLP's intermediate width divided; hidden and vocab whole. Throws when
+    // one does not divide.
+    ModelShape shard(int ranks) const;
 
     int qkvWidth() const { return (heads + 2 * kvHeads) * headDim; }
     int groupSize() const { return heads / kvHeads; }

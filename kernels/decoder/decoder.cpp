@@ -9,6 +9,7 @@
 
 #include "common/cuda_check.h"
 #include "decoder/decoder_kernels.h"
+#include "decoder/weight_shards.h"
 #include "host/bf16.h"
 
 namespace ws::kernels {
@@ -54,8 +55,12 @@ namespace {
 constexpr std::size_t kCublasWorkspace = 32u << 20;
 }
 
-Decoder::Decoder(const DecoderOptions& o, cudaStream_t stream) : opt_(o), stream_(stream) {
-    const auto& m = opt_.shape;
+Decoder::Decoder(const DecoderOptions& o, cudaStream_t stream)
+    : opt_(o), local_(o.shape.shard(o.ranks)), stream_(stream) {
+    const auto& m = local_;
+    if (opt_.ranks > 1 && (!opt_.allReduce || opt_.rank < 0 || opt_.rank >= opt_.ranks))
+        throw std::invalid_argument("decoder: rank " + std::to_string(opt_.rank) + " of " +
+                                    std::to_string(opt_.ranks) + " needs an all-reduce");
     if (opt_.batch < 1 || opt_.batch > kGemvMaxBatch)
         throw std::invalid_argument("decoder: batch must be 1–16 (got " +
                                     std::to_string(opt_.batch) + ")");
@@ -78,9 +83,19 @@ Decoder::Decoder(const DecoderOptions& o, cudaStream_t stream) : opt_(o), stream
     // A fixed workspace: cuBLAS must not allocate while a decode graph is captured.
     WS_CUBLAS(cublasSetWorkspace(cublas_, cublasWorkspace_.get(), kCublasWorkspace));
 
-    weights_ = opt_.weightsPath.empty()
-                   ? makeRandomWeights(m, opt_.seed, opt_.precision, stream_)
-                   : loadSafetensorsWeights(opt_.weightsPath, m, opt_.precision, stream_);
+    if (opt_.ranks == 1) {
+        weights_ = opt_.weightsPath.empty()
+                       ? makeRandomWeights(m, opt_.seed, opt_.precision, stream_)
+                       : loadSafetensorsWeights(opt_.weightsPath, m, opt_.precision, stream_);
+    } else {
+        // The whole model's bf16 weights (the same on every rank), cut, then quantized.
+        const auto bf16 = WeightPrecision::Bf16;
+        auto whole = opt_.weightsPath.empty()
+                         ? makeRandomWeights(opt_.shape, opt_.seed, bf16, stream_)
+                         : loadSafetensorsWeights(opt_.weightsPath, opt_.shape, bf16, stream_);
+        weights_ = shardWeights(std::move(whole), opt_.shape, opt_.rank, opt_.ranks, stream_);
+        quantizeLinears(weights_, opt_.precision, stream_);
+    }
 
     maxRows_ = std::max(opt_.batch * opt_.maxPrefillTokens, opt_.batch);
     std::size_t rows = maxRows_;
@@ -127,7 +142,19 @@ Decoder::~Decoder() {
 }
 
 std::int64_t Decoder::kvCacheBytes() const {
-    return opt_.shape.kvCacheBytes(opt_.capacity, opt_.batch);
+    return local_.kvCacheBytes(opt_.capacity, opt_.batch);
+}
+
+std::int64_t Decoder::weightBytes() const {
+    // Embedding, norms and LM head whole on every rank, its share of the layers.
+    return local_.weightBytes(opt_.precision);
+}
+
+// Row-parallel outputs are partial sums: completed across ranks, in place.
+void Decoder::sumAcrossRanks(__nv_bfloat16* data, int rows) {
+    if (opt_.ranks == 1) return;
+    OpRange range("all-reduce");
+    opt_.allReduce->sum(data, std::size_t(rows) * local_.hidden, stream_);
 }
 
 void Decoder::setCounters(int step, int position, int context) {
@@ -167,7 +194,7 @@ void Decoder::linear(const LinearWeight& w, const __nv_bfloat16* x, __nv_bfloat1
 
 void Decoder::lmHead(const __nv_bfloat16* x, __nv_bfloat16* y, int rows) {
     OpRange range("lm head");
-    const auto& m = opt_.shape;
+    const auto& m = local_;
     const __nv_bfloat16* w = weights_.lmHeadWeights();
     if (rows <= kGemvMaxBatch && opt_.variant != DecoderVariant::Cublas)
         gemvBf16(gemvRungFor(rows), x, w, y, rows, m.vocab, m.hidden, stream_);
@@ -179,7 +206,7 @@ void Decoder::lmHead(const __nv_bfloat16* x, __nv_bfloat16* y, int rows) {
 // Runs the layers on `rows` token rows (ids_ for prefill, tokens_ for decode)
 // and leaves the final-normed hidden states in h_.
 void Decoder::forward(int rows, int tokensPerRequest, bool decode) {
-    const auto& m = opt_.shape;
+    const auto& m = local_;
     int requests = rows / tokensPerRequest;
     const int* position = counters_.get() + 1;  // 0 during prefill, set by setCounters
     {
@@ -217,6 +244,7 @@ void Decoder::forward(int rows, int tokensPerRequest, bool decode) {
             prefillAttention(prefillRung_, qkv_.get(), m.qkvWidth(), kCache_[l].get(),
                              vCache_[l].get(), attn_.get(), shape, tokensPerRequest, 0, stream_);
         linear(lw.o, attn_.get(), o_.get(), rows);
+        sumAcrossRanks(o_.get(), rows);
         op.reset();
         op.emplace("mlp");
         rmsnorm(elementwiseRung_, o_.get(), x_.get(), lw.mlpNorm.get(), h_.get(), rows, m.hidden,
@@ -224,6 +252,7 @@ void Decoder::forward(int rows, int tokensPerRequest, bool decode) {
         linear(lw.gateUp, h_.get(), gateUp_.get(), rows);
         siluMul(elementwiseRung_, gateUp_.get(), act_.get(), rows, m.intermediate, stream_);
         linear(lw.down, act_.get(), o_.get(), rows);
+        sumAcrossRanks(o_.get(), rows);
     }
     OpRange range("final norm");
     rmsnorm(elementwiseRung_, o_.get(), x_.get(), weights_.finalNorm.get(), h_.get(), rows,
@@ -238,7 +267,7 @@ void Decoder::prefill(const std::vector<int>& prompts, int tokensPerRequest) {
                             cudaMemcpyHostToDevice, stream_));
     setCounters(0, 0, 0);  // prefill positions start at 0
     forward(rows, tokensPerRequest, false);
-    gatherLastRows(h_.get(), last_.get(), opt_.batch, tokensPerRequest, opt_.shape.hidden, stream_);
+    gatherLastRows(h_.get(), last_.get(), opt_.batch, tokensPerRequest, local_.hidden, stream_);
     lmHead(last_.get(), logits_.get(), opt_.batch);
     SampleState st{tokens_.get(),
                    generated_.get(),
@@ -250,7 +279,7 @@ void Decoder::prefill(const std::vector<int>& prompts, int tokensPerRequest) {
                    argmaxValues_.get(),
                    argmaxIndices_.get()};
     OpRange range("sample");
-    sampleGreedy(logits_.get(), opt_.batch, opt_.shape.vocab, st, stream_);
+    sampleGreedy(logits_.get(), opt_.batch, local_.vocab, st, stream_);
     // Decode continues at step 1, writing position tokensPerRequest.
     setCounters(1, tokensPerRequest, tokensPerRequest + 1);
 }
@@ -267,7 +296,7 @@ void Decoder::decodeStep() {
         tokens_.get(),       generated_.get(),    c, c + 1, c + 2, slots_.get(), opt_.logitSlots,
         argmaxValues_.get(), argmaxIndices_.get()};
     OpRange range("sample");
-    sampleGreedy(logits_.get(), opt_.batch, opt_.shape.vocab, st, stream_);
+    sampleGreedy(logits_.get(), opt_.batch, local_.vocab, st, stream_);
 }
 
 void Decoder::captureDecodeGraph() {
@@ -288,9 +317,9 @@ void Decoder::captureDecodeGraph() {
 std::vector<float> Decoder::promptLogits(const std::vector<int>& tokens, int lastN) {
     int rows = int(tokens.size());
     if (opt_.batch != 1 || rows > maxRows_ || lastN < 1 || lastN > rows ||
-        lastN > int(last_.size() / opt_.shape.hidden))
+        lastN > int(last_.size() / local_.hidden))
         throw std::invalid_argument("decoder promptLogits: batch 1, prompt within capacity");
-    const auto& m = opt_.shape;
+    const auto& m = local_;
     WS_CUDA(cudaMemcpyAsync(ids_.get(), tokens.data(), tokens.size() * sizeof(int),
                             cudaMemcpyHostToDevice, stream_));
     setCounters(0, 0, 0);

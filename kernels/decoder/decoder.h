@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "attention/attention.h"
+#include "collectives/all_reduce.h"
 #include "decoder/decoder_weights.h"
 #include "elementwise/elementwise.h"
 #include "gemm/gemm.h"
@@ -39,6 +40,12 @@ struct DecoderOptions {
     float ropeTheta = 10000.0f;
     float rmsEps = 1e-5f;
     int logitSlots = 0;  // decode steps whose request-0 logits are kept (quality check)
+    // Tensor parallelism: this is rank `rank` of `ranks`, holding its share of
+    // heads and MLP (ModelShape::shard; `shape` stays the whole model's) and
+    // summing partial outputs through `allReduce` after attention and after
+    // the MLP. Every rank runs the same calls in the same order.
+    int rank = 0, ranks = 1;
+    AllReduce* allReduce = nullptr;  // required when ranks > 1
 };
 
 class Decoder {
@@ -65,7 +72,8 @@ class Decoder {
     std::vector<float> logitSlots() const;        // [logitSlots × vocab] of request 0
 
     const DecoderOptions& options() const { return opt_; }
-    std::int64_t kvCacheBytes() const;
+    std::int64_t kvCacheBytes() const;  // this rank's
+    std::int64_t weightBytes() const;   // this rank's, on its device
 
   private:
     void forward(int rows, int tokensPerRequest, bool decode);
@@ -73,8 +81,10 @@ class Decoder {
     GemvRung gemvRungFor(int rows) const;
     void lmHead(const __nv_bfloat16* x, __nv_bfloat16* y, int rows);
     void setCounters(int step, int position, int context);
+    void sumAcrossRanks(__nv_bfloat16* data, int rows);
 
     DecoderOptions opt_;
+    ModelShape local_;  // this rank's share of opt_.shape (all of it without tensor parallelism)
     cudaStream_t stream_;
     cublasHandle_t cublas_ = nullptr;
     DecoderWeights weights_;

@@ -15,6 +15,10 @@ QualityRecord checkQuality(const DecoderOptions& candidate, const std::vector<in
     refOpt.batch = 1;
     refOpt.capacity = refOpt.maxPrefillTokens = int(prompt.size()) + steps - 1;
     refOpt.logitSlots = steps;
+    // The reference is the whole model on this GPU, whatever the candidate's ranks.
+    refOpt.rank = 0;
+    refOpt.ranks = 1;
+    refOpt.allReduce = nullptr;
     Decoder reference(refOpt, stream);
     std::vector<int> tokens = prompt;
     tokens.insert(tokens.end(), generatedTokens.begin(), generatedTokens.begin() + (steps - 1));

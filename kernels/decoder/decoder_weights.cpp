@@ -54,14 +54,14 @@ DecoderWeights allocate(const ModelShape& m, cudaStream_t s) {
     return w;
 }
 
-void quantizeAll(DecoderWeights& w, WeightPrecision p, cudaStream_t s) {
+}  // namespace
+
+void quantizeLinears(DecoderWeights& w, WeightPrecision p, cudaStream_t s) {
     if (p != WeightPrecision::Int8WeightOnly) return;
     for (auto& l : w.layers)
         for (auto* lin : {&l.qkv, &l.o, &l.gateUp, &l.down})
             quantize(*lin, s);
 }
-
-}  // namespace
 
 DecoderWeights makeRandomWeights(const ModelShape& m, std::uint64_t seed, WeightPrecision p,
                                  cudaStream_t s) {
@@ -77,7 +77,7 @@ DecoderWeights makeRandomWeights(const ModelShape& m, std::uint64_t seed, Weight
         for (auto* lin : {&l.qkv, &l.o, &l.gateUp, &l.down})
             fillUniform(lin->w.get(), lin->w.size(), ++tensor, std::sqrt(3.0f / lin->in), s);
     WS_CUDA(cudaStreamSynchronize(s));
-    quantizeAll(w, p, s);
+    quantizeLinears(w, p, s);
     return w;
 }
 
@@ -143,7 +143,7 @@ DecoderWeights loadSafetensorsWeights(const std::string& path, const ModelShape&
              {layerName(l, "mlp.gate_proj.weight"), layerName(l, "mlp.up_proj.weight")});
         load(lw.down.w.get(), {layerName(l, "mlp.down_proj.weight")});
     }
-    quantizeAll(w, p, s);
+    quantizeLinears(w, p, s);
     return w;
 }
 

@@ -40,6 +40,8 @@ struct DecoderWeights {
 
 DecoderWeights makeRandomWeights(const ModelShape& shape, std::uint64_t seed,
                                  WeightPrecision precision, cudaStream_t stream);
+// bf16 linear layers to int8 weight-only (rows' scales), when `p` says so.
+void quantizeLinears(DecoderWeights& w, WeightPrecision p, cudaStream_t stream);
 // Throws SafetensorsError naming the file, tensor and problem (missing tensor,
 // wrong dtype or shape, truncated file).
 DecoderWeights loadSafetensorsWeights(const std::string& path, const ModelShape& shape,

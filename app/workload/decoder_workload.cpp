@@ -2,7 +2,9 @@
 // requests in rounds of `batch` prefilled together and decoded step by step,
 // with a token mark per request per step (docs/token-conventions.md, so
 // TTFT/TPOT/ITL follow), then the quality check against the reference
-// variant by teacher forcing.
+// variant by teacher forcing. With tensor_parallel = N, N processes (one per
+// GPU) run the same rounds; rank 0 times, marks and prints, the others only
+// compute their share.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -19,6 +21,9 @@
 #include "host/bf16.h"
 #include "nvtx_marks.h"
 #include "workload_commands.h"
+#if WARPSCOPE_HAVE_NCCL
+#include "tensor_parallel_ranks.h"
+#endif
 
 namespace ws::workload {
 
@@ -69,16 +74,36 @@ int runDecoderWorkload(const WorkloadConfig& config) {
         throw std::invalid_argument(config.sourcePath +
                                     ": contract needs prompt_tokens and output_tokens >= 1");
 
+#if WARPSCOPE_HAVE_NCCL
+    std::optional<TensorParallelRanks> ranks;
+    if (d.tensorParallel > 1) {
+        ranks.emplace(d.tensorParallel, config.sourcePath);
+        opt.rank = ranks->rank();
+        opt.ranks = ranks->ranks();
+        opt.allReduce = &ranks->allReduce();
+    }
+    const bool leader = !ranks || ranks->leader();
+#else
+    if (d.tensorParallel > 1)
+        throw std::runtime_error(config.sourcePath +
+                                 ": tensor_parallel needs NCCL's header (nccl.h) at build time; "
+                                 "this build has none");
+    const bool leader = true;
+#endif
+
     cudaStream_t stream;
     WS_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     const auto& m = opt.shape;
-    std::printf("%s: %s, %.2fB parameters, %s, variant %s%s, batch %d, prompt %d, output %d\n",
-                config.name.c_str(), d.model.c_str(), m.parameters() / 1e9, d.precision.c_str(),
-                toString(opt.variant), d.cudaGraphs ? ", CUDA graphs" : "", opt.batch,
-                c.promptTokens, c.outputTokens);
+    if (leader)
+        std::printf(
+            "%s: %s, %.2fB parameters, %s, variant %s%s, batch %d, prompt %d, output %d%s\n",
+            config.name.c_str(), d.model.c_str(), m.parameters() / 1e9, d.precision.c_str(),
+            toString(opt.variant), d.cudaGraphs ? ", CUDA graphs" : "", opt.batch, c.promptTokens,
+            c.outputTokens,
+            opt.ranks > 1 ? (", tensor parallel " + std::to_string(opt.ranks)).c_str() : "");
 
     double copyGBs = 0, tflops = 0;
-    {
+    if (leader) {
         NvtxRange range("ceilings (copy bandwidth, cuBLAS bf16)");
         copyGBs = measureCopyBandwidth(std::size_t(512) << 20, 10, stream).best();
         cublasHandle_t h;
@@ -87,8 +112,10 @@ int runDecoderWorkload(const WorkloadConfig& config) {
         tflops = measureCublasBf16Tflops(4096, 10, h, stream);
         cublasDestroy(h);
     }
-    markProperty("ceiling.copy_gbs", copyGBs);
-    markProperty("ceiling.bf16_tflops", tflops);
+    if (leader) {
+        markProperty("ceiling.copy_gbs", copyGBs);
+        markProperty("ceiling.bf16_tflops", tflops);
+    }
 
     std::int64_t before = deviceBytesInUse();
     std::optional<Decoder> decoder;
@@ -151,7 +178,16 @@ int runDecoderWorkload(const WorkloadConfig& config) {
             runRound(std::nullopt);
     }
     for (int r = 0; r < timedRounds; ++r)
-        runRound(r * opt.batch);
+        runRound(leader ? std::optional<int>(r * opt.batch) : std::nullopt);
+    std::vector<std::string> rankFailures;
+#if WARPSCOPE_HAVE_NCCL
+    if (ranks) rankFailures = ranks->finish();
+#endif
+    if (!leader) {
+        decoder.reset();
+        WS_CUDA(cudaStreamDestroy(stream));
+        return 0;
+    }
     double ttftMs = 0;
     for (double t : ttfts)
         ttftMs += t / double(ttfts.size());
@@ -161,7 +197,9 @@ int runDecoderWorkload(const WorkloadConfig& config) {
     for (double s : steps)
         tpotMs += s / steps.size();
     double meanContext = c.promptTokens + c.outputTokens / 2.0;
-    double floorMs = m.decodeStepBytes(opt.precision, std::int64_t(meanContext), opt.batch) /
+    // What one GPU reads per step: its share of the layers and KV cache, the whole LM head.
+    const ModelShape perGpu = m.shard(opt.ranks);
+    double floorMs = perGpu.decodeStepBytes(opt.precision, std::int64_t(meanContext), opt.batch) /
                      (copyGBs * 1e9) * 1e3;
     double prefillFlops =
         2.0 * double(m.layers * m.layerMatrixElements()) * c.promptTokens * opt.batch;
@@ -174,9 +212,9 @@ int runDecoderWorkload(const WorkloadConfig& config) {
         std::printf(
             "TPOT %.4f ms mean over %zu steps; floor %.4f ms at %.0f GB/s copy: floor/TPOT %.3f\n",
             tpotMs, steps.size(), floorMs, copyGBs, floorMs / tpotMs);
-    std::printf("memory: weights %.2f GiB, KV cache %.3f GiB, device memory used %.2f GiB\n",
-                m.weightBytes(opt.precision) / 1073741824.0, decoder->kvCacheBytes() / 1073741824.0,
-                peak / 1073741824.0);
+    std::printf("memory%s: weights %.2f GiB, KV cache %.3f GiB, device memory used %.2f GiB\n",
+                opt.ranks > 1 ? " per GPU" : "", decoder->weightBytes() / 1073741824.0,
+                decoder->kvCacheBytes() / 1073741824.0, peak / 1073741824.0);
     markProperty("model", d.model);
     markProperty("model.parameters", m.parameters());
     markProperty("model.weight_bytes", m.weightBytes(opt.precision));
@@ -185,14 +223,15 @@ int runDecoderWorkload(const WorkloadConfig& config) {
     markProperty("decoder.variant", toString(opt.variant));
     markProperty("decoder.precision", d.precision);
     markProperty("decoder.cuda_graphs", d.cudaGraphs ? "yes" : "no");
+    markProperty("decoder.tensor_parallel", opt.ranks);
     markProperty("decoder.warmup_requests", warmupRounds * opt.batch);
     markProperty("decoder.requests", timedRounds * opt.batch);
     markProperty("decoder.prefill_flops", prefillFlops);
     markProperty("decoder.decode_step_bytes",
-                 m.decodeStepBytes(opt.precision, std::int64_t(meanContext), opt.batch));
-    markProperty(
-        "decoder.decode_step_flops",
-        m.matmulFlops(opt.batch) + 4.0 * m.layers * m.heads * m.headDim * meanContext * opt.batch);
+                 perGpu.decodeStepBytes(opt.precision, std::int64_t(meanContext), opt.batch));
+    markProperty("decoder.decode_step_flops",
+                 perGpu.matmulFlops(opt.batch) +
+                     4.0 * m.layers * perGpu.heads * m.headDim * meanContext * opt.batch);
     markProperty("decoder.tpot_floor_ms", floorMs);
     if (c.memoryBudgetGiB && peak > *c.memoryBudgetGiB * 1073741824.0)
         std::printf("memory budget %.2f GiB EXCEEDED by the %.2f GiB in use\n", *c.memoryBudgetGiB,
@@ -218,7 +257,9 @@ int runDecoderWorkload(const WorkloadConfig& config) {
     }
     decoder.reset();
     WS_CUDA(cudaStreamDestroy(stream));
-    return 0;
+    for (const auto& failure : rankFailures)
+        std::fprintf(stderr, "warpscope-workload: %s\n", failure.c_str());
+    return rankFailures.empty() ? 0 : 1;
 }
 
 }  // namespace ws::workload

@@ -19,6 +19,7 @@ struct NcclApi {
     ncclResult_t (*getUniqueId)(ncclUniqueId*) = nullptr;
     ncclResult_t (*commInitRank)(ncclComm_t*, int, ncclUniqueId, int) = nullptr;
     ncclResult_t (*commDestroy)(ncclComm_t) = nullptr;
+    ncclResult_t (*commAbort)(ncclComm_t) = nullptr;
     ncclResult_t (*allReduce)(const void*, void*, size_t, ncclDataType_t, ncclRedOp_t, ncclComm_t,
                               cudaStream_t) = nullptr;
     const char* (*errorString)(ncclResult_t) = nullptr;
@@ -76,6 +77,7 @@ NcclApi loadApi() {
     bind(api, api.getUniqueId, "ncclGetUniqueId");
     bind(api, api.commInitRank, "ncclCommInitRank");
     bind(api, api.commDestroy, "ncclCommDestroy");
+    bind(api, api.commAbort, "ncclCommAbort");
     bind(api, api.allReduce, "ncclAllReduce");
     bind(api, api.errorString, "ncclGetErrorString");
     return api;
@@ -151,10 +153,16 @@ NcclAllReduce::NcclAllReduce(const ncclUniqueId& id, int ranks, int rank) {
 }
 
 NcclAllReduce::~NcclAllReduce() {
-    if (comm_) api().commDestroy(comm_);
+    if (comm_ && !aborted_.load()) api().commDestroy(comm_);
+}
+
+void NcclAllReduce::abort() {
+    if (comm_ && !aborted_.exchange(true)) api().commAbort(comm_);
 }
 
 void NcclAllReduce::sum(__nv_bfloat16* data, std::size_t count, cudaStream_t stream) {
+    if (aborted_.load())
+        throw std::runtime_error("NCCL communicator aborted: another rank has ended");
     check(api().allReduce(data, data, count, ncclBfloat16, ncclSum, comm_, stream),
           "ncclAllReduce");
 }

@@ -7,7 +7,7 @@
 
 #include <nccl.h>
 
-#include <array>
+#include <atomic>
 #include <string>
 
 #include "collectives/all_reduce.h"
@@ -37,9 +37,13 @@ class NcclAllReduce final : public AllReduce {
     NcclAllReduce& operator=(const NcclAllReduce&) = delete;
 
     void sum(__nv_bfloat16* data, std::size_t count, cudaStream_t stream) override;
+    // From any thread: ends the communicator, so a rank waiting on a peer that
+    // died is released (its next call fails) instead of waiting forever.
+    void abort();
 
   private:
     ncclComm_t comm_ = nullptr;
+    std::atomic<bool> aborted_{false};
 };
 
 }  // namespace ws::kernels

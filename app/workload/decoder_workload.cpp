@@ -181,7 +181,10 @@ int runDecoderWorkload(const WorkloadConfig& config) {
         runRound(leader ? std::optional<int>(r * opt.batch) : std::nullopt);
     std::vector<std::string> rankFailures;
 #if WARPSCOPE_HAVE_NCCL
-    if (ranks) rankFailures = ranks->finish();
+    if (ranks) {
+        decoder->releaseDecodeGraph();  // before the communicator it captured is freed
+        rankFailures = ranks->finish();
+    }
 #endif
     if (!leader) {
         decoder.reset();
@@ -193,16 +196,17 @@ int runDecoderWorkload(const WorkloadConfig& config) {
         ttftMs += t / double(ttfts.size());
     peak = std::max(peak, deviceBytesInUse() - before);
 
+    // What one GPU computes and reads: its share of the layers and KV cache,
+    // the whole LM head; rates are set against one GPU's ceilings.
+    const ModelShape perGpu = m.shard(opt.ranks);
     double tpotMs = 0;
     for (double s : steps)
         tpotMs += s / steps.size();
     double meanContext = c.promptTokens + c.outputTokens / 2.0;
-    // What one GPU reads per step: its share of the layers and KV cache, the whole LM head.
-    const ModelShape perGpu = m.shard(opt.ranks);
     double floorMs = perGpu.decodeStepBytes(opt.precision, std::int64_t(meanContext), opt.batch) /
                      (copyGBs * 1e9) * 1e3;
     double prefillFlops =
-        2.0 * double(m.layers * m.layerMatrixElements()) * c.promptTokens * opt.batch;
+        2.0 * double(m.layers * perGpu.layerMatrixElements()) * c.promptTokens * opt.batch;
     std::printf(
         "TTFT %.3f ms mean over %d requests after %d warm-up (prefill %.1f%% of cuBLAS "
         "bf16 peak %.0f TFLOP/s)\n",

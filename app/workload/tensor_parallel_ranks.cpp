@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -68,27 +69,36 @@ TensorParallelRanks::TensorParallelRanks(int ranks, const std::string& configPat
                     nccl.version.c_str(), nccl.path.c_str());
         std::fflush(stdout);
         id = kernels::ncclIdToHex(kernels::newNcclId());
+        ::signal(SIGCHLD, SIG_DFL);  // an inherited SIG_IGN would leave no status to reap
         startOthers(configPath, id);
         watcher_ = std::thread([this] { watch(); });
     }
-    WS_CUDA(cudaSetDevice(rank_));
-    auto comm = std::make_unique<kernels::NcclAllReduce>(kernels::ncclIdFromHex(id), ranks_, rank_);
-    std::lock_guard lock(ended_);
-    comm_ = std::move(comm);
-    if (!failures_.empty()) comm_->abort();  // a rank ended while this one was joining
+    try {
+        WS_CUDA(cudaSetDevice(rank_));
+        comm_ = std::make_unique<kernels::NcclAllReduce>(kernels::ncclIdFromHex(id), ranks_, rank_);
+    } catch (...) {
+        stopOthers();
+        throw;
+    }
 }
 
-// Reached with a communicator only when the run failed: abort it, as a peer
-// may be gone, and stop the ranks still running.
+// Reached with a communicator only when the run failed: it is left to the
+// process's end (a peer may be gone, and freeing it waits for peers), and the
+// ranks still running are stopped.
 TensorParallelRanks::~TensorParallelRanks() {
+    (void)comm_.release();
+    stopOthers();
+}
+
+void TensorParallelRanks::stopOthers() {
+    if (!watcher_.joinable()) return;
     {
-        std::lock_guard lock(ended_);
-        if (comm_) comm_->abort();
-        comm_.reset();
+        std::lock_guard lock(reaping_);
+        stopping_ = true;
         for (std::size_t i = 0; i < others_.size(); ++i)
             if (!reaped_[i]) ::kill(others_[i], SIGTERM);
     }
-    if (watcher_.joinable()) watcher_.join();
+    watcher_.join();
 }
 
 // The environment is built before fork(): between fork and exec the child
@@ -120,45 +130,54 @@ void TensorParallelRanks::startOthers(const std::string& configPath, const std::
         }
         others_.push_back(pid);
         reaped_.push_back(false);
-        running_.fetch_add(1);
     }
 }
 
-// Rank 0's watcher: reaps the other ranks; the first that ends badly ends the
-// run (its communicator aborted, so rank 0's wait for that peer returns).
+// Rank 0's watcher reaps the other ranks (each by its pid: rank 0's other
+// children are not its business). A rank that ends badly ends the run: rank 0
+// may be waiting inside NCCL, or replaying a graph that does, for a peer that
+// is gone, and nothing short of leaving releases it. The run's log says which
+// rank ended how; the collector has sent what it had up to its last flush.
 void TensorParallelRanks::watch() {
-    while (running_.load() > 0) {
-        int status = 0;
-        pid_t pid = ::waitpid(-1, &status, 0);
-        if (pid < 0) {
-            if (errno == EINTR) continue;
-            break;
-        }
-        std::lock_guard lock(ended_);
-        int r = 0;
-        for (std::size_t i = 0; i < others_.size(); ++i)
-            if (others_[i] == pid) {
-                r = int(i) + 1;
+    for (;;) {
+        {
+            std::lock_guard lock(reaping_);
+            bool running = false;
+            for (std::size_t i = 0; i < others_.size(); ++i) {
+                if (reaped_[i]) continue;
+                int status = 0;
+                pid_t pid = ::waitpid(others_[i], &status, WNOHANG);
+                if (pid == 0) {
+                    running = true;
+                    continue;
+                }
                 reaped_[i] = true;
+                if (pid < 0 || (WIFEXITED(status) && WEXITSTATUS(status) == 0) || stopping_)
+                    continue;
+                std::string what = "rank " + std::to_string(i + 1) + " (pid " +
+                                   std::to_string(others_[i]) + "): " + howItEnded(status);
+                failures_.push_back(what);
+                if (!finishing_) {
+                    std::fprintf(stderr, "warpscope-workload: %s; stopping the run\n",
+                                 what.c_str());
+                    std::fflush(stderr);
+                    std::_Exit(3);
+                }
             }
-        if (r == 0) continue;  // not a rank
-        running_.fetch_sub(1);
-        if (WIFEXITED(status) && WEXITSTATUS(status) == 0) continue;
-        std::string what = "rank " + std::to_string(r) + " (pid " + std::to_string(pid) +
-                           "): " + howItEnded(status);
-        std::fprintf(stderr, "warpscope-workload: %s; stopping the run\n", what.c_str());
-        failures_.push_back(what);
-        if (comm_) comm_->abort();
+            if (!running) return;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
 }
 
 std::vector<std::string> TensorParallelRanks::finish() {
     {
-        std::lock_guard lock(ended_);
-        comm_.reset();  // every rank frees its communicator as its rounds end
+        std::lock_guard lock(reaping_);
+        finishing_ = true;  // every rank's rounds are done: an end now only gets reported
     }
+    comm_.reset();  // every rank frees its communicator as its rounds end
     if (watcher_.joinable()) watcher_.join();
-    std::lock_guard lock(ended_);
+    std::lock_guard lock(reaping_);
     return failures_;
 }
 

@@ -7,13 +7,12 @@
 // environment carries the injection.
 //
 // A rank that dies ends the run: rank 0 watches the others, says which rank
-// ended how, and aborts its communicator so it stops waiting for the dead
-// peer; the other ranks die with rank 0 (PR_SET_PDEATHSIG).
+// ended how and exits (status 3), as it may be waiting for the dead peer; the
+// other ranks die with rank 0 (PR_SET_PDEATHSIG).
 #pragma once
 
 #include <sys/types.h>
 
-#include <atomic>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -44,15 +43,17 @@ class TensorParallelRanks {
 
   private:
     void startOthers(const std::string& configPath, const std::string& id);
+    void stopOthers();
     void watch();
 
     int rank_ = 0, ranks_ = 1;
     std::unique_ptr<kernels::NcclAllReduce> comm_;
+    std::mutex reaping_;         // guards what follows; the watcher holds it while it reaps
     std::vector<pid_t> others_;  // ranks 1..N-1
     std::vector<bool> reaped_;
-    std::mutex ended_;
     std::vector<std::string> failures_;
-    std::atomic<int> running_{0};
+    bool stopping_ = false;   // rank 0 is stopping the others itself (its run failed)
+    bool finishing_ = false;  // every rank's rounds are done
     std::thread watcher_;
 };
 

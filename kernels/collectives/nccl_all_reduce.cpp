@@ -19,7 +19,6 @@ struct NcclApi {
     ncclResult_t (*getUniqueId)(ncclUniqueId*) = nullptr;
     ncclResult_t (*commInitRank)(ncclComm_t*, int, ncclUniqueId, int) = nullptr;
     ncclResult_t (*commDestroy)(ncclComm_t) = nullptr;
-    ncclResult_t (*commAbort)(ncclComm_t) = nullptr;
     ncclResult_t (*allReduce)(const void*, void*, size_t, ncclDataType_t, ncclRedOp_t, ncclComm_t,
                               cudaStream_t) = nullptr;
     const char* (*errorString)(ncclResult_t) = nullptr;
@@ -77,7 +76,6 @@ NcclApi loadApi() {
     bind(api, api.getUniqueId, "ncclGetUniqueId");
     bind(api, api.commInitRank, "ncclCommInitRank");
     bind(api, api.commDestroy, "ncclCommDestroy");
-    bind(api, api.commAbort, "ncclCommAbort");
     bind(api, api.allReduce, "ncclAllReduce");
     bind(api, api.errorString, "ncclGetErrorString");
     return api;
@@ -137,9 +135,16 @@ NcclInfo ncclInfo() {
     const auto& a = api();
     int v = 0;
     check(a.getVersion(&v), "ncclGetVersion");
-    // Since 2.9 NCCL_VERSION_CODE is major*10000 + minor*100 + patch.
-    return {a.path, std::to_string(v / 10000) + "." + std::to_string(v / 100 % 100) + "." +
-                        std::to_string(v % 100)};
+    // major*10000 + minor*100 + patch since 2.9; major*1000 + minor*100 + patch before.
+    std::string version = v >= 10000
+                              ? std::to_string(v / 10000) + "." + std::to_string(v / 100 % 100) +
+                                    "." + std::to_string(v % 100)
+                              : std::to_string(v / 1000) + "." + std::to_string(v / 100 % 10) +
+                                    "." + std::to_string(v % 100);
+    if (v < 21000)
+        throw std::runtime_error(a.path + ": NCCL " + version +
+                                 " is older than 2.10, the first that sums bf16");
+    return {a.path, version};
 }
 
 ncclUniqueId newNcclId() {
@@ -153,16 +158,10 @@ NcclAllReduce::NcclAllReduce(const ncclUniqueId& id, int ranks, int rank) {
 }
 
 NcclAllReduce::~NcclAllReduce() {
-    if (comm_ && !aborted_.load()) api().commDestroy(comm_);
-}
-
-void NcclAllReduce::abort() {
-    if (comm_ && !aborted_.exchange(true)) api().commAbort(comm_);
+    if (comm_) api().commDestroy(comm_);
 }
 
 void NcclAllReduce::sum(__nv_bfloat16* data, std::size_t count, cudaStream_t stream) {
-    if (aborted_.load())
-        throw std::runtime_error("NCCL communicator aborted: another rank has ended");
     check(api().allReduce(data, data, count, ncclBfloat16, ncclSum, comm_, stream),
           "ncclAllReduce");
 }

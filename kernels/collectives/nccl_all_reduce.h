@@ -7,7 +7,6 @@
 
 #include <nccl.h>
 
-#include <atomic>
 #include <string>
 
 #include "collectives/all_reduce.h"
@@ -23,7 +22,9 @@ struct NcclInfo {
     std::string path;
     std::string version;
 };
-NcclInfo ncclInfo();  // loads it; throws std::runtime_error naming every place looked
+// Loads it; throws std::runtime_error naming every place looked, or when it is
+// older than 2.10 (the first with bf16 reductions).
+NcclInfo ncclInfo();
 
 ncclUniqueId newNcclId();  // the id rank 0 creates and hands to the others
 
@@ -37,13 +38,9 @@ class NcclAllReduce final : public AllReduce {
     NcclAllReduce& operator=(const NcclAllReduce&) = delete;
 
     void sum(__nv_bfloat16* data, std::size_t count, cudaStream_t stream) override;
-    // From any thread: ends the communicator, so a rank waiting on a peer that
-    // died is released (its next call fails) instead of waiting forever.
-    void abort();
 
   private:
     ncclComm_t comm_ = nullptr;
-    std::atomic<bool> aborted_{false};
 };
 
 }  // namespace ws::kernels

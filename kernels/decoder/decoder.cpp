@@ -314,6 +314,13 @@ void Decoder::captureDecodeGraph() {
     WS_CUDA(cudaGraphInstantiate(&graphExec_, graph_, 0));
 }
 
+void Decoder::releaseDecodeGraph() {
+    if (graphExec_) WS_CUDA(cudaGraphExecDestroy(graphExec_));
+    if (graph_) WS_CUDA(cudaGraphDestroy(graph_));
+    graphExec_ = nullptr;
+    graph_ = nullptr;
+}
+
 std::vector<float> Decoder::promptLogits(const std::vector<int>& tokens, int lastN) {
     int rows = int(tokens.size());
     if (opt_.batch != 1 || rows > maxRows_ || lastN < 1 || lastN > rows ||

@@ -63,6 +63,9 @@ class Decoder {
     void decodeStep();
     void captureDecodeGraph();
     bool graphCaptured() const { return graph_ != nullptr; }
+    // Destroys the captured graph (decode steps run eagerly again). NCCL frees
+    // a communicator only once no graph that captured it is left.
+    void releaseDecodeGraph();
 
     // Teacher forcing (batch 1): runs `tokens` as one prompt and returns the
     // logits predicting each of the last `lastN` positions' next token, [lastN × vocab].

@@ -2,8 +2,11 @@
 // split): q|k|v and gate|up column-parallel (the rank's heads, KV heads and
 // MLP rows), o and down row-parallel (the matching input columns, so each
 // rank's output is a partial sum the all-reduce completes); embedding, norms
-// and LM head whole on every rank. Cut from bf16 weights, before quantizing,
-// so every rank's slice is exactly the whole model's.
+// and LM head whole on every rank. Cut from bf16 weights, so each rank's bf16
+// slice is exactly the whole model's; int8 weight-only quantizes the slices,
+// so a row-parallel layer's row scales cover the rank's columns only and int8
+// results differ slightly from int8 on one GPU. Each rank builds the whole
+// model's weights before cutting: for now the model must fit one GPU.
 #pragma once
 
 #include <cuda_runtime.h>

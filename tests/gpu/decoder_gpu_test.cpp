@@ -13,66 +13,10 @@
 #include "host/bf16.h"
 #include "host/safetensors.h"
 #include "support/temp_dir.h"
+#include "tiny_decoder.h"
 
 namespace ws::kernels {
 namespace {
-
-bool haveGpu() {
-    int n = 0;
-    return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
-}
-
-DecoderOptions tinyModel(DecoderVariant variant, int batch = 2) {
-    DecoderParams p;
-    p.hiddenSize = 256;
-    p.layers = 2;
-    p.heads = 4;
-    p.kvHeads = 2;
-    p.intermediateSize = 512;
-    p.vocabSize = 1000;
-    p.tieEmbeddings = false;
-    DecoderOptions o;
-    o.shape = ModelShape::from(p);
-    o.variant = variant;
-    o.batch = batch;
-    o.maxPrefillTokens = 40;
-    o.capacity = 40 + 12;
-    o.seed = 5;
-    o.logitSlots = 8;
-    return o;
-}
-
-std::vector<int> prompts(int batch) {
-    std::vector<int> ids(std::size_t(batch) * 40);
-    for (std::size_t i = 0; i < ids.size(); ++i)
-        ids[i] = int(hashIndex(9, i) % 1000);
-    return ids;
-}
-
-struct Generation {
-    std::vector<int> tokens;
-    std::vector<float> slots;
-};
-
-Generation generate(const DecoderOptions& o, bool graphs, int steps = 12) {
-    cudaStream_t s;
-    EXPECT_EQ(cudaStreamCreate(&s), cudaSuccess);
-    Generation g;
-    {
-        Decoder d(o, s);
-        d.prefill(prompts(o.batch), 40);
-        for (int i = 1; i < steps; ++i) {
-            if (graphs && i == 2) d.captureDecodeGraph();
-            d.decodeStep();
-        }
-        EXPECT_EQ(cudaStreamSynchronize(s), cudaSuccess);
-        EXPECT_EQ(d.graphCaptured(), graphs && steps > 2);
-        g.tokens = d.generated(steps);
-        g.slots = d.logitSlots();
-    }
-    cudaStreamDestroy(s);
-    return g;
-}
 
 QualityRecord quality(const DecoderOptions& o, const Generation& g) {
     auto all = prompts(o.batch);

@@ -15,17 +15,13 @@
 #include "common/cuda_check.h"
 #include "decoder/decoder.h"
 #include "host/bf16.h"
+#include "tiny_decoder.h"
 #if WARPSCOPE_HAVE_NCCL
 #include "collectives/nccl_all_reduce.h"
 #endif
 
 namespace ws::kernels {
 namespace {
-
-bool haveGpu() {
-    int n = 0;
-    return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
-}
 
 // Both ranks in one process: each sum() meets the other rank, adds the other's
 // partial into a scratch copy of its own (cuBLAS axpy, fp32 arithmetic: both
@@ -83,57 +79,10 @@ class PairAllReduce {
     Rank* ranks_[2] = {&first_, &second_};
 };
 
-DecoderOptions tinyModel(DecoderVariant variant) {
-    DecoderParams p;
-    p.hiddenSize = 256;
-    p.layers = 2;
-    p.heads = 4;
-    p.kvHeads = 2;
-    p.intermediateSize = 512;
-    p.vocabSize = 1000;
-    DecoderOptions o;
-    o.shape = ModelShape::from(p);
-    o.variant = variant;
-    o.batch = 2;
-    o.maxPrefillTokens = 40;
-    o.capacity = 40 + 12;
-    o.seed = 5;
-    o.logitSlots = 8;
-    return o;
-}
-
-struct Generation {
-    std::vector<int> tokens;
-    std::vector<float> slots;
-    std::int64_t kvBytes = 0, weightBytes = 0;
-};
-
-Generation generate(const DecoderOptions& o, int steps = 12) {
-    cudaStream_t s;
-    EXPECT_EQ(cudaStreamCreate(&s), cudaSuccess);
-    Generation g;
-    {
-        Decoder d(o, s);
-        std::vector<int> ids(std::size_t(o.batch) * 40);
-        for (std::size_t i = 0; i < ids.size(); ++i)
-            ids[i] = int(hashIndex(9, i) % 1000);
-        d.prefill(ids, 40);
-        for (int i = 1; i < steps; ++i)
-            d.decodeStep();
-        EXPECT_EQ(cudaStreamSynchronize(s), cudaSuccess);
-        g.tokens = d.generated(steps);
-        g.slots = d.logitSlots();
-        g.kvBytes = d.kvCacheBytes();
-        g.weightBytes = d.weightBytes();
-    }
-    cudaStreamDestroy(s);
-    return g;
-}
-
 TEST(TensorParallelGpu, TwoRanksGenerateWhatTheWholeModelDoes) {
     if (!haveGpu()) GTEST_SKIP() << "no CUDA device";
     for (auto v : {DecoderVariant::Optimized, DecoderVariant::Cublas}) {
-        const auto whole = generate(tinyModel(v));
+        const auto whole = generate(tinyModel(v), false);
         PairAllReduce pair;
         Generation ranks[2];
         std::thread second([&] {
@@ -141,12 +90,12 @@ TEST(TensorParallelGpu, TwoRanksGenerateWhatTheWholeModelDoes) {
             o.rank = 1;
             o.ranks = 2;
             o.allReduce = &pair.rank(1);
-            ranks[1] = generate(o);
+            ranks[1] = generate(o, false);
         });
         auto o = tinyModel(v);
         o.ranks = 2;
         o.allReduce = &pair.rank(0);
-        ranks[0] = generate(o);
+        ranks[0] = generate(o, false);
         second.join();
         // Both ranks end every step with the same hidden states, so the same tokens.
         EXPECT_EQ(ranks[0].tokens, ranks[1].tokens) << toString(v);

@@ -423,6 +423,12 @@ ReportData buildReport(Store& store, const std::vector<RunAnalysis>& analyses) {
             (d.properties.count("capture.dram_source")
                  ? " (DRAM bytes from " + d.properties.at("capture.dram_source") + ")"
                  : std::string()));
+    if (auto q = d.properties.find("capture.query_calls");
+        q != d.properties.end() && q->second == "left out")
+        d.missing.push_back(
+            "API calls that only read state (cudaGetDevice, cudaGetLastError, cuKernelGetName, "
+            "…) were not traced, as tracing them costs more than they tell: record with "
+            "--all-apis to see every call");
     if (d.latency.requests.empty())
         d.missing.push_back("no requests or tokens: no TTFT/TPOT (see docs/token-conventions.md)");
     if (d.summary.kernels.empty()) d.missing.push_back("no kernels were recorded");

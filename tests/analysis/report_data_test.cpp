@@ -1,10 +1,14 @@
 // The report's contract checks and findings by their rules, on hand-made data.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "analysis/capture_cost.h"
 
 #include "report/report_data.h"
 #include "report/report_writer.h"
+#include "store/store.h"
+#include "support/temp_dir.h"
 
 namespace ws {
 namespace {
@@ -240,6 +244,25 @@ TEST(ReportFindings, PrefillInterferenceInTheItlTailIsAFinding) {
         << md;
     d.itlOutliers->outlierTotal = {1e6, 8e6, 0, 0};  // the tail is kernel time
     EXPECT_FALSE(fired());
+}
+
+TEST(ReportData, SaysWhenStateReadingCallsWereLeftOut) {
+    testing::TempDir dir;
+    Store store(dir.file("runs.wsdb"));
+    auto byDefault = store.beginRun({});
+    store.setProperty(byDefault, "capture.query_calls", "left out");
+    store.finishRun(byDefault, RunStatus::Ok, 0);
+    auto everyCall = store.beginRun({});
+    store.setProperty(everyCall, "capture.query_calls", "traced");
+    store.finishRun(everyCall, RunStatus::Ok, 0);
+    auto says = [&](RunId run) {
+        auto d = buildReport(store, run);
+        return std::any_of(d.missing.begin(), d.missing.end(), [](const std::string& m) {
+            return m.find("record with --all-apis") != std::string::npos;
+        });
+    };
+    EXPECT_TRUE(says(byDefault));
+    EXPECT_FALSE(says(everyCall));
 }
 
 TEST(ReportWriter, MarkdownAndEscapedHtml) {

@@ -67,6 +67,39 @@ TEST(LaunchPanel, FailingProgramShowsTheFailureAndIsStored) {
     EXPECT_EQ(runs[0].workload, "exit3");
 }
 
+// The capture options reach the recorder (the program sees what the collector
+// would read) and are stored with the run.
+TEST(LaunchPanel, CaptureOptionsReachTheRecorderAndTheRun) {
+    testing::TempDir dir;
+    auto db = dir.file("runs.wsdb");
+    LaunchPanel panel;
+    panel.setCliPath(WARPSCOPE_CLI_PATH);
+    panel.setStorePath(QString::fromStdString(db));
+    panel.setConfigText(
+        "name = \"options\"\nkind = \"command\"\n[command]\nprogram = \"/bin/sh\"\nargs = "
+        "[\"-c\", \"echo graphs=$WARPSCOPE_GRAPH_TRACE all=${WARPSCOPE_ALL_APIS:-0}\"]\n");
+    QSignalSpy finished(&panel, &LaunchPanel::runFinished);
+    QSignalSpy log(&panel, &LaunchPanel::logOutput);
+    auto launchOnce = [&] {
+        panel.launch();
+        EXPECT_TRUE(finished.wait(30000));
+        QString all;
+        for (const auto& l : log)
+            all += l.at(0).toString();
+        log.clear();
+        return all;
+    };
+    EXPECT_TRUE(launchOnce().contains("graphs=node all=0"));
+    panel.setCaptureOptions("graph", true);
+    EXPECT_TRUE(launchOnce().contains("graphs=graph all=1"));
+    Store store(db);
+    auto runs = listRuns(store);
+    ASSERT_EQ(runs.size(), 2u);
+    auto second = runProperties(store, runs[0].id > runs[1].id ? runs[0].id : runs[1].id);
+    EXPECT_EQ(second["capture.graph_trace"], "graph");
+    EXPECT_EQ(second["capture.query_calls"], "traced");
+}
+
 TEST(LaunchPanel, CancelLeavesARunMarkedKilled) {
     testing::TempDir dir;
     auto db = dir.file("runs.wsdb");

@@ -1,5 +1,6 @@
 #include "launch/launch_panel.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QCoreApplication>
 #include <QDateTime>
@@ -52,6 +53,8 @@ LaunchPanel::LaunchPanel(QWidget* parent)
     : QWidget(parent),
       configs_(new QComboBox(this)),
       host_(new QLineEdit(this)),
+      graphTrace_(new QComboBox(this)),
+      allApis_(new QCheckBox(tr("every API call"), this)),
       editor_(new QPlainTextEdit(this)),
       validation_(new QLabel(this)),
       launchButton_(new QPushButton(tr("Launch"), this)),
@@ -71,6 +74,22 @@ LaunchPanel::LaunchPanel(QWidget* parent)
     host_->setClearButtonEnabled(true);
     where->addWidget(host_, 1);
     layout->addLayout(where);
+    auto* capture = new QHBoxLayout();
+    capture->addWidget(new QLabel(tr("CUDA graphs:"), this));
+    graphTrace_->addItem(tr("each kernel"), QStringLiteral("node"));
+    graphTrace_->addItem(tr("one span per launch"), QStringLiteral("graph"));
+    graphTrace_->setToolTip(
+        tr("Each kernel: every kernel a graph replays, traced to the ranges open when the graph "
+           "was captured. One span per launch: the cheapest tracing of graph-heavy programs "
+           "(record --graph-trace)"));
+    capture->addWidget(graphTrace_);
+    allApis_->setToolTip(
+        tr("Also trace API calls that only read state (cudaGetDevice, cudaGetLastError, …). "
+           "PyTorch makes about eight per kernel, and tracing them slows the program "
+           "(record --all-apis)"));
+    capture->addWidget(allApis_);
+    capture->addStretch(1);
+    layout->addLayout(capture);
     editor_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
     editor_->setPlaceholderText(tr("A workload config (TOML): name, kind, [contract], [command]"));
     layout->addWidget(editor_, 1);
@@ -192,6 +211,8 @@ void LaunchPanel::launch() {
     f.close();
     QStringList args = {QStringLiteral("record"), QStringLiteral("--workload"), configFile_};
     if (!storePath_.isEmpty()) args << QStringLiteral("--db") << storePath_;
+    args << QStringLiteral("--graph-trace") << graphTrace_->currentData().toString();
+    if (allApis_->isChecked()) args << QStringLiteral("--all-apis");
     const QString remote = host();
     if (!remote.isEmpty()) args << QStringLiteral("--host") << remote;
     status_->setText(remote.isEmpty() ? tr("Running…") : tr("Running on %1…").arg(remote));
@@ -200,7 +221,15 @@ void LaunchPanel::launch() {
     launchButton_->setEnabled(false);
     cancelButton_->setEnabled(true);
     host_->setEnabled(false);
+    graphTrace_->setEnabled(false);
+    allApis_->setEnabled(false);
     job_.start(args);
+}
+
+void LaunchPanel::setCaptureOptions(const QString& graphTrace, bool allApis) {
+    int i = graphTrace_->findData(graphTrace);
+    if (i >= 0) graphTrace_->setCurrentIndex(i);
+    allApis_->setChecked(allApis);
 }
 
 void LaunchPanel::cancel() {
@@ -239,6 +268,8 @@ void LaunchPanel::onFinished(bool ok, const QString& summary) {
     cancelButton_->setEnabled(false);
     launchButton_->setEnabled(valid_);
     host_->setEnabled(true);
+    graphTrace_->setEnabled(true);
+    allApis_->setEnabled(true);
     status_->setText(summary);
     emit runFinished(ok, summary);
 }

@@ -17,6 +17,8 @@ class QPlainTextEdit;
 class QProgressBar;
 class QPushButton;
 
+class QCheckBox;
+
 namespace ws::ui {
 
 class LaunchPanel : public QWidget {
@@ -39,6 +41,9 @@ class LaunchPanel : public QWidget {
     bool canLaunch() const;
     QString statusText() const;
     bool running() const { return job_.running(); }
+    // How the next launch captures (record's --graph-trace node|graph and
+    // --all-apis); per node and state reads left out unless changed.
+    void setCaptureOptions(const QString& graphTrace, bool allApis);
 
   public slots:
     void launch();
@@ -57,6 +62,8 @@ class LaunchPanel : public QWidget {
 
     QComboBox* configs_;
     QLineEdit* host_;
+    QComboBox* graphTrace_;
+    QCheckBox* allApis_;
     QPlainTextEdit* editor_;
     QLabel* validation_;
     QPushButton* launchButton_;

@@ -9,8 +9,11 @@ namespace {
 
 // Sorted, for binary search. Left in on purpose: calls that can take long or
 // that users look for (cudaGetDeviceProperties, cudaMemGetInfo, cudaEventQuery
-// and cudaStreamQuery polling, cudaSetDevice creating a context).
-constexpr std::array<std::string_view, 66> kQueryCalls = {
+// and cudaStreamQuery polling, cudaSetDevice creating a context), and the
+// look-ups that may load a module under lazy loading (cuModuleGetFunction,
+// cuLibraryGetKernel, cuKernelGetFunction, cu/cudaFuncGetAttribute(s), …) or
+// that cold-start detection counts (cuModuleGetLoadingMode).
+constexpr std::array<std::string_view, 57> kQueryCalls = {
     "cuCtxGetApiVersion",
     "cuCtxGetCurrent",
     "cuCtxGetDevice",
@@ -25,23 +28,17 @@ constexpr std::array<std::string_view, 66> kQueryCalls = {
     "cuDeviceGetUuid",
     "cuDevicePrimaryCtxGetState",
     "cuDriverGetVersion",
-    "cuFuncGetAttribute",
     "cuFuncGetModule",
     "cuFuncGetName",
     "cuFuncGetParamInfo",
-    "cuFuncIsLoaded",
     "cuGetErrorName",
     "cuGetErrorString",
     "cuGetExportTable",
     "cuGetProcAddress",
     "cuKernelGetAttribute",
-    "cuKernelGetFunction",
     "cuKernelGetLibrary",
     "cuKernelGetName",
     "cuKernelGetParamInfo",
-    "cuLibraryGetKernel",
-    "cuModuleGetFunction",
-    "cuModuleGetLoadingMode",
     "cuPointerGetAttribute",
     "cuPointerGetAttributes",
     "cuStreamGetCaptureInfo",
@@ -54,7 +51,6 @@ constexpr std::array<std::string_view, 66> kQueryCalls = {
     "cudaDeviceGetAttribute",
     "cudaDeviceGetStreamPriorityRange",
     "cudaDriverGetVersion",
-    "cudaFuncGetAttributes",
     "cudaFuncGetName",
     "cudaFuncGetParamInfo",
     "cudaGetDevice",
@@ -65,8 +61,6 @@ constexpr std::array<std::string_view, 66> kQueryCalls = {
     "cudaGetErrorName",
     "cudaGetErrorString",
     "cudaGetExportTable",
-    "cudaGetFuncBySymbol",
-    "cudaGetKernel",
     "cudaGetLastError",
     "cudaPeekAtLastError",
     "cudaPointerGetAttributes",

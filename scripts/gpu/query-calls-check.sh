@@ -21,6 +21,16 @@ for _ in $(seq "$rounds"); do
 done | tee "$out/query-calls.txt"
 echo "default: $("$cli" show 1 --db "$db" | grep -E '^api calls')"
 echo "all-apis: $("$cli" show 2 --db "$db" | grep -E '^api calls')"
+# The first round's runs: cudaGetDevice left out by default, all 8 per launch kept with --all-apis.
+for run in 1 2; do
+  "$cli" export "$run" --db "$db" --format csv --table api_calls -o "$tmp/api$run.csv" || fail=1
+done
+got=$(grep -c ',cudaGetDevice_v' "$tmp/api1.csv"); all=$(grep -c ',cudaGetDevice_v' "$tmp/api2.csv")
+if [ "$got" -eq 0 ] && [ "$all" -ge $((8 * n)) ]; then
+  echo "PASS cudaGetDevice records: $got by default, $all with --all-apis"
+else
+  echo "FAIL cudaGetDevice records: $got by default (want 0), $all with --all-apis (want >= $((8 * n)))"; fail=1
+fi
 python3 - "$out/query-calls.txt" "$n" <<'PY' || fail=1
 import collections, statistics, sys
 rows = collections.defaultdict(list)

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "model/query_calls.h"
 #include "report/report_data.h"
 #include "store/store.h"
 #include "store/store_writer.h"
@@ -29,6 +30,18 @@ ApiCallRecord call(std::int64_t start, std::int64_t end, const char* name) {
 // Request 0 arrives cold: two overlapping library loads (600 µs of union)
 // fall before its first token. Request 1 is warm; a load after a first token
 // (during decode) is not in any TTFT window.
+// A recording leaves state-reading calls out unless --all-apis: none of them
+// may be a call cold-start detection looks for.
+TEST(ColdStart, EveryStartUpCallIsRecordedByDefault) {
+    for (const char* name :
+         {"cuModuleLoadData", "cuModuleLoadDataEx", "cuModuleGetLoadingMode", "cuLibraryLoadData",
+          "cudaLibraryLoadData", "cuLinkCreate_v2", "cuLinkComplete", "cuInit",
+          "cuDevicePrimaryCtxRetain", "cuCtxCreate_v4", "cudaInitDevice"}) {
+        EXPECT_NE(coldStartKind(name), nullptr) << name;
+        EXPECT_FALSE(isQueryCall(name)) << name;
+    }
+}
+
 TEST(ColdStart, FlagsRequestsWhoseTtftWindowHoldsStartUpWork) {
     testing::TempDir dir;
     Store store(dir.file("runs.wsdb"));

@@ -16,29 +16,17 @@ TEST(QueryCalls, StateReadsAreQueriesWhateverCuptisSuffix) {
 }
 
 TEST(QueryCalls, WorkAllocationSynchronizationAndSlowReadsAreKept) {
-    for (const char* name : {"cudaLaunchKernel_v7000",
-                             "cudaLaunchKernelExC_v11060",
-                             "cuLaunchKernelEx",
-                             "cuLaunchKernel",
-                             "cudaGraphLaunch_v10000",
-                             "cudaMemcpyAsync_v3020",
-                             "cudaMemsetAsync_ptsz",
-                             "cudaMalloc_v3020",
-                             "cudaFree_v3020",
-                             "cudaStreamSynchronize_v3020",
-                             "cudaDeviceSynchronize_v3020",
-                             "cudaEventQuery_v3020",
-                             "cudaStreamQuery_v3020",
-                             "cudaEventRecord_v3020",
-                             "cudaStreamBeginCapture_v10000",
-                             "cudaSetDevice_v3020",
-                             "cudaGetDeviceProperties_v12000",
-                             "cudaMemGetInfo_v3020",
-                             "cuLibraryLoadData",
-                             "cuModuleLoadData",
-                             "cuKernelSetAttribute",
-                             "cbid_4242",
-                             ""})
+    for (const char* name :
+         {"cudaLaunchKernel_v7000", "cudaLaunchKernelExC_v11060", "cuLaunchKernelEx",
+          "cuLaunchKernel", "cudaGraphLaunch_v10000", "cudaMemcpyAsync_v3020",
+          "cudaMemsetAsync_ptsz", "cudaMalloc_v3020", "cudaFree_v3020",
+          "cudaStreamSynchronize_v3020", "cudaDeviceSynchronize_v3020", "cudaEventQuery_v3020",
+          "cudaStreamQuery_v3020", "cudaEventRecord_v3020", "cudaStreamBeginCapture_v10000",
+          "cudaSetDevice_v3020", "cudaGetDeviceProperties_v12000", "cudaMemGetInfo_v3020",
+          "cuLibraryLoadData", "cuModuleLoadData", "cuKernelSetAttribute", "cbid_4242", "",
+          // look-ups that may load a module under lazy loading
+          "cuModuleGetFunction", "cuLibraryGetKernel", "cuKernelGetFunction", "cuFuncGetAttribute",
+          "cudaFuncGetAttributes_v3020"})
         EXPECT_FALSE(isQueryCall(name)) << name;
 }
 

@@ -2,9 +2,11 @@
 // the "remote" warpscope-cli is this build's, found through the PATH the
 // server gives its sessions.
 #include <gtest/gtest.h>
+
 #include <signal.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <thread>
@@ -83,9 +85,13 @@ class RemoteRecordTest : public ::testing::Test {
 
 TEST_F(RemoteRecordTest, RecordsThereAndBringsTheRunHere) {
     startServer();
-    auto r = cli(record("wstest", {"sh", "-c", "echo from-the-server; sleep 0.3"}));
+    // Capture options travel with the command (--all-apis: every API call traced there).
+    auto args =
+        record("wstest", {"sh", "-c", "echo from-the-server all=$WARPSCOPE_ALL_APIS; sleep 0.3"});
+    args.insert(std::find(args.begin(), args.end(), "--"), "--all-apis");
+    auto r = cli(args);
     ASSERT_EQ(r.exitCode, 0) << r.err;
-    EXPECT_NE(r.out.find("from-the-server"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("from-the-server all=1"), std::string::npos) << r.out;
     EXPECT_NE(r.err.find("run 1 ok, exit code 0 (remote wstest run 1)"), std::string::npos)
         << r.err;
     auto local = runs(localDb);
@@ -95,6 +101,7 @@ TEST_F(RemoteRecordTest, RecordsThereAndBringsTheRunHere) {
     EXPECT_EQ(here["properties"]["remote.host"], "wstest");
     EXPECT_EQ(here["properties"]["remote.run"], "1");
     EXPECT_EQ(here["properties"]["remote.store"], remoteDb);
+    EXPECT_EQ(here["properties"]["capture.query_calls"], "traced");
     // The run there is kept, and equal to the one here but for the mapping.
     auto there = exported(remoteDb, 1);
     for (const auto* key : {"remote.host", "remote.run", "remote.store"})

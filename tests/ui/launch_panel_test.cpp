@@ -39,12 +39,21 @@ TEST(LaunchPanel, ListsBundledPresetsAndValidatesWhileTyping) {
         << panel.validationText().toStdString();
 }
 
-TEST(LaunchPanel, FailingProgramShowsTheFailureAndIsStored) {
+// A panel that launches through this build's CLI into a fresh store.
+struct PanelOnAStore {
     testing::TempDir dir;
-    auto db = dir.file("runs.wsdb");
+    std::string db = dir.file("runs.wsdb");
     LaunchPanel panel;
-    panel.setCliPath(WARPSCOPE_CLI_PATH);
-    panel.setStorePath(QString::fromStdString(db));
+    PanelOnAStore() {
+        panel.setCliPath(WARPSCOPE_CLI_PATH);
+        panel.setStorePath(QString::fromStdString(db));
+    }
+};
+
+TEST(LaunchPanel, FailingProgramShowsTheFailureAndIsStored) {
+    PanelOnAStore on;
+    auto& panel = on.panel;
+    const auto& db = on.db;
     panel.setConfigText(kGood);
     QSignalSpy finished(&panel, &LaunchPanel::runFinished);
     QSignalSpy log(&panel, &LaunchPanel::logOutput);
@@ -70,11 +79,9 @@ TEST(LaunchPanel, FailingProgramShowsTheFailureAndIsStored) {
 // The capture options reach the recorder (the program sees what the collector
 // would read) and are stored with the run.
 TEST(LaunchPanel, CaptureOptionsReachTheRecorderAndTheRun) {
-    testing::TempDir dir;
-    auto db = dir.file("runs.wsdb");
-    LaunchPanel panel;
-    panel.setCliPath(WARPSCOPE_CLI_PATH);
-    panel.setStorePath(QString::fromStdString(db));
+    PanelOnAStore on;
+    auto& panel = on.panel;
+    const auto& db = on.db;
     panel.setConfigText(
         "name = \"options\"\nkind = \"command\"\n[command]\nprogram = \"/bin/sh\"\nargs = "
         "[\"-c\", \"echo graphs=$WARPSCOPE_GRAPH_TRACE all=${WARPSCOPE_ALL_APIS:-0}\"]\n");
@@ -101,11 +108,9 @@ TEST(LaunchPanel, CaptureOptionsReachTheRecorderAndTheRun) {
 }
 
 TEST(LaunchPanel, CancelLeavesARunMarkedKilled) {
-    testing::TempDir dir;
-    auto db = dir.file("runs.wsdb");
-    LaunchPanel panel;
-    panel.setCliPath(WARPSCOPE_CLI_PATH);
-    panel.setStorePath(QString::fromStdString(db));
+    PanelOnAStore on;
+    auto& panel = on.panel;
+    const auto& db = on.db;
     panel.setConfigText(
         "name = \"sleeper\"\nkind = \"command\"\n[command]\nprogram = \"/bin/sleep\"\nargs = "
         "[\"30\"]\n");

@@ -88,14 +88,9 @@ int benchWithServer(const BenchServe& bench, const Args& args, ServedPoint* poin
         r.sampleIntervalMs = static_cast<int>(parseInteger("sample-ms", *ms, 0, 60000));
         r.properties.emplace_back("capture.sample_ms", std::to_string(r.sampleIntervalMs));
     }
-    // As record --graph-trace: one record per graph launch is what a server
-    // replaying decode steps as CUDA graphs pays least for.
-    const std::string graphTrace = args.valueOr("graph-trace", "node");
-    if (graphTrace != "node" && graphTrace != "graph")
-        throw UsageError("--graph-trace must be 'node' or 'graph', not '" + graphTrace + "'");
-    r.env.push_back("WARPSCOPE_GRAPH_TRACE=" + graphTrace);
-    r.properties.emplace_back("capture.graph_trace", graphTrace);
-    applyQueryCallChoice(args.flag("all-apis"), r.env, r.properties);
+    // As record: --graph-trace graph (one record per graph launch) is what a
+    // server replaying decode steps as CUDA graphs pays least for.
+    applyCaptureChoices(args, r.env, r.properties);
     r.properties.emplace_back("bench.mode", "server");
     Companion stopping;
     stopping.stopGraceMs = static_cast<int>(graceS * 1000);

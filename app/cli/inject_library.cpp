@@ -28,8 +28,14 @@ std::string findBesideSelf(const std::string& name) {
     return std::filesystem::exists(candidate, ec) ? candidate.string() : std::string();
 }
 
-void applyQueryCallChoice(bool allApis, std::vector<std::string>& env,
-                          std::vector<std::pair<std::string, std::string>>& properties) {
+void applyCaptureChoices(const Args& args, std::vector<std::string>& env,
+                         std::vector<std::pair<std::string, std::string>>& properties) {
+    const std::string graphTrace = args.valueOr("graph-trace", "node");
+    if (graphTrace != "node" && graphTrace != "graph")
+        throw UsageError("--graph-trace must be 'node' or 'graph', not '" + graphTrace + "'");
+    env.push_back("WARPSCOPE_GRAPH_TRACE=" + graphTrace);
+    properties.emplace_back("capture.graph_trace", graphTrace);
+    const bool allApis = args.flag("all-apis");
     if (allApis) env.emplace_back("WARPSCOPE_ALL_APIS=1");
     properties.emplace_back("capture.query_calls", allApis ? "traced" : "left out");
 }

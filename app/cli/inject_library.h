@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "cli/cli_args.h"
+
 namespace ws::cli {
 
 // $WARPSCOPE_INJECT_LIBRARY, else beside this binary (installed:
@@ -15,9 +17,12 @@ std::string findInjectLibrary();
 // The program `name` in this binary's folder; empty when it is not there.
 std::string findBesideSelf(const std::string& name);
 
-// --all-apis: the collector traces state-reading calls too (model/query_calls.h);
-// either way the run says which in capture.query_calls ("traced" / "left out").
-void applyQueryCallChoice(bool allApis, std::vector<std::string>& env,
-                          std::vector<std::pair<std::string, std::string>>& properties);
+// The collector's settings from --graph-trace node|graph (CUDA graphs per node,
+// each kernel traced to its capture, or one record per graph launch) and
+// --all-apis (state-reading calls traced too, model/query_calls.h): the
+// environment it reads, and the run's capture.graph_trace and
+// capture.query_calls ("traced" / "left out"). Throws UsageError on a bad value.
+void applyCaptureChoices(const Args& args, std::vector<std::string>& env,
+                         std::vector<std::pair<std::string, std::string>>& properties);
 
 }  // namespace ws::cli

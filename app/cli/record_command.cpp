@@ -88,13 +88,7 @@ int cmdRecord(const std::vector<std::string>& argv) {
     req.variant = args.valueOr("variant", "");
     req.argv = args.passThrough();
     if (args.flag("no-driver-api")) req.env.push_back("WARPSCOPE_DRIVER_API=0");
-    applyQueryCallChoice(args.flag("all-apis"), req.env, req.properties);
-    // CUDA graphs per node (each kernel, traced to its capture) or per launch.
-    const std::string graphTrace = args.valueOr("graph-trace", "node");
-    if (graphTrace != "node" && graphTrace != "graph")
-        throw UsageError("--graph-trace must be 'node' or 'graph', not '" + graphTrace + "'");
-    req.env.push_back("WARPSCOPE_GRAPH_TRACE=" + graphTrace);
-    req.properties.emplace_back("capture.graph_trace", graphTrace);
+    applyCaptureChoices(args, req.env, req.properties);
     if (auto metrics = args.value("metrics")) {
         if (!validMetricSpec(*metrics))
             throw UsageError(

@@ -104,15 +104,15 @@ int runDecoderWorkload(const WorkloadConfig& config) {
 
     double copyGBs = 0, tflops = 0;
     if (leader) {
-        NvtxRange range("ceilings (copy bandwidth, cuBLAS bf16)");
-        copyGBs = measureCopyBandwidth(std::size_t(512) << 20, 10, stream).best();
-        cublasHandle_t h;
-        WS_CUBLAS(cublasCreate(&h));
-        WS_CUBLAS(cublasSetStream(h, stream));
-        tflops = measureCublasBf16Tflops(4096, 10, h, stream);
-        cublasDestroy(h);
-    }
-    if (leader) {
+        {
+            NvtxRange range("ceilings (copy bandwidth, cuBLAS bf16)");
+            copyGBs = measureCopyBandwidth(std::size_t(512) << 20, 10, stream).best();
+            cublasHandle_t h;
+            WS_CUBLAS(cublasCreate(&h));
+            WS_CUBLAS(cublasSetStream(h, stream));
+            tflops = measureCublasBf16Tflops(4096, 10, h, stream);
+            cublasDestroy(h);
+        }
         markProperty("ceiling.copy_gbs", copyGBs);
         markProperty("ceiling.bf16_tflops", tflops);
     }

@@ -83,19 +83,15 @@ Decoder::Decoder(const DecoderOptions& o, cudaStream_t stream)
     // A fixed workspace: cuBLAS must not allocate while a decode graph is captured.
     WS_CUBLAS(cublasSetWorkspace(cublas_, cublasWorkspace_.get(), kCublasWorkspace));
 
-    if (opt_.ranks == 1) {
-        weights_ = opt_.weightsPath.empty()
-                       ? makeRandomWeights(m, opt_.seed, opt_.precision, stream_)
-                       : loadSafetensorsWeights(opt_.weightsPath, m, opt_.precision, stream_);
-    } else {
-        // The whole model's bf16 weights (the same on every rank), cut, then quantized.
-        const auto bf16 = WeightPrecision::Bf16;
-        auto whole = opt_.weightsPath.empty()
-                         ? makeRandomWeights(opt_.shape, opt_.seed, bf16, stream_)
-                         : loadSafetensorsWeights(opt_.weightsPath, opt_.shape, bf16, stream_);
-        weights_ = shardWeights(std::move(whole), opt_.shape, opt_.rank, opt_.ranks, stream_);
-        quantizeLinears(weights_, opt_.precision, stream_);
-    }
+    // The whole model's bf16 weights (the same on every rank), this rank's
+    // share cut from them, then quantized when the precision says so.
+    const auto bf16 = WeightPrecision::Bf16;
+    weights_ = opt_.weightsPath.empty()
+                   ? makeRandomWeights(opt_.shape, opt_.seed, bf16, stream_)
+                   : loadSafetensorsWeights(opt_.weightsPath, opt_.shape, bf16, stream_);
+    if (opt_.ranks > 1)
+        weights_ = shardWeights(std::move(weights_), opt_.shape, opt_.rank, opt_.ranks, stream_);
+    quantizeLinears(weights_, opt_.precision, stream_);
 
     maxRows_ = std::max(opt_.batch * opt_.maxPrefillTokens, opt_.batch);
     std::size_t rows = maxRows_;

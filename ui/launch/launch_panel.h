@@ -10,14 +10,13 @@
 
 #include "viewmodels/cli_job.h"
 
+class QCheckBox;
 class QComboBox;
 class QLabel;
 class QLineEdit;
 class QPlainTextEdit;
 class QProgressBar;
 class QPushButton;
-
-class QCheckBox;
 
 namespace ws::ui {
 

@@ -6,6 +6,7 @@
 #include <unordered_set>
 
 #include "analysis/kernel_summary.h"
+#include "analysis/nvlink_rates.h"
 #include "store/run_queries.h"
 #include "store/store.h"
 
@@ -185,6 +186,17 @@ ChromeTraceStats exportChromeTrace(Store& store, RunId run, std::ostream& out, T
                         {"ts", w.us(s.timeNs)},
                         {"args", {{name, value}}}});
         }
+        // NVLink as one counter with a series per direction, as Perfetto
+        // stacks them: GB/s between two samples, stamped at the later one.
+        for (const auto& [device, rates] : nvlinkRates(samples))
+            for (const auto& p : rates.points) {
+                if (p.timeNs < window.beginNs || p.timeNs >= window.endNs) continue;
+                w.emit({{"name", "nvlink_gb_s"},
+                        {"ph", "C"},
+                        {"pid", gpuPid(device)},
+                        {"ts", w.us(p.timeNs)},
+                        {"args", {{"tx", p.txBytesPerS / 1e9}, {"rx", p.rxBytesPerS / 1e9}}}});
+            }
         return w.stats;
     }
 }

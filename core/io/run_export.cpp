@@ -145,7 +145,9 @@ ordered_json sampleJson(const SampleRecord& s) {
             {"gpu_util_percent", opt(s.gpuUtilPercent)},
             {"mem_util_percent", opt(s.memUtilPercent)},
             {"energy_j", opt(s.energyJ)},
-            {"clock_event_reasons", opt(s.clockEventReasons)}};
+            {"clock_event_reasons", opt(s.clockEventReasons)},
+            {"nvlink_tx_bytes", opt(s.nvlinkTxBytes)},
+            {"nvlink_rx_bytes", opt(s.nvlinkRxBytes)}};
 }
 
 ordered_json metricJson(const KernelMetricRecord& m) {

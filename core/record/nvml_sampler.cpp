@@ -2,6 +2,8 @@
 
 #include <dlfcn.h>
 
+#include <optional>
+
 namespace ws {
 
 namespace {
@@ -19,6 +21,54 @@ struct nvmlMemory_t {
 struct nvmlUtilization_t {
     unsigned int gpu, memory;
 };
+constexpr nvmlReturn_t NVML_ERROR_NOT_SUPPORTED = 3;
+// Data (not raw) NVLink traffic in KiB, summed over all links when scopeId is
+// UINT_MAX; running totals since the driver loaded.
+constexpr unsigned int NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX = 138;
+constexpr unsigned int NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX = 139;
+constexpr unsigned int kAllLinks = 0xffffffffu;
+union nvmlValue_t {
+    double dVal;
+    int siVal;
+    unsigned int uiVal;
+    unsigned long ulVal;
+    unsigned long long ullVal;
+    long long sllVal;
+    unsigned short usVal;
+};
+struct nvmlFieldValue_t {
+    unsigned int fieldId;
+    unsigned int scopeId;
+    long long timestamp;
+    long long latencyUsec;
+    int valueType;  // nvmlValueType_t
+    nvmlReturn_t nvmlReturn;
+    nvmlValue_t value;
+};
+static_assert(sizeof(nvmlFieldValue_t) == 40);
+
+// A field's value as an integer; NVML says in valueType which member holds it.
+std::optional<std::int64_t> fieldInteger(const nvmlFieldValue_t& f) {
+    if (f.nvmlReturn != NVML_SUCCESS) return std::nullopt;
+    switch (f.valueType) {
+        case 0:
+            return static_cast<std::int64_t>(f.value.dVal);
+        case 1:
+            return f.value.uiVal;
+        case 2:
+            return static_cast<std::int64_t>(f.value.ulVal);
+        case 3:
+            return static_cast<std::int64_t>(f.value.ullVal);
+        case 4:
+            return f.value.sllVal;
+        case 5:
+            return f.value.siVal;
+        case 6:
+            return f.value.usVal;
+        default:
+            return std::nullopt;
+    }
+}
 }  // namespace
 
 struct NvmlSampler::Api {
@@ -35,7 +85,30 @@ struct NvmlSampler::Api {
     nvmlReturn_t (*energy)(nvmlDevice_t, unsigned long long*) = nullptr;
     nvmlReturn_t (*driver)(char*, unsigned int) = nullptr;
     nvmlReturn_t (*clockEvents)(nvmlDevice_t, unsigned long long*) = nullptr;
+    nvmlReturn_t (*fieldValues)(nvmlDevice_t, int, nvmlFieldValue_t*) = nullptr;
     std::vector<nvmlDevice_t> devices;
+    // Per device: still worth asking for NVLink counters (a GPU without
+    // NVLink says NOT_SUPPORTED once and is not asked again).
+    std::vector<bool> nvlink;
+
+    void readNvlink(std::size_t i, SampleRecord& s) {
+        if (!fieldValues || !nvlink[i]) return;
+        nvmlFieldValue_t f[2] = {};
+        f[0].fieldId = NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX;
+        f[1].fieldId = NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX;
+        f[0].scopeId = f[1].scopeId = kAllLinks;
+        auto rc = fieldValues(devices[i], 2, f);
+        if (rc == NVML_ERROR_NOT_SUPPORTED || f[0].nvmlReturn == NVML_ERROR_NOT_SUPPORTED) {
+            nvlink[i] = false;
+            return;
+        }
+        if (rc != NVML_SUCCESS) return;
+        auto tx = fieldInteger(f[0]), rx = fieldInteger(f[1]);
+        if (tx && rx) {
+            s.nvlinkTxBytes = *tx * 1024;
+            s.nvlinkRxBytes = *rx * 1024;
+        }
+    }
 
     template <typename F>
     bool load(F& fn, const char* name) {
@@ -65,6 +138,7 @@ NvmlSampler::NvmlSampler() {
     // Renamed from "throttle reasons" in driver 535; the bits are the same.
     if (!api->load(api->clockEvents, "nvmlDeviceGetCurrentClocksEventReasons"))
         api->load(api->clockEvents, "nvmlDeviceGetCurrentClocksThrottleReasons");
+    api->load(api->fieldValues, "nvmlDeviceGetFieldValues");  // optional (NVLink counters)
     if (!ok) {
         reason_ = "libnvidia-ml.so.1 lacks a needed function";
         dlclose(api->lib);
@@ -81,6 +155,7 @@ NvmlSampler::NvmlSampler() {
         nvmlDevice_t d = nullptr;
         if (api->handle(i, &d) == NVML_SUCCESS) api->devices.push_back(d);
     }
+    api->nvlink.assign(api->devices.size(), true);
     api_ = std::move(api);
 }
 
@@ -121,6 +196,7 @@ std::vector<SampleRecord> NvmlSampler::sample(std::int64_t timeNs) {
         unsigned long long reasons = 0;
         if (api_->clockEvents && api_->clockEvents(d, &reasons) == NVML_SUCCESS)
             s.clockEventReasons = static_cast<std::int64_t>(reasons);
+        api_->readNvlink(i, s);
         out.push_back(s);
     }
     return out;

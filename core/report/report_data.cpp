@@ -386,6 +386,7 @@ ReportData buildReport(Store& store, const std::vector<RunAnalysis>& analyses) {
     std::vector<double> power, clocks;
     auto samples = samplesOf(store, id);
     d.samples.clockEvents = summarizeClockEvents(samples);
+    d.samples.nvlink = nvlinkRates(samples);
     for (const auto& s : samples) {
         ++d.samples.count;
         if (s.powerW) power.push_back(*s.powerW);

@@ -634,11 +634,11 @@ std::vector<TokenRecord> tokensOf(Store& store, RunId id) {
 }
 
 std::vector<SampleRecord> samplesOf(Store& store, RunId id) {
-    sql::Statement st(
-        store.db(),
-        "SELECT time_ns, device_index, power_w, sm_clock_mhz, mem_clock_mhz, "
-        "temperature_c, memory_used_bytes, gpu_util_percent, mem_util_percent, "
-        "energy_j, clock_event_reasons FROM samples WHERE run_id = ?1 ORDER BY time_ns");
+    sql::Statement st(store.db(),
+                      "SELECT time_ns, device_index, power_w, sm_clock_mhz, mem_clock_mhz, "
+                      "temperature_c, memory_used_bytes, gpu_util_percent, mem_util_percent, "
+                      "energy_j, clock_event_reasons, nvlink_tx_bytes, nvlink_rx_bytes FROM "
+                      "samples WHERE run_id = ?1 ORDER BY time_ns");
     st.bind(1, id);
     std::vector<SampleRecord> out;
     while (st.step()) {
@@ -654,6 +654,8 @@ std::vector<SampleRecord> samplesOf(Store& store, RunId id) {
         s.memUtilPercent = st.optReal(8);
         s.energyJ = st.optReal(9);
         s.clockEventReasons = st.optInt64(10);
+        s.nvlinkTxBytes = st.optInt64(11);
+        s.nvlinkRxBytes = st.optInt64(12);
         out.push_back(s);
     }
     return out;

@@ -155,8 +155,15 @@ CREATE TABLE gpu_streams (
 CREATE INDEX gpu_streams_by_run ON gpu_streams(run_id);
 )sql";
 
+// Version 5: NVLink data sent and received by each GPU with every device
+// sample (cumulative bytes; a rate is the difference of two samples).
+constexpr const char* kVersion5 = R"sql(
+ALTER TABLE samples ADD COLUMN nvlink_tx_bytes INTEGER;
+ALTER TABLE samples ADD COLUMN nvlink_rx_bytes INTEGER;
+)sql";
+
 // Index i holds the SQL that moves a store from version i to i + 1.
-constexpr const char* kMigrations[] = {kVersion1, kVersion2, kVersion3, kVersion4};
+constexpr const char* kMigrations[] = {kVersion1, kVersion2, kVersion3, kVersion4, kVersion5};
 static_assert(std::size(kMigrations) == kCurrentVersion);
 
 }  // namespace

@@ -78,7 +78,7 @@ struct StoreWriter::Statements {
           sample(db, "samples",
                  {"run_id", "time_ns", "device_index", "power_w", "sm_clock_mhz", "mem_clock_mhz",
                   "temperature_c", "memory_used_bytes", "gpu_util_percent", "mem_util_percent",
-                  "energy_j", "clock_event_reasons"}),
+                  "energy_j", "clock_event_reasons", "nvlink_tx_bytes", "nvlink_rx_bytes"}),
           overhead(db, "overheads", {"run_id", "start_ns", "end_ns", "kind"}),
           metric(db, "kernel_metrics", {"run_id", "correlation_id", "metric_id", "value"}),
           quality(db, "quality",
@@ -426,6 +426,8 @@ void StoreWriter::writePending() {
             st.bind(i + 9, r.memUtilPercent);
             st.bind(i + 10, r.energyJ);
             st.bind(i + 11, r.clockEventReasons);
+            st.bind(i + 12, r.nvlinkTxBytes);
+            st.bind(i + 13, r.nvlinkRxBytes);
         });
     });
     writeKind("overhead", overheads_.size(), [&] {

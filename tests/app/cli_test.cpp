@@ -672,8 +672,10 @@ TEST_F(CliTest, ExportChromeTraceForPerfetto) {
     EXPECT_EQ(nvtx, 5);
     EXPECT_EQ(flowsStart, 4);  // the four recorded launches
     EXPECT_EQ(flowsEnd, 240);  // every kernel can end a flow
-    EXPECT_EQ(counters, 40);   // power, SM and memory clock, temperature × 10 samples
-    EXPECT_GE(names, 3);       // the GPU process and its two streams
+    // Power, SM and memory clock, temperature × 10 samples; NVLink (tx and
+    // rx in one) between each two of them.
+    EXPECT_EQ(counters, 40 + 9);
+    EXPECT_GE(names, 3);  // the GPU process and its two streams
     EXPECT_EQ(instants, 0);
 }
 

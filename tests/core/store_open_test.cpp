@@ -244,7 +244,9 @@ std::string version1Store(const TempDir& dir) {
     }
     sqliteExec(path,
                "PRAGMA journal_mode = DELETE; ALTER TABLE samples DROP COLUMN "
-               "clock_event_reasons; ALTER TABLE event_chunks DROP COLUMN format; DROP TABLE "
+               "clock_event_reasons; ALTER TABLE samples DROP COLUMN nvlink_tx_bytes; ALTER "
+               "TABLE samples DROP COLUMN nvlink_rx_bytes; ALTER TABLE event_chunks DROP COLUMN "
+               "format; DROP TABLE "
                "graph_nodes; DROP TABLE gpu_streams; PRAGMA user_version = 1;");
     return path;
 }
@@ -259,6 +261,7 @@ TEST(StoreOpen, UpgradesAVersion1StoreKeepingItsRuns) {
     auto samples = samplesOf(store, runs[0].id);
     ASSERT_FALSE(samples.empty());
     EXPECT_FALSE(samples[0].clockEventReasons);  // not recorded then
+    EXPECT_FALSE(samples[0].nvlinkTxBytes);
     EXPECT_TRUE(samples[0].powerW);
     EXPECT_EQ(kernelsIn(store, runs[0].id).size(), 2u * testing::kFixtureKernelsPerStream);
     EXPECT_TRUE(graphNodesOf(store, runs[0].id).empty());  // version 4's table is there

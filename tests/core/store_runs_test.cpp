@@ -266,6 +266,7 @@ TEST(StoreRuns, FixtureAggregatesAndTables) {
     EXPECT_EQ(rangesIn(store, runs.decoderOk)[0].name, "prefill");
     EXPECT_EQ(apiCallsIn(store, runs.decoderOk)[0].name, "cudaLaunchKernel");
     EXPECT_EQ(samplesOf(store, runs.decoderOk)[0].powerW, 310.0);
+    EXPECT_EQ(samplesOf(store, runs.decoderOk)[0].nvlinkRxBytes, std::int64_t(5) << 30);
     EXPECT_TRUE(qualityOf(store, runs.decoderOk)[0].passed);
     EXPECT_EQ(runProperties(store, runs.decoderOk).at("kv_cache_bytes"), "33554432");
     EXPECT_EQ(requireRun(store, runs.kernelFailed).exitCode, 3);

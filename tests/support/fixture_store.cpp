@@ -86,6 +86,9 @@ void writeDecoderRecords(StoreWriter& w) {
         s.memUtilPercent = 64;
         s.energyJ = 1000.0 + i * 16.0;
         s.clockEventReasons = i >= 8 ? 0x4 : 0;  // SW power cap in the last two samples
+        // One GPU: its NVLink counters read, but nothing crossed them.
+        s.nvlinkTxBytes = std::int64_t(3) << 30;
+        s.nvlinkRxBytes = std::int64_t(5) << 30;
         w.add(s);
     }
     w.add(QualityRecord{"greedy_tokens", "reference", 1.0, 0.0042, 0.02, true});

@@ -12,6 +12,7 @@
 #include "timeline/lane_painter.h"
 #include "timeline/timeline_view.h"
 #include "viewmodels/timeline_data.h"
+#include "viewmodels/timeline_load_parts.h"
 
 namespace ws::ui {
 namespace {
@@ -39,6 +40,58 @@ TEST(TimelineData, LanesPerStreamThreadAndCounters) {
     ASSERT_EQ(data->counters.size(), 2u);
     EXPECT_EQ(data->counters[0].title, "Power (W)");
     EXPECT_EQ(data->eventCount, 240u + 7 + 5 + 4);
+}
+
+SampleRecord deviceSample(std::uint32_t device, std::int64_t timeMs, double util,
+                          std::optional<std::int64_t> nvlinkBytes) {
+    SampleRecord s;
+    s.deviceIndex = device;
+    s.timeNs = timeMs * 1'000'000;
+    s.powerW = 100 + device;
+    s.smClockMhz = 1980;
+    s.gpuUtilPercent = util;
+    s.nvlinkTxBytes = nvlinkBytes;
+    s.nvlinkRxBytes = nvlinkBytes;
+    return s;
+}
+
+// A TP=2 run on a four-GPU server: GPUs 0 and 1 busy and sending 1 GB/s to
+// each other over NVLink, GPU 2 idle all run, GPU 3 without NVLink counters.
+TEST(TimelineData, DeviceCountersForEachBusyGpuWithNvlinkRates) {
+    std::vector<SampleRecord> samples;
+    for (int i = 0; i < 3; ++i) {
+        const std::int64_t sent = 50'000'000LL * i;  // 50 MB per 50 ms
+        samples.push_back(deviceSample(0, 50 * i, 90, sent));
+        samples.push_back(deviceSample(1, 50 * i, 80, sent));
+        samples.push_back(deviceSample(2, 50 * i, 0, 0));
+        samples.push_back(deviceSample(3, 50 * i, 5, std::nullopt));
+    }
+    TimelineData data;
+    load::addDeviceCounters(samples, data);
+    std::vector<QString> titles;
+    for (const auto& c : data.counters)
+        titles.push_back(c.title);
+    EXPECT_EQ(titles, (std::vector<QString>{"GPU 0 Power (W)", "GPU 0 SM clock (MHz)",
+                                            "GPU 0 NVLink TX (GB/s)", "GPU 0 NVLink RX (GB/s)",
+                                            "GPU 1 Power (W)", "GPU 1 SM clock (MHz)",
+                                            "GPU 1 NVLink TX (GB/s)", "GPU 1 NVLink RX (GB/s)",
+                                            "GPU 3 Power (W)", "GPU 3 SM clock (MHz)"}));
+    ASSERT_EQ(data.counters[2].value.size(), 2u);
+    EXPECT_DOUBLE_EQ(data.counters[2].value[0], 1.0);
+    EXPECT_DOUBLE_EQ(data.counters[2].maxValue, 1.0);
+    EXPECT_EQ(data.counters[2].timeNs[0], 50'000'000);
+}
+
+// One GPU whose NVLink carried nothing: no flat NVLink tracks, plain titles.
+TEST(TimelineData, OneGpuWithoutNvlinkTrafficGetsPowerAndClockOnly) {
+    std::vector<SampleRecord> samples;
+    for (int i = 0; i < 3; ++i)
+        samples.push_back(deviceSample(0, 50 * i, 90, 4096));
+    TimelineData data;
+    load::addDeviceCounters(samples, data);
+    ASSERT_EQ(data.counters.size(), 2u);
+    EXPECT_EQ(data.counters[0].title, "Power (W)");
+    EXPECT_EQ(data.counters[1].title, "SM clock (MHz)");
 }
 
 // Two processes on one GPU, each with its CUDA stream 7 (the second stored

@@ -390,8 +390,13 @@ void TimelineView::paintEvent(QPaintEvent*) {
         QRectF r(left, y, w, kCounterHeight - 4);
         paintCounter(p, track, axis_, r);
         p.setPen(text);
-        p.drawText(QRectF(6, y, kHeaderWidth - 10, kCounterHeight - 4), Qt::AlignVCenter,
-                   QStringLiteral("%1  max %2").arg(track.title).arg(track.maxValue, 0, 'f', 0));
+        // Rates of a few GB/s need their first decimal; watts and MHz do not.
+        const int decimals = track.maxValue < 10 ? 1 : 0;
+        p.drawText(
+            QRectF(6, y, kHeaderWidth - 10, kCounterHeight - 4), Qt::AlignVCenter,
+            QFontMetrics(p.font()).elidedText(
+                QStringLiteral("%1  max %2").arg(track.title).arg(track.maxValue, 0, 'f', decimals),
+                Qt::ElideMiddle, kHeaderWidth - 12));
         y += kCounterHeight;
     }
     // Lanes, with alternating backgrounds and their group/title on the left.

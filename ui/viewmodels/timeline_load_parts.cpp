@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "analysis/kernel_summary.h"
+#include "analysis/nvlink_rates.h"
 #include "model/process_keys.h"
 #include "store/store.h"
 
@@ -151,6 +152,57 @@ void addRangeLanes(Store& store, RunId run, TimelineData& data, Labels& label, P
     }
 }
 
+namespace {
+
+void addPoint(CounterTrack& track, std::int64_t timeNs, double value) {
+    track.timeNs.push_back(timeNs);
+    track.value.push_back(value);
+    track.maxValue = std::max(track.maxValue, value);
+}
+
+}  // namespace
+
+// Power and SM clock of GPU 0 and of every other GPU the run kept busy (a
+// one-GPU run on an eight-GPU server gets no idle GPUs' tracks), and NVLink
+// send/receive rates of those GPUs where NVML counts NVLink traffic and the
+// run moved data over it or spans several GPUs (flat zero then says the
+// collectives did not use NVLink).
+void addDeviceCounters(const std::vector<SampleRecord>& samples, TimelineData& data) {
+    std::set<std::uint32_t> shown;
+    for (const auto& s : samples)
+        if (s.deviceIndex == 0 || (s.gpuUtilPercent && *s.gpuUtilPercent > 0))
+            shown.insert(s.deviceIndex);
+    const bool several = shown.size() > 1;
+    auto title = [&](std::uint32_t device, const char* what) {
+        const QString t = QString::fromUtf8(what);
+        return several ? QStringLiteral("GPU %1 %2").arg(device).arg(t) : t;
+    };
+    const auto nvlink = nvlinkRates(samples);
+    for (auto device : shown) {
+        CounterTrack power{title(device, "Power (W)"), {}, {}, 0};
+        CounterTrack clock{title(device, "SM clock (MHz)"), {}, {}, 0};
+        for (const auto& s : samples) {
+            if (s.deviceIndex != device) continue;
+            if (s.powerW) addPoint(power, s.timeNs, *s.powerW);
+            if (s.smClockMhz) addPoint(clock, s.timeNs, *s.smClockMhz);
+        }
+        for (auto* track : {&power, &clock})
+            if (!track->timeNs.empty()) data.counters.push_back(std::move(*track));
+        auto rates = nvlink.find(device);
+        if (rates == nvlink.end() || rates->second.points.empty()) continue;
+        const auto& r = rates->second;
+        if (!several && r.peakTxBytesPerS == 0 && r.peakRxBytesPerS == 0) continue;
+        CounterTrack tx{title(device, "NVLink TX (GB/s)"), {}, {}, 0};
+        CounterTrack rx{title(device, "NVLink RX (GB/s)"), {}, {}, 0};
+        for (const auto& p : r.points) {
+            addPoint(tx, p.timeNs, p.txBytesPerS / 1e9);
+            addPoint(rx, p.timeNs, p.rxBytesPerS / 1e9);
+        }
+        data.counters.push_back(std::move(tx));
+        data.counters.push_back(std::move(rx));
+    }
+}
+
 void addTokensAndCounters(Store& store, RunId run, TimelineData& data, Extent& extent) {
     for (const auto& t : tokensOf(store, run))
         data.tokenTimes.push_back(t.timeNs);
@@ -159,23 +211,7 @@ void addTokensAndCounters(Store& store, RunId run, TimelineData& data, Extent& e
     // tokens and nothing else: the axis spans them.
     if (!data.tokenTimes.empty()) extent(data.tokenTimes.front(), data.tokenTimes.back());
 
-    CounterTrack power{QStringLiteral("Power (W)"), {}, {}, 0};
-    CounterTrack clock{QStringLiteral("SM clock (MHz)"), {}, {}, 0};
-    for (const auto& s : samplesOf(store, run)) {
-        if (s.deviceIndex != 0) continue;
-        if (s.powerW) {
-            power.timeNs.push_back(s.timeNs);
-            power.value.push_back(*s.powerW);
-            power.maxValue = std::max(power.maxValue, *s.powerW);
-        }
-        if (s.smClockMhz) {
-            clock.timeNs.push_back(s.timeNs);
-            clock.value.push_back(*s.smClockMhz);
-            clock.maxValue = std::max(clock.maxValue, *s.smClockMhz);
-        }
-    }
-    if (!power.timeNs.empty()) data.counters.push_back(std::move(power));
-    if (!clock.timeNs.empty()) data.counters.push_back(std::move(clock));
+    addDeviceCounters(samplesOf(store, run), data);
 }
 
 }  // namespace ws::ui::load

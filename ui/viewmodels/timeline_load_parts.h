@@ -86,7 +86,10 @@ void readCopies(Store& store, RunId run, TimeWindow window, TimelineLane& lane, 
 // NVTX ranges of the whole run: one lane per thread and nesting depth.
 void addRangeLanes(Store& store, RunId run, TimelineData& data, Labels& label, Poll& poll,
                    Extent& extent);
-// Token marks and the power and SM clock tracks of GPU 0.
+// Token marks and the device sample tracks (addDeviceCounters).
 void addTokensAndCounters(Store& store, RunId run, TimelineData& data, Extent& extent);
+// Counter tracks from device samples (time order): power, SM clock and
+// NVLink rates of GPU 0 and of the other GPUs the run kept busy.
+void addDeviceCounters(const std::vector<SampleRecord>& samples, TimelineData& data);
 
 }  // namespace ws::ui::load

@@ -218,6 +218,10 @@ struct SampleRecord {
     std::optional<double> energyJ;  // cumulative since an arbitrary origin
     // NVML's nvmlClocksEventReason* bitmask: why clocks were below their maximum.
     std::optional<std::int64_t> clockEventReasons;
+    // NVLink data sent and received over all links, cumulative since an
+    // arbitrary origin (NVML counts KiB); empty where the GPU has no NVLink.
+    std::optional<std::int64_t> nvlinkTxBytes;
+    std::optional<std::int64_t> nvlinkRxBytes;
 };
 
 struct OverheadRecord {

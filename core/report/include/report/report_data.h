@@ -16,6 +16,7 @@
 #include "analysis/kernel_occupancy.h"
 #include "analysis/kernel_summary.h"
 #include "analysis/latency.h"
+#include "analysis/nvlink_rates.h"
 #include "analysis/roofline.h"
 #include "analysis/run_analysis.h"
 #include "analysis/sweep.h"
@@ -48,6 +49,7 @@ struct SampleSummary {
     int count = 0;
     std::optional<double> powerMeanW, powerMaxW, smClockMinMhz, smClockMaxMhz, temperatureMaxC;
     ClockEventSummary clockEvents;
+    std::map<std::uint32_t, NvlinkDeviceRates> nvlink;  // GPUs whose NVLink NVML counts
 };
 
 struct ReportData {

@@ -55,8 +55,9 @@ SampleRecord deviceSample(std::uint32_t device, std::int64_t timeMs, double util
     return s;
 }
 
-// A TP=2 run on a four-GPU server: GPUs 0 and 1 busy and sending 1 GB/s to
-// each other over NVLink, GPU 2 idle all run, GPU 3 without NVLink counters.
+// A TP=2 run on a four-GPU server: GPUs 0 and 1 busy, each sending 1 GB/s
+// to the other over NVLink (2 GB/s both ways), GPU 2 idle all run, GPU 3
+// without NVLink counters.
 TEST(TimelineData, DeviceCountersForEachBusyGpuWithNvlinkRates) {
     std::vector<SampleRecord> samples;
     for (int i = 0; i < 3; ++i) {
@@ -72,13 +73,12 @@ TEST(TimelineData, DeviceCountersForEachBusyGpuWithNvlinkRates) {
     for (const auto& c : data.counters)
         titles.push_back(c.title);
     EXPECT_EQ(titles, (std::vector<QString>{"GPU 0 Power (W)", "GPU 0 SM clock (MHz)",
-                                            "GPU 0 NVLink TX (GB/s)", "GPU 0 NVLink RX (GB/s)",
-                                            "GPU 1 Power (W)", "GPU 1 SM clock (MHz)",
-                                            "GPU 1 NVLink TX (GB/s)", "GPU 1 NVLink RX (GB/s)",
+                                            "GPU 0 NVLink tx+rx (GB/s)", "GPU 1 Power (W)",
+                                            "GPU 1 SM clock (MHz)", "GPU 1 NVLink tx+rx (GB/s)",
                                             "GPU 3 Power (W)", "GPU 3 SM clock (MHz)"}));
     ASSERT_EQ(data.counters[2].value.size(), 2u);
-    EXPECT_DOUBLE_EQ(data.counters[2].value[0], 1.0);
-    EXPECT_DOUBLE_EQ(data.counters[2].maxValue, 1.0);
+    EXPECT_DOUBLE_EQ(data.counters[2].value[0], 2.0);  // 1 GB/s each way
+    EXPECT_DOUBLE_EQ(data.counters[2].maxValue, 2.0);
     EXPECT_EQ(data.counters[2].timeNs[0], 50'000'000);
 }
 

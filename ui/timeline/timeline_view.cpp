@@ -390,13 +390,14 @@ void TimelineView::paintEvent(QPaintEvent*) {
         QRectF r(left, y, w, kCounterHeight - 4);
         paintCounter(p, track, axis_, r);
         p.setPen(text);
-        // Rates of a few GB/s need their first decimal; watts and MHz do not.
-        const int decimals = track.maxValue < 10 ? 1 : 0;
-        p.drawText(
-            QRectF(6, y, kHeaderWidth - 10, kCounterHeight - 4), Qt::AlignVCenter,
-            QFontMetrics(p.font()).elidedText(
-                QStringLiteral("%1  max %2").arg(track.title).arg(track.maxValue, 0, 'f', decimals),
-                Qt::ElideMiddle, kHeaderWidth - 12));
+        p.drawText(QRectF(6, y, kHeaderWidth - 10, kCounterHeight - 4), Qt::AlignVCenter,
+                   QFontMetrics(small).elidedText(track.title, Qt::ElideRight, kHeaderWidth - 12));
+        // The scale inside the track, top left, as Perfetto shows it: the
+        // header keeps its width for the title. Rates of a few GB/s need
+        // their first decimal; watts and MHz do not.
+        p.setPen(pal.color(QPalette::PlaceholderText));
+        p.drawText(QRectF(left + 4, y, w - 8, kCounterHeight - 4), Qt::AlignLeft | Qt::AlignTop,
+                   tr("max %1").arg(track.maxValue, 0, 'f', track.maxValue < 10 ? 1 : 0));
         y += kCounterHeight;
     }
     // Lanes, with alternating backgrounds and their group/title on the left.

@@ -18,7 +18,7 @@ std::map<std::uint32_t, NvlinkDeviceRates> nvlinkRates(const std::vector<SampleR
         const auto tx = *s.nvlinkTxBytes - *before.nvlinkTxBytes;
         const auto rx = *s.nvlinkRxBytes - *before.nvlinkRxBytes;
         if (dtNs <= 0 || tx < 0 || rx < 0) continue;
-        NvlinkRatePoint p{s.timeNs, tx * 1e9 / static_cast<double>(dtNs),
+        NvlinkRatePoint p{before.timeNs, s.timeNs, tx * 1e9 / static_cast<double>(dtNs),
                           rx * 1e9 / static_cast<double>(dtNs)};
         rates.points.push_back(p);
         rates.peakTxBytesPerS = std::max(rates.peakTxBytesPerS, p.txBytesPerS);
@@ -27,6 +27,23 @@ std::map<std::uint32_t, NvlinkDeviceRates> nvlinkRates(const std::vector<SampleR
         rates.rxBytes += rx;
     }
     return out;
+}
+
+std::set<std::uint32_t> busyDevices(const std::vector<SampleRecord>& samples,
+                                    const std::map<std::uint32_t, NvlinkDeviceRates>& rates) {
+    std::set<std::uint32_t> busy;
+    for (const auto& s : samples)
+        if (s.gpuUtilPercent && *s.gpuUtilPercent > 0) busy.insert(s.deviceIndex);
+    for (const auto& [device, r] : rates)
+        if (r.txBytes > 0 || r.rxBytes > 0) busy.insert(device);
+    if (busy.empty() && !samples.empty()) {
+        auto lowest = std::min_element(samples.begin(), samples.end(),
+                                       [](const SampleRecord& a, const SampleRecord& b) {
+                                           return a.deviceIndex < b.deviceIndex;
+                                       });
+        busy.insert(lowest->deviceIndex);
+    }
+    return busy;
 }
 
 }  // namespace ws

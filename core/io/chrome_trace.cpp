@@ -186,17 +186,23 @@ ChromeTraceStats exportChromeTrace(Store& store, RunId run, std::ostream& out, T
                         {"ts", w.us(s.timeNs)},
                         {"args", {{name, value}}}});
         }
-        // NVLink as one counter with a series per direction, as Perfetto
-        // stacks them: GB/s between two samples, stamped at the later one.
-        for (const auto& [device, rates] : nvlinkRates(samples))
-            for (const auto& p : rates.points) {
-                if (p.timeNs < window.beginNs || p.timeNs >= window.endNs) continue;
-                w.emit({{"name", "nvlink_gb_s"},
-                        {"ph", "C"},
-                        {"pid", gpuPid(device)},
-                        {"ts", w.us(p.timeNs)},
-                        {"args", {{"tx", p.txBytesPerS / 1e9}, {"rx", p.rxBytesPerS / 1e9}}}});
-            }
+        // NVLink as one counter with a series per direction (Perfetto draws
+        // a track per series, chrome://tracing stacks them): GB/s over each
+        // interval between two samples, from its start, back to 0 at the
+        // last sample so the last rate is not held to the end of the trace.
+        auto nvlinkAt = [&](std::uint32_t device, std::int64_t t, double tx, double rx) {
+            if (t < window.beginNs || t >= window.endNs) return;
+            w.emit({{"name", "nvlink_gb_s"},
+                    {"ph", "C"},
+                    {"pid", gpuPid(device)},
+                    {"ts", w.us(t)},
+                    {"args", {{"tx", tx / 1e9}, {"rx", rx / 1e9}}}});
+        };
+        for (const auto& [device, rates] : nvlinkRates(samples)) {
+            for (const auto& p : rates.points)
+                nvlinkAt(device, p.startNs, p.txBytesPerS, p.rxBytesPerS);
+            if (!rates.points.empty()) nvlinkAt(device, rates.points.back().endNs, 0, 0);
+        }
         return w.stats;
     }
 }

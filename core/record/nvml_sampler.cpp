@@ -21,7 +21,14 @@ struct nvmlMemory_t {
 struct nvmlUtilization_t {
     unsigned int gpu, memory;
 };
+constexpr nvmlReturn_t NVML_ERROR_INVALID_ARGUMENT = 2;  // a field id this driver lacks
 constexpr nvmlReturn_t NVML_ERROR_NOT_SUPPORTED = 3;
+constexpr nvmlReturn_t NVML_ERROR_FUNCTION_NOT_FOUND = 13;
+// Answers that will not change while the recording runs.
+bool lasting(nvmlReturn_t rc) {
+    return rc == NVML_ERROR_INVALID_ARGUMENT || rc == NVML_ERROR_NOT_SUPPORTED ||
+           rc == NVML_ERROR_FUNCTION_NOT_FOUND;
+}
 // Data (not raw) NVLink traffic in KiB, summed over all links when scopeId is
 // UINT_MAX; running totals since the driver loaded.
 constexpr unsigned int NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX = 138;
@@ -87,8 +94,10 @@ struct NvmlSampler::Api {
     nvmlReturn_t (*clockEvents)(nvmlDevice_t, unsigned long long*) = nullptr;
     nvmlReturn_t (*fieldValues)(nvmlDevice_t, int, nvmlFieldValue_t*) = nullptr;
     std::vector<nvmlDevice_t> devices;
+    std::vector<std::uint32_t> indices;  // NVML's index of each, kept if a handle fails
     // Per device: still worth asking for NVLink counters (a GPU without
-    // NVLink says NOT_SUPPORTED once and is not asked again).
+    // NVLink, or a driver without these fields, says so once and is not
+    // asked again).
     std::vector<bool> nvlink;
 
     void readNvlink(std::size_t i, SampleRecord& s) {
@@ -98,7 +107,7 @@ struct NvmlSampler::Api {
         f[1].fieldId = NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX;
         f[0].scopeId = f[1].scopeId = kAllLinks;
         auto rc = fieldValues(devices[i], 2, f);
-        if (rc == NVML_ERROR_NOT_SUPPORTED || f[0].nvmlReturn == NVML_ERROR_NOT_SUPPORTED) {
+        if (lasting(rc) || lasting(f[0].nvmlReturn) || lasting(f[1].nvmlReturn)) {
             nvlink[i] = false;
             return;
         }
@@ -153,7 +162,9 @@ NvmlSampler::NvmlSampler() {
     api->count(&n);
     for (unsigned int i = 0; i < n; ++i) {
         nvmlDevice_t d = nullptr;
-        if (api->handle(i, &d) == NVML_SUCCESS) api->devices.push_back(d);
+        if (api->handle(i, &d) != NVML_SUCCESS) continue;
+        api->devices.push_back(d);
+        api->indices.push_back(i);
     }
     api->nvlink.assign(api->devices.size(), true);
     api_ = std::move(api);
@@ -177,7 +188,10 @@ std::vector<SampleRecord> NvmlSampler::sample(std::int64_t timeNs) {
         auto d = api_->devices[i];
         SampleRecord s;
         s.timeNs = timeNs;
-        s.deviceIndex = static_cast<std::uint32_t>(i);
+        s.deviceIndex = api_->indices[i];
+        // NVLink first: its rate divides by the time between samples, which
+        // is taken before this device's calls.
+        api_->readNvlink(i, s);
         unsigned int v = 0;
         if (api_->power(d, &v) == NVML_SUCCESS) s.powerW = v / 1000.0;
         if (api_->clock(d, NVML_CLOCK_SM, &v) == NVML_SUCCESS) s.smClockMhz = v;
@@ -196,7 +210,6 @@ std::vector<SampleRecord> NvmlSampler::sample(std::int64_t timeNs) {
         unsigned long long reasons = 0;
         if (api_->clockEvents && api_->clockEvents(d, &reasons) == NVML_SUCCESS)
             s.clockEventReasons = static_cast<std::int64_t>(reasons);
-        api_->readNvlink(i, s);
         out.push_back(s);
     }
     return out;

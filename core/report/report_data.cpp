@@ -387,6 +387,7 @@ ReportData buildReport(Store& store, const std::vector<RunAnalysis>& analyses) {
     auto samples = samplesOf(store, id);
     d.samples.clockEvents = summarizeClockEvents(samples);
     d.samples.nvlink = nvlinkRates(samples);
+    d.samples.busyDevices = busyDevices(samples, d.samples.nvlink);
     for (const auto& s : samples) {
         ++d.samples.count;
         if (s.powerW) power.push_back(*s.powerW);

@@ -360,18 +360,21 @@ std::string writeReport(const ReportData& d, ReportFormat format, const ChartSou
         env.push_back({"clock event reasons",
                        seen.empty() ? "none: clocks were never held down" : seen + " of samples"});
     }
+    int nvlinkRows = 0;
+    for (const auto& [device, r] : d.samples.nvlink)
+        nvlinkRows += !r.points.empty() && d.samples.busyDevices.count(device);
     for (const auto& [device, r] : d.samples.nvlink) {
-        if (r.points.empty()) continue;
+        if (r.points.empty() || !d.samples.busyDevices.count(device)) continue;
         auto gb = [](double bytes) { return formatFixed(bytes / 1e9, 2) + " GB"; };
         auto gbs = [](double rate) { return formatFixed(rate / 1e9, 1) + " GB/s"; };
-        env.push_back({d.samples.nvlink.size() > 1 ? "NVLink, GPU " + std::to_string(device)
-                                                   : std::string("NVLink"),
-                       r.txBytes == 0 && r.rxBytes == 0
-                           ? std::string("no traffic")
-                           : "sent " + gb(static_cast<double>(r.txBytes)) + " (peak " +
-                                 gbs(r.peakTxBytesPerS) + "), received " +
-                                 gb(static_cast<double>(r.rxBytes)) + " (peak " +
-                                 gbs(r.peakRxBytesPerS) + ")"});
+        env.push_back(
+            {nvlinkRows > 1 ? "NVLink, GPU " + std::to_string(device) : std::string("NVLink"),
+             r.txBytes == 0 && r.rxBytes == 0
+                 ? std::string("no traffic")
+                 : "sent " + gb(static_cast<double>(r.txBytes)) + " (peak " +
+                       gbs(r.peakTxBytesPerS) + "), received " +
+                       gb(static_cast<double>(r.rxBytes)) + " (peak " + gbs(r.peakRxBytesPerS) +
+                       ")"});
     }
     if (d.samples.temperatureMaxC)
         env.push_back({"temperature", "max " + formatFixed(*d.samples.temperatureMaxC, 0) + " °C"});

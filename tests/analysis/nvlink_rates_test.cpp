@@ -25,7 +25,8 @@ TEST(NvlinkRates, RatesAreDifferencesOverTimePerDevice) {
     ASSERT_EQ(rates.size(), 2u);
     const auto& gpu0 = rates.at(0);
     ASSERT_EQ(gpu0.points.size(), 2u);
-    EXPECT_EQ(gpu0.points[0].timeNs, 50'000'000);
+    EXPECT_EQ(gpu0.points[0].startNs, 0);  // held from the interval's start
+    EXPECT_EQ(gpu0.points[0].endNs, 50'000'000);
     EXPECT_DOUBLE_EQ(gpu0.points[0].txBytesPerS, 100e6);  // 5 MB in 50 ms
     EXPECT_DOUBLE_EQ(gpu0.points[1].txBytesPerS, 200e6);
     EXPECT_DOUBLE_EQ(gpu0.points[1].rxBytesPerS, 0);
@@ -51,8 +52,28 @@ TEST(NvlinkRates, ACounterThatWentBackwardsGivesNoPoint) {
                               sample(0, 100, 50, 10), sample(0, 150, 550, 10)});
     const auto& gpu0 = rates.at(0);
     ASSERT_EQ(gpu0.points.size(), 2u);
-    EXPECT_EQ(gpu0.points[1].timeNs, 150'000'000);
+    EXPECT_EQ(gpu0.points[1].startNs, 100'000'000);
     EXPECT_EQ(gpu0.txBytes, 1000);
+}
+
+SampleRecord utilisation(std::uint32_t device, double percent) {
+    SampleRecord s;
+    s.deviceIndex = device;
+    s.gpuUtilPercent = percent;
+    return s;
+}
+
+TEST(NvlinkRates, BusyDevicesCountKernelsAndNvlinkTraffic) {
+    // GPU 1 computes, GPU 2 only receives peer writes, GPU 0 and 3 idle.
+    std::vector<SampleRecord> samples = {utilisation(0, 0), utilisation(1, 80), utilisation(3, 0),
+                                         sample(2, 0, 0, 0), sample(2, 50, 0, 4096)};
+    EXPECT_EQ(busyDevices(samples, nvlinkRates(samples)), (std::set<std::uint32_t>{1, 2}));
+}
+
+TEST(NvlinkRates, AnIdleRunKeepsItsLowestGpu) {
+    std::vector<SampleRecord> samples = {utilisation(3, 0), utilisation(2, 0)};
+    EXPECT_EQ(busyDevices(samples, nvlinkRates(samples)), (std::set<std::uint32_t>{2}));
+    EXPECT_TRUE(busyDevices({}, {}).empty());
 }
 
 }  // namespace

@@ -272,14 +272,17 @@ TEST(ReportWriter, MarkdownAndEscapedHtml) {
     d.samples.clockEvents.samplesWithReasons = 4;
     d.samples.clockEvents.reasons = {{"SW power cap", true, 0.25}};
     // Two GPUs' NVLink: one sent 1.5 GB peaking at 40 GB/s, one idle.
-    d.samples.nvlink[0] = {{{50, 40e9, 0}}, 40e9, 0, 1'500'000'000, 0};
-    d.samples.nvlink[1] = {{{50, 0, 0}}, 0, 0, 0, 0};
+    d.samples.nvlink[0] = {{{0, 50, 40e9, 0}}, 40e9, 0, 1'500'000'000, 0};
+    d.samples.nvlink[1] = {{{0, 50, 0, 0}}, 0, 0, 0, 0};
+    d.samples.nvlink[2] = {{{0, 50, 9e9, 9e9}}, 9e9, 9e9, 450'000'000, 450'000'000};
+    d.samples.busyDevices = {0, 1};  // GPU 2's traffic is another job's
     auto md = writeReport(d, ReportFormat::Markdown);
     EXPECT_NE(
         md.find("NVLink, GPU 0 | sent 1.50 GB (peak 40.0 GB/s), received 0.00 GB (peak 0.0 GB/s)"),
         std::string::npos)
         << md;
     EXPECT_NE(md.find("NVLink, GPU 1 | no traffic"), std::string::npos) << md;
+    EXPECT_EQ(md.find("NVLink, GPU 2"), std::string::npos) << md;
     EXPECT_NE(md.find("clock event reasons | SW power cap (25%) of samples"), std::string::npos)
         << md;
     // Markdown viewers pass inline HTML through: labels are escaped there too.

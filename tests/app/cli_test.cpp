@@ -673,8 +673,8 @@ TEST_F(CliTest, ExportChromeTraceForPerfetto) {
     EXPECT_EQ(flowsStart, 4);  // the four recorded launches
     EXPECT_EQ(flowsEnd, 240);  // every kernel can end a flow
     // Power, SM and memory clock, temperature × 10 samples; NVLink (tx and
-    // rx in one) between each two of them.
-    EXPECT_EQ(counters, 40 + 9);
+    // rx in one) from the start of each of the 9 intervals, and 0 at the end.
+    EXPECT_EQ(counters, 40 + 9 + 1);
     EXPECT_GE(names, 3);  // the GPU process and its two streams
     EXPECT_EQ(instants, 0);
 }

@@ -232,8 +232,9 @@ TEST(StoreOpen, OpensCommittedFixtureWithoutChangingIt) {
     EXPECT_EQ(readFile(path), before);
 }
 
-// A store as version 1 wrote it: no clock event reasons per sample, event
-// chunks inline and without a format column, no graph nodes or GPU streams.
+// A store as version 1 wrote it: no clock event reasons or NVLink counters per
+// sample, event chunks inline and without a format column, no graph nodes or
+// GPU streams.
 std::string version1Store(const TempDir& dir) {
     auto path = dir.file("v1.wsdb");
     auto runs = testing::writeFixtureStore(path);

@@ -76,10 +76,25 @@ TEST(TimelineData, DeviceCountersForEachBusyGpuWithNvlinkRates) {
                                             "GPU 0 NVLink tx+rx (GB/s)", "GPU 1 Power (W)",
                                             "GPU 1 SM clock (MHz)", "GPU 1 NVLink tx+rx (GB/s)",
                                             "GPU 3 Power (W)", "GPU 3 SM clock (MHz)"}));
-    ASSERT_EQ(data.counters[2].value.size(), 2u);
+    // Two intervals, each drawn from its start, and the end of the last.
+    ASSERT_EQ(data.counters[2].value.size(), 3u);
     EXPECT_DOUBLE_EQ(data.counters[2].value[0], 2.0);  // 1 GB/s each way
     EXPECT_DOUBLE_EQ(data.counters[2].maxValue, 2.0);
-    EXPECT_EQ(data.counters[2].timeNs[0], 50'000'000);
+    EXPECT_EQ(data.counters[2].timeNs, (std::vector<std::int64_t>{0, 50'000'000, 100'000'000}));
+}
+
+// A one-GPU run on GPU 3 of a server whose other GPUs idle: GPU 3's tracks
+// alone, titled as a one-GPU run's.
+TEST(TimelineData, AOneGpuRunOnAnotherGpuShowsThatGpu) {
+    std::vector<SampleRecord> samples;
+    for (int i = 0; i < 3; ++i)
+        for (std::uint32_t device = 0; device < 4; ++device)
+            samples.push_back(deviceSample(device, 50 * i, device == 3 ? 70 : 0, 0));
+    TimelineData data;
+    load::addDeviceCounters(samples, data);
+    ASSERT_EQ(data.counters.size(), 2u);
+    EXPECT_EQ(data.counters[0].title, "Power (W)");
+    EXPECT_EQ(data.counters[0].value[0], 103);  // GPU 3's power
 }
 
 // One GPU whose NVLink carried nothing: no flat NVLink tracks, plain titles.

@@ -162,22 +162,19 @@ void addPoint(CounterTrack& track, std::int64_t timeNs, double value) {
 
 }  // namespace
 
-// Power and SM clock of GPU 0 and of every other GPU the run kept busy (a
-// one-GPU run on an eight-GPU server gets no idle GPUs' tracks), and the NVLink
-// rate (both directions) of those GPUs where NVML counts NVLink traffic and the
-// run moved data over it or spans several GPUs (flat zero then says the
-// collectives did not use NVLink).
+// Power and SM clock of each GPU the run kept busy (a one-GPU run on an
+// eight-GPU server gets no idle GPUs' tracks), and the NVLink rate (both
+// directions) of those GPUs where NVML counts NVLink traffic and the run moved
+// data over it or spans several GPUs (flat zero then says the collectives did
+// not use NVLink). GPU numbers are NVML's, as the samples hold them.
 void addDeviceCounters(const std::vector<SampleRecord>& samples, TimelineData& data) {
-    std::set<std::uint32_t> shown;
-    for (const auto& s : samples)
-        if (s.deviceIndex == 0 || (s.gpuUtilPercent && *s.gpuUtilPercent > 0))
-            shown.insert(s.deviceIndex);
+    const auto nvlink = nvlinkRates(samples);
+    const auto shown = busyDevices(samples, nvlink);
     const bool several = shown.size() > 1;
     auto title = [&](std::uint32_t device, const char* what) {
         const QString t = QString::fromUtf8(what);
         return several ? QStringLiteral("GPU %1 %2").arg(device).arg(t) : t;
     };
-    const auto nvlink = nvlinkRates(samples);
     for (auto device : shown) {
         CounterTrack power{title(device, "Power (W)"), {}, {}, 0};
         CounterTrack clock{title(device, "SM clock (MHz)"), {}, {}, 0};
@@ -191,13 +188,15 @@ void addDeviceCounters(const std::vector<SampleRecord>& samples, TimelineData& d
         auto rates = nvlink.find(device);
         if (rates == nvlink.end() || rates->second.points.empty()) continue;
         const auto& r = rates->second;
-        if (!several && r.peakTxBytesPerS == 0 && r.peakRxBytesPerS == 0) continue;
+        if (!several && r.txBytes == 0 && r.rxBytes == 0) continue;
         // Both directions in one track, as NVIDIA quotes NVLink bandwidth
         // (H100/H200: 900 GB/s), so one GPU costs one more row, not two;
-        // each direction is in the report and the Chrome trace.
+        // each direction is in the report and the Chrome trace. A rate holds
+        // over its interval: drawn from the interval's start to its end.
         CounterTrack link{title(device, "NVLink tx+rx (GB/s)"), {}, {}, 0};
         for (const auto& p : r.points)
-            addPoint(link, p.timeNs, (p.txBytesPerS + p.rxBytesPerS) / 1e9);
+            addPoint(link, p.startNs, (p.txBytesPerS + p.rxBytesPerS) / 1e9);
+        addPoint(link, r.points.back().endNs, link.value.back());
         data.counters.push_back(std::move(link));
     }
 }

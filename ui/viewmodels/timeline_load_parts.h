@@ -89,7 +89,7 @@ void addRangeLanes(Store& store, RunId run, TimelineData& data, Labels& label, P
 // Token marks and the device sample tracks (addDeviceCounters).
 void addTokensAndCounters(Store& store, RunId run, TimelineData& data, Extent& extent);
 // Counter tracks from device samples (time order): power, SM clock and
-// NVLink rates of GPU 0 and of the other GPUs the run kept busy.
+// NVLink rate of each GPU the run kept busy (analysis/nvlink_rates.h).
 void addDeviceCounters(const std::vector<SampleRecord>& samples, TimelineData& data);
 
 }  // namespace ws::ui::load

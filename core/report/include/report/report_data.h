@@ -6,6 +6,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,7 @@ struct SampleSummary {
     std::optional<double> powerMeanW, powerMaxW, smClockMinMhz, smClockMaxMhz, temperatureMaxC;
     ClockEventSummary clockEvents;
     std::map<std::uint32_t, NvlinkDeviceRates> nvlink;  // GPUs whose NVLink NVML counts
+    std::set<std::uint32_t> busyDevices;                // the run's GPUs (busyDevices())
 };
 
 struct ReportData {

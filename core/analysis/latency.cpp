@@ -4,6 +4,8 @@
 #include <limits>
 #include <map>
 
+#include "analysis/nvlink_rates.h"
+
 namespace ws {
 
 namespace {
@@ -11,12 +13,15 @@ double ms(std::int64_t ns) {
     return static_cast<double>(ns) / 1e6;
 }
 
-// Energy the devices used between two times, from the cumulative counter.
+// Energy the run's GPUs used between two times, from the cumulative counter.
+// Only the GPUs the run kept busy: on an eight-GPU server the seven idle ones
+// draw their idle power too, which is not the run's.
 std::optional<double> energyBetween(const std::vector<SampleRecord>& samples, std::int64_t from,
                                     std::int64_t to) {
+    const auto busy = busyDevices(samples, nvlinkRates(samples));
     std::map<std::uint32_t, std::pair<double, double>> firstLast;  // device → (first, last)
     for (const auto& s : samples) {
-        if (!s.energyJ || s.timeNs < from || s.timeNs > to) continue;
+        if (!s.energyJ || s.timeNs < from || s.timeNs > to || !busy.count(s.deviceIndex)) continue;
         auto [it, inserted] = firstLast.try_emplace(s.deviceIndex, *s.energyJ, *s.energyJ);
         if (!inserted) it->second.second = *s.energyJ;
     }

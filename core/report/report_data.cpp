@@ -385,9 +385,14 @@ ReportData buildReport(Store& store, const std::vector<RunAnalysis>& analyses) {
     d.coldStart = checkColdStart(store, id);
     std::vector<double> power, clocks;
     auto samples = samplesOf(store, id);
-    d.samples.clockEvents = summarizeClockEvents(samples);
     d.samples.nvlink = nvlinkRates(samples);
     d.samples.busyDevices = busyDevices(samples, d.samples.nvlink);
+    // Power, clocks and their reasons of the run's GPUs: idle GPUs beside
+    // them would pull the means down and add "GPU idle" reasons.
+    std::erase_if(samples, [&](const SampleRecord& s) {
+        return !d.samples.busyDevices.count(s.deviceIndex);
+    });
+    d.samples.clockEvents = summarizeClockEvents(samples);
     for (const auto& s : samples) {
         ++d.samples.count;
         if (s.powerW) power.push_back(*s.powerW);

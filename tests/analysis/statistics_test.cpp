@@ -85,6 +85,27 @@ TEST(Latency, EnergyPerOutputTokenFromCumulativeCounter) {
     EXPECT_DOUBLE_EQ(*r.energyPerOutputTokenJ, 20.0 / 4);
 }
 
+// On a server with more GPUs than the run uses, the idle ones' energy (they
+// draw idle power all along) is not the run's; every busy GPU's is.
+TEST(Latency, EnergyPerOutputTokenCountsTheRunsGpusOnly) {
+    constexpr std::int64_t ms = 1'000'000;
+    std::vector<SampleRecord> samples;
+    for (int i = 0; i < 3; ++i)
+        for (std::uint32_t device = 0; device < 3; ++device) {
+            SampleRecord s;
+            s.timeNs = i * 50 * ms;
+            s.deviceIndex = device;
+            s.gpuUtilPercent = device == 2 ? 0 : 90;  // GPU 2 idles at 70 W
+            s.energyJ = 1000.0 + (device == 2 ? 3.5 : 10.0) * i;
+            samples.push_back(s);
+        }
+    auto r = computeLatency({{0, 0, 100 * ms, 1, 4, true}},
+                            {{0, 0, 10 * ms}, {0, 1, 40 * ms}, {0, 2, 70 * ms}, {0, 3, 100 * ms}},
+                            {}, 0, samples);
+    ASSERT_TRUE(r.energyPerOutputTokenJ);
+    EXPECT_DOUBLE_EQ(*r.energyPerOutputTokenJ, 2 * 20.0 / 4);
+}
+
 // The streaming accumulator against summarize() on the same values: exact
 // while distinct values stay under the cap (odd and even counts, a narrow
 // spread with many repeats and a wide one).

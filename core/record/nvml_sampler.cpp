@@ -93,22 +93,24 @@ struct NvmlSampler::Api {
     nvmlReturn_t (*driver)(char*, unsigned int) = nullptr;
     nvmlReturn_t (*clockEvents)(nvmlDevice_t, unsigned long long*) = nullptr;
     nvmlReturn_t (*fieldValues)(nvmlDevice_t, int, nvmlFieldValue_t*) = nullptr;
-    std::vector<nvmlDevice_t> devices;
-    std::vector<std::uint32_t> indices;  // NVML's index of each, kept if a handle fails
-    // Per device: still worth asking for NVLink counters (a GPU without
-    // NVLink, or a driver without these fields, says so once and is not
-    // asked again).
-    std::vector<bool> nvlink;
+    struct Device {
+        nvmlDevice_t handle = nullptr;
+        std::uint32_t index = 0;  // NVML's, kept when another device's handle fails
+        // Still worth asking for NVLink counters (a GPU without NVLink, or a
+        // driver without these fields, says so once and is not asked again).
+        bool nvlink = true;
+    };
+    std::vector<Device> devices;
 
-    void readNvlink(std::size_t i, SampleRecord& s) {
-        if (!fieldValues || !nvlink[i]) return;
+    void readNvlink(Device& d, SampleRecord& s) {
+        if (!fieldValues || !d.nvlink) return;
         nvmlFieldValue_t f[2] = {};
         f[0].fieldId = NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX;
         f[1].fieldId = NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX;
         f[0].scopeId = f[1].scopeId = kAllLinks;
-        auto rc = fieldValues(devices[i], 2, f);
+        auto rc = fieldValues(d.handle, 2, f);
         if (lasting(rc) || lasting(f[0].nvmlReturn) || lasting(f[1].nvmlReturn)) {
-            nvlink[i] = false;
+            d.nvlink = false;
             return;
         }
         if (rc != NVML_SUCCESS) return;
@@ -163,10 +165,8 @@ NvmlSampler::NvmlSampler() {
     for (unsigned int i = 0; i < n; ++i) {
         nvmlDevice_t d = nullptr;
         if (api->handle(i, &d) != NVML_SUCCESS) continue;
-        api->devices.push_back(d);
-        api->indices.push_back(i);
+        api->devices.push_back({d, i});
     }
-    api->nvlink.assign(api->devices.size(), true);
     api_ = std::move(api);
 }
 
@@ -184,14 +184,14 @@ bool NvmlSampler::available() const {
 std::vector<SampleRecord> NvmlSampler::sample(std::int64_t timeNs) {
     std::vector<SampleRecord> out;
     if (!api_) return out;
-    for (std::size_t i = 0; i < api_->devices.size(); ++i) {
-        auto d = api_->devices[i];
+    for (auto& device : api_->devices) {
+        auto d = device.handle;
         SampleRecord s;
         s.timeNs = timeNs;
-        s.deviceIndex = api_->indices[i];
+        s.deviceIndex = device.index;
         // NVLink first: its rate divides by the time between samples, which
         // is taken before this device's calls.
-        api_->readNvlink(i, s);
+        api_->readNvlink(device, s);
         unsigned int v = 0;
         if (api_->power(d, &v) == NVML_SUCCESS) s.powerW = v / 1000.0;
         if (api_->clock(d, NVML_CLOCK_SM, &v) == NVML_SUCCESS) s.smClockMhz = v;

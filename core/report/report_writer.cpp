@@ -360,15 +360,17 @@ std::string writeReport(const ReportData& d, ReportFormat format, const ChartSou
         env.push_back({"clock event reasons",
                        seen.empty() ? "none: clocks were never held down" : seen + " of samples"});
     }
-    int nvlinkRows = 0;
+    // NVLink of the run's GPUs that were sampled over at least one interval.
+    std::vector<std::pair<std::uint32_t, const NvlinkDeviceRates*>> nvlink;
     for (const auto& [device, r] : d.samples.nvlink)
-        nvlinkRows += !r.points.empty() && d.samples.busyDevices.count(device);
-    for (const auto& [device, r] : d.samples.nvlink) {
-        if (r.points.empty() || !d.samples.busyDevices.count(device)) continue;
-        auto gb = [](double bytes) { return formatFixed(bytes / 1e9, 2) + " GB"; };
-        auto gbs = [](double rate) { return formatFixed(rate / 1e9, 1) + " GB/s"; };
+        if (!r.points.empty() && d.samples.busyDevices.count(device))
+            nvlink.push_back({device, &r});
+    auto gb = [](double bytes) { return formatFixed(bytes / 1e9, 2) + " GB"; };
+    auto gbs = [](double rate) { return formatFixed(rate / 1e9, 1) + " GB/s"; };
+    for (const auto& [device, rates] : nvlink) {
+        const auto& r = *rates;
         env.push_back(
-            {nvlinkRows > 1 ? "NVLink, GPU " + std::to_string(device) : std::string("NVLink"),
+            {nvlink.size() > 1 ? "NVLink, GPU " + std::to_string(device) : std::string("NVLink"),
              r.txBytes == 0 && r.rxBytes == 0
                  ? std::string("no traffic")
                  : "sent " + gb(static_cast<double>(r.txBytes)) + " (peak " +

@@ -6,7 +6,10 @@
 # Usage: torch-overhead-check.sh BUILD_DIR OUT_DIR [ROUNDS] [BATCH TOKENS]
 # (SETTINGS: which Warpscope settings, by name; PROFILER=0 leaves torch.profiler
 # out, PROFILER=cuda keeps its CUDA-only run; CALLS: timed calls per program;
-# PROGRAM=launches: the launch-bound loop; CORES: run every program on these cores, e.g. 2-5, as taskset -c does)
+# PROGRAM=launches: the launch-bound loop; CORES: run every program on these cores, e.g. 2-5, as taskset -c does;
+# FLOORS="warpscope kineto kernels": also run under bare CUPTI with those kinds,
+# buffers discarded (experiments/cupti_floor_inject.cpp; a build configured
+# with -DWARPSCOPE_BUILD_EXPERIMENTS=ON): the floor under any CUPTI tracer)
 source "$(dirname "$0")/lib.sh"
 ws_args "BUILD_DIR OUT_DIR [ROUNDS] [BATCH TOKENS]" 2 "$@"
 rounds=${3:-3}; batch=${4:-1}; tokens=${5:-32}
@@ -33,6 +36,8 @@ declare -A settings=(
 read -r -a order <<<"${SETTINGS:-default allapis nodriver nosamples nosync nomarker nographnodes noflush lean}"
 region() { awk '/REGION_S/{print $2}'; }
 ws_header
+[ -z "${FLOORS:-}" ] || [ -f "$build/exp/libcupti_floor_inject.so" ] ||
+  ws_die "FLOORS needs $build/exp/libcupti_floor_inject.so (configure with -DWARPSCOPE_BUILD_EXPERIMENTS=ON)"
 echo "batch $batch, $tokens tokens, $rounds rounds"
 for _ in $(seq "$rounds"); do
   echo "untraced $("${pin[@]}" "${prog[@]}" | region)"
@@ -42,6 +47,9 @@ for _ in $(seq "$rounds"); do
   if [ "${PROFILER:-1}" = 1 ]; then
     echo "profiler_cpu_cuda $("${pin[@]}" "${prog[@]}" --profiler cpu+cuda 2>/dev/null | region)"
   fi
+  for kinds in ${FLOORS:-}; do
+    echo "floor_$kinds $(env CUDA_INJECTION64_PATH="$build/exp/libcupti_floor_inject.so" FLOOR_KINDS="$kinds" "${pin[@]}" "${prog[@]}" | region)"
+  done
   for name in "${order[@]}"; do
     IFS='|' read -r envs opts <<<"${settings[$name]}"
     # shellcheck disable=SC2086  # words of a setting

@@ -34,6 +34,8 @@ json reportJson(RunId id, const CollectiveReport& r, std::size_t top) {
                          {"kernel_ns", k.kernelNs},
                          {"nccl_kernels", k.ncclKernels},
                          {"nccl_ns", k.ncclNs},
+                         {"sized_kernels", k.sizedKernels},
+                         {"nccl_bytes", k.ncclBytes},
                          {"comm_share", k.commShare},
                          {"matched", k.matched},
                          {"last_arrivals", k.lastArrivals},
@@ -47,7 +49,10 @@ json reportJson(RunId id, const CollectiveReport& r, std::size_t top) {
                          {"skew_p99_ns", k.skewP99Ns},
                          {"skew_max_ns", k.skewMaxNs},
                          {"most_often_last_rank", k.mostOftenLast},
-                         {"most_often_last_count", k.mostOftenLastCount}});
+                         {"most_often_last_count", k.mostOftenLastCount},
+                         {"sized_instances", k.sizedInstances},
+                         {"bytes", k.bytes},
+                         {"bus_bandwidth_gb_s", k.busBandwidthGBs}});
     // The most skewed instances, for a look on the timeline.
     std::vector<const CollectiveInstance*> worst;
     for (const auto& i : r.instances)
@@ -63,10 +68,13 @@ json reportJson(RunId id, const CollectiveReport& r, std::size_t top) {
                              {"last_start_ns", worst[i]->lastStartNs},
                              {"end_ns", worst[i]->endNs},
                              {"last_rank", worst[i]->lastRank},
-                             {"skew_ns", worst[i]->skewNs()}});
+                             {"skew_ns", worst[i]->skewNs()},
+                             {"ranks", worst[i]->ranks},
+                             {"bytes", worst[i]->bytes}});
     return {{"run", id},
             {"instances", r.instances.size()},
             {"unmatched_kernels", r.unmatchedKernels},
+            {"unsized_kernels", r.unsizedKernels},
             {"ranks", ranks},
             {"collectives", kinds},
             {"most_skewed", instances},
@@ -106,7 +114,8 @@ int cmdCollectives(const std::vector<std::string>& argv) {
                   << std::left << std::setw(6) << "rank" << std::setw(9) << "pid" << std::right
                   << std::setw(10) << "kernels" << std::setw(8) << "NCCL" << std::setw(12)
                   << "NCCL time" << std::setw(8) << "comm" << std::setw(8) << "last"
-                  << std::setw(12) << "mean wait"
+                  << std::setw(12) << "mean wait" << std::setw(12) << "NCCL bytes" << std::setw(8)
+                  << "end"
                   << "  command\n";
         for (const auto& k : report.ranks) {
             const double last = k.matched ? 100.0 * static_cast<double>(k.lastArrivals) /
@@ -119,6 +128,8 @@ int cmdCollectives(const std::vector<std::string>& argv) {
                       << std::setw(7) << formatFixed(k.commShare * 100, 0) << '%' << std::setw(7)
                       << formatFixed(last, 0) << '%' << std::setw(12)
                       << (k.matched ? formatDuration(k.waitNs / k.matched) : std::string("-"))
+                      << std::setw(12)
+                      << (k.sizedKernels ? formatBytes(k.ncclBytes) : std::string("-"))
                       << std::setw(8) << (k.end.empty() ? std::string("-") : k.end) << "  "
                       << k.command.substr(0, 60) << '\n';
         }
@@ -127,12 +138,18 @@ int cmdCollectives(const std::vector<std::string>& argv) {
         std::cout << '\n'
                   << std::left << std::setw(16) << "collective" << std::right << std::setw(10)
                   << "instances" << std::setw(12) << "skew mean" << std::setw(12) << "skew p50"
-                  << std::setw(12) << "skew p99" << std::setw(12) << "skew max" << '\n';
+                  << std::setw(12) << "skew p99" << std::setw(12) << "skew max" << std::setw(12)
+                  << "bytes" << std::setw(10) << "bus GB/s" << '\n';
         for (const auto& k : report.kinds)
             std::cout << std::left << std::setw(16) << k.collective << std::right << std::setw(10)
                       << k.instances << std::setw(12) << formatDuration(k.skewMeanNs)
                       << std::setw(12) << formatDuration(k.skewP50Ns) << std::setw(12)
                       << formatDuration(k.skewP99Ns) << std::setw(12) << formatDuration(k.skewMaxNs)
+                      << std::setw(12)
+                      << (k.sizedInstances ? formatBytes(k.bytes) : std::string("-"))
+                      << std::setw(10)
+                      << (k.busBandwidthGBs > 0 ? formatFixed(k.busBandwidthGBs, 1)
+                                                : std::string("-"))
                       << '\n';
     }
     if (!report.findings.empty()) {
@@ -142,6 +159,11 @@ int cmdCollectives(const std::vector<std::string>& argv) {
     }
     for (const auto& n : report.notes)
         std::cout << "note: " << n << '\n';
+    if (report.unsizedKernels > 0)
+        std::cout << "note: " << report.unsizedKernels
+                  << " NCCL kernel(s) without a message size: launched outside an NCCL call "
+                     "(ncclGroupEnd launches a group's), NCCL_NVTX_DISABLE=1, NCCL older than "
+                     "2.19, or recorded before Warpscope read NCCL's NVTX payloads\n";
     if (std::any_of(report.ranks.begin(), report.ranks.end(),
                     [](const auto& k) { return !k.rankFromEnvironment; }) &&
         report.ranks.size() > 1)

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <unordered_map>
+#include <utility>
 
 #include "model/process_keys.h"
 #include "util/format.h"
@@ -26,6 +28,17 @@ std::optional<std::string> ncclCollective(std::string_view name) {
         return kind == "Generic" ? std::string("NCCL") : kind;
     }
     return std::nullopt;
+}
+
+double busBytes(std::string_view collective, std::int64_t bytes, int ranks) {
+    const double n = ranks, b = static_cast<double>(bytes);
+    if (ranks < 1 || bytes < 0) return 0;
+    if (collective == "AllReduce") return b * 2 * (n - 1) / n;
+    if (collective == "AllGather" || collective == "ReduceScatter") return b * (n - 1);
+    if (collective == "Broadcast" || collective == "Reduce" || collective == "SendRecv" ||
+        collective == "Send" || collective == "Recv")
+        return b;
+    return 0;
 }
 
 namespace {
@@ -58,8 +71,13 @@ CollectiveReport matchCollectives(std::vector<RankKernels> ranks) {
         s.kernels = r.kernels;
         s.kernelNs = r.kernelNs;
         s.ncclKernels = static_cast<std::int64_t>(r.nccl.size());
-        for (const auto& k : r.nccl)
+        for (const auto& k : r.nccl) {
             s.ncclNs += k.endNs - k.startNs;
+            if (k.bytes < 0) continue;
+            s.sizedKernels += 1;
+            s.ncclBytes += k.bytes;
+        }
+        out.unsizedKernels += s.ncclKernels - s.sizedKernels;
         s.commShare = r.kernelNs > 0 ? static_cast<double>(s.ncclNs) / r.kernelNs : 0;
         out.ranks.push_back(s);
     }
@@ -111,9 +129,11 @@ CollectiveReport matchCollectives(std::vector<RankKernels> ranks) {
             inst.firstStartNs = first->startNs;
             inst.lastStartNs = first->startNs;
             inst.lastRank = ranks[members[0]].rank;
+            inst.ranks = static_cast<int>(members.size());
             std::size_t lastMember = members[0];
             for (auto r : members) {
                 const auto* k = channels[r][c][i];
+                inst.bytes = std::max(inst.bytes, k->bytes);
                 inst.firstStartNs = std::min(inst.firstStartNs, k->startNs);
                 if (k->startNs > inst.lastStartNs) {
                     inst.lastStartNs = k->startNs;
@@ -156,6 +176,16 @@ CollectiveReport matchCollectives(std::vector<RankKernels> ranks) {
             l.second += inst->skewNs();
         }
         k.skewMeanNs = sum / k.instances;
+        double moved = 0;
+        std::int64_t transferNs = 0;
+        for (const auto* inst : list) {
+            if (inst->bytes < 0) continue;
+            k.sizedInstances += 1;
+            k.bytes += inst->bytes;
+            moved += busBytes(kind, inst->bytes, inst->ranks);
+            transferNs += inst->transferNs();
+        }
+        if (transferNs > 0) k.busBandwidthGBs = moved / static_cast<double>(transferNs);
         k.skewMaxNs = *std::max_element(skews.begin(), skews.end());
         k.skewP50Ns = nearestRank(skews, 0.50);
         k.skewP99Ns = nearestRank(skews, 0.99);
@@ -206,6 +236,40 @@ CollectiveReport matchCollectives(std::vector<RankKernels> ranks) {
     return out;
 }
 
+namespace {
+
+// The message size of each launch made inside a recorded NCCL call, by the
+// launch's correlation id: every API call a thread made between an NCCL
+// call's start and end belongs to it, the kernel launch among them.
+std::unordered_map<std::uint32_t, std::int64_t> launchSizes(Store& store, RunId run,
+                                                            TimeWindow window) {
+    std::unordered_map<std::uint32_t, std::int64_t> sizes;
+    std::map<std::pair<std::uint32_t, std::uint32_t>, std::vector<CollectiveCallRecord>> byThread;
+    for (auto& c : collectiveCallsOf(store, run))
+        byThread[{c.processId, c.threadId}].push_back(std::move(c));
+    for (const auto& [key, calls] : byThread) {
+        // By start (as read); a thread's NCCL calls do not overlap.
+        TimeWindow span{calls.front().startNs, calls.front().endNs};
+        for (const auto& c : calls)
+            span.endNs = std::max(span.endNs, c.endNs);
+        // Launches after the window launched none of its kernels.
+        span.endNs = std::min(span.endNs, window.endNs);
+        if (span.endNs < span.beginNs) continue;
+        forEachApiCall(store, run, span, key.second, [&](const ApiCallRecord& a) {
+            if (a.processId != key.first) return;
+            auto after = std::upper_bound(
+                calls.begin(), calls.end(), a.startNs,
+                [](std::int64_t t, const CollectiveCallRecord& c) { return t < c.startNs; });
+            if (after == calls.begin()) return;
+            const auto& call = *std::prev(after);
+            if (a.startNs <= call.endNs) sizes[a.correlationId] = call.bytes;
+        });
+    }
+    return sizes;
+}
+
+}  // namespace
+
 CollectiveReport analyzeCollectives(Store& store, RunId run, TimeWindow window) {
     std::map<std::uint32_t, std::uint32_t> processOfStream;
     for (const auto& g : gpuStreamsOf(store, run))
@@ -213,6 +277,7 @@ CollectiveReport analyzeCollectives(Store& store, RunId run, TimeWindow window) 
     std::map<std::uint32_t, ProcessInfo> processes;
     for (const auto& p : processesFromProperties(runProperties(store, run)))
         processes[p.pid] = p;
+    const auto sizes = launchSizes(store, run, window);
     std::map<std::uint32_t, RankKernels> byPid;
     forEachKernel(store, run, window, std::nullopt, [&](const KernelRecord& k) {
         auto stream = processOfStream.find(k.streamId);
@@ -221,8 +286,11 @@ CollectiveReport analyzeCollectives(Store& store, RunId run, TimeWindow window) 
         r.pid = pid;
         r.kernels += 1;
         r.kernelNs += k.endNs - k.startNs;
-        if (auto kind = ncclCollective(k.name))
-            r.nccl.push_back({k.streamId, k.startNs, k.endNs, std::move(*kind)});
+        if (auto kind = ncclCollective(k.name)) {
+            auto size = sizes.find(k.correlationId);
+            r.nccl.push_back({k.streamId, k.startNs, k.endNs, std::move(*kind),
+                              size == sizes.end() ? -1 : size->second});
+        }
     });
     std::vector<RankKernels> ranks;
     bool allFromEnvironment = true;

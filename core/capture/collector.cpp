@@ -22,6 +22,7 @@
 
 #include "capture/cupti_records.h"
 #include "capture/graph_nodes.h"
+#include "capture/nccl_calls.h"
 #include "capture/range_profiler.h"
 #include "model/query_calls.h"
 #include "util/process_identity.h"
@@ -148,6 +149,11 @@ class Collector {
     void sendGraphNode(const GraphNodeRecord& r);
     std::uint8_t* takeBuffer();
 
+  public:
+    void sendCollectiveCall(const CollectiveCallRecord& r);
+    bool active() const { return active_; }
+
+  private:
     std::mutex sendMutex_;  // the writer thread and the kernel-counter callbacks both send
     int socket_ = -1;
     std::mutex mutex_;
@@ -218,6 +224,13 @@ void Collector::sendGraphNode(const GraphNodeRecord& r) {
     // From the thread building the graph; like metric frames, no strings.
     wire::Encoder enc;
     enc.graphNode(r);
+    send(enc.bytes());
+}
+
+void Collector::sendCollectiveCall(const CollectiveCallRecord& r) {
+    // From the thread that made the NCCL call, at its end; no strings interned.
+    wire::Encoder enc;
+    enc.collectiveCall(r);
     send(enc.bytes());
 }
 
@@ -428,6 +441,12 @@ void Collector::forgetAfterFork() {
 }
 
 }  // namespace
+
+bool trackNcclCalls(const void* (*getExportTable)(std::uint32_t)) {
+    return interposeNcclCalls(getExportTable, [](const CollectiveCallRecord& r) {
+        if (!insideCollector && collector.active()) collector.sendCollectiveCall(r);
+    });
+}
 
 bool startCollector() {
     static std::once_flag once;

@@ -52,7 +52,16 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjectionNvtx2(
                          "[warpscope] libcupti has no NVTX injection entry: no NVTX ranges\n");
             return 0;
         }
-        return forward(getExportTable);
+        int ok = forward(getExportTable);
+        // Once per process: each library with NVTX in it asks on its own.
+        static bool told = false;
+        if (ok && !ws::capture::trackNcclCalls(getExportTable) && !told) {
+            told = true;
+            std::fprintf(stderr,
+                         "[warpscope] NCCL message sizes not recorded: NVTX's table "
+                         "could not be stepped into\n");
+        }
+        return ok;
     } catch (...) {
         std::fprintf(stderr, "[warpscope] NVTX capture not started\n");
         return 0;

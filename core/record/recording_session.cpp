@@ -88,6 +88,7 @@ wire::Sink RecordingSession::sink() {
     s.closed = [this, pid, saidBye] { processEnded(*pid, *saidBye); };
     s.overhead = [this](const OverheadRecord& r) { writer_.add(r); };
     s.graphNode = [this](const GraphNodeRecord& r) { writer_.add(r); };
+    s.collectiveCall = [this](const CollectiveCallRecord& r) { writer_.add(r); };
     s.metric = [this, pid](KernelMetricRecord r) {
         r.correlationId = correlationOf(*pid, r.correlationId);
         replayed_.metric(r);

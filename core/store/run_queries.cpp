@@ -717,6 +717,26 @@ std::vector<GraphNodeRecord> graphNodesOf(Store& store, RunId id) {
     return out;
 }
 
+std::vector<CollectiveCallRecord> collectiveCallsOf(Store& store, RunId id) {
+    sql::Statement st(store.db(),
+                      "SELECT process_id, thread_id, start_ns, end_ns, collective, communicator, "
+                      "bytes FROM collective_calls WHERE run_id = ?1 ORDER BY start_ns, rowid");
+    st.bind(1, id);
+    std::vector<CollectiveCallRecord> out;
+    while (st.step()) {
+        CollectiveCallRecord r;
+        r.processId = static_cast<std::uint32_t>(st.int64(0));
+        r.threadId = static_cast<std::uint32_t>(st.int64(1));
+        r.startNs = st.int64(2);
+        r.endNs = st.int64(3);
+        r.collective = st.text(4);
+        r.communicator = static_cast<std::uint64_t>(st.int64(5));
+        r.bytes = st.int64(6);
+        out.push_back(std::move(r));
+    }
+    return out;
+}
+
 std::vector<GpuStreamRecord> gpuStreamsOf(Store& store, RunId id) {
     sql::Statement st(store.db(),
                       "SELECT device_id, stream_id, process_id, cuda_stream_id FROM gpu_streams "

@@ -162,8 +162,26 @@ ALTER TABLE samples ADD COLUMN nvlink_tx_bytes INTEGER;
 ALTER TABLE samples ADD COLUMN nvlink_rx_bytes INTEGER;
 )sql";
 
+// Version 6: NCCL calls with their message sizes, from NCCL's NVTX payloads
+// (model/records.h CollectiveCallRecord): the kernels a call launched on its
+// thread between start and end moved `bytes`.
+constexpr const char* kVersion6 = R"sql(
+CREATE TABLE collective_calls (
+    run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    process_id INTEGER NOT NULL,
+    thread_id INTEGER NOT NULL,
+    start_ns INTEGER NOT NULL,
+    end_ns INTEGER NOT NULL,
+    collective TEXT NOT NULL,
+    communicator INTEGER NOT NULL,
+    bytes INTEGER NOT NULL
+);
+CREATE INDEX collective_calls_by_run ON collective_calls(run_id);
+)sql";
+
 // Index i holds the SQL that moves a store from version i to i + 1.
-constexpr const char* kMigrations[] = {kVersion1, kVersion2, kVersion3, kVersion4, kVersion5};
+constexpr const char* kMigrations[] = {kVersion1, kVersion2, kVersion3,
+                                       kVersion4, kVersion5, kVersion6};
 static_assert(std::size(kMigrations) == kCurrentVersion);
 
 }  // namespace

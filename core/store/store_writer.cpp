@@ -87,11 +87,15 @@ struct StoreWriter::Statements {
           graphNode(db, "graph_nodes",
                     {"run_id", "process_id", "node_id", "original_node_id", "graph_id", "thread_id",
                      "time_ns", "node_type"}),
+          collectiveCall(db, "collective_calls",
+                         {"run_id", "process_id", "thread_id", "start_ns", "end_ns", "collective",
+                          "communicator", "bytes"}),
           gpuStream(db, "gpu_streams",
                     {"run_id", "device_id", "stream_id", "process_id", "cuda_stream_id"}) {}
 
     sql::Statement internInsert, internSelect, heartbeat;
-    Table chunk, request, token, sample, overhead, metric, quality, graphNode, gpuStream;
+    Table chunk, request, token, sample, overhead, metric, quality, graphNode, collectiveCall,
+        gpuStream;
 };
 
 StoreWriter::StoreWriter(Store& store, RunId run, std::size_t batchSize)
@@ -164,6 +168,9 @@ void StoreWriter::add(const QualityRecord& r) {
 }
 void StoreWriter::add(const GraphNodeRecord& r) {
     push(graphNodes_, r);
+}
+void StoreWriter::add(const CollectiveCallRecord& r) {
+    push(collectiveCalls_, r);
 }
 void StoreWriter::add(const GpuStreamRecord& r) {
     push(gpuStreams_, r);
@@ -263,6 +270,7 @@ void StoreWriter::clearPending() {
     metrics_.clear();
     quality_.clear();
     graphNodes_.clear();
+    collectiveCalls_.clear();
     gpuStreams_.clear();
 }
 
@@ -471,6 +479,20 @@ void StoreWriter::writePending() {
                                   st.bind(i + 6, r.timeNs);
                                   st.bind(i + 7, r.nodeType);
                               });
+    });
+    writeKind("NCCL call", collectiveCalls_.size(), [&] {
+        s.collectiveCall.insertAll(collectiveCalls_,
+                                   [&](sql::Statement& st, int i, const CollectiveCallRecord& r) {
+                                       st.bind(i, run);
+                                       st.bind(i + 1, static_cast<std::int64_t>(r.processId));
+                                       st.bind(i + 2, static_cast<std::int64_t>(r.threadId));
+                                       st.bind(i + 3, r.startNs);
+                                       st.bind(i + 4, r.endNs);
+                                       st.bind(i + 5, r.collective);
+                                       // A 64-bit hash; SQLite keeps its bits in a signed integer.
+                                       st.bind(i + 6, static_cast<std::int64_t>(r.communicator));
+                                       st.bind(i + 7, r.bytes);
+                                   });
     });
     writeKind("GPU stream", gpuStreams_.size(), [&] {
         s.gpuStream.insertAll(gpuStreams_,

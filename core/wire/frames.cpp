@@ -98,6 +98,19 @@ void Encoder::graphNode(const GraphNodeRecord& r) {
     frame(FrameType::GraphNode, p);
 }
 
+void Encoder::collectiveCall(const CollectiveCallRecord& r) {
+    std::string p;
+    Out o(p);
+    o.u(r.processId);
+    o.u(r.threadId);
+    o.s(r.startNs);
+    o.s(r.endNs);
+    o.str(r.collective);
+    o.u(r.communicator);
+    o.s(r.bytes);
+    frame(FrameType::CollectiveCall, p);
+}
+
 void Encoder::bye() {
     frame(FrameType::Bye, {});
 }
@@ -273,6 +286,26 @@ void Decoder::dispatch(FrameType type, std::string_view payload) {
                 return;
             }
             if (sink_.graphNode) sink_.graphNode(r);
+            return;
+        }
+        case FrameType::CollectiveCall: {
+            CollectiveCallRecord r;
+            r.processId = in.u32();
+            r.threadId = in.u32();
+            r.startNs = in.s();
+            r.endNs = in.s();
+            r.collective = in.str();
+            r.communicator = in.u();
+            r.bytes = in.s();
+            if (auto problem = limits::spanProblem(r.startNs, r.endNs)) {
+                if (sink_.rejected) sink_.rejected("an NCCL call record out of range: " + *problem);
+                return;
+            }
+            if (auto problem = limits::bytesProblem(r.bytes)) {
+                if (sink_.rejected) sink_.rejected("an NCCL call record out of range: " + *problem);
+                return;
+            }
+            if (sink_.collectiveCall) sink_.collectiveCall(r);
             return;
         }
         case FrameType::Records: {

@@ -168,6 +168,51 @@ TEST(Collectives, ARankThatDiedIsNamedAndItsPeersLaterKernelsStayUnmatched) {
     EXPECT_EQ(report.unmatchedKernels, 6);
 }
 
+// NCCL's message sizes (from its NVTX payloads) reach the kernels its calls
+// launched: through the launch call made on the NCCL call's thread while it
+// ran. A kernel launched after its call returned has no size.
+TEST(Collectives, MessageSizesReachTheKernelsTheirCallsLaunched) {
+    testing::TempDir dir;
+    Store store(dir.file("runs.wsdb"));
+    testing::TwoRankRun shape;
+    shape.collectives = 8;
+    shape.lateNs = 300'000;  // every all-reduce moves its data in the last 100 µs
+    shape.messageBytes = 16 << 20;
+    const RunId run = testing::writeTwoRankRun(store, shape);
+    auto report = analyzeCollectives(store, run);
+    ASSERT_EQ(report.ranks.size(), 2u);
+    for (const auto& r : report.ranks) {
+        EXPECT_EQ(r.sizedKernels, 7);
+        EXPECT_EQ(r.ncclBytes, 7LL * (16 << 20));
+    }
+    EXPECT_EQ(report.unsizedKernels, 2);
+    ASSERT_EQ(report.instances.size(), 8u);
+    EXPECT_EQ(report.instances[0].bytes, 16 << 20);
+    EXPECT_EQ(report.instances[0].ranks, 2);
+    EXPECT_EQ(report.instances[0].transferNs(), 100'000);
+    EXPECT_EQ(report.instances[7].bytes, -1);
+    ASSERT_EQ(report.kinds.size(), 1u);
+    EXPECT_EQ(report.kinds[0].sizedInstances, 7);
+    EXPECT_EQ(report.kinds[0].bytes, 7LL * (16 << 20));
+    // Two ranks: an all-reduce puts 2(n-1)/n = 1 times its size on the bus.
+    EXPECT_NEAR(report.kinds[0].busBandwidthGBs, (16 << 20) / 100'000.0, 1e-9);
+    // A window after the last call launched nothing with a size.
+    auto late = analyzeCollectives(
+        store, run, {testing::kTwoRankStartNs + 7'000'000, testing::kTwoRankStartNs + 8'000'000});
+    EXPECT_EQ(late.unsizedKernels, 2);
+}
+
+TEST(Collectives, BusBytesFollowNcclTestsConventions) {
+    EXPECT_DOUBLE_EQ(busBytes("AllReduce", 1000, 4), 1500);  // 2(n-1)/n
+    EXPECT_DOUBLE_EQ(busBytes("AllReduce", 1000, 1), 0);
+    EXPECT_DOUBLE_EQ(busBytes("AllGather", 1000, 4), 3000);  // per-rank size, (n-1) of them
+    EXPECT_DOUBLE_EQ(busBytes("ReduceScatter", 1000, 8), 7000);
+    EXPECT_DOUBLE_EQ(busBytes("Broadcast", 1000, 8), 1000);
+    EXPECT_DOUBLE_EQ(busBytes("SendRecv", 1000, 2), 1000);
+    EXPECT_DOUBLE_EQ(busBytes("NCCL", 1000, 2), 0);  // the generic kernel: no convention
+    EXPECT_DOUBLE_EQ(busBytes("AllReduce", -1, 2), 0);
+}
+
 TEST(Collectives, ARunWithoutNcclSaysSo) {
     auto report = matchCollectives({});
     EXPECT_TRUE(report.instances.empty());

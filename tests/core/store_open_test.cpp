@@ -234,7 +234,7 @@ TEST(StoreOpen, OpensCommittedFixtureWithoutChangingIt) {
 
 // A store as version 1 wrote it: no clock event reasons or NVLink counters per
 // sample, event chunks inline and without a format column, no graph nodes or
-// GPU streams.
+// GPU streams or NCCL calls.
 std::string version1Store(const TempDir& dir) {
     auto path = dir.file("v1.wsdb");
     auto runs = testing::writeFixtureStore(path);
@@ -248,7 +248,8 @@ std::string version1Store(const TempDir& dir) {
                "clock_event_reasons; ALTER TABLE samples DROP COLUMN nvlink_tx_bytes; ALTER "
                "TABLE samples DROP COLUMN nvlink_rx_bytes; ALTER TABLE event_chunks DROP COLUMN "
                "format; DROP TABLE "
-               "graph_nodes; DROP TABLE gpu_streams; PRAGMA user_version = 1;");
+               "graph_nodes; DROP TABLE gpu_streams; DROP TABLE collective_calls; PRAGMA "
+               "user_version = 1;");
     return path;
 }
 

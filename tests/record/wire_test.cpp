@@ -16,6 +16,7 @@ struct Collected {
     std::vector<DeviceInfo> devices;
     std::vector<wire::Hello> hellos;
     std::vector<GraphNodeRecord> graphNodes;
+    std::vector<CollectiveCallRecord> collectiveCalls;
     std::int64_t dropped = 0;
     bool bye = false;
     wire::Sink sink() {
@@ -27,6 +28,7 @@ struct Collected {
         s.device = [this](const DeviceInfo& d) { devices.push_back(d); };
         s.hello = [this](const wire::Hello& h) { hellos.push_back(h); };
         s.graphNode = [this](const GraphNodeRecord& n) { graphNodes.push_back(n); };
+        s.collectiveCall = [this](const CollectiveCallRecord& c) { collectiveCalls.push_back(c); };
         s.dropped = [this](std::int64_t n) { dropped += n; };
         s.bye = [this] { bye = true; };
         return s;
@@ -65,6 +67,7 @@ TEST(Wire, RoundTripInOneByteSlices) {
     enc.add(RangeRecord{5, 9, 42, 43, "ws.token:3", "", RangeKind::Mark, 0, 1});
     // Node ids use all 64 bits: CUPTI numbers them per process from a counter.
     enc.graphNode({0xfedcba9876543210ull, 17, 3, 42, 43, 1'764'000'000'000'000'123, 0});
+    enc.collectiveCall({42, 44, 100, 250, "AllReduce", 0xfedcba9876543210ull, 16 << 20});
     enc.dropped(7);
     enc.bye();
 
@@ -96,6 +99,14 @@ TEST(Wire, RoundTripInOneByteSlices) {
     ASSERT_EQ(got.ranges.size(), 1u);
     EXPECT_EQ(got.ranges[0].kind, RangeKind::Mark);
     EXPECT_EQ(got.ranges[0].depth, 1);
+    ASSERT_EQ(got.collectiveCalls.size(), 1u);
+    EXPECT_EQ(got.collectiveCalls[0].processId, 42u);
+    EXPECT_EQ(got.collectiveCalls[0].threadId, 44u);
+    EXPECT_EQ(got.collectiveCalls[0].startNs, 100);
+    EXPECT_EQ(got.collectiveCalls[0].endNs, 250);
+    EXPECT_EQ(got.collectiveCalls[0].collective, "AllReduce");
+    EXPECT_EQ(got.collectiveCalls[0].communicator, 0xfedcba9876543210ull);
+    EXPECT_EQ(got.collectiveCalls[0].bytes, 16 << 20);
     ASSERT_EQ(got.graphNodes.size(), 1u);
     EXPECT_EQ(got.graphNodes[0].nodeId, 0xfedcba9876543210ull);
     EXPECT_EQ(got.graphNodes[0].originalNodeId, 17u);
@@ -186,6 +197,7 @@ TEST(Wire, RecordsWithTimesOrSizesOutOfRangeAreDroppedWithAReason) {
     enc.add(extreme);
     enc.add(huge);
     enc.add(fine);
+    enc.collectiveCall({1, 1, 10, 20, "AllReduce", 0, -5});  // a negative size
     Collected got;
     std::vector<std::string> reasons;
     auto sink = got.sink();
@@ -195,7 +207,9 @@ TEST(Wire, RecordsWithTimesOrSizesOutOfRangeAreDroppedWithAReason) {
     ASSERT_EQ(got.kernels.size(), 1u);
     EXPECT_EQ(got.kernels[0].startNs, fine.startNs);
     EXPECT_TRUE(got.memcpys.empty());
-    ASSERT_EQ(reasons.size(), 3u);
+    ASSERT_EQ(reasons.size(), 4u);
+    EXPECT_TRUE(got.collectiveCalls.empty());
+    EXPECT_NE(reasons[3].find("NCCL call record out of range"), std::string::npos) << reasons[3];
     EXPECT_NE(reasons[0].find("kernel record out of range: ends before it starts"),
               std::string::npos)
         << reasons[0];

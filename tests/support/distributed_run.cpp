@@ -22,6 +22,15 @@ RunId writeTwoRankRun(Store& store, const TwoRankRun& shape) {
                 k.name =
                     "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevComm*, unsigned "
                     "long, ncclWork*)";
+                if (shape.messageBytes > 0) {
+                    k.correlationId = static_cast<std::uint32_t>(2 * i + 1) + (pid - 900);
+                    const bool insideCall = i + 1 < shape.collectives;
+                    w.add(CollectiveCallRecord{pid, pid, round - 50'000, round - 20'000,
+                                               "AllReduce", 0xc0ffee, shape.messageBytes});
+                    const std::int64_t launch = insideCall ? round - 40'000 : round - 10'000;
+                    w.add(ApiCallRecord{launch, launch + 5'000, pid, pid, k.correlationId,
+                                        ApiKind::Runtime, 211, "cudaLaunchKernel_v7000", 0});
+                }
                 w.add(k);
                 if (shape.withGemm) {
                     KernelRecord gemm = k;

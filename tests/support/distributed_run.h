@@ -23,6 +23,11 @@ struct TwoRankRun {
     int rankOf900 = 0;  // pid 901 is the other rank
     // Each all-reduce followed by a 600 µs GEMM on the same stream.
     bool withGemm = false;
+    // When > 0: each all-reduce is launched (cudaLaunchKernel, on the thread
+    // numbered as its pid) inside a recorded ncclAllReduce call of this many
+    // bytes, except the last round's, launched after its call has returned
+    // (as ncclGroupEnd launches a group's) and so of unknown size.
+    std::int64_t messageBytes = 0;
 };
 
 inline constexpr std::int64_t kTwoRankStartNs = 1'000'000'000;

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "charts/chart_style.h"
+#include "util/format.h"
 
 namespace ws::ui {
 
@@ -54,6 +55,16 @@ void CollectivesChart::redraw() {
                        .arg(run_)
                        .arg(r.instances.size())
                        .arg(r.ranks.size());
+    // The busiest sized collective's traffic, as nccl-tests would state it.
+    for (const auto& k : r.kinds)
+        if (k.busBandwidthGBs > 0) {
+            head += tr(" · %1: %2 in %3 sized instances, bus bandwidth %4 GB/s")
+                        .arg(QString::fromStdString(k.collective),
+                             QString::fromStdString(formatBytes(k.bytes)))
+                        .arg(k.sizedInstances)
+                        .arg(k.busBandwidthGBs, 0, 'f', 1);
+            break;
+        }
     if (!r.findings.empty()) head += QStringLiteral("\n") + QString::fromStdString(r.findings[0]);
     title_->setText(head);
     std::map<int, QCPGraph*> byRank;

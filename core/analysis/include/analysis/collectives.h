@@ -35,6 +35,10 @@ struct NcclLaunch {
     std::int64_t startNs = 0;
     std::int64_t endNs = 0;
     std::string collective;
+    // The message size NCCL's NVTX payload gave the call that launched it;
+    // -1 when unknown (NCCL older than 2.19, NVTX off, or a kernel launched
+    // outside the call, as ncclGroupEnd launches a group's).
+    std::int64_t bytes = -1;
 };
 
 // One rank's kernels as the matching needs them.
@@ -59,6 +63,8 @@ struct CollectiveRankStats {
     std::int64_t kernelNs = 0;
     std::int64_t ncclKernels = 0;
     std::int64_t ncclNs = 0;
+    std::int64_t sizedKernels = 0;  // NCCL kernels whose message size is known
+    std::int64_t ncclBytes = 0;     // their message sizes, summed
     double commShare = 0;           // NCCL kernel time / all kernel time
     std::int64_t matched = 0;       // instances it took part in
     std::int64_t lastArrivals = 0;  // of those, how often it came last
@@ -73,7 +79,12 @@ struct CollectiveInstance {
     std::int64_t lastStartNs = 0;   // the last rank's
     std::int64_t endNs = 0;         // the last rank's kernel end
     int lastRank = 0;
+    int ranks = 0;            // taking part
+    std::int64_t bytes = -1;  // message size (NCCL's payload); -1 unknown
     std::int64_t skewNs() const { return lastStartNs - firstStartNs; }
+    // From the last arrival to the last rank's end: the time the data moved
+    // once everyone was there.
+    std::int64_t transferNs() const { return endNs - lastStartNs; }
 };
 
 struct CollectiveKindStats {
@@ -84,15 +95,31 @@ struct CollectiveKindStats {
     int mostOftenLast = -1;
     std::int64_t mostOftenLastCount = 0;
     std::int64_t mostOftenLastMeanBehindNs = 0;  // its mean skew in those
+    // Instances whose message size is known, their sizes summed, and the bus
+    // bandwidth over their transfer times (nccl-tests' busbw: AllReduce
+    // 2(n-1)/n of the size per rank, AllGather and ReduceScatter (n-1) times
+    // the per-rank size, the others the size); 0 when none is sized.
+    std::int64_t sizedInstances = 0;
+    std::int64_t bytes = 0;
+    double busBandwidthGBs = 0;
 };
+
+// Bytes on the bus per rank for one instance of `collective` with a message
+// of `bytes` among `ranks` ranks (nccl-tests' conventions, NCCL's payload
+// sizes); 0 for a kind without a convention (NCCL's generic kernel).
+double busBytes(std::string_view collective, std::int64_t bytes, int ranks);
 
 struct CollectiveReport {
     std::vector<CollectiveRankStats> ranks;     // by rank
     std::vector<CollectiveInstance> instances;  // by first arrival
     std::vector<CollectiveKindStats> kinds;     // by instances, most first
     std::int64_t unmatchedKernels = 0;          // NCCL kernels in no instance
-    std::vector<std::string> notes;             // why some were not matched
-    std::vector<std::string> findings;          // "rank 3 arrives last in 71 % of AllReduce…"
+    // NCCL kernels without a message size: launched outside an NCCL call
+    // (ncclGroupEnd launches a group's), NVTX off (NCCL_NVTX_DISABLE=1), NCCL
+    // older than 2.19, or recorded before Warpscope read NCCL's payloads.
+    std::int64_t unsizedKernels = 0;
+    std::vector<std::string> notes;     // why some were not matched
+    std::vector<std::string> findings;  // "rank 3 arrives last in 71 % of AllReduce…"
 };
 
 // The matching and statistics on ranks already read (records with known

@@ -94,6 +94,19 @@ struct KernelRecord {
     std::int64_t threadsPerBlock() const { return std::int64_t(blockX) * blockY * blockZ; }
 };
 
+// One NCCL call (ncclAllReduce, ncclSend, ...) as NCCL's NVTX range and its
+// payload told it: the thread that made it, when, and the message size. The
+// kernels launched inside [startNs, endNs] on that thread carry its bytes.
+struct CollectiveCallRecord {
+    std::uint32_t processId = 0;
+    std::uint32_t threadId = 0;
+    std::int64_t startNs = 0;
+    std::int64_t endNs = 0;
+    std::string collective;          // "AllReduce", "AllGather", "Send", ...
+    std::uint64_t communicator = 0;  // NCCL's communicator hash
+    std::int64_t bytes = 0;          // NCCL's "message size [bytes]"
+};
+
 // A node CUDA put into a graph (by stream capture or an explicit
 // cudaGraphAdd*Node call), or the copy of one that instantiation makes.
 // Replayed kernels carry the node id of the copy; following originalNodeId

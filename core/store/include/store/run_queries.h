@@ -146,6 +146,8 @@ std::vector<SampleRecord> samplesOf(Store& store, RunId id);
 std::vector<QualityRecord> qualityOf(Store& store, RunId id);
 // CUDA graph nodes in the order they were recorded.
 std::vector<GraphNodeRecord> graphNodesOf(Store& store, RunId id);
+// NCCL calls with message sizes, by start.
+std::vector<CollectiveCallRecord> collectiveCallsOf(Store& store, RunId id);
 // Which process each GPU stream's work came from (schema 4 on; older runs: none).
 std::vector<GpuStreamRecord> gpuStreamsOf(Store& store, RunId id);
 // Hardware counter values per kernel (record --metrics), by correlation id.

@@ -38,6 +38,7 @@ class StoreWriter {
     void add(const KernelMetricRecord& r);
     void add(const QualityRecord& r);
     void add(const GraphNodeRecord& r);
+    void add(const CollectiveCallRecord& r);
     void add(const GpuStreamRecord& r);
 
     // Writes everything pending in one transaction. On failure (disk full, lock)
@@ -101,6 +102,7 @@ class StoreWriter {
     std::vector<KernelMetricRecord> metrics_;
     std::vector<QualityRecord> quality_;
     std::vector<GraphNodeRecord> graphNodes_;
+    std::vector<CollectiveCallRecord> collectiveCalls_;
     std::vector<GpuStreamRecord> gpuStreams_;
 
     struct StringHash {

@@ -18,15 +18,16 @@
 namespace ws::wire {
 
 enum class FrameType : std::uint8_t {
-    Hello = 1,      // pid, parent pid, CUPTI timestamp and Unix time at the same moment
-    String = 2,     // id, text
-    Records = 3,    // chunk kind, group, lane, count, event_codec blob
-    Device = 4,     // DeviceInfo of a device the process uses
-    Overhead = 5,   // CUPTI overhead interval
-    Dropped = 6,    // records CUPTI dropped since the last report
-    Bye = 7,        // the process flushed everything and is exiting
-    Metric = 8,     // one hardware counter value of one kernel (name inline, not interned)
-    GraphNode = 9,  // a CUDA graph node created or copied (GraphNodeRecord)
+    Hello = 1,            // pid, parent pid, CUPTI timestamp and Unix time at the same moment
+    String = 2,           // id, text
+    Records = 3,          // chunk kind, group, lane, count, event_codec blob
+    Device = 4,           // DeviceInfo of a device the process uses
+    Overhead = 5,         // CUPTI overhead interval
+    Dropped = 6,          // records CUPTI dropped since the last report
+    Bye = 7,              // the process flushed everything and is exiting
+    Metric = 8,           // one hardware counter value of one kernel (name inline, not interned)
+    GraphNode = 9,        // a CUDA graph node created or copied (GraphNodeRecord)
+    CollectiveCall = 10,  // an NCCL call with its message size (CollectiveCallRecord, name inline)
 };
 
 // The protocol's version, carried by every Hello after a 4-byte magic. A
@@ -34,7 +35,7 @@ enum class FrameType : std::uint8_t {
 // LD_LIBRARY_PATH, say) is refused by name rather than misread. Version 1 was
 // the stream before Hello carried a version. Raise it on any change to a
 // frame's payload.
-constexpr std::uint32_t kProtocolVersion = 3;
+constexpr std::uint32_t kProtocolVersion = 4;
 constexpr std::string_view kHelloMagic = "WSCP";
 
 constexpr std::size_t kHeaderBytes = 5;
@@ -58,6 +59,7 @@ class Encoder {
     void bye();
     void metric(const KernelMetricRecord& r);
     void graphNode(const GraphNodeRecord& r);
+    void collectiveCall(const CollectiveCallRecord& r);
     void add(const KernelRecord& r);
     void add(const MemcpyRecord& r);
     void add(const MemsetRecord& r);
@@ -91,6 +93,7 @@ struct Sink {
     std::function<void()> closed;
     std::function<void(const KernelMetricRecord&)> metric;
     std::function<void(const GraphNodeRecord&)> graphNode;
+    std::function<void(const CollectiveCallRecord&)> collectiveCall;
     std::function<void(const KernelRecord&)> kernel;
     std::function<void(const MemcpyRecord&)> memcpy;
     std::function<void(const MemsetRecord&)> memset;

@@ -162,7 +162,8 @@ int cmdCollectives(const std::vector<std::string>& argv) {
     if (report.unsizedKernels > 0)
         std::cout << "note: " << report.unsizedKernels
                   << " NCCL kernel(s) without a message size: launched outside an NCCL call "
-                     "(ncclGroupEnd launches a group's), NCCL_NVTX_DISABLE=1, NCCL older than "
+                     "(ncclGroupEnd launches a group's), recorded with --no-driver-api (NCCL "
+                     "launches through the driver API), NCCL_NVTX_DISABLE=1, NCCL older than "
                      "2.19, or recorded before Warpscope read NCCL's NVTX payloads\n";
     if (std::any_of(report.ranks.begin(), report.ranks.end(),
                     [](const auto& k) { return !k.rankFromEnvironment; }) &&

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -134,6 +135,7 @@ CollectiveReport matchCollectives(std::vector<RankKernels> ranks) {
             for (auto r : members) {
                 const auto* k = channels[r][c][i];
                 inst.bytes = std::max(inst.bytes, k->bytes);
+                inst.communicatorRanks = std::max(inst.communicatorRanks, k->communicatorRanks);
                 inst.firstStartNs = std::min(inst.firstStartNs, k->startNs);
                 if (k->startNs > inst.lastStartNs) {
                     inst.lastStartNs = k->startNs;
@@ -182,7 +184,8 @@ CollectiveReport matchCollectives(std::vector<RankKernels> ranks) {
             if (inst->bytes < 0) continue;
             k.sizedInstances += 1;
             k.bytes += inst->bytes;
-            moved += busBytes(kind, inst->bytes, inst->ranks);
+            moved += busBytes(kind, inst->bytes,
+                              inst->communicatorRanks > 0 ? inst->communicatorRanks : inst->ranks);
             transferNs += inst->transferNs();
         }
         if (transferNs > 0) k.busBandwidthGBs = moved / static_cast<double>(transferNs);
@@ -241,19 +244,29 @@ namespace {
 // The message size of each launch made inside a recorded NCCL call, by the
 // launch's correlation id: every API call a thread made between an NCCL
 // call's start and end belongs to it, the kernel launch among them.
-std::unordered_map<std::uint32_t, std::int64_t> launchSizes(Store& store, RunId run,
-                                                            TimeWindow window) {
-    std::unordered_map<std::uint32_t, std::int64_t> sizes;
+struct LaunchSize {
+    std::int64_t bytes = -1;
+    int communicatorRanks = 0;
+};
+std::unordered_map<std::uint32_t, LaunchSize> launchSizes(Store& store, RunId run,
+                                                          TimeWindow window) {
+    std::unordered_map<std::uint32_t, LaunchSize> sizes;
     std::map<std::pair<std::uint32_t, std::uint32_t>, std::vector<CollectiveCallRecord>> byThread;
-    for (auto& c : collectiveCallsOf(store, run))
+    std::map<std::uint64_t, std::set<std::uint32_t>> ranksOf;  // communicator → its processes
+    for (auto& c : collectiveCallsOf(store, run)) {
+        if (c.communicator != 0) ranksOf[c.communicator].insert(c.processId);
         byThread[{c.processId, c.threadId}].push_back(std::move(c));
+    }
     for (const auto& [key, calls] : byThread) {
         // By start (as read); a thread's NCCL calls do not overlap.
         TimeWindow span{calls.front().startNs, calls.front().endNs};
         for (const auto& c : calls)
             span.endNs = std::max(span.endNs, c.endNs);
-        // Launches after the window launched none of its kernels.
+        // Launches after the window launched none of its kernels, nor those
+        // long before it (as launchingCall looks no further).
         span.endNs = std::min(span.endNs, window.endNs);
+        if (window.beginNs > std::numeric_limits<std::int64_t>::min() + kLaunchSearchWindowNs)
+            span.beginNs = std::max(span.beginNs, window.beginNs - kLaunchSearchWindowNs);
         if (span.endNs < span.beginNs) continue;
         forEachApiCall(store, run, span, key.second, [&](const ApiCallRecord& a) {
             if (a.processId != key.first) return;
@@ -262,7 +275,10 @@ std::unordered_map<std::uint32_t, std::int64_t> launchSizes(Store& store, RunId 
                 [](std::int64_t t, const CollectiveCallRecord& c) { return t < c.startNs; });
             if (after == calls.begin()) return;
             const auto& call = *std::prev(after);
-            if (a.startNs <= call.endNs) sizes[a.correlationId] = call.bytes;
+            if (a.startNs > call.endNs) return;
+            auto comm = ranksOf.find(call.communicator);
+            sizes[a.correlationId] = {
+                call.bytes, comm == ranksOf.end() ? 0 : static_cast<int>(comm->second.size())};
         });
     }
     return sizes;
@@ -288,8 +304,9 @@ CollectiveReport analyzeCollectives(Store& store, RunId run, TimeWindow window) 
         r.kernelNs += k.endNs - k.startNs;
         if (auto kind = ncclCollective(k.name)) {
             auto size = sizes.find(k.correlationId);
-            r.nccl.push_back({k.streamId, k.startNs, k.endNs, std::move(*kind),
-                              size == sizes.end() ? -1 : size->second});
+            const LaunchSize known = size == sizes.end() ? LaunchSize{} : size->second;
+            r.nccl.push_back({k.streamId, k.startNs, k.endNs, std::move(*kind), known.bytes,
+                              known.communicatorRanks});
         }
     });
     std::vector<RankKernels> ranks;

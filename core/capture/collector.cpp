@@ -1,6 +1,7 @@
 #include "capture/collector.h"
 
 #include <cupti.h>
+#include <dlfcn.h>
 #include <pthread.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -147,14 +148,19 @@ class Collector {
     void send(const std::string& bytes);
     void sendMetric(const KernelMetricValue& v);
     void sendGraphNode(const GraphNodeRecord& r);
+    void sendCollectiveCalls();
     std::uint8_t* takeBuffer();
 
   public:
-    void sendCollectiveCall(const CollectiveCallRecord& r);
+    // From the thread that made the NCCL call, at its end: queued, and sent by
+    // the flusher thread, so the call never waits on the socket.
+    void queueCollectiveCall(const CollectiveCallRecord& r);
     bool active() const { return active_; }
 
   private:
     std::mutex sendMutex_;  // the writer thread and the kernel-counter callbacks both send
+    std::mutex callsMutex_;
+    std::vector<CollectiveCallRecord> calls_;  // NCCL calls not sent yet
     int socket_ = -1;
     std::mutex mutex_;
     std::condition_variable wake_;
@@ -227,10 +233,21 @@ void Collector::sendGraphNode(const GraphNodeRecord& r) {
     send(enc.bytes());
 }
 
-void Collector::sendCollectiveCall(const CollectiveCallRecord& r) {
-    // From the thread that made the NCCL call, at its end; no strings interned.
-    wire::Encoder enc;
-    enc.collectiveCall(r);
+void Collector::queueCollectiveCall(const CollectiveCallRecord& r) {
+    std::lock_guard lock(callsMutex_);
+    calls_.push_back(r);
+}
+
+void Collector::sendCollectiveCalls() {
+    std::vector<CollectiveCallRecord> calls;
+    {
+        std::lock_guard lock(callsMutex_);
+        calls.swap(calls_);
+    }
+    if (calls.empty()) return;
+    wire::Encoder enc;  // the collective's name inline: no strings interned
+    for (const auto& c : calls)
+        enc.collectiveCall(c);
     send(enc.bytes());
 }
 
@@ -296,6 +313,7 @@ void Collector::flusherLoop() {
     while (!stopping_) {
         std::this_thread::sleep_for(kFlushPeriod);
         if (!stopping_) cuptiActivityFlushAll(0);
+        sendCollectiveCalls();
     }
 }
 
@@ -419,6 +437,7 @@ void Collector::stop() {
     wake_.notify_all();
     if (writer_.joinable()) writer_.join();
     if (flusher_.joinable()) flusher_.join();
+    sendCollectiveCalls();
     wire::Encoder bye;
     bye.bye();
     send(bye.bytes());
@@ -442,10 +461,31 @@ void Collector::forgetAfterFork() {
 
 }  // namespace
 
+namespace {
+
+std::int64_t cuptiNow() {
+    std::uint64_t t = 0;
+    cuptiGetTimestamp(&t);
+    return static_cast<std::int64_t>(t);
+}
+
+// Whether `function` lies in the libcupti this process uses.
+bool inCupti(const void* function) {
+    Dl_info cupti{}, other{};
+    return dladdr(reinterpret_cast<void*>(&cuptiActivityEnable), &cupti) && cupti.dli_fbase &&
+           dladdr(function, &other) && other.dli_fbase == cupti.dli_fbase;
+}
+
+}  // namespace
+
 bool trackNcclCalls(const void* (*getExportTable)(std::uint32_t)) {
-    return interposeNcclCalls(getExportTable, [](const CollectiveCallRecord& r) {
-        if (!insideCollector && collector.active()) collector.sendCollectiveCall(r);
-    });
+    NcclCallTracking tracking;
+    tracking.emit = [](const CollectiveCallRecord& r) {
+        if (!insideCollector && collector.active()) collector.queueCollectiveCall(r);
+    };
+    tracking.now = &cuptiNow;
+    tracking.isTracerFunction = &inCupti;
+    return interposeNcclCalls(getExportTable, tracking);
 }
 
 bool startCollector() {

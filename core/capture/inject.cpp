@@ -4,6 +4,7 @@
 #include <cupti.h>
 #include <dlfcn.h>
 
+#include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <exception>
@@ -54,12 +55,12 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjectionNvtx2(
         }
         int ok = forward(getExportTable);
         // Once per process: each library with NVTX in it asks on its own.
-        static bool told = false;
-        if (ok && !ws::capture::trackNcclCalls(getExportTable) && !told) {
-            told = true;
-            std::fprintf(stderr,
-                         "[warpscope] NCCL message sizes not recorded: NVTX's table "
-                         "could not be stepped into\n");
+        static std::atomic<bool> told{false};
+        if (ok && !ws::capture::trackNcclCalls(getExportTable) && !told.exchange(true)) {
+            std::fprintf(
+                stderr,
+                "[warpscope] NCCL message sizes not read through one library's NVTX: its table "
+                "could not be stepped into\n");
         }
         return ok;
     } catch (...) {

@@ -196,10 +196,35 @@ TEST(Collectives, MessageSizesReachTheKernelsTheirCallsLaunched) {
     EXPECT_EQ(report.kinds[0].bytes, 7LL * (16 << 20));
     // Two ranks: an all-reduce puts 2(n-1)/n = 1 times its size on the bus.
     EXPECT_NEAR(report.kinds[0].busBandwidthGBs, (16 << 20) / 100'000.0, 1e-9);
-    // A window after the last call launched nothing with a size.
+    // A window over the last two rounds: round 6's kernels sized, round 7's not.
     auto late = analyzeCollectives(
-        store, run, {testing::kTwoRankStartNs + 7'000'000, testing::kTwoRankStartNs + 8'000'000});
+        store, run, {testing::kTwoRankStartNs + 6'000'000, testing::kTwoRankStartNs + 8'000'000});
+    ASSERT_EQ(late.ranks.size(), 2u);
+    EXPECT_EQ(late.ranks[0].sizedKernels, 1);
+    EXPECT_EQ(late.ranks[0].ncclBytes, 16 << 20);
     EXPECT_EQ(late.unsizedKernels, 2);
+}
+
+// Bus bandwidth counts the ranks on the call's communicator, where NCCL says
+// which one it is; without a communicator, the ranks taking part.
+TEST(Collectives, BusBandwidthCountsTheCommunicatorsRanks) {
+    auto ranks = [](int communicatorRanks) {
+        std::vector<RankKernels> out(4);
+        for (int r = 0; r < 4; ++r) {
+            out[static_cast<std::size_t>(r)].rank = r;
+            for (int i = 0; i < 10; ++i)  // each moves its 1000 bytes in the last 100 ns
+                out[static_cast<std::size_t>(r)].nccl.push_back(
+                    {7, 1000LL * i + r, 1000LL * i + 103, "AllReduce", 1000, communicatorRanks});
+        }
+        return out;
+    };
+    auto four = matchCollectives(ranks(0));
+    ASSERT_EQ(four.kinds.size(), 1u);
+    EXPECT_EQ(four.kinds[0].sizedInstances, 10);
+    EXPECT_NEAR(four.kinds[0].busBandwidthGBs, 1000 * 1.5 / 100, 1e-9);  // 2(4-1)/4
+    // The same four recorded, their communicator spanning eight ranks.
+    auto eight = matchCollectives(ranks(8));
+    EXPECT_NEAR(eight.kinds[0].busBandwidthGBs, 1000 * 1.75 / 100, 1e-9);
 }
 
 TEST(Collectives, BusBytesFollowNcclTestsConventions) {

@@ -50,6 +50,30 @@ TEST(NcclPayload, BothLayoutsGiveTheMessageSize) {
     EXPECT_EQ(d->bytes, 8192);
 }
 
+// Every collective's payload in both layouts (struct padding included).
+TEST(NcclPayload, EachCollectivesLayoutsGiveTheSize) {
+    struct OlderTwoInts {
+        std::size_t bytes;
+        int root, op;
+    };
+    struct LaterTwoInts {
+        std::uint64_t comm;
+        std::size_t bytes;
+        int root, op;
+    };
+    for (const char* name :
+         {"ncclBroadcast", "ncclReduce", "ncclReduceScatter", "ncclSend", "ncclRecv"}) {
+        OlderTwoInts older{512, 1, 0};
+        LaterTwoInts later{9, 1024, 1, 0};
+        auto a = ncclPayload(name, &older, sizeof older);
+        auto b = ncclPayload(name, &later, sizeof later);
+        ASSERT_TRUE(a && b) << name;
+        EXPECT_EQ(a->bytes, 512) << name;
+        EXPECT_EQ(b->bytes, 1024) << name;
+        EXPECT_EQ(b->communicator, 9u) << name;
+    }
+}
+
 TEST(NcclPayload, CallNamesGiveTheirCollective) {
     EXPECT_EQ(ncclCallCollective("ncclReduceScatter"), "ReduceScatter");
     EXPECT_EQ(ncclCallCollective("ncclBcast"), "Broadcast");

@@ -39,6 +39,9 @@ struct NcclLaunch {
     // -1 when unknown (NCCL older than 2.19, NVTX off, or a kernel launched
     // outside the call, as ncclGroupEnd launches a group's).
     std::int64_t bytes = -1;
+    // How many of the run's processes made calls on that call's communicator
+    // (NCCL's hash); 0 when unknown (no size, or NCCL before the hash).
+    int communicatorRanks = 0;
 };
 
 // One rank's kernels as the matching needs them.
@@ -79,8 +82,9 @@ struct CollectiveInstance {
     std::int64_t lastStartNs = 0;   // the last rank's
     std::int64_t endNs = 0;         // the last rank's kernel end
     int lastRank = 0;
-    int ranks = 0;            // taking part
-    std::int64_t bytes = -1;  // message size (NCCL's payload); -1 unknown
+    int ranks = 0;              // taking part
+    std::int64_t bytes = -1;    // message size (NCCL's payload); -1 unknown
+    int communicatorRanks = 0;  // its communicator's recorded ranks; 0 unknown
     std::int64_t skewNs() const { return lastStartNs - firstStartNs; }
     // From the last arrival to the last rank's end: the time the data moved
     // once everyone was there.
@@ -98,7 +102,9 @@ struct CollectiveKindStats {
     // Instances whose message size is known, their sizes summed, and the bus
     // bandwidth over their transfer times (nccl-tests' busbw: AllReduce
     // 2(n-1)/n of the size per rank, AllGather and ReduceScatter (n-1) times
-    // the per-rank size, the others the size); 0 when none is sized.
+    // the per-rank size, the others the size; n the ranks recorded on the
+    // call's communicator, or taking part where NCCL gives no communicator);
+    // 0 when none is sized.
     std::int64_t sizedInstances = 0;
     std::int64_t bytes = 0;
     double busBandwidthGBs = 0;

@@ -15,25 +15,27 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
-#include <string>
 #include <string_view>
 
 namespace ws {
 
 struct NcclPayload {
-    std::string collective;  // "AllReduce", ...
+    std::string_view collective;  // "AllReduce", ... (static storage)
     std::uint64_t communicator = 0;
     std::int64_t bytes = 0;
 };
 
 // The collective an NCCL range name stands for ("ncclAllReduce" → "AllReduce",
-// "ncclBcast" → "Broadcast"); nullopt for any other name.
-std::optional<std::string> ncclCallCollective(std::string_view rangeName);
+// "ncclBcast" → "Broadcast"), in static storage; nullopt for any other name.
+std::optional<std::string_view> ncclCallCollective(std::string_view rangeName);
 
 // The collective, communicator and size of an NCCL call from its range name
 // and binary payload; nullopt when the name is not a collective, the payload
 // is shorter than the two fields, or the size is beyond any message (1 PiB).
 std::optional<NcclPayload> ncclPayload(std::string_view rangeName, const void* payload,
                                        std::size_t size);
+// The same for a collective already known (a name ncclCallCollective gave).
+std::optional<NcclPayload> ncclCollectivePayload(std::string_view collective, const void* payload,
+                                                 std::size_t size);
 
 }  // namespace ws

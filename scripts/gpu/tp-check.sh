@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine (issue #24). Always: the tensor-parallel decoder's
 # GPU tests (two ranks in one process against the whole model, NCCL on one
-# rank) and the refusal of tensor_parallel = 2 where fewer GPUs are visible.
+# rank), NCCL's message sizes from its NVTX payloads on one rank
+# (nccl-payload-check.sh) and the refusal of tensor_parallel = 2 where fewer
+# GPUs are visible.
 # With 2 or more GPUs: a torchrun TP=2 PyTorch program with a known late rank
 # and the built-in Llama-3.1-8B decoder at TP=1 and TP=2, recorded; each
 # rank's NCCL kernels, the collective skew and TTFT/TPOT printed.
@@ -13,6 +15,8 @@ db=$out/tp.wsdb
 rm -f "$db"*
 ws_header
 "$build/tests/gpu/tensor_parallel_gpu_tests" 2>&1 | grep -E "^\[ +(OK|FAILED|SKIPPED|PASSED) |NCCL " || fail=1
+# NCCL's message sizes from its NVTX payloads, one rank (any machine).
+bash "$here/nccl-payload-check.sh" "$build" "$out/nccl-payload" || fail=1
 gpus=$(nvidia-smi -L | wc -l)
 tp2=$tmp/llama-8b-tp2.toml
 sed -e 's/^name = .*/name = "llama-3.1-8b-bf16-tp2"/' -e 's/^cuda_graphs = true/cuda_graphs = true\ntensor_parallel = 2/' \

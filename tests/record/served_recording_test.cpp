@@ -460,9 +460,16 @@ TEST_F(ServedRecordingTest, AttachAddsTheLoadToARunThatRecordIsRecording) {
                          WARPSCOPE_WORKLOAD_PATH, "serve", "--backend", "cpu", "--port", port_,
                          config_});
     ASSERT_TRUE(record.waitForLine("warpscope-workload: ready", kPatience)) << record.output();
+    // Under the asan build, LeakSanitizer's exit-time scan of this client
+    // crashed in about a third of runs (2026-12-06: "Tracer caught signal 11",
+    // reading a dynamic-TLS entry of the main thread at 0x4b4; 4 of 12 runs,
+    // 0 of 12 with the build before NCCL sizes, no change in this code path
+    // found). The scan is left out for this one client; every other bench
+    // serve test keeps it.
     auto r = runProcess({WARPSCOPE_CLI_PATH, "bench", "serve", "--endpoint", endpoint(), "--model",
                          "bench-model", "--num-prompts", "4", "--input-len", "10", "--output-len",
-                         "6", "--attach", "1", "--db", db()});
+                         "6", "--attach", "1", "--db", db()},
+                        {"ASAN_OPTIONS=detect_leaks=0"});
     EXPECT_EQ(r.exitCode, 0) << r.out << r.err;
     EXPECT_NE(r.out.find("stored run 1: 4 requests completed"), std::string::npos) << r.out;
     record.signal(SIGINT);

@@ -257,7 +257,10 @@ std::unordered_map<std::uint32_t, LaunchSize> launchSizes(Store& store, RunId ru
         if (c.communicator != 0) ranksOf[c.communicator].insert(c.processId);
         byThread[{c.processId, c.threadId}].push_back(std::move(c));
     }
-    for (const auto& [key, calls] : byThread) {
+    for (const auto& thread : byThread) {
+        // Named, not bound: clang 14 cannot capture structured bindings.
+        const auto& key = thread.first;
+        const auto& calls = thread.second;
         // By start (as read); a thread's NCCL calls do not overlap.
         TimeWindow span{calls.front().startNs, calls.front().endNs};
         for (const auto& c : calls)

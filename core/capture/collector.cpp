@@ -479,6 +479,8 @@ bool inCupti(const void* function) {
 }  // namespace
 
 bool trackNcclCalls(const void* (*getExportTable)(std::uint32_t)) {
+    // WARPSCOPE_NCCL_SIZES=0 leaves NVTX's table as CUPTI set it.
+    if (envNumber("WARPSCOPE_NCCL_SIZES", 1) == 0) return true;
     NcclCallTracking tracking;
     tracking.emit = [](const CollectiveCallRecord& r) {
         if (!insideCollector && collector.active()) collector.queueCollectiveCall(r);

@@ -137,6 +137,10 @@ class Collector {
     bool start();
     void stop();  // at exit: force a flush, drain, say goodbye
     void forgetAfterFork();
+    // From the thread that made the NCCL call, at its end: queued, and sent by
+    // the flusher thread, so the call never waits on the socket.
+    void queueCollectiveCall(const CollectiveCallRecord& r);
+    bool active() const { return active_; }
 
     static void CUPTIAPI requested(std::uint8_t** buffer, std::size_t* size, std::size_t* max);
     static void CUPTIAPI completed(CUcontext ctx, std::uint32_t stream, std::uint8_t* buffer,
@@ -151,13 +155,6 @@ class Collector {
     void sendCollectiveCalls();
     std::uint8_t* takeBuffer();
 
-  public:
-    // From the thread that made the NCCL call, at its end: queued, and sent by
-    // the flusher thread, so the call never waits on the socket.
-    void queueCollectiveCall(const CollectiveCallRecord& r);
-    bool active() const { return active_; }
-
-  private:
     std::mutex sendMutex_;  // the writer thread and the kernel-counter callbacks both send
     std::mutex callsMutex_;
     std::vector<CollectiveCallRecord> calls_;  // NCCL calls not sent yet

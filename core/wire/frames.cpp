@@ -174,6 +174,7 @@ constexpr const char* recordKindName() {
     if constexpr (std::is_same_v<T, MemcpyRecord>) return "memcpy";
     if constexpr (std::is_same_v<T, MemsetRecord>) return "memset";
     if constexpr (std::is_same_v<T, ApiCallRecord>) return "API call";
+    if constexpr (std::is_same_v<T, CollectiveCallRecord>) return "NCCL call";
     return "range";
 }
 
@@ -297,12 +298,8 @@ void Decoder::dispatch(FrameType type, std::string_view payload) {
             r.collective = in.str();
             r.communicator = in.u();
             r.bytes = in.s();
-            if (auto problem = limits::spanProblem(r.startNs, r.endNs)) {
-                if (sink_.rejected) sink_.rejected("an NCCL call record out of range: " + *problem);
-                return;
-            }
-            if (auto problem = limits::bytesProblem(r.bytes)) {
-                if (sink_.rejected) sink_.rejected("an NCCL call record out of range: " + *problem);
+            if (auto problem = valueProblem(r)) {
+                if (sink_.rejected) sink_.rejected(*problem);
                 return;
             }
             if (sink_.collectiveCall) sink_.collectiveCall(r);

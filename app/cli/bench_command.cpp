@@ -63,7 +63,8 @@ void checkServerCommand(const Args& args, const std::vector<std::string>& argv) 
     } else if (dashDash) {
         throw UsageError("a command after `--` is started only with --server");
     }
-    for (const char* option : {"server-timeout", "stop-grace", "sample-ms", "graph-trace"})
+    for (const char* option :
+         {"server-timeout", "stop-grace", "sample-ms", "graph-trace", "capture-range"})
         if (args.value(option) && !args.flag("server"))
             throw UsageError(std::string("--") + option + " applies to --server");
     if (args.flag("all-apis") && !args.flag("server"))
@@ -124,6 +125,7 @@ int cmdBench(const std::vector<std::string>& argv) {
                                     "stop-grace",
                                     "sample-ms",
                                     "graph-trace",
+                                    "capture-range",
                                     "attach",
                                     "sweep",
                                     "gpus",

@@ -58,6 +58,16 @@ std::string utcNow() {
     return buf;
 }
 
+// The run's environment less its capture range: inside the windows a launch
+// costs what it costs in a run traced whole, and the calibration's loop calls
+// no cudaProfilerStart that would open one.
+std::vector<std::string> costSettings(const std::vector<std::string>& env) {
+    std::vector<std::string> settings;
+    for (const auto& e : env)
+        if (e.rfind("WARPSCOPE_CAPTURE_RANGE=", 0) != 0) settings.push_back(e);
+    return settings;
+}
+
 // One round of the launch loop recorded into `store`, with or without the
 // capture library; its total time in ns, or nothing when it did not run.
 std::optional<double> loopOnce(const RecordRequest& like, const std::string& runner,
@@ -66,7 +76,7 @@ std::optional<double> loopOnce(const RecordRequest& like, const std::string& run
     r.storePath = store;
     r.label = traced ? "launch cost, traced" : "launch cost, untraced";
     r.argv = {runner, "launch-cost", std::to_string(kLaunches)};
-    r.env = like.env;
+    r.env = costSettings(like.env);
     r.injectLibrary = traced ? like.injectLibrary : std::string();
     r.echoOutput = false;
     r.sampleIntervalMs = 0;
@@ -115,7 +125,7 @@ std::optional<std::string> storeCaptureCost(const RecordRequest& like, RunId run
     auto info = findRun(store, run);
     if (!device || !info) return std::nullopt;
     std::string options;
-    for (const auto& e : like.env)
+    for (const auto& e : costSettings(like.env))
         if (e.rfind("WARPSCOPE_", 0) == 0) options += (options.empty() ? "" : " ") + e;
     const std::string key = device->name + " | driver " + device->driverVersion + " | Warpscope " +
                             info->warpscopeVersion + " | " + options;

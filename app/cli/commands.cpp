@@ -26,13 +26,16 @@ const std::vector<Command>& commands() {
         {"record",
          "record [--db FILE] [--label L] [--workload CONFIG] [--no-driver-api] [--all-apis] "
          "[--graph-trace "
-         "node|graph] [--metrics "
+         "node|graph] [--capture-range none|cudaProfilerApi] [--metrics "
          "roofline|dram|NAME,... [--cache-control all|none] [--dram-pass on|off]] [--sample-ms N] "
          "[--progress line|json|none] [--host H [--remote-db FILE] [--remote-cli PATH]] -- "
          "PROGRAM ARGS...",
          "run any CUDA program with capture injected and store it as a run.\n"
          "      --host H records on H (user@host or an ssh config alias) through ssh and pulls\n"
-         "      the finished run into the local store; PROGRAM and its paths are H's",
+         "      the finished run into the local store; PROGRAM and its paths are H's.\n"
+         "      --capture-range cudaProfilerApi traces only between the program's\n"
+         "      cudaProfilerStart and cudaProfilerStop (torch.cuda.profiler.start/stop), every\n"
+         "      such window, each stored as a 'capture range' range; untraced elsewhere",
          cmdRecord},
         {"pull", "pull H RUN [--remote-db FILE] [--remote-cli PATH] [--db FILE]",
          "copy run RUN of host H's store into the local store over ssh (a run bundle)", cmdPull},
@@ -60,7 +63,7 @@ const std::vector<Command>& commands() {
          "max-concurrency=C1,C2,...|request-rate=R1,R2,... [--gpus N] [--num-prompts N1,N2,...]] "
          "[--attach RUN | "
          "[--server-timeout S] [--stop-grace S] [--sample-ms N] [--graph-trace node|graph] "
-         "[--all-apis] "
+         "[--capture-range none|cudaProfilerApi] [--all-apis] "
          "--server -- "
          "CMD ARGS...]",
          "load an OpenAI-compatible server as `vllm bench serve` does (its flag names, the\n"

@@ -38,6 +38,12 @@ void applyCaptureChoices(const Args& args, std::vector<std::string>& env,
     const bool allApis = args.flag("all-apis");
     if (allApis) env.emplace_back("WARPSCOPE_ALL_APIS=1");
     properties.emplace_back("capture.query_calls", allApis ? "traced" : "left out");
+    const std::string range = args.valueOr("capture-range", "none");
+    if (range != "none" && range != "cudaProfilerApi")
+        throw UsageError("--capture-range must be 'none' or 'cudaProfilerApi', not '" + range +
+                         "'");
+    if (range != "none") env.push_back("WARPSCOPE_CAPTURE_RANGE=" + range);
+    properties.emplace_back("capture.range", range == "none" ? "whole run" : range);
 }
 
 }  // namespace ws::cli

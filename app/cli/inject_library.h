@@ -18,10 +18,13 @@ std::string findInjectLibrary();
 std::string findBesideSelf(const std::string& name);
 
 // The collector's settings from --graph-trace node|graph (CUDA graphs per node,
-// each kernel traced to its capture, or one record per graph launch) and
-// --all-apis (state-reading calls traced too, model/query_calls.h): the
-// environment it reads, and the run's capture.graph_trace and
-// capture.query_calls ("traced" / "left out"). Throws UsageError on a bad value.
+// each kernel traced to its capture, or one record per graph launch),
+// --all-apis (state-reading calls traced too, model/query_calls.h) and
+// --capture-range none|cudaProfilerApi (the whole run, or only between the
+// program's cudaProfilerStart and Stop, capture/capture_windows.h): the
+// environment it reads, and the run's capture.graph_trace, capture.query_calls
+// ("traced" / "left out") and capture.range ("whole run" / "cudaProfilerApi").
+// Throws UsageError on a bad value.
 void applyCaptureChoices(const Args& args, std::vector<std::string>& env,
                          std::vector<std::pair<std::string, std::string>>& properties);
 

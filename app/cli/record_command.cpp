@@ -71,12 +71,13 @@ bool validMetricSpec(const std::string& spec) {
 }  // namespace
 
 int cmdRecord(const std::vector<std::string>& argv) {
-    ArgSpec spec{{"no-driver-api", "all-apis"},
-                 {"db", "label", "workload", "variant", "progress", "metrics", "cache-control",
-                  "sample-ms", "dram-pass", "graph-trace", "host", "remote-db", "remote-cli"},
-                 0,
-                 0,
-                 true};
+    ArgSpec spec{
+        {"no-driver-api", "all-apis"},
+        {"db", "label", "workload", "variant", "progress", "metrics", "cache-control", "sample-ms",
+         "dram-pass", "graph-trace", "capture-range", "host", "remote-db", "remote-cli"},
+        0,
+        0,
+        true};
     auto args = Args::parse(argv, spec);
     if (args.value("host")) return recordOnHost(args, spec);
     for (const char* remoteOnly : {"remote-db", "remote-cli"})
@@ -165,6 +166,9 @@ int cmdRecord(const std::vector<std::string>& argv) {
                  "program's output and device samples only");
     req.onProgress = [reporting](const RecordProgress& p) { printRecordProgress(p, reporting); };
 
+    // Windows opened by the program's own calls: say so when it made none.
+    const bool windowed =
+        args.valueOr("capture-range", "none") != "none" && !req.injectLibrary.empty();
     std::optional<RecordRequest> passRequest;
     if (secondPass) passRequest = req;
     // A counter pass replays kernels: what tracing costs is then beside the point.
@@ -188,6 +192,11 @@ int cmdRecord(const std::vector<std::string>& argv) {
     if (passRequest && outcome.status == RunStatus::Ok)
         recordDramPass(std::move(*passRequest), outcome.run, reporting,
                        [](Recorder* r) { activeRecorder = r; });
+    if (windowed && outcome.totals.kernels == 0)
+        emitNote(reporting,
+                 "no kernel was traced: with --capture-range cudaProfilerApi only what runs "
+                 "between the program's cudaProfilerStart and cudaProfilerStop is (in PyTorch: "
+                 "torch.cuda.profiler.start() and stop())");
     if (costRequest && outcome.status == RunStatus::Ok) {
         try {
             if (auto line = storeCaptureCost(*costRequest, outcome.run, outcome.totals.kernels))

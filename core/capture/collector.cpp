@@ -19,11 +19,14 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
+#include "capture/capture_windows.h"
 #include "capture/cupti_records.h"
 #include "capture/graph_nodes.h"
 #include "capture/nccl_calls.h"
+#include "capture/profiler_api_windows.h"
 #include "capture/range_profiler.h"
 #include "model/query_calls.h"
 #include "util/process_identity.h"
@@ -56,6 +59,14 @@ const long kDeviceBufferMb = envNumber("WARPSCOPE_DEVICE_BUFFER_MB", 0);
 // instead of device buffers that CUPTI copies back.
 const bool kHostPinnedRecords = envNumber("WARPSCOPE_HOST_PINNED", 0) != 0;
 const bool kSystemThreadIds = envNumber("WARPSCOPE_SYSTEM_TID", 1) != 0;
+
+bool check(CUptiResult r, const char* what) {
+    if (r == CUPTI_SUCCESS) return true;
+    const char* msg = nullptr;
+    cuptiGetResultString(r, &msg);
+    std::fprintf(stderr, "[warpscope] %s failed: %s\n", what, msg ? msg : "unknown error");
+    return false;
+}
 
 // WARPSCOPE_KINDS_OFF=marker,synchronization,...: activity kinds left out, so
 // torch-overhead-check.sh can measure what each costs a real program.
@@ -90,40 +101,108 @@ bool kindLeftOut(CUpti_ActivityKind kind) {
     return off.find("," + std::string(name) + ",") != std::string::npos;
 }
 
+struct QuerySwitch {
+    CUptiResult (*enable)(CUpti_CallbackId, std::uint8_t);
+    CUpti_CallbackId cbid;
+    const char* name;
+};
+
+// The state-reading calls (model/query_calls.h) among CUPTI's runtime and
+// driver callbacks, looked up by name once.
+const std::vector<QuerySwitch>& queryCallSwitches() {
+    static const std::vector<QuerySwitch> switches = [] {
+        struct Domain {
+            CUpti_CallbackDomain domain;
+            std::uint32_t size;
+            CUptiResult (*enable)(CUpti_CallbackId, std::uint8_t);
+        };
+        const Domain domains[] = {{CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE,
+                                   cuptiActivityEnableRuntimeApi},
+                                  {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE,
+                                   cuptiActivityEnableDriverApi}};
+        std::vector<QuerySwitch> found;
+        for (const Domain& d : domains)
+            for (std::uint32_t cbid = 1; cbid < d.size; ++cbid) {
+                const char* name = nullptr;
+                if (cuptiGetCallbackName(d.domain, cbid, &name) == CUPTI_SUCCESS && name &&
+                    isQueryCall(name))
+                    found.push_back({d.enable, cbid, name});
+            }
+        return found;
+    }();
+    return switches;
+}
+
 // Leaves the records of state-reading calls out (model/query_calls.h), unless
 // WARPSCOPE_ALL_APIS=1 (record --all-apis). Must follow the kinds' enabling:
 // enabling CUPTI_ACTIVITY_KIND_RUNTIME/DRIVER again would undo it.
 void leaveQueryCallsOut() {
-    const char* all = std::getenv("WARPSCOPE_ALL_APIS");
-    if (all && std::strcmp(all, "1") == 0) return;
-    struct Domain {
-        CUpti_CallbackDomain domain;
-        std::uint32_t size;
-        CUptiResult (*enable)(CUpti_CallbackId, std::uint8_t);
-    };
-    const Domain domains[] = {
-        {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE, cuptiActivityEnableRuntimeApi},
-        {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE, cuptiActivityEnableDriverApi}};
+    static const bool all = [] {
+        const char* v = std::getenv("WARPSCOPE_ALL_APIS");
+        return v && std::strcmp(v, "1") == 0;
+    }();
+    if (all) return;
     int failed = 0;
     std::string first;
-    for (const Domain& d : domains)
-        for (std::uint32_t cbid = 1; cbid < d.size; ++cbid) {
-            const char* name = nullptr;
-            if (cuptiGetCallbackName(d.domain, cbid, &name) != CUPTI_SUCCESS || !name ||
-                !isQueryCall(name))
-                continue;
-            if (CUptiResult r = d.enable(cbid, 0); r != CUPTI_SUCCESS && failed++ == 0) {
-                const char* why = nullptr;
-                cuptiGetResultString(r, &why);
-                first = std::string(name) + ": " + (why ? why : "unknown error");
-            }
+    for (const QuerySwitch& s : queryCallSwitches())
+        if (CUptiResult r = s.enable(s.cbid, 0); r != CUPTI_SUCCESS && failed++ == 0) {
+            const char* why = nullptr;
+            cuptiGetResultString(r, &why);
+            first = std::string(s.name) + ": " + (why ? why : "unknown error");
         }
+    static bool reported = false;
     // The run's log says so: its capture.query_calls says what was asked.
-    if (failed)
+    if (failed && !std::exchange(reported, true))
         std::fprintf(stderr,
                      "[warpscope] %d state-reading API calls could not be left out and are "
                      "traced (first: %s)\n",
                      failed, first.c_str());
+}
+
+// The activity kinds a recording traces, on or off together: all run long,
+// or only inside capture windows (record --capture-range cudaProfilerApi).
+// Device and context records are not among them: they describe the GPU and
+// are needed whatever is traced.
+void setTracing(bool traced) {
+    static const CUpti_ActivityKind kinds[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
+                                               CUPTI_ACTIVITY_KIND_MEMCPY,
+                                               CUPTI_ACTIVITY_KIND_MEMSET,
+                                               CUPTI_ACTIVITY_KIND_RUNTIME,
+                                               CUPTI_ACTIVITY_KIND_MARKER,
+                                               CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
+                                               CUPTI_ACTIVITY_KIND_OVERHEAD};
+    // Driver API records (what Triton and other direct driver users launch
+    // with); WARPSCOPE_DRIVER_API=0 (record --no-driver-api) leaves them out.
+    static const bool driver = [] {
+        const char* v = std::getenv("WARPSCOPE_DRIVER_API");
+        return !v || std::strcmp(v, "0") != 0;
+    }();
+    // WARPSCOPE_GRAPH_TRACE=graph (record --graph-trace graph): one record per
+    // graph launch instead of one per node, the cheapest way to trace graphs.
+    static const bool graphLevel = [] {
+        const char* v = std::getenv("WARPSCOPE_GRAPH_TRACE");
+        return v && std::strcmp(v, "graph") == 0;
+    }();
+    auto toggle = traced ? cuptiActivityEnable : cuptiActivityDisable;
+    if (driver) toggle(CUPTI_ACTIVITY_KIND_DRIVER);
+    for (auto kind : kinds) {
+        if (kindLeftOut(kind)) continue;
+        CUptiResult r = toggle(kind);
+        if (r != CUPTI_SUCCESS && r != CUPTI_ERROR_NOT_COMPATIBLE)
+            check(r, traced ? "cuptiActivityEnable" : "cuptiActivityDisable");
+    }
+    if (traced) leaveQueryCallsOut();
+    if (!graphLevel) return;
+    static bool reported = false;
+    CUptiResult r = toggle(CUPTI_ACTIVITY_KIND_GRAPH_TRACE);
+    if (r != CUPTI_SUCCESS && traced && !std::exchange(reported, true)) {
+        const char* why = nullptr;
+        cuptiGetResultString(r, &why);
+        std::fprintf(stderr,
+                     "[warpscope] graph-level tracing not available (%s): kernels in CUDA "
+                     "graphs are traced per node\n",
+                     why ? why : "unknown error");
+    }
 }
 
 struct Completed {
@@ -154,10 +233,18 @@ class Collector {
     void sendGraphNode(const GraphNodeRecord& r);
     void sendCollectiveCalls();
     std::uint8_t* takeBuffer();
+    // All run long, or only inside the program's cudaProfilerStart/Stop
+    // windows when WARPSCOPE_CAPTURE_RANGE=cudaProfilerApi.
+    void startTracing();
+    // Closed windows go out through the writer thread's encoder, whose
+    // string table their names need.
+    void encodeClosedWindows(wire::Encoder& enc);
 
     std::mutex sendMutex_;  // the writer thread and the kernel-counter callbacks both send
     std::mutex callsMutex_;
     std::vector<CollectiveCallRecord> calls_;  // NCCL calls not sent yet
+    CaptureWindows* windows_ = nullptr;        // lives until exit, as the callbacks may
+    std::vector<RangeRecord> closedWindows_;   // not sent yet; under callsMutex_
     int socket_ = -1;
     std::mutex mutex_;
     std::condition_variable wake_;
@@ -174,14 +261,6 @@ Collector collector;
 // Set on threads doing the collector's own work; CUPTI callbacks made from
 // them must not re-enter the collector.
 thread_local bool insideCollector = false;
-
-bool check(CUptiResult r, const char* what) {
-    if (r == CUPTI_SUCCESS) return true;
-    const char* msg = nullptr;
-    cuptiGetResultString(r, &msg);
-    std::fprintf(stderr, "[warpscope] %s failed: %s\n", what, msg ? msg : "unknown error");
-    return false;
-}
 
 std::uint8_t* Collector::takeBuffer() {
     {
@@ -248,6 +327,41 @@ void Collector::sendCollectiveCalls() {
     send(enc.bytes());
 }
 
+void Collector::encodeClosedWindows(wire::Encoder& enc) {
+    std::vector<RangeRecord> closed;
+    {
+        std::lock_guard lock(callsMutex_);
+        closed.swap(closedWindows_);
+    }
+    for (const auto& w : closed)
+        enc.add(w);
+}
+
+void Collector::startTracing() {
+    const char* range = std::getenv("WARPSCOPE_CAPTURE_RANGE");
+    if (!range || std::strcmp(range, "cudaProfilerApi") != 0) {
+        setTracing(true);
+        return;
+    }
+    queryCallSwitches();  // looked up now, not inside the program's first cudaProfilerStart
+    CaptureWindowHooks hooks{setTracing,
+                             [] {
+                                 std::uint64_t t = 0;
+                                 cuptiGetTimestamp(&t);
+                                 return static_cast<std::int64_t>(t);
+                             },
+                             [this](const RangeRecord& r) {
+                                 std::lock_guard lock(callsMutex_);
+                                 closedWindows_.push_back(r);
+                             }};
+    windows_ = new CaptureWindows(std::move(hooks), static_cast<std::uint32_t>(::getpid()));
+    if (startProfilerApiWindows(windows_)) return;
+    std::fprintf(stderr,
+                 "[warpscope] --capture-range cudaProfilerApi cannot be honoured (no CUPTI "
+                 "callbacks): the whole run is traced\n");
+    setTracing(true);
+}
+
 void Collector::send(const std::string& bytes) {
     std::lock_guard lock(sendMutex_);
     std::size_t off = 0;
@@ -279,6 +393,9 @@ void Collector::writerLoop() {
             if (queue_.empty()) {
                 busy_ = false;
                 drained_.notify_all();
+                lock.unlock();
+                encodeClosedWindows(enc);
+                send(enc.bytes());
                 return;
             }
             c = queue_.front();
@@ -292,6 +409,7 @@ void Collector::writerLoop() {
             if (devicesSent.insert(id).second) enc.device(describeDevice(id));
         devices.clear();
         if (c.dropped) enc.dropped(static_cast<std::int64_t>(c.dropped));
+        encodeClosedWindows(enc);
         send(enc.bytes());
         enc.clear();
         if (kZeroedBuffers) std::memset(c.data, 0, kBufferBytes);
@@ -360,39 +478,10 @@ bool Collector::start() {
     if (!check(cuptiActivityRegisterCallbacks(&Collector::requested, &Collector::completed),
                "cuptiActivityRegisterCallbacks"))
         return false;
-    const CUpti_ActivityKind kinds[] = {CUPTI_ACTIVITY_KIND_DEVICE,
-                                        CUPTI_ACTIVITY_KIND_CONTEXT,
-                                        CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
-                                        CUPTI_ACTIVITY_KIND_MEMCPY,
-                                        CUPTI_ACTIVITY_KIND_MEMSET,
-                                        CUPTI_ACTIVITY_KIND_RUNTIME,
-                                        CUPTI_ACTIVITY_KIND_MARKER,
-                                        CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
-                                        CUPTI_ACTIVITY_KIND_OVERHEAD};
-    // Driver API records (what Triton and other direct driver users launch
-    // with); WARPSCOPE_DRIVER_API=0 (record --no-driver-api) leaves them out.
-    const char* driver = std::getenv("WARPSCOPE_DRIVER_API");
-    if (!driver || std::strcmp(driver, "0") != 0) cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DRIVER);
-    for (auto kind : kinds) {
-        if (kindLeftOut(kind)) continue;
-        CUptiResult r = cuptiActivityEnable(kind);
-        if (r != CUPTI_SUCCESS && r != CUPTI_ERROR_NOT_COMPATIBLE) check(r, "cuptiActivityEnable");
-    }
-    leaveQueryCallsOut();
-    // WARPSCOPE_GRAPH_TRACE=graph (record --graph-trace graph): one record per
-    // graph launch instead of one per node, the cheapest way to trace graphs.
-    const char* graphTrace = std::getenv("WARPSCOPE_GRAPH_TRACE");
-    if (graphTrace && std::strcmp(graphTrace, "graph") == 0) {
-        CUptiResult r = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_GRAPH_TRACE);
-        if (r != CUPTI_SUCCESS) {
-            const char* why = nullptr;
-            cuptiGetResultString(r, &why);
-            std::fprintf(stderr,
-                         "[warpscope] graph-level tracing not available (%s): kernels in CUDA "
-                         "graphs are traced per node\n",
-                         why ? why : "unknown error");
-        }
-    }
+    for (auto kind : {CUPTI_ACTIVITY_KIND_DEVICE, CUPTI_ACTIVITY_KIND_CONTEXT})
+        if (CUptiResult r = cuptiActivityEnable(kind); r != CUPTI_SUCCESS)
+            check(r, "cuptiActivityEnable");
+    startTracing();
     // Before the first graph is built: nodes made earlier could not be traced.
     if (envNumber("WARPSCOPE_GRAPH_NODES", 1) != 0 &&
         !startGraphNodeTracking([this](const GraphNodeRecord& r) {
@@ -424,6 +513,7 @@ bool Collector::start() {
 void Collector::stop() {
     if (!active_.exchange(false)) return;
     insideCollector = true;
+    if (windows_) windows_->finish(static_cast<std::uint32_t>(::syscall(SYS_gettid)));
     flushKernelCounters();
     cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     {

@@ -1,7 +1,16 @@
 """The timing both overhead programs share (torch_decode_timed.py,
 torch_launch_loop.py): the region run once as warm-up, then timed call by call
 in the program itself, optionally under torch.profiler (entered before the
-warm-up, as a user would). Prints REGION_S with the median, CALLS_S with each."""
+warm-up, as a user would). Prints REGION_S with the median, CALLS_S with each.
+
+With --alternate TOOL the calls alternate in one process between traced and
+untraced, the pairs' order swapped every pair, so the machine's drift between
+processes and minutes (10-60 % on the device VMs) falls out of each pair's
+ratio. TOOL "warpscope" opens a window with torch.cuda.profiler.start()/stop()
+(cudaProfilerStart/Stop; run under `warpscope-cli record --capture-range
+cudaProfilerApi`); "cuda" enters a torch.profiler with CUDA activities only
+around the call. Prints TRACED_S, UNTRACED_S, PAIR_RATIO (the median of the
+pairs' traced / untraced) and PAIRS."""
 import contextlib
 import statistics
 import time
@@ -18,7 +27,58 @@ def profiler(kind):
     return torch.profiler.profile(activities=acts)
 
 
-def time_region(region, calls, profiler_kind):
+@contextlib.contextmanager
+def profiler_api_window():
+    torch.cuda.profiler.start()
+    try:
+        yield
+    finally:
+        torch.cuda.profiler.stop()
+
+
+def tracer(tool):
+    if tool == "warpscope":
+        return profiler_api_window()
+    return profiler(tool)
+
+
+def timed(region, context):
+    # Records of the previous call leave the process, and its profiler's
+    # trace is processed, before the clock starts.
+    torch.cuda.synchronize()
+    time.sleep(0.3)
+    with context:
+        start = time.perf_counter()
+        region()
+        torch.cuda.synchronize()
+        took = time.perf_counter() - start
+    return took
+
+
+def alternate(region, calls, tool):
+    # Warm-up: the first call, and the first traced call (a tool's set-up).
+    timed(region, contextlib.nullcontext())
+    timed(region, tracer(tool))
+    pairs = []
+    for i in range(calls):
+        if i % 2 == 0:
+            u = timed(region, contextlib.nullcontext())
+            t = timed(region, tracer(tool))
+        else:
+            t = timed(region, tracer(tool))
+            u = timed(region, contextlib.nullcontext())
+        pairs.append((t, u))
+    print(f"TRACED_S {statistics.median(t for t, _ in pairs):.4f}")
+    print(f"UNTRACED_S {statistics.median(u for _, u in pairs):.4f}")
+    print(f"PAIR_RATIO {statistics.median(t / u for t, u in pairs):.4f}")
+    print("PAIRS " + " ".join(f"{t:.4f}/{u:.4f}" for t, u in pairs))
+
+
+def time_region(region, calls, profiler_kind, alternate_tool=None):
+    if alternate_tool:
+        with torch.no_grad():
+            alternate(region, calls, alternate_tool)
+        return
     times = []
     with torch.no_grad(), profiler(profiler_kind):
         region()

@@ -977,6 +977,34 @@ TEST_F(CliTest, QueryCallChoiceIsPassedOnAndStored) {
     EXPECT_EQ(shown("2"), "traced");
 }
 
+// --capture-range cudaProfilerApi reaches the collector; the run says which
+// range it was traced over, and a misspelt range never starts the program.
+TEST_F(CliTest, CaptureRangeIsPassedOnStoredAndChecked) {
+    const auto store = dir.file("range.wsdb");
+    auto record = [&](std::vector<std::string> options) {
+        std::vector<std::string> argv = {"record", "--db", store, "--progress", "none"};
+        argv.insert(argv.end(), options.begin(), options.end());
+        for (const char* word :
+             {"--", "/bin/sh", "-c", "echo range=${WARPSCOPE_CAPTURE_RANGE:-unset}"})
+            argv.push_back(word);
+        return cli(argv);
+    };
+    auto whole = record({});
+    ASSERT_EQ(whole.exitCode, 0) << whole.err;
+    EXPECT_NE(whole.out.find("range=unset"), std::string::npos) << whole.out;
+    auto windowed = record({"--capture-range", "cudaProfilerApi"});
+    ASSERT_EQ(windowed.exitCode, 0) << windowed.err;
+    EXPECT_NE(windowed.out.find("range=cudaProfilerApi"), std::string::npos) << windowed.out;
+    EXPECT_NE(cli({"show", "1", "--db", store}).out.find("whole run"), std::string::npos);
+    EXPECT_NE(cli({"show", "2", "--db", store}).out.find("cudaProfilerApi"), std::string::npos);
+    auto bad = record({"--capture-range", "nvtx"});
+    EXPECT_EQ(bad.exitCode, 2);
+    EXPECT_NE(bad.err.find("--capture-range must be 'none' or 'cudaProfilerApi', not 'nvtx'"),
+              std::string::npos)
+        << bad.err;
+    EXPECT_EQ(bad.out.find("range="), std::string::npos) << "the program must not have run";
+}
+
 TEST(ProgressMessages, RoundTripAndForeignLinesAreNotMessages) {
     progress::Message m{progress::Kind::Record};
     m.record.kernels = 12;

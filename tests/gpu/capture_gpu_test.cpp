@@ -60,6 +60,48 @@ TEST(CaptureGpu, FixtureRowsMatchCountForCount) {
     EXPECT_GT(device->reservedSmemPerBlock, 0);
 }
 
+// record --capture-range cudaProfilerApi: only what ran between
+// cudaProfilerStart and Stop is stored, every window is a "capture range"
+// range, and one still open at exit ends there.
+TEST(CaptureGpu, CaptureRangeKeepsOnlyTheProfilerStartStopWindows) {
+    if (!haveGpu()) GTEST_SKIP() << "no NVIDIA GPU on this machine";
+    testing::TempDir dir;
+    auto db = dir.file("windows.wsdb");
+    auto r = testing::runProcess({WARPSCOPE_CLI_PATH, "record", "--db", db, "--progress", "none",
+                                  "--capture-range", "cudaProfilerApi", "--",
+                                  WARPSCOPE_FIXTURE_PATH, "windows"});
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    Store store(db);
+    const RunId run = listRuns(store).at(0).id;
+    int inside = 0, outside = 0;
+    for (const auto& k : kernelsIn(store, run)) {
+        inside += k.name.find("inside_kernel") != std::string::npos;
+        outside += k.name.find("outside_kernel") != std::string::npos;
+    }
+    EXPECT_EQ(inside, 14);
+    EXPECT_EQ(outside, 0);
+    std::vector<RangeRecord> windows;
+    for (const auto& range : rangesIn(store, run))
+        if (range.name == "capture range" && range.domain == "Warpscope") windows.push_back(range);
+    ASSERT_EQ(windows.size(), 3u);
+    int copies = 0;
+    for (const auto& m : memcpysIn(store, run)) {
+        ++copies;
+        bool inAWindow = false;
+        for (const auto& w : windows)
+            inAWindow |= m.startNs >= w.startNs && m.endNs <= w.endNs;
+        EXPECT_TRUE(inAWindow) << "a copy at " << m.startNs << " outside every window";
+    }
+    EXPECT_EQ(copies, 1);
+    for (const auto& k : kernelsIn(store, run)) {
+        bool inAWindow = false;
+        for (const auto& w : windows)
+            inAWindow |= k.startNs >= w.startNs && k.startNs <= w.endNs;
+        EXPECT_TRUE(inAWindow) << k.name << " at " << k.startNs << " outside every window";
+    }
+    EXPECT_EQ(runProperties(store, run)["capture.range"], "cudaProfilerApi");
+}
+
 // record --metrics roofline on the GEMM ladder: each rung's counted FP32 and
 // tensor-core FLOPs are 2·M·N·K within 2%, and every kernel has a place and a
 // duration on the timeline although kernel replay gives it no timestamps.

@@ -84,7 +84,8 @@ TEST(LaunchPanel, CaptureOptionsReachTheRecorderAndTheRun) {
     const auto& db = on.db;
     panel.setConfigText(
         "name = \"options\"\nkind = \"command\"\n[command]\nprogram = \"/bin/sh\"\nargs = "
-        "[\"-c\", \"echo graphs=$WARPSCOPE_GRAPH_TRACE all=${WARPSCOPE_ALL_APIS:-0}\"]\n");
+        "[\"-c\", \"echo graphs=$WARPSCOPE_GRAPH_TRACE all=${WARPSCOPE_ALL_APIS:-0} "
+        "range=${WARPSCOPE_CAPTURE_RANGE:-whole}\"]\n");
     QSignalSpy finished(&panel, &LaunchPanel::runFinished);
     QSignalSpy log(&panel, &LaunchPanel::logOutput);
     auto launchOnce = [&] {
@@ -96,15 +97,16 @@ TEST(LaunchPanel, CaptureOptionsReachTheRecorderAndTheRun) {
         log.clear();
         return all;
     };
-    EXPECT_TRUE(launchOnce().contains("graphs=node all=0"));
-    panel.setCaptureOptions("graph", true);
-    EXPECT_TRUE(launchOnce().contains("graphs=graph all=1"));
+    EXPECT_TRUE(launchOnce().contains("graphs=node all=0 range=whole"));
+    panel.setCaptureOptions("graph", true, true);
+    EXPECT_TRUE(launchOnce().contains("graphs=graph all=1 range=cudaProfilerApi"));
     Store store(db);
     auto runs = listRuns(store);
     ASSERT_EQ(runs.size(), 2u);
     auto second = runProperties(store, runs[0].id > runs[1].id ? runs[0].id : runs[1].id);
     EXPECT_EQ(second["capture.graph_trace"], "graph");
     EXPECT_EQ(second["capture.query_calls"], "traced");
+    EXPECT_EQ(second["capture.range"], "cudaProfilerApi");
 }
 
 TEST(LaunchPanel, CancelLeavesARunMarkedKilled) {

@@ -55,6 +55,7 @@ LaunchPanel::LaunchPanel(QWidget* parent)
       host_(new QLineEdit(this)),
       graphTrace_(new QComboBox(this)),
       allApis_(new QCheckBox(tr("every API call"), this)),
+      profilerApiRange_(new QCheckBox(tr("only cudaProfilerStart–Stop"), this)),
       editor_(new QPlainTextEdit(this)),
       validation_(new QLabel(this)),
       launchButton_(new QPushButton(tr("Launch"), this)),
@@ -88,6 +89,11 @@ LaunchPanel::LaunchPanel(QWidget* parent)
            "PyTorch makes about eight per kernel, and tracing them slows the program "
            "(record --all-apis)"));
     capture->addWidget(allApis_);
+    profilerApiRange_->setToolTip(
+        tr("Trace only between the program's cudaProfilerStart and cudaProfilerStop "
+           "(torch.cuda.profiler.start/stop), every such window; the rest runs untraced, as "
+           "nsys --capture-range=cudaProfilerApi (record --capture-range cudaProfilerApi)"));
+    capture->addWidget(profilerApiRange_);
     capture->addStretch(1);
     layout->addLayout(capture);
     editor_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
@@ -213,6 +219,8 @@ void LaunchPanel::launch() {
     if (!storePath_.isEmpty()) args << QStringLiteral("--db") << storePath_;
     args << QStringLiteral("--graph-trace") << graphTrace_->currentData().toString();
     if (allApis_->isChecked()) args << QStringLiteral("--all-apis");
+    if (profilerApiRange_->isChecked())
+        args << QStringLiteral("--capture-range") << QStringLiteral("cudaProfilerApi");
     const QString remote = host();
     if (!remote.isEmpty()) args << QStringLiteral("--host") << remote;
     status_->setText(remote.isEmpty() ? tr("Running…") : tr("Running on %1…").arg(remote));
@@ -223,13 +231,16 @@ void LaunchPanel::launch() {
     host_->setEnabled(false);
     graphTrace_->setEnabled(false);
     allApis_->setEnabled(false);
+    profilerApiRange_->setEnabled(false);
     job_.start(args);
 }
 
-void LaunchPanel::setCaptureOptions(const QString& graphTrace, bool allApis) {
+void LaunchPanel::setCaptureOptions(const QString& graphTrace, bool allApis,
+                                    bool profilerApiRange) {
     int i = graphTrace_->findData(graphTrace);
     if (i >= 0) graphTrace_->setCurrentIndex(i);
     allApis_->setChecked(allApis);
+    profilerApiRange_->setChecked(profilerApiRange);
 }
 
 void LaunchPanel::cancel() {
@@ -270,6 +281,7 @@ void LaunchPanel::onFinished(bool ok, const QString& summary) {
     host_->setEnabled(true);
     graphTrace_->setEnabled(true);
     allApis_->setEnabled(true);
+    profilerApiRange_->setEnabled(true);
     status_->setText(summary);
     emit runFinished(ok, summary);
 }

@@ -40,9 +40,10 @@ class LaunchPanel : public QWidget {
     bool canLaunch() const;
     QString statusText() const;
     bool running() const { return job_.running(); }
-    // How the next launch captures (record's --graph-trace node|graph and
-    // --all-apis); per node and state reads left out unless changed.
-    void setCaptureOptions(const QString& graphTrace, bool allApis);
+    // How the next launch captures (record's --graph-trace node|graph,
+    // --all-apis and --capture-range cudaProfilerApi); per node, state reads
+    // left out and the whole run unless changed.
+    void setCaptureOptions(const QString& graphTrace, bool allApis, bool profilerApiRange = false);
 
   public slots:
     void launch();
@@ -63,6 +64,7 @@ class LaunchPanel : public QWidget {
     QLineEdit* host_;
     QComboBox* graphTrace_;
     QCheckBox* allApis_;
+    QCheckBox* profilerApiRange_;
     QPlainTextEdit* editor_;
     QLabel* validation_;
     QPushButton* launchButton_;

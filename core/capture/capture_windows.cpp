@@ -1,0 +1,38 @@
+#include "capture/capture_windows.h"
+
+namespace ws::capture {
+
+void CaptureWindows::started(std::uint32_t thread) {
+    std::lock_guard lock(mutex_);
+    if (open_) return;
+    // Tracing first, then the clock: the window never claims time before
+    // the records it holds could begin.
+    hooks_.setTracing(true);
+    open_ = true;
+    startNs_ = hooks_.now();
+    startThread_ = thread;
+}
+
+void CaptureWindows::stopping(std::uint32_t thread) {
+    std::lock_guard lock(mutex_);
+    if (!open_) return;
+    RangeRecord r;
+    r.startNs = startNs_;
+    r.endNs = hooks_.now();
+    hooks_.setTracing(false);
+    open_ = false;
+    ++windows_;
+    r.processId = processId_;
+    r.threadId = startThread_;
+    r.name = kCaptureWindowName;
+    r.domain = kCaptureWindowDomain;
+    r.kind = thread == startThread_ ? RangeKind::PushPop : RangeKind::StartEnd;
+    hooks_.closed(r);
+}
+
+int CaptureWindows::windows() const {
+    std::lock_guard lock(mutex_);
+    return windows_;
+}
+
+}  // namespace ws::capture

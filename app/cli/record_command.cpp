@@ -91,6 +91,10 @@ int cmdRecord(const std::vector<std::string>& argv) {
     if (args.flag("no-driver-api")) req.env.push_back("WARPSCOPE_DRIVER_API=0");
     applyCaptureChoices(args, req.env, req.properties);
     if (auto metrics = args.value("metrics")) {
+        if (args.valueOr("capture-range", "none") != "none")
+            throw UsageError(
+                "--capture-range and --metrics exclude each other: a counter pass counts "
+                "every kernel of the program, windows or not");
         if (!validMetricSpec(*metrics))
             throw UsageError(
                 "--metrics must be 'roofline', 'dram' or comma-separated counter names such "

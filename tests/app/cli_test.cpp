@@ -1003,6 +1003,11 @@ TEST_F(CliTest, CaptureRangeIsPassedOnStoredAndChecked) {
               std::string::npos)
         << bad.err;
     EXPECT_EQ(bad.out.find("range="), std::string::npos) << "the program must not have run";
+    auto counted = record({"--capture-range", "cudaProfilerApi", "--metrics", "roofline"});
+    EXPECT_EQ(counted.exitCode, 2);
+    EXPECT_NE(counted.err.find("--capture-range and --metrics exclude each other"),
+              std::string::npos)
+        << counted.err;
 }
 
 TEST(ProgressMessages, RoundTripAndForeignLinesAreNotMessages) {

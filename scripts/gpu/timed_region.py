@@ -10,8 +10,15 @@ ratio. TOOL "warpscope" opens a window with torch.cuda.profiler.start()/stop()
 (cudaProfilerStart/Stop; run under `warpscope-cli record --capture-range
 cudaProfilerApi`); "cuda" enters a torch.profiler with CUDA activities only
 around the call. Prints TRACED_S, UNTRACED_S, PAIR_RATIO (the median of the
-pairs' traced / untraced) and PAIRS."""
+pairs' traced / untraced) and PAIRS. Each call waits WS_ALTERNATE_SLEEP_S
+(default 0.3 s) first, so the previous call's records have left.
+
+WS_PROFILER_WINDOW=1 (without --alternate) calls torch.cuda.profiler.start()
+once before the warm-up: under `record --capture-range cudaProfilerApi` the
+calls are then traced as in a whole-run recording, but from a window opened
+after the model was loaded."""
 import contextlib
+import os
 import statistics
 import time
 
@@ -46,7 +53,7 @@ def timed(region, context):
     # Records of the previous call leave the process, and its profiler's
     # trace is processed, before the clock starts.
     torch.cuda.synchronize()
-    time.sleep(0.3)
+    time.sleep(float(os.environ.get("WS_ALTERNATE_SLEEP_S", "0.3")))
     with context:
         start = time.perf_counter()
         region()
@@ -80,6 +87,8 @@ def time_region(region, calls, profiler_kind, alternate_tool=None):
             alternate(region, calls, alternate_tool)
         return
     times = []
+    if os.environ.get("WS_PROFILER_WINDOW") == "1":
+        torch.cuda.profiler.start()
     with torch.no_grad(), profiler(profiler_kind):
         region()
         torch.cuda.synchronize()

@@ -31,6 +31,7 @@ declare -A settings=(
   [cuptitids]="WARPSCOPE_SYSTEM_TID=0|"
   [buf4m]="WARPSCOPE_BUFFER_KB=4096|"
   [lean]="WARPSCOPE_KINDS_OFF=synchronization|--no-driver-api --sample-ms 0"
+  [window]="WS_PROFILER_WINDOW=1|--capture-range cudaProfilerApi"
 )
 # SETTINGS="default nodriver" measures only those (default: all of them).
 read -r -a order <<<"${SETTINGS:-default allapis nodriver nosamples nosync nomarker nographnodes noflush lean}"

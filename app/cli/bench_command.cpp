@@ -94,7 +94,7 @@ void readDataset(ServeLoadOptions& o, const std::string& spec, std::optional<int
 }  // namespace
 
 int cmdBench(const std::vector<std::string>& argv) {
-    auto args = Args::parse(argv, {{"ignore-eos", "server", "all-apis"},
+    auto args = Args::parse(argv, {{"ignore-eos", "server", "all-apis", "profile"},
                                    {"db",
                                     "endpoint",
                                     "backend",
@@ -191,6 +191,7 @@ int cmdBench(const std::vector<std::string>& argv) {
         parseInteger("seed", args.valueOr("seed", "0"), 0, std::numeric_limits<long long>::max()));
     readDataset(o, dataset, outputLenArg ? std::optional<int>(o.outputLen) : std::nullopt);
     o.ignoreEos = args.flag("ignore-eos");
+    o.profile = args.flag("profile");
     o.temperature = parseFiniteNumber("temperature", args.valueOr("temperature", "0"));
     o.requestTimeoutS =
         parseFiniteNumber("request-timeout", args.valueOr("request-timeout", "600"));
@@ -222,6 +223,7 @@ int cmdBench(const std::vector<std::string>& argv) {
                                        {"seed", o.seed},
                                        {"http_client", o.httpClient},
                                        {"ignore_eos", o.ignoreEos},
+                                       {"profile", o.profile},
                                        {"temperature", o.temperature}};
     if (auto g = args.value("goodput")) settings["goodput"] = *g;
     if (!bench.pointPrompts.empty()) settings["num_prompts"] = bench.pointPrompts;

@@ -1,6 +1,7 @@
 // The GPU backend of `warpscope-workload serve` (CUDA builds): the [decoder]
 // table's model over a paged KV pool, sized from kv_memory_fraction of the
 // free device memory unless num_blocks is given.
+#include <cuda_profiler_api.h>
 #include <cuda_runtime.h>
 
 #include <iostream>
@@ -31,6 +32,15 @@ std::unique_ptr<serving::Backend> makeGpuBackend(const DecoderParams& decoder,
                   << std::endl;
     }
     return std::make_unique<serving::GpuBackend>(options);
+}
+
+std::function<std::string(bool start)> gpuProfilerSwitch() {
+    return [](bool start) -> std::string {
+        cudaError_t e = start ? cudaProfilerStart() : cudaProfilerStop();
+        if (e == cudaSuccess) return {};
+        return std::string(start ? "cudaProfilerStart" : "cudaProfilerStop") +
+               " failed: " + cudaGetErrorString(e);
+    };
 }
 
 }  // namespace ws::workload

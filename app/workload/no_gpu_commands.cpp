@@ -35,4 +35,8 @@ std::unique_ptr<serving::Backend> makeGpuBackend(const DecoderParams&, const Ser
         "toolkit); --backend cpu serves without a GPU");
 }
 
+std::function<std::string(bool start)> gpuProfilerSwitch() {
+    return {};
+}
+
 }  // namespace ws::workload

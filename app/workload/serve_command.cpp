@@ -82,6 +82,18 @@ int serve(ServeParams p, const std::optional<DecoderParams>& decoder,
     options.model = p.model;
     options.maxBodyBytes = static_cast<std::size_t>(p.maxBodyBytes);
     options.threads = p.httpThreads;
+    // vLLM's /start_profile and /stop_profile (bench serve --profile). The
+    // CPU backend has no GPU work to trace: its switch only says it was
+    // asked, so a client's --profile works against it.
+    if (p.backend == "gpu") {
+        options.profiler = gpuProfilerSwitch();
+    } else {
+        options.profiler = [](bool start) {
+            std::cout << "warpscope-workload: profiler " << (start ? "started" : "stopped")
+                      << " (the cpu backend runs nothing on a GPU)" << std::endl;
+            return std::string();
+        };
+    }
     const auto drainTimeout =
         std::chrono::milliseconds(static_cast<std::int64_t>(p.drainTimeoutS * 1000));
 

@@ -2,6 +2,7 @@
 // warpscope-cli record launches with the capture library injected.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -31,6 +32,13 @@ int runDecoderWorkload(const WorkloadConfig& config);
 std::unique_ptr<serving::Backend> makeGpuBackend(const DecoderParams& decoder,
                                                  const ServeParams& params,
                                                  serving::EngineConfig& config);
+
+// The GPU backend's profiler switch for POST /start_profile and /stop_profile:
+// cudaProfilerStart / cudaProfilerStop, which `warpscope-cli record
+// --capture-range cudaProfilerApi` (and nsys's capture range) turn into a
+// traced window. Without CUDA: an empty function (never asked for, as
+// makeGpuBackend throws first).
+std::function<std::string(bool start)> gpuProfilerSwitch();
 
 // Every build: `serve [--backend cpu|gpu] [--host H] [--port N] [CONFIG.toml]`.
 int serveCommand(const std::vector<std::string>& args);

@@ -16,7 +16,9 @@
 #include <stdexcept>
 
 #include "record/serve_load.h"
+#include "record/served_recording.h"
 #include "serve_request_loop.h"
+#include "server_requests.h"
 
 namespace ws {
 
@@ -103,6 +105,19 @@ bool stopRequested(const ServeLoadOptions& o) {
     return o.stop && o.stop->load();
 }
 
+// --profile: one of the server's profiler switches; a refusal is kept, the
+// load goes on (as vLLM's bench does).
+void switchProfiler(const ServeLoadOptions& o, const char* path, ServeLoadResult& out) {
+    std::string error;
+    const long status = serverRequest("POST", endpointBase(o.endpoint) + path, error);
+    if (status == 200) return;
+    if (status == 404)
+        error +=
+            " (the server offers no profiler switch: vLLM adds it with "
+            "VLLM_TORCH_CUDA_PROFILE=1 or VLLM_TORCH_PROFILER_DIR)";
+    out.profileErrors.push_back(error);
+}
+
 }  // namespace
 
 ServeLoadResult runServeLoad(const ServeLoadOptions& o) {
@@ -147,6 +162,7 @@ ServeLoadResult runServeLoad(const ServeLoadOptions& o) {
         }
     }
 
+    if (o.profile) switchProfiler(o, "/start_profile", out);
     auto mainLoop = makeRequestLoop(o);
     RequestLoop& loop = *mainLoop;
     loop.setInputLens(&prompts);
@@ -188,6 +204,7 @@ ServeLoadResult runServeLoad(const ServeLoadOptions& o) {
     }
     out.endedNs = steadyNs() + out.clockOffsetNs;
     out.clientCpuNs = threadCpuNs() - cpuAtStart;
+    if (o.profile) switchProfiler(o, "/stop_profile", out);
     out.notSent = static_cast<int>(n - next);
     out.peakConcurrency = loop.peak();
     out.stampSource = loop.stampSource();

@@ -1,49 +1,18 @@
 // Waiting for a server started by bench serve --server: vLLM, SGLang and
 // TGI answer GET /health with 200 once the model is loaded; servers without
 // /health are asked GET /v1/models.
-#include <curl/curl.h>
-
 #include <chrono>
 #include <stdexcept>
 #include <thread>
 
 #include "record/served_recording.h"
+#include "server_requests.h"
 
 namespace ws {
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-std::size_t discard(char*, std::size_t size, std::size_t count, void*) {
-    return size * count;
-}
-
-// The HTTP status of GET url, or 0 with the error text.
-long httpGet(const std::string& url, std::string& error) {
-    CURL* curl = curl_easy_init();
-    if (!curl) {
-        error = "libcurl could not make a handle";
-        return 0;
-    }
-    char text[CURL_ERROR_SIZE] = {};
-    curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
-    curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, discard);
-    curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, text);
-    curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, 1000L);
-    curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, 5000L);
-    long status = 0;
-    CURLcode rc = curl_easy_perform(curl);
-    if (rc == CURLE_OK) {
-        curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
-        if (status != 200) error = url + ": HTTP " + std::to_string(status);
-    } else {
-        error = url + ": " + (text[0] ? text : curl_easy_strerror(rc));
-    }
-    curl_easy_cleanup(curl);
-    return status;
-}
 
 }  // namespace
 
@@ -66,9 +35,9 @@ ServerWaitResult waitForServer(const std::string& endpoint, double timeoutS,
         // A server that has /health says there whether it is ready (vLLM,
         // SGLang and TGI answer 503 while loading, and some answer /v1/models
         // before): /v1/models is asked only where /health is not found.
-        long health = httpGet(base + "/health", out.lastError);
+        long health = serverRequest("GET", base + "/health", out.lastError);
         if (health == 200 ||
-            (health == 404 && httpGet(base + "/v1/models", out.lastError) == 200)) {
+            (health == 404 && serverRequest("GET", base + "/v1/models", out.lastError) == 200)) {
             out.state = ServerWait::Ready;
             out.lastError.clear();
             out.waitedS = waited();

@@ -83,6 +83,9 @@ RunStatus writeServeRequests(Store& store, RunId id, const ServeLoadOptions& o,
     set("bench.burstiness", number(o.burstiness));
     set("bench.max_concurrency", std::to_string(o.maxConcurrency));
     set("bench.seed", std::to_string(o.seed));
+    if (o.profile && r.warmupError.empty())
+        set("bench.profile",
+            r.profileErrors.empty() ? "started and stopped" : "refused by the server");
     set("bench.failed_requests", std::to_string(failed));
     set("bench.failure_rate", number(sent ? static_cast<double>(failed) / sent : 0.0));
     set("bench.not_sent", std::to_string(r.notSent));
@@ -112,6 +115,8 @@ RunStatus writeServeRequests(Store& store, RunId id, const ServeLoadOptions& o,
             store.appendLog(id,
                             "request " + std::to_string(firstId + q.id) + ": " + q.error + "\n");
     store.appendLog(id, summary.str() + "\n");
+    for (const auto& e : r.profileErrors)
+        store.appendLog(id, "--profile: " + e + "\n");
     if (!r.warmupError.empty()) {
         store.appendLog(
             id, "the warm-up request failed, nothing was measured: " + r.warmupError + "\n");

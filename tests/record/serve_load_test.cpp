@@ -305,6 +305,39 @@ TEST_F(ServeLoad, AnUnknownModelIsA404WithItsText) {
     EXPECT_NE(runLog(store, run).find("request 1: HTTP 404"), std::string::npos);
 }
 
+// --profile: the server's profiler is switched on after the warm-up and off
+// after the last request (the CPU backend's switch says so on its output);
+// a server that cannot be reached for it keeps the load going and the run
+// says why.
+TEST_F(ServeLoad, ProfileSwitchesTheServersProfilerAroundTheMeasuredRequests) {
+    auto o = options(2, 10, 5);
+    o.profile = true;
+    auto r = runServeLoad(o);
+    EXPECT_TRUE(r.profileErrors.empty()) << r.profileErrors.front();
+    ASSERT_EQ(r.requests.size(), 2u);
+    EXPECT_EQ(r.failed(), 0);
+    Store store(dir_.file("runs.wsdb"));
+    RunId run = storeServeRun(store, o, r, {"", "cmd", "{}"});
+    EXPECT_EQ(runProperties(store, run).at("bench.profile"), "started and stopped");
+    server_->signal(SIGTERM);
+    EXPECT_EQ(server_->waitForExit(kPatience), 0);
+    const std::string out = server_->output();
+    auto started = out.find("profiler started"), stopped = out.find("profiler stopped");
+    ASSERT_NE(started, std::string::npos) << out;
+    ASSERT_NE(stopped, std::string::npos) << out;
+    EXPECT_LT(started, stopped);
+
+    o.endpoint = "http://127.0.0.1:1";  // nothing listens there
+    o.warmup = false;
+    r = runServeLoad(o);
+    ASSERT_EQ(r.profileErrors.size(), 2u);
+    EXPECT_NE(r.profileErrors[0].find("POST http://127.0.0.1:1/start_profile"), std::string::npos)
+        << r.profileErrors[0];
+    RunId refused = storeServeRun(store, o, r, {"", "cmd", "{}"});
+    EXPECT_EQ(runProperties(store, refused).at("bench.profile"), "refused by the server");
+    EXPECT_NE(runLog(store, refused).find("--profile: POST"), std::string::npos);
+}
+
 TEST_F(ServeLoad, MaxTokensOverTheContextIsA400) {
     auto o = options(1, 10, 50000);
     o.warmup = false;

@@ -251,6 +251,14 @@ void OpenAiServer::Impl::routes() {
                 [this](const httplib::Request& req, httplib::Response& res) {
                     completion(req, res, Endpoint::ChatCompletions);
                 });
+    if (options.profiler) {
+        for (const bool start : {true, false})
+            server.Post(start ? "/start_profile" : "/stop_profile",
+                        [this, start](const httplib::Request&, httplib::Response& res) {
+                            std::string error = options.profiler(start);
+                            if (!error.empty()) sendError(res, {500, error, {}});
+                        });
+    }
     // Whatever httplib answers by itself (404, 413 for a body over the limit,
     // 400 for a malformed request) gets the same JSON error body.
     server.set_error_handler([this](const httplib::Request& req, httplib::Response& res) {

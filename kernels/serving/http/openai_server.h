@@ -17,6 +17,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -38,6 +39,10 @@ struct ServerOptions {
     std::chrono::seconds readTimeout{10};
     std::chrono::seconds writeTimeout{30};  // a client that reads nothing for this long is dropped
     std::chrono::seconds keepAlive{5};
+    // POST /start_profile (true) and /stop_profile (false), as vLLM's server
+    // offers them to `vllm bench serve --profile`: the error text, or empty
+    // when the switch was made (200). Unset: the routes are not there (404).
+    std::function<std::string(bool start)> profiler;
 };
 
 class OpenAiServer {

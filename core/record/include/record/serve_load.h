@@ -35,7 +35,13 @@ struct ServeLoadOptions {
     std::uint64_t seed = 0;
     bool ignoreEos = false;
     double temperature = 0;
-    bool warmup = true;            // one request before measuring, never stored
+    bool warmup = true;  // one request before measuring, never stored
+    // vLLM's --profile: POST /start_profile after the warm-up and
+    // /stop_profile once the last request ended, so a server with a profiler
+    // switch traces the measured requests only (vLLM with
+    // VLLM_TORCH_CUDA_PROFILE=1 calls cudaProfilerStart/Stop, which
+    // `--capture-range cudaProfilerApi` turns into Warpscope's capture window).
+    bool profile = false;
     double requestTimeoutS = 600;  // a request still running then fails
     double runTimeoutS = 0;        // 0 = none; past it, running requests fail, none start
     const std::atomic<bool>* stop =
@@ -100,10 +106,11 @@ struct ServeLoadResult {
     std::int64_t clockOffsetNs = 0;  // unix ns - steady ns, measured at the start
     bool interrupted = false;        // options.stop was set
     bool runTimedOut = false;
-    std::string warmupError;       // the warm-up failed: nothing was measured
-    int peakConcurrency = 0;       // most requests in flight at once
-    std::int64_t clientCpuNs = 0;  // CPU time of the load loop's thread (user + system)
-    std::string stampSource;       // how chunk arrivals were timed, in words
+    std::string warmupError;                 // the warm-up failed: nothing was measured
+    std::vector<std::string> profileErrors;  // --profile: what the server answered, when not 200
+    int peakConcurrency = 0;                 // most requests in flight at once
+    std::int64_t clientCpuNs = 0;            // CPU time of the load loop's thread (user + system)
+    std::string stampSource;                 // how chunk arrivals were timed, in words
     // Chunks read, and those read together with another (one time for all).
     std::size_t chunksRead = 0, chunksSharingARead = 0;
     int failed() const;

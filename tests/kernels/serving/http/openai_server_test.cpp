@@ -411,6 +411,25 @@ TEST(OpenAiServer, UnknownPathsAndModelsAre404) {
     EXPECT_NE(e["message"].get<std::string>().find("gpt-9"), std::string::npos);
 }
 
+// vLLM's profiler switches, for `bench serve --profile`: there when the
+// server has a profiler (each POST reaches it, its error is a 500), absent
+// (404) when not.
+TEST(OpenAiServer, ProfilerSwitchesAreRoutedOnlyWhereThereIsAProfiler) {
+    expectError(httpPost(TestServer().port(), "/start_profile", ""), 404);
+    std::vector<bool> asked;
+    auto options = TestServer::defaultOptions();
+    options.profiler = [&](bool start) {
+        asked.push_back(start);
+        return asked.size() == 3 ? std::string("cudaProfilerStart failed: no device") : "";
+    };
+    TestServer s(TestServer::defaultConfig(), {0us, 0us, 0us}, options);
+    EXPECT_EQ(httpPost(s.port(), "/start_profile", "").status, 200);
+    EXPECT_EQ(httpPost(s.port(), "/stop_profile", "").status, 200);
+    json e = expectError(httpPost(s.port(), "/start_profile", ""), 500);
+    EXPECT_NE(e["message"].get<std::string>().find("no device"), std::string::npos);
+    EXPECT_EQ(asked, (std::vector<bool>{true, false, true}));
+}
+
 TEST(OpenAiServer, OversizedBodiesAre413) {
     auto options = TestServer::defaultOptions();
     options.maxBodyBytes = 1024;

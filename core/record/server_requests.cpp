@@ -1,0 +1,49 @@
+#include "server_requests.h"
+
+#include <curl/curl.h>
+
+#include <cstring>
+
+namespace ws {
+
+namespace {
+
+std::size_t discard(char*, std::size_t size, std::size_t count, void*) {
+    return size * count;
+}
+
+}  // namespace
+
+long serverRequest(const char* method, const std::string& url, std::string& error) {
+    CURL* curl = curl_easy_init();
+    if (!curl) {
+        error = "libcurl could not make a handle";
+        return 0;
+    }
+    char text[CURL_ERROR_SIZE] = {};
+    curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
+    if (std::strcmp(method, "POST") == 0) {
+        curl_easy_setopt(curl, CURLOPT_POSTFIELDS, "");
+        curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE, 0L);
+    }
+    curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, discard);
+    curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, text);
+    curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, 1000L);
+    // A profiler's stop may write its trace before it answers (vLLM's torch
+    // profiler does): more than a health poll's few seconds.
+    curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, std::strcmp(method, "POST") == 0 ? 120000L : 5000L);
+    long status = 0;
+    CURLcode rc = curl_easy_perform(curl);
+    if (rc == CURLE_OK) {
+        curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+        if (status != 200)
+            error = std::string(method) + " " + url + ": HTTP " + std::to_string(status);
+    } else {
+        error = std::string(method) + " " + url + ": " + (text[0] ? text : curl_easy_strerror(rc));
+    }
+    curl_easy_cleanup(curl);
+    return status;
+}
+
+}  // namespace ws

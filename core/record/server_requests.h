@@ -1,0 +1,13 @@
+// Bodiless HTTP requests to a server under benchmark (its /health, its
+// profiler switch), through libcurl. Private to record/.
+#pragma once
+
+#include <string>
+
+namespace ws {
+
+// The HTTP status of METHOD url (GET, or POST with an empty body), or 0 with
+// the reason in `error`; any status but 200 also sets `error`.
+long serverRequest(const char* method, const std::string& url, std::string& error);
+
+}  // namespace ws

@@ -76,8 +76,8 @@ const std::vector<Command>& commands() {
          "      --profile asks the server to profile the measured requests only (POST\n"
          "      /start_profile after the warm-up, /stop_profile at the end, as vLLM's bench;\n"
          "      with --capture-range cudaProfilerApi and a server that then calls\n"
-         "      cudaProfilerStart/Stop, e.g. vLLM with VLLM_TORCH_CUDA_PROFILE=1, only\n"
-         "      they are traced);\n"
+         "      cudaProfilerStart/Stop, e.g. vLLM with --profiler-config\n"
+         "      '{\"profiler\": \"cuda\"}', only they are traced);\n"
          "      --attach adds the load to a run `record` is recording; --sweep runs each value\n"
          "      as its own run (with --server, each under its own server), the runs one sweep\n"
          "      group (see `sweep`); --num-prompts N1,N2,... gives each point its own count",

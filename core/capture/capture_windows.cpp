@@ -2,18 +2,17 @@
 
 namespace ws::capture {
 
-void CaptureWindows::started(std::uint32_t thread) {
+void CaptureWindows::started() {
     std::lock_guard lock(mutex_);
-    if (open_) return;
+    if (open_ || finished_) return;
     // Tracing first, then the clock: the window never claims time before
     // the records it holds could begin.
     hooks_.setTracing(true);
     open_ = true;
     startNs_ = hooks_.now();
-    startThread_ = thread;
 }
 
-void CaptureWindows::stopping(std::uint32_t thread) {
+void CaptureWindows::stopping() {
     std::lock_guard lock(mutex_);
     if (!open_) return;
     RangeRecord r;
@@ -23,11 +22,17 @@ void CaptureWindows::stopping(std::uint32_t thread) {
     open_ = false;
     ++windows_;
     r.processId = processId_;
-    r.threadId = startThread_;
+    r.threadId = 0;
     r.name = kCaptureWindowName;
     r.domain = kCaptureWindowDomain;
-    r.kind = thread == startThread_ ? RangeKind::PushPop : RangeKind::StartEnd;
+    r.kind = RangeKind::StartEnd;
     hooks_.closed(r);
+}
+
+void CaptureWindows::finish() {
+    stopping();
+    std::lock_guard lock(mutex_);
+    finished_ = true;
 }
 
 int CaptureWindows::windows() const {

@@ -16,6 +16,7 @@
 #include <cstring>
 #include <deque>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -161,14 +162,14 @@ void leaveQueryCallsOut() {
 
 // The activity kinds a recording traces, on or off together: all run long,
 // or only inside capture windows (record --capture-range cudaProfilerApi).
-// Device and context records are not among them: they describe the GPU and
-// are needed whatever is traced.
+// Not among them, traced all run long: device and context records (they
+// describe the GPU) and NVTX markers (a range pushed inside a window and
+// popped after it stays whole, and nesting depths stay right).
 void setTracing(bool traced) {
     static const CUpti_ActivityKind kinds[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
                                                CUPTI_ACTIVITY_KIND_MEMCPY,
                                                CUPTI_ACTIVITY_KIND_MEMSET,
                                                CUPTI_ACTIVITY_KIND_RUNTIME,
-                                               CUPTI_ACTIVITY_KIND_MARKER,
                                                CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
                                                CUPTI_ACTIVITY_KIND_OVERHEAD};
     // Driver API records (what Triton and other direct driver users launch
@@ -245,6 +246,7 @@ class Collector {
     std::vector<CollectiveCallRecord> calls_;  // NCCL calls not sent yet
     CaptureWindows* windows_ = nullptr;        // lives until exit, as the callbacks may
     std::vector<RangeRecord> closedWindows_;   // not sent yet; under callsMutex_
+    bool windowsPending_ = false;              // under mutex_: wakes the writer
     int socket_ = -1;
     std::mutex mutex_;
     std::condition_variable wake_;
@@ -351,8 +353,17 @@ void Collector::startTracing() {
                                  return static_cast<std::int64_t>(t);
                              },
                              [this](const RangeRecord& r) {
-                                 std::lock_guard lock(callsMutex_);
-                                 closedWindows_.push_back(r);
+                                 {
+                                     std::lock_guard lock(callsMutex_);
+                                     closedWindows_.push_back(r);
+                                 }
+                                 // Sent now, not with the next buffer: between
+                                 // windows none may come before a kill.
+                                 {
+                                     std::lock_guard lock(mutex_);
+                                     windowsPending_ = true;
+                                 }
+                                 wake_.notify_one();
                              }};
     windows_ = new CaptureWindows(std::move(hooks), static_cast<std::uint32_t>(::getpid()));
     if (startProfilerApiWindows(windows_)) return;
@@ -386,36 +397,40 @@ void Collector::writerLoop() {
     std::set<std::uint32_t> devicesSent;
     std::vector<std::uint32_t> devices;
     for (;;) {
-        Completed c{};
+        std::optional<Completed> c;
+        bool last = false;
         {
             std::unique_lock lock(mutex_);
-            wake_.wait(lock, [&] { return !queue_.empty() || stopping_; });
-            if (queue_.empty()) {
+            wake_.wait(lock, [&] { return !queue_.empty() || stopping_ || windowsPending_; });
+            windowsPending_ = false;
+            if (!queue_.empty()) {
+                c = queue_.front();
+                queue_.pop_front();
+                busy_ = true;
+            } else if (stopping_) {
                 busy_ = false;
                 drained_.notify_all();
-                lock.unlock();
-                encodeClosedWindows(enc);
-                send(enc.bytes());
-                return;
+                last = true;
             }
-            c = queue_.front();
-            queue_.pop_front();
-            busy_ = true;
         }
-        CUpti_Activity* record = nullptr;
-        while (cuptiActivityGetNextRecord(c.data, c.validBytes, &record) == CUPTI_SUCCESS)
-            converter.convert(record, enc, devices);
-        for (auto id : devices)
-            if (devicesSent.insert(id).second) enc.device(describeDevice(id));
-        devices.clear();
-        if (c.dropped) enc.dropped(static_cast<std::int64_t>(c.dropped));
+        if (c) {
+            CUpti_Activity* record = nullptr;
+            while (cuptiActivityGetNextRecord(c->data, c->validBytes, &record) == CUPTI_SUCCESS)
+                converter.convert(record, enc, devices);
+            for (auto id : devices)
+                if (devicesSent.insert(id).second) enc.device(describeDevice(id));
+            devices.clear();
+            if (c->dropped) enc.dropped(static_cast<std::int64_t>(c->dropped));
+        }
         encodeClosedWindows(enc);
         send(enc.bytes());
         enc.clear();
-        if (kZeroedBuffers) std::memset(c.data, 0, kBufferBytes);
+        if (last) return;
+        if (!c) continue;
+        if (kZeroedBuffers) std::memset(c->data, 0, kBufferBytes);
         {
             std::lock_guard lock(mutex_);
-            pool_.push_back(c.data);
+            pool_.push_back(c->data);
             busy_ = false;
             if (queue_.empty()) drained_.notify_all();
         }
@@ -478,9 +493,12 @@ bool Collector::start() {
     if (!check(cuptiActivityRegisterCallbacks(&Collector::requested, &Collector::completed),
                "cuptiActivityRegisterCallbacks"))
         return false;
-    for (auto kind : {CUPTI_ACTIVITY_KIND_DEVICE, CUPTI_ACTIVITY_KIND_CONTEXT})
-        if (CUptiResult r = cuptiActivityEnable(kind); r != CUPTI_SUCCESS)
-            check(r, "cuptiActivityEnable");
+    for (auto kind :
+         {CUPTI_ACTIVITY_KIND_DEVICE, CUPTI_ACTIVITY_KIND_CONTEXT, CUPTI_ACTIVITY_KIND_MARKER}) {
+        if (kindLeftOut(kind)) continue;
+        CUptiResult r = cuptiActivityEnable(kind);
+        if (r != CUPTI_SUCCESS && r != CUPTI_ERROR_NOT_COMPATIBLE) check(r, "cuptiActivityEnable");
+    }
     startTracing();
     // Before the first graph is built: nodes made earlier could not be traced.
     if (envNumber("WARPSCOPE_GRAPH_NODES", 1) != 0 &&
@@ -513,7 +531,7 @@ bool Collector::start() {
 void Collector::stop() {
     if (!active_.exchange(false)) return;
     insideCollector = true;
-    if (windows_) windows_->finish(static_cast<std::uint32_t>(::syscall(SYS_gettid)));
+    if (windows_) windows_->finish();
     flushKernelCounters();
     cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     {

@@ -218,6 +218,9 @@ void RecordConverter::convert(const CUpti_Activity* record, wire::Encoder& out,
         case CUPTI_ACTIVITY_KIND_DRIVER: {
             const auto& a = *reinterpret_cast<const CUpti_ActivityAPI*>(record);
             if (a.threadId == ownThread_) return;
+            // Begun before tracing was turned on (at a capture window's
+            // start): CUPTI has no start time for it.
+            if (a.start == 0) return;
             bool driver = record->kind == CUPTI_ACTIVITY_KIND_DRIVER;
             ApiCallRecord r;
             r.startNs = static_cast<std::int64_t>(a.start);

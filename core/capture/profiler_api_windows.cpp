@@ -1,10 +1,8 @@
 #include "capture/profiler_api_windows.h"
 
 #include <cupti.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-
 #include <cstdio>
+#include <iterator>
 
 #include "capture/cupti_callbacks.h"
 
@@ -29,16 +27,16 @@ bool isStop(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
 
 void onProfilerApi(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
     const bool start = isStart(domain, cbid);
-    if (!start && !isStop(domain, cbid)) return;
+    if ((!start && !isStop(domain, cbid)) || !windowsDriven) return;
     const auto* call = static_cast<const CUpti_CallbackData*>(data);
-    const auto thread = static_cast<std::uint32_t>(::syscall(SYS_gettid));
     // The window holds what the program did between the two calls: it opens
     // when the start returns and closes when the stop is entered, so neither
-    // call's own records are in it.
+    // call is traced (the start's record, begun untraced, has no start time
+    // and is dropped by the converter).
     if (start && call->callbackSite == CUPTI_API_EXIT)
-        windowsDriven->started(thread);
+        windowsDriven->started();
     else if (!start && call->callbackSite == CUPTI_API_ENTER)
-        windowsDriven->stopping(thread);
+        windowsDriven->stopping();
 }
 
 }  // namespace
@@ -56,12 +54,18 @@ bool startProfilerApiWindows(CaptureWindows* windows) {
         {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuProfilerStart},
         {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuProfilerStop},
     };
-    for (const auto& c : calls) {
-        if (CUptiResult r = cuptiEnableCallback(1, s, c.domain, c.cbid); r != CUPTI_SUCCESS) {
+    for (std::size_t i = 0; i < std::size(calls); ++i) {
+        if (CUptiResult r = cuptiEnableCallback(1, s, calls[i].domain, calls[i].cbid);
+            r != CUPTI_SUCCESS) {
             const char* why = nullptr;
             cuptiGetResultString(r, &why);
             std::fprintf(stderr, "[warpscope] cannot watch cudaProfilerStart/Stop: %s\n",
                          why ? why : "unknown error");
+            // None or all: a stop seen without its start would end the
+            // whole-run tracing the caller falls back to.
+            for (std::size_t j = 0; j < i; ++j)
+                cuptiEnableCallback(0, s, calls[j].domain, calls[j].cbid);
+            windowsDriven = nullptr;
             return false;
         }
     }

@@ -12,9 +12,14 @@ std::size_t discard(char*, std::size_t size, std::size_t count, void*) {
     return size * count;
 }
 
+int abandonWhenStopped(void* stop, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+    return static_cast<const std::atomic<bool>*>(stop)->load() ? 1 : 0;
+}
+
 }  // namespace
 
-long serverRequest(const char* method, const std::string& url, std::string& error) {
+long serverRequest(const char* method, const std::string& url, std::string& error,
+                   const std::atomic<bool>* stop) {
     CURL* curl = curl_easy_init();
     if (!curl) {
         error = "libcurl could not make a handle";
@@ -29,6 +34,11 @@ long serverRequest(const char* method, const std::string& url, std::string& erro
     curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, discard);
     curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, text);
     curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+    if (stop) {
+        curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, abandonWhenStopped);
+        curl_easy_setopt(curl, CURLOPT_XFERINFODATA, const_cast<std::atomic<bool>*>(stop));
+        curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
+    }
     curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, 1000L);
     // A profiler's stop may write its trace before it answers (vLLM's torch
     // profiler does): more than a health poll's few seconds.

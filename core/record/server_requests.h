@@ -2,12 +2,15 @@
 // profiler switch), through libcurl. Private to record/.
 #pragma once
 
+#include <atomic>
 #include <string>
 
 namespace ws {
 
 // The HTTP status of METHOD url (GET, or POST with an empty body), or 0 with
-// the reason in `error`; any status but 200 also sets `error`.
-long serverRequest(const char* method, const std::string& url, std::string& error);
+// the reason in `error`; any status but 200 also sets `error`. A set `stop`
+// (SIGINT) abandons the request within ~100 ms.
+long serverRequest(const char* method, const std::string& url, std::string& error,
+                   const std::atomic<bool>* stop = nullptr);
 
 }  // namespace ws

@@ -32,19 +32,28 @@ for program in ${PROGRAM:-launches generate}; do
       echo "$program $tool $(awk '/PAIR_RATIO|TRACED_S|UNTRACED_S/{printf "%s %s  ", $1, $2}' "$tmp/$tool.txt")"
       grep PAIRS "$tmp/$tool.txt" | sed "s/^/  $program $tool /"
     done
-    "$cli" show "$round" --db "$db" | grep -E '^(kernels|api calls|capture cost)' | sed "s/^/  stored: /"
+    "$cli" show "$round" --db "$db" | grep -E '^(kernels|api calls|capture cost)' | sed "s/^/  $program stored: /"
   done
 done | tee "$out/alternate.txt"
-python3 - "$out/alternate.txt" <<'PY' || fail=1
+python3 - "$out/alternate.txt" "$calls" <<'PY' || fail=1
 import collections, statistics, sys
 ratios = collections.defaultdict(list)
+ok = True
 for line in open(sys.argv[1]):
     w = line.split()
     if len(w) > 3 and w[2] == "PAIR_RATIO":
         ratios[(w[0], w[1])].append(float(w[3]))
+    # The launch loop's run holds exactly the traced calls' kernels: 20,000
+    # per call, the warm-up's traced call included.
+    if w[:3] == ["launches", "stored:", "kernels"]:
+        want = 20000 * (int(sys.argv[2]) + 1)
+        print(f"launch loop kernels stored {w[3]} of {want} traced:",
+              "PASS" if int(w[3]) == want else "FAIL")
+        ok = ok and int(w[3]) == want
 names = {"ws": "Warpscope default, capture range", "torch": "torch.profiler CUDA-only"}
 for (program, tool), r in sorted(ratios.items()):
     print(f"{program:9s} {names[tool]:34s} traced/untraced {statistics.median(r):.3f} "
           f"(rounds {[round(x, 3) for x in r]})")
+sys.exit(0 if ok else 1)
 PY
 ws_finish

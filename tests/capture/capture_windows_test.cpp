@@ -23,10 +23,10 @@ struct Probe {
 TEST(CaptureWindowsTest, EachStartStopPairIsOneTracedWindow) {
     Probe p;
     CaptureWindows w(p.hooks(), 42);
-    w.started(7);
-    w.stopping(7);
-    w.started(7);
-    w.stopping(7);
+    w.started();
+    w.stopping();
+    w.started();
+    w.stopping();
     EXPECT_EQ(p.switches, (std::vector<bool>{true, false, true, false}));
     ASSERT_EQ(p.closed.size(), 2u);
     EXPECT_EQ(w.windows(), 2);
@@ -34,8 +34,10 @@ TEST(CaptureWindowsTest, EachStartStopPairIsOneTracedWindow) {
         EXPECT_EQ(r.name, kCaptureWindowName);
         EXPECT_EQ(r.domain, kCaptureWindowDomain);
         EXPECT_EQ(r.processId, 42u);
-        EXPECT_EQ(r.threadId, 7u);
-        EXPECT_EQ(r.kind, RangeKind::PushPop);
+        // Process-wide, as CUDA's synchronization ranges: no thread's NVTX
+        // parent, a timeline lane of its own.
+        EXPECT_EQ(r.threadId, 0u);
+        EXPECT_EQ(r.kind, RangeKind::StartEnd);
         EXPECT_LT(r.startNs, r.endNs);
     }
     EXPECT_LT(p.closed[0].endNs, p.closed[1].startNs);
@@ -45,10 +47,10 @@ TEST(CaptureWindowsTest, NestedAndRepeatedCallsOpenAndCloseOnce) {
     // cudaProfilerStart calls cuProfilerStart: two starts, then two stops.
     Probe p;
     CaptureWindows w(p.hooks(), 1);
-    w.started(3);   // cuProfilerStart returned
-    w.started(3);   // cudaProfilerStart returned
-    w.stopping(3);  // cudaProfilerStop entered
-    w.stopping(3);  // cuProfilerStop entered
+    w.started();   // cuProfilerStart returned
+    w.started();   // cudaProfilerStart returned
+    w.stopping();  // cudaProfilerStop entered
+    w.stopping();  // cuProfilerStop entered
     EXPECT_EQ(p.switches, (std::vector<bool>{true, false}));
     EXPECT_EQ(p.closed.size(), 1u);
 }
@@ -56,22 +58,25 @@ TEST(CaptureWindowsTest, NestedAndRepeatedCallsOpenAndCloseOnce) {
 TEST(CaptureWindowsTest, AStopWithoutAStartChangesNothing) {
     Probe p;
     CaptureWindows w(p.hooks(), 1);
-    w.stopping(3);
-    w.finish(3);
+    w.stopping();
+    w.finish();
     EXPECT_TRUE(p.switches.empty());
     EXPECT_TRUE(p.closed.empty());
     EXPECT_EQ(w.windows(), 0);
 }
 
-TEST(CaptureWindowsTest, AWindowStillOpenAtExitEndsThere) {
+TEST(CaptureWindowsTest, AWindowStillOpenAtExitEndsThereAndNoneOpensAfter) {
     Probe p;
     CaptureWindows w(p.hooks(), 1);
-    w.started(3);
-    w.finish(9);  // the collector's exit handler, on another thread
+    w.started();
+    w.finish();  // the collector's exit handler
     ASSERT_EQ(p.closed.size(), 1u);
-    EXPECT_EQ(p.switches.back(), false);
-    EXPECT_EQ(p.closed[0].threadId, 3u);
-    EXPECT_EQ(p.closed[0].kind, RangeKind::StartEnd);
+    EXPECT_EQ(p.switches, (std::vector<bool>{true, false}));
+    // The collector has stopped sending: a later start opens nothing.
+    w.started();
+    w.stopping();
+    EXPECT_EQ(p.switches.size(), 2u);
+    EXPECT_EQ(p.closed.size(), 1u);
 }
 
 }  // namespace

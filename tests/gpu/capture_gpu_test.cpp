@@ -99,6 +99,18 @@ TEST(CaptureGpu, CaptureRangeKeepsOnlyTheProfilerStartStopWindows) {
             inAWindow |= k.startNs >= w.startNs && k.startNs <= w.endNs;
         EXPECT_TRUE(inAWindow) << k.name << " at " << k.startNs << " outside every window";
     }
+    // API calls too, but the profiler calls themselves (a stop is entered
+    // traced): none begun before a window opened, none after it closed.
+    int calls = 0;
+    for (const auto& a : apiCallsIn(store, run)) {
+        if (a.name.find("ProfilerSt") != std::string::npos) continue;
+        ++calls;
+        bool inAWindow = false;
+        for (const auto& w : windows)
+            inAWindow |= a.startNs >= w.startNs && a.startNs <= w.endNs;
+        EXPECT_TRUE(inAWindow) << a.name << " at " << a.startNs << " outside every window";
+    }
+    EXPECT_GE(calls, 14);  // at least the 14 launches
     EXPECT_EQ(runProperties(store, run)["capture.range"], "cudaProfilerApi");
 }
 

@@ -1,7 +1,10 @@
 #include "viewmodels/timeline_load_parts.h"
 
 #include <algorithm>
+#include <compare>
+#include <map>
 #include <set>
+#include <string>
 #include <tuple>
 
 #include "analysis/kernel_summary.h"
@@ -129,19 +132,35 @@ void readCopies(Store& store, RunId run, TimeWindow window, TimelineLane& lane, 
 
 void addRangeLanes(Store& store, RunId run, TimelineData& data, Labels& label, Poll& poll,
                    Extent& extent) {
-    std::map<std::pair<std::uint32_t, int>, std::vector<RangeRecord>> byDepth;
+    // Per thread and depth; process-wide ranges (thread 0: CUDA's waits, a
+    // recording's capture windows) per domain, each a lane of its own.
+    struct Key {
+        std::uint32_t thread;
+        int depth;
+        std::string domain;
+        auto operator<=>(const Key&) const = default;
+    };
+    std::map<Key, std::vector<RangeRecord>> byLane;
     forEachRange(store, run, {}, std::nullopt, [&](const RangeRecord& r) {
         poll();
-        if (r.kind != RangeKind::Mark) byDepth[{r.threadId, r.depth}].push_back(r);
+        if (r.kind == RangeKind::Mark) return;
+        byLane[{r.threadId, r.depth, r.threadId ? std::string() : r.domain}].push_back(r);
     });
-    for (auto& [key, ranges] : byDepth) {
+    for (auto& [key, ranges] : byLane) {
         if (poll.stopped()) throw LoadStopped{};
         TimelineLane lane;
         lane.kind = LaneKind::Ranges;
-        lane.laneId = key.first;
-        lane.group =
-            key.first ? QStringLiteral("Thread %1").arg(key.first) : QStringLiteral("CUDA sync");
-        lane.title = QStringLiteral("NVTX %1").arg(key.second);
+        lane.laneId = key.thread;
+        if (key.thread) {
+            lane.group = QStringLiteral("Thread %1").arg(key.thread);
+            lane.title = QStringLiteral("NVTX %1").arg(key.depth);
+        } else if (key.domain == "CUDA synchronization") {
+            lane.group = QStringLiteral("CUDA sync");
+            lane.title = QStringLiteral("NVTX %1").arg(key.depth);
+        } else {
+            lane.group = QString::fromStdString(key.domain);
+            lane.title = QStringLiteral("ranges");
+        }
         std::sort(ranges.begin(), ranges.end(),
                   [](const RangeRecord& a, const RangeRecord& b) { return a.startNs < b.startNs; });
         for (const auto& r : ranges) {

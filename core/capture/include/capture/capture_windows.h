@@ -14,8 +14,10 @@
 
 namespace ws::capture {
 
-// The name and domain a window is stored under (a range on the timeline, and
-// what `--window range:capture range` selects).
+// The name and domain a window is stored under: a process-wide range (thread
+// 0, start/end, as CUDA's synchronization ranges), so it is nobody's NVTX
+// parent and has a timeline lane of its own; `--window "range:capture
+// range"` spans the first to the last.
 inline constexpr const char* kCaptureWindowName = "capture range";
 inline constexpr const char* kCaptureWindowDomain = "Warpscope";
 
@@ -29,15 +31,16 @@ class CaptureWindows {
   public:
     CaptureWindows(CaptureWindowHooks hooks, std::uint32_t processId)
         : hooks_(std::move(hooks)), processId_(processId) {}
-    // A profiler start returned on `thread`: tracing goes on unless a window
-    // is already open (cudaProfilerStart calls cuProfilerStart inside it, and
-    // programs call start twice).
-    void started(std::uint32_t thread);
-    // A profiler stop was entered on `thread`: tracing goes off and the open
-    // window is handed to `closed`; nothing happens when none is open.
-    void stopping(std::uint32_t thread);
-    // The program exits with a window open: it ends now.
-    void finish(std::uint32_t thread) { stopping(thread); }
+    // A profiler start returned: tracing goes on unless a window is already
+    // open (cudaProfilerStart calls cuProfilerStart inside it, and programs
+    // call start twice).
+    void started();
+    // A profiler stop was entered: tracing goes off and the open window is
+    // handed to `closed`; nothing happens when none is open.
+    void stopping();
+    // The program exits: a window still open ends now, and no start opens
+    // one any more (the collector has stopped sending).
+    void finish();
     int windows() const;
 
   private:
@@ -45,8 +48,8 @@ class CaptureWindows {
     std::uint32_t processId_;
     mutable std::mutex mutex_;
     bool open_ = false;
+    bool finished_ = false;
     std::int64_t startNs_ = 0;
-    std::uint32_t startThread_ = 0;
     int windows_ = 0;
 };
 

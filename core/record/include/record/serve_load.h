@@ -38,9 +38,10 @@ struct ServeLoadOptions {
     bool warmup = true;  // one request before measuring, never stored
     // vLLM's --profile: POST /start_profile after the warm-up and
     // /stop_profile once the last request ended, so a server with a profiler
-    // switch traces the measured requests only (vLLM with
-    // VLLM_TORCH_CUDA_PROFILE=1 calls cudaProfilerStart/Stop, which
-    // `--capture-range cudaProfilerApi` turns into Warpscope's capture window).
+    // switch traces the measured requests only (vLLM started with
+    // --profiler-config '{"profiler": "cuda"}', or VLLM_TORCH_CUDA_PROFILE=1
+    // before 0.13, calls cudaProfilerStart/Stop, which `--capture-range
+    // cudaProfilerApi` turns into Warpscope's capture window).
     bool profile = false;
     double requestTimeoutS = 600;  // a request still running then fails
     double runTimeoutS = 0;        // 0 = none; past it, running requests fail, none start

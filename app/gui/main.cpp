@@ -4,6 +4,7 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QSettings>
+#include <QTableView>
 #include <QTimer>
 #include <algorithm>
 #include <cstdio>
@@ -190,6 +191,10 @@ int main(int argc, char** argv) {
                              [grab] { grab(false); });
         // A failed load is shown as it is, range or not.
         QObject::connect(&window, &ws::ui::MainWindow::loadFailed, &window, [grab] { grab(true); });
+        // So is a store without runs: no charts will follow.
+        QObject::connect(&window, &ws::ui::MainWindow::storeLoaded, &window, [&window, grab] {
+            if (window.runView()->model()->rowCount() == 0) grab(true);
+        });
     }
     if (parser.isSet(find)) {
         QString name = parser.value(find);

@@ -1,0 +1,63 @@
+// Range lanes: a thread's NVTX ranges per nesting depth; process-wide ranges
+// (thread 0) per domain, so CUDA's waits and a recording's capture windows
+// (record --capture-range) each get a lane of their own.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <map>
+
+#include "store/store.h"
+#include "store/store_writer.h"
+#include "support/temp_dir.h"
+#include "viewmodels/timeline_data.h"
+
+namespace ws::ui {
+namespace {
+
+RangeRecord range(std::uint32_t thread, int depth, const char* domain, const char* name,
+                  std::int64_t start, std::int64_t end) {
+    RangeRecord r;
+    r.startNs = start;
+    r.endNs = end;
+    r.threadId = thread;
+    r.depth = depth;
+    r.domain = domain;
+    r.name = name;
+    r.kind = thread ? RangeKind::PushPop : RangeKind::StartEnd;
+    return r;
+}
+
+TEST(TimelineRangeLanes, ProcessWideRangesGetALanePerDomain) {
+    testing::TempDir dir;
+    {
+        Store store(dir.file("runs.wsdb"));
+        const RunId run = store.beginRun({});
+        {
+            StoreWriter w(store, run, 100);
+            w.add(range(7, 0, "", "decode step", 1'000, 9'000));
+            w.add(range(7, 1, "", "attention", 2'000, 3'000));
+            w.add(range(0, 0, "CUDA synchronization", "cudaStreamSynchronize", 4'000, 5'000));
+            w.add(range(0, 0, "Warpscope", "capture range", 500, 6'000));
+            w.add(range(0, 0, "Warpscope", "capture range", 7'000, 9'500));
+        }
+        auto data = loadTimeline(store, run);
+        ASSERT_TRUE(data);
+        std::map<std::string, std::size_t> events;  // "group · title" → events
+        for (const auto& lane : data->lanes)
+            if (lane.kind == LaneKind::Ranges)
+                events[(lane.group + " · " + lane.title).toStdString()] = lane.events.size();
+        EXPECT_EQ(events, (std::map<std::string, std::size_t>{{"CUDA sync · NVTX 0", 1},
+                                                              {"Thread 7 · NVTX 0", 1},
+                                                              {"Thread 7 · NVTX 1", 1},
+                                                              {"Warpscope · ranges", 2}}));
+    }  // closed: the file alone holds the run
+    // For a person to look at (WARPSCOPE_SCREENSHOT_DIR): the store itself.
+    QString shots = qEnvironmentVariable("WARPSCOPE_SCREENSHOT_DIR");
+    if (!shots.isEmpty())
+        std::filesystem::copy_file(dir.file("runs.wsdb"),
+                                   (shots + "/range-lanes.wsdb").toStdString(),
+                                   std::filesystem::copy_options::overwrite_existing);
+}
+
+}  // namespace
+}  // namespace ws::ui

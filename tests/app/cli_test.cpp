@@ -923,16 +923,23 @@ TEST_F(CliTest, RooflineCounterPassRecordsTheProgramTwice) {
     EXPECT_EQ(record({"--dram-pass", "on"}).exitCode, 2);
 }
 
+// `record` of a shell that echoes what the collector would read from its
+// environment (`echo`: the shell's words), with the capture options given.
+testing::ProcessResult recordEcho(const std::string& store, const std::vector<std::string>& options,
+                                  const char* echo) {
+    std::vector<std::string> argv = {"record", "--db", store, "--progress", "none"};
+    argv.insert(argv.end(), options.begin(), options.end());
+    for (const char* word : {"--", "/bin/sh", "-c", echo})
+        argv.push_back(word);
+    return cli(argv);
+}
+
 // How CUDA graphs were traced is a property of the run; the injected
 // collector reads it from the environment.
 TEST_F(CliTest, GraphTraceModeIsPassedOnAndStored) {
     const auto store = dir.file("graphs.wsdb");
-    auto record = [&](std::vector<std::string> options) {
-        std::vector<std::string> argv = {"record", "--db", store, "--progress", "none"};
-        argv.insert(argv.end(), options.begin(), options.end());
-        for (const char* word : {"--", "/bin/sh", "-c", "echo mode=$WARPSCOPE_GRAPH_TRACE"})
-            argv.push_back(word);
-        return cli(argv);
+    auto record = [&](const std::vector<std::string>& options) {
+        return recordEcho(store, options, "echo mode=$WARPSCOPE_GRAPH_TRACE");
     };
     auto byNode = record({});
     ASSERT_EQ(byNode.exitCode, 0) << byNode.err;
@@ -953,12 +960,8 @@ TEST_F(CliTest, GraphTraceModeIsPassedOnAndStored) {
 // says which it was.
 TEST_F(CliTest, QueryCallChoiceIsPassedOnAndStored) {
     const auto store = dir.file("queries.wsdb");
-    auto record = [&](std::vector<std::string> options) {
-        std::vector<std::string> argv = {"record", "--db", store, "--progress", "none"};
-        argv.insert(argv.end(), options.begin(), options.end());
-        for (const char* word : {"--", "/bin/sh", "-c", "echo all=${WARPSCOPE_ALL_APIS:-unset}"})
-            argv.push_back(word);
-        return cli(argv);
+    auto record = [&](const std::vector<std::string>& options) {
+        return recordEcho(store, options, "echo all=${WARPSCOPE_ALL_APIS:-unset}");
     };
     auto byDefault = record({});
     ASSERT_EQ(byDefault.exitCode, 0) << byDefault.err;
@@ -981,13 +984,8 @@ TEST_F(CliTest, QueryCallChoiceIsPassedOnAndStored) {
 // range it was traced over, and a misspelt range never starts the program.
 TEST_F(CliTest, CaptureRangeIsPassedOnStoredAndChecked) {
     const auto store = dir.file("range.wsdb");
-    auto record = [&](std::vector<std::string> options) {
-        std::vector<std::string> argv = {"record", "--db", store, "--progress", "none"};
-        argv.insert(argv.end(), options.begin(), options.end());
-        for (const char* word :
-             {"--", "/bin/sh", "-c", "echo range=${WARPSCOPE_CAPTURE_RANGE:-unset}"})
-            argv.push_back(word);
-        return cli(argv);
+    auto record = [&](const std::vector<std::string>& options) {
+        return recordEcho(store, options, "echo range=${WARPSCOPE_CAPTURE_RANGE:-unset}");
     };
     auto whole = record({});
     ASSERT_EQ(whole.exitCode, 0) << whole.err;

@@ -14,6 +14,10 @@ void CaptureWindows::started() {
 
 void CaptureWindows::stopping() {
     std::lock_guard lock(mutex_);
+    closeLocked();
+}
+
+void CaptureWindows::closeLocked() {
     if (!open_) return;
     RangeRecord r;
     r.startNs = startNs_;
@@ -30,8 +34,10 @@ void CaptureWindows::stopping() {
 }
 
 void CaptureWindows::finish() {
-    stopping();
+    // One hold of the lock: a start on another thread in between would open
+    // a window nobody closes.
     std::lock_guard lock(mutex_);
+    closeLocked();
     finished_ = true;
 }
 

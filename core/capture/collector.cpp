@@ -538,7 +538,12 @@ void Collector::stop() {
         std::unique_lock lock(mutex_);
         drained_.wait_for(lock, std::chrono::seconds(10), [&] { return queue_.empty() && !busy_; });
     }
-    stopping_ = true;
+    {
+        // Under the writer's lock: set between its check and its wait, the
+        // wake-up would be lost and the join below would never return.
+        std::lock_guard lock(mutex_);
+        stopping_ = true;
+    }
     wake_.notify_all();
     if (writer_.joinable()) writer_.join();
     if (flusher_.joinable()) flusher_.join();

@@ -106,15 +106,21 @@ bool stopRequested(const ServeLoadOptions& o) {
 }
 
 // --profile: one of the server's profiler switches; a refusal is kept, the
-// load goes on (as vLLM's bench does).
-void switchProfiler(const ServeLoadOptions& o, const char* path, ServeLoadResult& out) {
+// load goes on (as vLLM's bench does). A switch may work before it answers
+// (a CUDA profiler's stop flushes), so it gets 30 s. The start gives way to
+// Ctrl-C; the stop is sent even after one (else the server goes on
+// profiling), then given 5 s.
+void switchProfiler(const ServeLoadOptions& o, const char* path, bool start, ServeLoadResult& out) {
     std::string error;
-    const long status = serverRequest("POST", endpointBase(o.endpoint) + path, error);
+    const long timeoutMs = !start && stopRequested(o) ? 5000 : 30000;
+    const long status = serverRequest("POST", endpointBase(o.endpoint) + path, error, timeoutMs,
+                                      start ? o.stop : nullptr);
     if (status == 200) return;
     if (status == 404)
         error +=
-            " (the server offers no profiler switch: vLLM adds it with "
-            "VLLM_TORCH_CUDA_PROFILE=1 or VLLM_TORCH_PROFILER_DIR)";
+            " (the server offers no profiler switch: vLLM 0.13 and later add it when started "
+            "with --profiler-config '{\"profiler\": \"cuda\"}', earlier ones with "
+            "VLLM_TORCH_CUDA_PROFILE=1)";
     out.profileErrors.push_back(error);
 }
 
@@ -162,7 +168,7 @@ ServeLoadResult runServeLoad(const ServeLoadOptions& o) {
         }
     }
 
-    if (o.profile) switchProfiler(o, "/start_profile", out);
+    if (o.profile) switchProfiler(o, "/start_profile", true, out);
     auto mainLoop = makeRequestLoop(o);
     RequestLoop& loop = *mainLoop;
     loop.setInputLens(&prompts);
@@ -204,7 +210,7 @@ ServeLoadResult runServeLoad(const ServeLoadOptions& o) {
     }
     out.endedNs = steadyNs() + out.clockOffsetNs;
     out.clientCpuNs = threadCpuNs() - cpuAtStart;
-    if (o.profile) switchProfiler(o, "/stop_profile", out);
+    if (o.profile) switchProfiler(o, "/stop_profile", false, out);
     out.notSent = static_cast<int>(n - next);
     out.peakConcurrency = loop.peak();
     out.stampSource = loop.stampSource();

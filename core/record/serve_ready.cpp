@@ -35,9 +35,9 @@ ServerWaitResult waitForServer(const std::string& endpoint, double timeoutS,
         // A server that has /health says there whether it is ready (vLLM,
         // SGLang and TGI answer 503 while loading, and some answer /v1/models
         // before): /v1/models is asked only where /health is not found.
-        long health = serverRequest("GET", base + "/health", out.lastError);
-        if (health == 200 ||
-            (health == 404 && serverRequest("GET", base + "/v1/models", out.lastError) == 200)) {
+        long health = serverRequest("GET", base + "/health", out.lastError, 5000);
+        if (health == 200 || (health == 404 && serverRequest("GET", base + "/v1/models",
+                                                             out.lastError, 5000) == 200)) {
             out.state = ServerWait::Ready;
             out.lastError.clear();
             out.waitedS = waited();

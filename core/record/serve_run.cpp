@@ -85,7 +85,7 @@ RunStatus writeServeRequests(Store& store, RunId id, const ServeLoadOptions& o,
     set("bench.seed", std::to_string(o.seed));
     if (o.profile && r.warmupError.empty())
         set("bench.profile",
-            r.profileErrors.empty() ? "started and stopped" : "refused by the server");
+            r.profileErrors.empty() ? "started and stopped" : "not switched (see the log)");
     set("bench.failed_requests", std::to_string(failed));
     set("bench.failure_rate", number(sent ? static_cast<double>(failed) / sent : 0.0));
     set("bench.not_sent", std::to_string(r.notSent));

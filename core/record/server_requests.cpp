@@ -18,7 +18,7 @@ int abandonWhenStopped(void* stop, curl_off_t, curl_off_t, curl_off_t, curl_off_
 
 }  // namespace
 
-long serverRequest(const char* method, const std::string& url, std::string& error,
+long serverRequest(const char* method, const std::string& url, std::string& error, long timeoutMs,
                    const std::atomic<bool>* stop) {
     CURL* curl = curl_easy_init();
     if (!curl) {
@@ -40,9 +40,7 @@ long serverRequest(const char* method, const std::string& url, std::string& erro
         curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
     }
     curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, 1000L);
-    // A profiler's stop may write its trace before it answers (vLLM's torch
-    // profiler does): more than a health poll's few seconds.
-    curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, std::strcmp(method, "POST") == 0 ? 120000L : 5000L);
+    curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, timeoutMs);
     long status = 0;
     CURLcode rc = curl_easy_perform(curl);
     if (rc == CURLE_OK) {

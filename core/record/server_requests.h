@@ -9,8 +9,9 @@ namespace ws {
 
 // The HTTP status of METHOD url (GET, or POST with an empty body), or 0 with
 // the reason in `error`; any status but 200 also sets `error`. A set `stop`
-// (SIGINT) abandons the request within ~100 ms.
-long serverRequest(const char* method, const std::string& url, std::string& error,
+// (SIGINT) abandons the request within about a second (libcurl asks that
+// often while nothing moves). It waits `timeoutMs` at most.
+long serverRequest(const char* method, const std::string& url, std::string& error, long timeoutMs,
                    const std::atomic<bool>* stop = nullptr);
 
 }  // namespace ws

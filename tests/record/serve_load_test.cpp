@@ -4,7 +4,10 @@
 // the warm-up left out, errors stored with their text; arrivals tested on the
 // generator itself, never by wall clock.
 #include <gtest/gtest.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -334,8 +337,46 @@ TEST_F(ServeLoad, ProfileSwitchesTheServersProfilerAroundTheMeasuredRequests) {
     EXPECT_NE(r.profileErrors[0].find("POST http://127.0.0.1:1/start_profile"), std::string::npos)
         << r.profileErrors[0];
     RunId refused = storeServeRun(store, o, r, {"", "cmd", "{}"});
-    EXPECT_EQ(runProperties(store, refused).at("bench.profile"), "refused by the server");
+    EXPECT_EQ(runProperties(store, refused).at("bench.profile"), "not switched (see the log)");
     EXPECT_NE(runLog(store, refused).find("--profile: POST"), std::string::npos);
+}
+
+// A server that takes --profile's POST and never answers: Ctrl-C (the stop
+// flag) abandons the start at once, and the stop, still sent so a server
+// does not go on profiling, gives up after 5 s instead of 30.
+TEST(ServeLoadProfile, AServerThatNeverAnswersTheSwitchDoesNotHoldOffCtrlC) {
+    int listener = ::socket(AF_INET, SOCK_STREAM, 0);
+    ASSERT_GE(listener, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof addr;
+    ASSERT_EQ(::bind(listener, reinterpret_cast<sockaddr*>(&addr), len), 0);
+    ASSERT_EQ(::listen(listener, 8), 0);  // connections queue, nothing is read
+    ASSERT_EQ(::getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len), 0);
+    std::atomic<bool> stop{false};
+    ServeLoadOptions o;
+    o.endpoint = "http://127.0.0.1:" + std::to_string(ntohs(addr.sin_port));
+    o.model = "m";
+    o.numPrompts = 1;
+    o.warmup = false;
+    o.profile = true;
+    o.stop = &stop;
+    std::thread ctrlC([&] {
+        std::this_thread::sleep_for(500ms);
+        stop = true;
+    });
+    const auto start = std::chrono::steady_clock::now();
+    auto r = runServeLoad(o);
+    const double took =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    ctrlC.join();
+    ::close(listener);
+    EXPECT_TRUE(r.interrupted);
+    ASSERT_EQ(r.profileErrors.size(), 2u);
+    EXPECT_NE(r.profileErrors[0].find("/start_profile"), std::string::npos) << r.profileErrors[0];
+    EXPECT_NE(r.profileErrors[1].find("/stop_profile"), std::string::npos) << r.profileErrors[1];
+    EXPECT_LT(took, 15.0);  // the 30 s a switch may otherwise take, twice, were not waited
 }
 
 TEST_F(ServeLoad, MaxTokensOverTheContextIsA400) {

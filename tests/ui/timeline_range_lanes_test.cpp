@@ -27,6 +27,8 @@ RangeRecord range(std::uint32_t thread, int depth, const char* domain, const cha
     return r;
 }
 
+// (Depths of thread-0 ranges are CUPTI's count over every thread-less marker:
+// they do not split a domain's lane.)
 TEST(TimelineRangeLanes, ProcessWideRangesGetALanePerDomain) {
     testing::TempDir dir;
     {
@@ -38,7 +40,8 @@ TEST(TimelineRangeLanes, ProcessWideRangesGetALanePerDomain) {
             w.add(range(7, 1, "", "attention", 2'000, 3'000));
             w.add(range(0, 0, "CUDA synchronization", "cudaStreamSynchronize", 4'000, 5'000));
             w.add(range(0, 0, "Warpscope", "capture range", 500, 6'000));
-            w.add(range(0, 0, "Warpscope", "capture range", 7'000, 9'500));
+            w.add(range(0, 1, "Warpscope", "capture range", 7'000, 9'500));
+            w.add(range(0, 2, "", "no domain", 100, 200));
         }
         auto data = loadTimeline(store, run);
         ASSERT_TRUE(data);
@@ -47,6 +50,7 @@ TEST(TimelineRangeLanes, ProcessWideRangesGetALanePerDomain) {
             if (lane.kind == LaneKind::Ranges)
                 events[(lane.group + " · " + lane.title).toStdString()] = lane.events.size();
         EXPECT_EQ(events, (std::map<std::string, std::size_t>{{"CUDA sync · NVTX 0", 1},
+                                                              {"Process · ranges", 1},
                                                               {"Thread 7 · NVTX 0", 1},
                                                               {"Thread 7 · NVTX 1", 1},
                                                               {"Warpscope · ranges", 2}}));

@@ -132,6 +132,7 @@ void readCopies(Store& store, RunId run, TimeWindow window, TimelineLane& lane, 
 
 void addRangeLanes(Store& store, RunId run, TimelineData& data, Labels& label, Poll& poll,
                    Extent& extent) {
+    static const std::string kSyncDomain = "CUDA synchronization";  // cupti_records.cpp
     // Per thread and depth; process-wide ranges (thread 0: CUDA's waits, a
     // recording's capture windows) per domain, each a lane of its own.
     struct Key {
@@ -144,7 +145,14 @@ void addRangeLanes(Store& store, RunId run, TimelineData& data, Labels& label, P
     forEachRange(store, run, {}, std::nullopt, [&](const RangeRecord& r) {
         poll();
         if (r.kind == RangeKind::Mark) return;
-        byLane[{r.threadId, r.depth, r.threadId ? std::string() : r.domain}].push_back(r);
+        if (r.threadId) {
+            byLane[{r.threadId, r.depth, {}}].push_back(r);
+        } else {
+            // Nesting is per thread; process-wide ranges of other domains
+            // (capture windows) do not nest, one lane each.
+            const bool waits = r.domain == kSyncDomain;
+            byLane[{0, waits ? r.depth : 0, r.domain}].push_back(r);
+        }
     });
     for (auto& [key, ranges] : byLane) {
         if (poll.stopped()) throw LoadStopped{};
@@ -154,11 +162,12 @@ void addRangeLanes(Store& store, RunId run, TimelineData& data, Labels& label, P
         if (key.thread) {
             lane.group = QStringLiteral("Thread %1").arg(key.thread);
             lane.title = QStringLiteral("NVTX %1").arg(key.depth);
-        } else if (key.domain == "CUDA synchronization") {
+        } else if (key.domain == kSyncDomain) {
             lane.group = QStringLiteral("CUDA sync");
             lane.title = QStringLiteral("NVTX %1").arg(key.depth);
         } else {
-            lane.group = QString::fromStdString(key.domain);
+            lane.group =
+                key.domain.empty() ? QStringLiteral("Process") : QString::fromStdString(key.domain);
             lane.title = QStringLiteral("ranges");
         }
         std::sort(ranges.begin(), ranges.end(),

@@ -44,6 +44,8 @@ class CaptureWindows {
     int windows() const;
 
   private:
+    void closeLocked();  // with mutex_ held
+
     CaptureWindowHooks hooks_;
     std::uint32_t processId_;
     mutable std::mutex mutex_;

@@ -106,6 +106,7 @@ int cmdShow(const std::vector<std::string>& argv) {
     auto properties = runProperties(*store, id);
     // The line without its "capture cost " lead, which the row names.
     if (auto cost = captureCostLine(properties)) row("capture cost", cost->substr(13));
+    if (auto range = captureRangeLine(properties, run.durationNs())) row("capture range", *range);
     // The same for the client's line without its "client: " lead.
     if (auto client = clientMeasurementLine(properties)) row("client", client->substr(8));
     if (!properties.empty()) std::cout << "properties\n";

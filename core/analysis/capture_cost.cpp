@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "model/capture_windows.h"
 #include "util/format.h"
 
 namespace ws {
@@ -48,6 +49,29 @@ std::optional<std::string> captureCostLine(const std::map<std::string, std::stri
                        " % of this run's wall time";
     if (auto basis = properties.find(capture_cost::kBasis); basis != properties.end())
         line += " (" + basis->second + ")";
+    return line;
+}
+
+std::optional<std::string> captureRangeLine(const std::map<std::string, std::string>& properties,
+                                            std::int64_t runNs) {
+    auto range = properties.find(capture_window::kRangeProperty);
+    if (range == properties.end() || range->second != capture_window::kProfilerApi)
+        return std::nullopt;
+    const auto windows = number(properties, capture_window::kCountProperty).value_or(0);
+    if (windows < 1)
+        return std::string(
+            "traced only between cudaProfilerStart and cudaProfilerStop, and the "
+            "program opened no such window: nothing was traced");
+    const auto tracedNs = number(properties, capture_window::kTracedNsProperty).value_or(0);
+    std::string line =
+        "traced only between cudaProfilerStart and cudaProfilerStop: " + formatFixed(windows, 0) +
+        (windows == 1 ? " window, " : " windows, ") +
+        formatDuration(static_cast<std::int64_t>(tracedNs));
+    if (runNs > 0) {
+        const double percent = 100.0 * tracedNs / static_cast<double>(runNs);
+        line += " of the run's " + formatDuration(runNs) + " (" +
+                (percent < 0.5 ? std::string("< 1") : formatFixed(percent, 0)) + " %)";
+    }
     return line;
 }
 

@@ -27,8 +27,8 @@ void CaptureWindows::closeLocked() {
     ++windows_;
     r.processId = processId_;
     r.threadId = 0;
-    r.name = kCaptureWindowName;
-    r.domain = kCaptureWindowDomain;
+    r.name = capture_window::kName;
+    r.domain = capture_window::kDomain;
     r.kind = RangeKind::StartEnd;
     hooks_.closed(r);
 }

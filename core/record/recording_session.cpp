@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "conventions/run_conventions.h"
+#include "model/capture_windows.h"
 #include "model/process_keys.h"
 #include "process_info.h"
 #include "util/process_identity.h"
@@ -144,6 +145,16 @@ wire::Sink RecordingSession::sink() {
     s.range = [this](const RangeRecord& r) {
         ++progress.ranges;
         if (r.name.rfind("ws.token:", 0) == 0) ++progress.tokens;
+        if (r.threadId == 0 && r.name == capture_window::kName &&
+            r.domain == capture_window::kDomain) {
+            ++captureWindows_;
+            captureWindowsNs_ += r.endNs - r.startNs;
+            // A later value of a key wins: the last note holds the totals.
+            pendingProperties_.emplace_back(capture_window::kCountProperty,
+                                            std::to_string(captureWindows_));
+            pendingProperties_.emplace_back(capture_window::kTracedNsProperty,
+                                            std::to_string(captureWindowsNs_));
+        }
         writer_.add(r);
     };
     return s;

@@ -83,6 +83,9 @@ class RecordingSession {
     std::string outputLine_;  // the output's unfinished last line
     // capture_keys::kCuptiConflict's value once a conflict was seen.
     std::string cuptiConflict_;
+    // record --capture-range: windows seen so far, and their total length.
+    std::int64_t captureWindows_ = 0;
+    std::int64_t captureWindowsNs_ = 0;
     std::vector<SampleRecord> unplacedSamples_;
     std::optional<DeviceInfo> pendingDevice_;
     bool deviceSeen_ = false;

@@ -571,6 +571,8 @@ std::string writeReport(const ReportData& d, ReportFormat format, const ChartSou
             (d.run.droppedRecords ? " — the timeline is incomplete" : ""),
         "CUPTI overhead intervals recorded: " + std::to_string(d.overheadCount),
         coldStartNote(d.coldStart), captureCostNote(d)};
+    if (auto range = captureRangeLine(d.properties, d.run.durationNs()))
+        capture.push_back("capture range: " + *range);
     if (auto conflict = d.properties.find("capture.cupti_conflict"); conflict != d.properties.end())
         capture.push_back(conflict->second == "warpscope"
                               ? "another profiler held CUPTI's callbacks first: CUDA graph nodes "

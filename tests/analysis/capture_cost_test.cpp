@@ -36,5 +36,24 @@ TEST(CaptureCost, StatedFromTheRunsPropertiesOrNotAtAll) {
     EXPECT_FALSE(captureCostLine(p));
 }
 
+// record --capture-range: how much of the run its windows traced.
+TEST(CaptureCost, ACaptureRangeSaysHowMuchOfTheRunWasTraced) {
+    std::map<std::string, std::string> p;
+    EXPECT_FALSE(captureRangeLine(p, 10'000'000'000));
+    p["capture.range"] = "whole run";
+    EXPECT_FALSE(captureRangeLine(p, 10'000'000'000));
+    p["capture.range"] = "cudaProfilerApi";
+    EXPECT_EQ(*captureRangeLine(p, 10'000'000'000),
+              "traced only between cudaProfilerStart and cudaProfilerStop, and the program "
+              "opened no such window: nothing was traced");
+    p["capture.windows"] = "3";
+    p["capture.windows_ns"] = "1210000000";
+    auto line = *captureRangeLine(p, 10'000'000'000);
+    EXPECT_NE(line.find(": 3 windows, 1.21 s of the run's 10"), std::string::npos) << line;
+    EXPECT_NE(line.find("(12 %)"), std::string::npos) << line;
+    p["capture.windows"] = "1";
+    EXPECT_NE(captureRangeLine(p, 0)->find(": 1 window, 1.21 s"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace ws

@@ -31,8 +31,8 @@ TEST(CaptureWindowsTest, EachStartStopPairIsOneTracedWindow) {
     ASSERT_EQ(p.closed.size(), 2u);
     EXPECT_EQ(w.windows(), 2);
     for (const auto& r : p.closed) {
-        EXPECT_EQ(r.name, kCaptureWindowName);
-        EXPECT_EQ(r.domain, kCaptureWindowDomain);
+        EXPECT_EQ(r.name, "capture range");
+        EXPECT_EQ(r.domain, "Warpscope");
         EXPECT_EQ(r.processId, 42u);
         // Process-wide, as CUDA's synchronization ranges: no thread's NVTX
         // parent, a timeline lane of its own.

@@ -332,6 +332,9 @@ TEST_F(RecorderTest, EachReportingProcessKeepsItsCommandAndHowItEnded) {
     }
     EXPECT_NE(runLog(store, outcome.run).find("ended without flushing its capture stream"),
               std::string::npos);
+    // The capture window the first sent is counted with the run.
+    EXPECT_EQ(runProperties(store, outcome.run)["capture.windows"], "1");
+    EXPECT_EQ(runProperties(store, outcome.run)["capture.windows_ns"], "5000");
     // Both sent a kernel on their stream 7: two lanes, each with its process.
     auto kernels = kernelsIn(store, outcome.run);
     ASSERT_EQ(kernels.size(), 2u);

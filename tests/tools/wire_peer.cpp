@@ -3,7 +3,8 @@
 // the parent starts two children, each says hello and sends, inside an NVTX
 // range named after its rank, a launch call and its kernel on stream 7, both
 // with correlation id 1 (CUDA numbers them per process); the first says
-// goodbye and exits, the second is killed (SIGKILL) before it can. Tests of how a run keeps each
+// goodbye and exits (having sent a 5 µs capture window as well), the second
+// is killed (SIGKILL) before it can. Tests of how a run keeps each
 // process and its end use it. Each child is this program exec'd again with RANK, LOCAL_RANK and
 // WORLD_SIZE set as torchrun sets them (rank 0, then 1), so the recorder
 // finds them in /proc/PID/environ.
@@ -49,6 +50,10 @@ void sendAll(int fd, const std::string& bytes) {
                             0, 0});
     out.add(ws::ApiCallRecord{now + 100, now + 200, self, self, 1, ws::ApiKind::Runtime, 0,
                               "cudaLaunchKernel", 0});
+    // As record --capture-range stores a traced window: process-wide.
+    if (sayGoodbye)
+        out.add(ws::RangeRecord{now + 50, now + 5'050, self, 0, "capture range", "Warpscope",
+                                ws::RangeKind::StartEnd, 0, 0});
     ws::KernelRecord k;
     k.startNs = now + 1000;
     k.endNs = now + 2000;

@@ -92,6 +92,9 @@ QString runDetailsHtml(const RunDetails& d) {
                     .arg(count(r.droppedRecords));
     if (auto cost = captureCostLine(d.properties))
         html += QStringLiteral("<p>%1.</p>").arg(QString::fromStdString(*cost).toHtmlEscaped());
+    if (auto range = captureRangeLine(d.properties, r.durationNs()))
+        html += QStringLiteral("<p>Capture range: %1.</p>")
+                    .arg(QString::fromStdString(*range).toHtmlEscaped());
     if (auto client = clientMeasurementLine(d.properties))
         html += QStringLiteral("<p>%1.</p>").arg(QString::fromStdString(*client).toHtmlEscaped());
 

@@ -4,6 +4,7 @@
 // the properties below carry the result, this reads and states it.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -34,5 +35,12 @@ LaunchCost launchCostFrom(const std::vector<double>& untracedLoopNs,
 // "capture cost ≈ 0.42 µs per launch, ≈ 1.3 % of this run's wall time
 // (basis)"; nothing when the run has no such properties.
 std::optional<std::string> captureCostLine(const std::map<std::string, std::string>& properties);
+
+// record --capture-range cudaProfilerApi: "traced only between
+// cudaProfilerStart and cudaProfilerStop: 3 windows, 1.21 s of the run's
+// 10.3 s (12 %)", or that no window was opened and nothing was traced;
+// nothing for a run traced whole.
+std::optional<std::string> captureRangeLine(const std::map<std::string, std::string>& properties,
+                                            std::int64_t runNs);
 
 }  // namespace ws

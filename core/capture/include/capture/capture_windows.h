@@ -10,16 +10,14 @@
 #include <functional>
 #include <mutex>
 
+#include "model/capture_windows.h"
 #include "model/records.h"
 
 namespace ws::capture {
 
-// The name and domain a window is stored under: a process-wide range (thread
-// 0, start/end, as CUDA's synchronization ranges), so it is nobody's NVTX
-// parent and has a timeline lane of its own; `--window "range:capture
-// range"` spans the first to the last.
-inline constexpr const char* kCaptureWindowName = "capture range";
-inline constexpr const char* kCaptureWindowDomain = "Warpscope";
+// Each window is stored as model/capture_windows.h says: a process-wide
+// range, so it is nobody's NVTX parent and has a timeline lane of its own;
+// `--window "range:capture range"` spans the first to the last.
 
 struct CaptureWindowHooks {
     std::function<void(bool traced)> setTracing;  // turn the traced activity kinds on or off

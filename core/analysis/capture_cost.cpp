@@ -67,7 +67,10 @@ std::optional<std::string> captureRangeLine(const std::map<std::string, std::str
         "traced only between cudaProfilerStart and cudaProfilerStop: " + formatFixed(windows, 0) +
         (windows == 1 ? " window, " : " windows, ") +
         formatDuration(static_cast<std::int64_t>(tracedNs));
-    if (runNs > 0) {
+    if (tracedNs > static_cast<double>(runNs)) {
+        // Windows of several processes (a server's workers) overlap.
+        line += " in all, over several processes";
+    } else if (runNs > 0) {
         const double percent = 100.0 * tracedNs / static_cast<double>(runNs);
         line += " of the run's " + formatDuration(runNs) + " (" +
                 (percent < 0.5 ? std::string("< 1") : formatFixed(percent, 0)) + " %)";

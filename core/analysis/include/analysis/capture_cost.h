@@ -38,8 +38,8 @@ std::optional<std::string> captureCostLine(const std::map<std::string, std::stri
 
 // record --capture-range cudaProfilerApi: "traced only between
 // cudaProfilerStart and cudaProfilerStop: 3 windows, 1.21 s of the run's
-// 10.3 s (12 %)", or that no window was opened and nothing was traced;
-// nothing for a run traced whole.
+// 10.3 s (12 %)" (the windows of all its processes), or that no window was
+// opened and nothing was traced; nothing for a run traced whole.
 std::optional<std::string> captureRangeLine(const std::map<std::string, std::string>& properties,
                                             std::int64_t runNs);
 

@@ -55,7 +55,8 @@ SafetensorsFile::SafetensorsFile(std::string path) : path_(std::move(path)) {
     std::uint64_t dataStart = 8 + headerLen, dataSize = fileSize_ - dataStart;
     for (const auto& [name, info] : j.items()) {
         if (name == "__metadata__") continue;
-        auto bad = [&](const std::string& why) { fail("tensor '" + name + "': " + why); };
+        const std::string& tensorName = name;  // clang 14: a lambda cannot capture a binding
+        auto bad = [&](const std::string& why) { fail("tensor '" + tensorName + "': " + why); };
         if (!info.is_object() || !info.contains("dtype") || !info.contains("shape") ||
             !info.contains("data_offsets"))
             bad("needs dtype, shape and data_offsets");

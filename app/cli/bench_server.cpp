@@ -91,7 +91,7 @@ int benchWithServer(const BenchServe& bench, const Args& args, ServedPoint* poin
     // As record: --graph-trace graph (one record per graph launch) is what a
     // server replaying decode steps as CUDA graphs pays least for.
     applyCaptureChoices(args, r.env, r.properties);
-    if (args.valueOr("capture-range", "none") != "none" && !bench.options.profile)
+    if (windowedCapture(args) && !bench.options.profile)
         std::cerr << "[warpscope] --capture-range " << *args.value("capture-range")
                   << " without --profile: only what the server itself brackets with "
                      "cudaProfilerStart/Stop is traced\n";

@@ -13,6 +13,7 @@
 
 #include "analysis/capture_cost.h"
 #include "cli/inject_library.h"
+#include "model/capture_windows.h"
 #include "store/run_queries.h"
 #include "store/store.h"
 #include "util/format.h"
@@ -64,7 +65,7 @@ std::string utcNow() {
 std::vector<std::string> costSettings(const std::vector<std::string>& env) {
     std::vector<std::string> settings;
     for (const auto& e : env)
-        if (e.rfind("WARPSCOPE_CAPTURE_RANGE=", 0) != 0) settings.push_back(e);
+        if (e.rfind(std::string(capture_window::kEnvironment) + "=", 0) != 0) settings.push_back(e);
     return settings;
 }
 

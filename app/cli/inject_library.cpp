@@ -3,6 +3,8 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "model/capture_windows.h"
+
 namespace ws::cli {
 
 std::string findInjectLibrary() {
@@ -39,11 +41,17 @@ void applyCaptureChoices(const Args& args, std::vector<std::string>& env,
     if (allApis) env.emplace_back("WARPSCOPE_ALL_APIS=1");
     properties.emplace_back("capture.query_calls", allApis ? "traced" : "left out");
     const std::string range = args.valueOr("capture-range", "none");
-    if (range != "none" && range != "cudaProfilerApi")
+    if (range != "none" && range != capture_window::kProfilerApi)
         throw UsageError("--capture-range must be 'none' or 'cudaProfilerApi', not '" + range +
                          "'");
-    if (range != "none") env.push_back("WARPSCOPE_CAPTURE_RANGE=" + range);
-    properties.emplace_back("capture.range", range == "none" ? "whole run" : range);
+    if (windowedCapture(args))
+        env.push_back(std::string(capture_window::kEnvironment) + "=" + range);
+    properties.emplace_back(capture_window::kRangeProperty,
+                            windowedCapture(args) ? range : "whole run");
+}
+
+bool windowedCapture(const Args& args) {
+    return args.valueOr("capture-range", "none") != "none";
 }
 
 }  // namespace ws::cli

@@ -27,5 +27,7 @@ std::string findBesideSelf(const std::string& name);
 // Throws UsageError on a bad value.
 void applyCaptureChoices(const Args& args, std::vector<std::string>& env,
                          std::vector<std::pair<std::string, std::string>>& properties);
+// Whether --capture-range asks for windows (anything but its default, none).
+bool windowedCapture(const Args& args);
 
 }  // namespace ws::cli

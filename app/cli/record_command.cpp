@@ -91,7 +91,7 @@ int cmdRecord(const std::vector<std::string>& argv) {
     if (args.flag("no-driver-api")) req.env.push_back("WARPSCOPE_DRIVER_API=0");
     applyCaptureChoices(args, req.env, req.properties);
     if (auto metrics = args.value("metrics")) {
-        if (args.valueOr("capture-range", "none") != "none")
+        if (windowedCapture(args))
             throw UsageError(
                 "--capture-range and --metrics exclude each other: a counter pass counts "
                 "every kernel of the program, windows or not");
@@ -171,8 +171,7 @@ int cmdRecord(const std::vector<std::string>& argv) {
     req.onProgress = [reporting](const RecordProgress& p) { printRecordProgress(p, reporting); };
 
     // Windows opened by the program's own calls: say so when it made none.
-    const bool windowed =
-        args.valueOr("capture-range", "none") != "none" && !req.injectLibrary.empty();
+    const bool windowed = windowedCapture(args) && !req.injectLibrary.empty();
     std::optional<RecordRequest> passRequest;
     if (secondPass) passRequest = req;
     // A counter pass replays kernels: what tracing costs is then beside the point.

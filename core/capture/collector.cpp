@@ -235,7 +235,7 @@ class Collector {
     void sendCollectiveCalls();
     std::uint8_t* takeBuffer();
     // All run long, or only inside the program's cudaProfilerStart/Stop
-    // windows when WARPSCOPE_CAPTURE_RANGE=cudaProfilerApi.
+    // windows when the recording asks (model/capture_windows.h).
     void startTracing();
     // Closed windows go out through the writer thread's encoder, whose
     // string table their names need.
@@ -340,8 +340,8 @@ void Collector::encodeClosedWindows(wire::Encoder& enc) {
 }
 
 void Collector::startTracing() {
-    const char* range = std::getenv("WARPSCOPE_CAPTURE_RANGE");
-    if (!range || std::strcmp(range, "cudaProfilerApi") != 0) {
+    const char* range = std::getenv(capture_window::kEnvironment);
+    if (!range || std::strcmp(range, capture_window::kProfilerApi) != 0) {
         setTracing(true);
         return;
     }

@@ -12,8 +12,10 @@ inline constexpr const char* kDomain = "Warpscope";
 // Run properties the recorder keeps: how many windows, and their total length.
 inline constexpr const char* kCountProperty = "capture.windows";
 inline constexpr const char* kTracedNsProperty = "capture.windows_ns";
-// The run's capture.range (app/cli/inject_library.h) when it was windowed.
+// The run's capture.range (app/cli/inject_library.h) when it was windowed,
+// and the collector's environment variable that asks for it.
 inline constexpr const char* kRangeProperty = "capture.range";
 inline constexpr const char* kProfilerApi = "cudaProfilerApi";
+inline constexpr const char* kEnvironment = "WARPSCOPE_CAPTURE_RANGE";
 
 }  // namespace ws::capture_window

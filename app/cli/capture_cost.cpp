@@ -14,6 +14,7 @@
 #include "analysis/capture_cost.h"
 #include "cli/inject_library.h"
 #include "model/capture_windows.h"
+#include "model/query_calls.h"
 #include "store/run_queries.h"
 #include "store/store.h"
 #include "util/format.h"
@@ -24,6 +25,9 @@ namespace {
 
 constexpr int kLaunches = 20000;
 constexpr int kRounds = 3;
+// cudaGetDevice calls before each launch in the second loop, as PyTorch's
+// device guards make (about six state-reading calls per kernel there).
+constexpr int kQueriesPerLaunch = 8;
 
 std::filesystem::path cacheFile() {
     const char* xdg = std::getenv("XDG_CACHE_HOME");
@@ -72,11 +76,11 @@ std::vector<std::string> costSettings(const std::vector<std::string>& env) {
 // One round of the launch loop recorded into `store`, with or without the
 // capture library; its total time in ns, or nothing when it did not run.
 std::optional<double> loopOnce(const RecordRequest& like, const std::string& runner,
-                               const std::string& store, bool traced) {
+                               const std::string& store, bool traced, int queriesPerLaunch) {
     RecordRequest r;
     r.storePath = store;
     r.label = traced ? "launch cost, traced" : "launch cost, untraced";
-    r.argv = {runner, "launch-cost", std::to_string(kLaunches)};
+    r.argv = {runner, "launch-cost", std::to_string(kLaunches), std::to_string(queriesPerLaunch)};
     r.env = costSettings(like.env);
     r.injectLibrary = traced ? like.injectLibrary : std::string();
     r.echoOutput = false;
@@ -91,29 +95,37 @@ std::optional<double> loopOnce(const RecordRequest& like, const std::string& run
     return std::nullopt;
 }
 
+// The per-launch cost, and in perQueryNs the per-state-reading-call cost.
 std::optional<LaunchCost> calibrate(const RecordRequest& like) {
     auto runner = findBesideSelf("warpscope-workload");
     if (runner.empty()) return std::nullopt;
     char pattern[] = "/tmp/warpscope-calibrate-XXXXXX";
     if (!::mkdtemp(pattern)) return std::nullopt;
     std::filesystem::path dir(pattern);
-    std::vector<double> untraced, traced;
+    const std::string store = (dir / "calibrate.wsdb").string();
+    // [0]: bare launches; [1]: each after kQueriesPerLaunch state reads.
+    std::vector<double> untraced[2], traced[2];
     try {
-        // Alternating, so a drifting machine moves both sides alike.
-        for (int i = 0; i < kRounds; ++i) {
-            auto u = loopOnce(like, runner, (dir / "calibrate.wsdb").string(), false);
-            auto t = loopOnce(like, runner, (dir / "calibrate.wsdb").string(), true);
-            if (!u || !t) break;
-            untraced.push_back(*u);
-            traced.push_back(*t);
-        }
+        // Alternating, so a drifting machine moves every loop alike.
+        for (int i = 0; i < kRounds; ++i)
+            for (int loop = 0; loop < 2; ++loop) {
+                const int queries = loop ? kQueriesPerLaunch : 0;
+                auto u = loopOnce(like, runner, store, false, queries);
+                auto t = loopOnce(like, runner, store, true, queries);
+                if (!u || !t) throw std::runtime_error("a calibration loop did not run");
+                untraced[loop].push_back(*u);
+                traced[loop].push_back(*t);
+            }
     } catch (const std::exception&) {
-        untraced.clear();
+        untraced[0].clear();
     }
     std::error_code ec;
     std::filesystem::remove_all(dir, ec);
-    if (untraced.size() != kRounds) return std::nullopt;
-    return launchCostFrom(untraced, traced, kLaunches);
+    if (untraced[0].size() != kRounds) return std::nullopt;
+    auto bare = launchCostFrom(untraced[0], traced[0], kLaunches);
+    bare.perQueryNs =
+        queryCostFrom(bare, launchCostFrom(untraced[1], traced[1], kLaunches), kQueriesPerLaunch);
+    return bare;
 }
 
 }  // namespace
@@ -133,10 +145,12 @@ std::optional<std::string> storeCaptureCost(const RecordRequest& like, RunId run
     auto cache = readCache();
     std::optional<LaunchCost> cost;
     std::string when;
-    if (auto it = cache.find(key); it != cache.end() && it->is_object()) {
+    // Entries written before the per-query cost was calibrated are redone.
+    if (auto it = cache.find(key);
+        it != cache.end() && it->is_object() && it->contains("per_query_ns")) {
         cost = LaunchCost{it->value("per_launch_ns", 0.0), it->value("untraced_ns", 0.0),
-                          it->value("traced_ns", 0.0), it->value("launches", 0),
-                          it->value("rounds", 0)};
+                          it->value("traced_ns", 0.0),     it->value("launches", 0),
+                          it->value("rounds", 0),          it->value("per_query_ns", 0.0)};
         when = it->value("measured_at", std::string("?"));
     } else {
         std::cerr << "[warpscope] calibrating the capture cost on " << device->name
@@ -149,6 +163,7 @@ std::optional<std::string> storeCaptureCost(const RecordRequest& like, RunId run
         }
         when = utcNow();
         cache[key] = {{"per_launch_ns", cost->perLaunchNs},
+                      {"per_query_ns", cost->perQueryNs},
                       {"untraced_ns", cost->untracedNs},
                       {"traced_ns", cost->tracedNs},
                       {"launches", cost->launches},
@@ -156,15 +171,25 @@ std::optional<std::string> storeCaptureCost(const RecordRequest& like, RunId run
                       {"measured_at", when}};
         writeCache(cache);
     }
-    const double estimate = cost->perLaunchNs * static_cast<double>(kernels);
+    // Counted by the collector; none in runs of an older one.
+    const auto properties = runProperties(store, run);
+    double queries = 0;
+    if (auto q = properties.find(kQueryCallCountProperty); q != properties.end())
+        queries = std::strtod(q->second.c_str(), nullptr);
+    const double estimate =
+        cost->perLaunchNs * static_cast<double>(kernels) + cost->perQueryNs * queries;
     const double wall = static_cast<double>(info->durationNs());
     const double share = wall > 0 ? estimate / wall : 0;
     const std::string basis = std::to_string(cost->launches) + " empty launches × " +
                               std::to_string(cost->rounds) + " rounds on " + device->name + " at " +
                               when + ": " + formatFixed(cost->untracedNs / 1000.0, 2) +
                               " µs untraced, " + formatFixed(cost->tracedNs / 1000.0, 2) +
-                              " µs traced per launch";
+                              " µs traced per launch; with " + std::to_string(kQueriesPerLaunch) +
+                              " cudaGetDevice calls before each, " +
+                              formatFixed(cost->perQueryNs / 1000.0, 2) + " µs more per call";
     store.setProperty(run, capture_cost::kPerLaunchNs, formatFixed(cost->perLaunchNs, 1));
+    store.setProperty(run, capture_cost::kPerQueryNs, formatFixed(cost->perQueryNs, 1));
+    store.setProperty(run, capture_cost::kKernels, std::to_string(kernels));
     store.setProperty(run, capture_cost::kEstimateNs, formatFixed(estimate, 0));
     store.setProperty(run, capture_cost::kShare, formatFixed(share, 5));
     store.setProperty(run, capture_cost::kBasis, basis);

@@ -1,7 +1,8 @@
 // record's capture-cost estimate for a finished run: the calibration of what
 // tracing adds per launch (analysis/capture_cost.h), run here or read from a
 // cache per GPU, driver, Warpscope version and capture options, so only the
-// first recording of its kind on a machine pays for it (5 s on the H200).
+// first recording of its kind on a machine pays for it (about 10 s: bare
+// launches and launches after state-reading calls, 3 rounds each).
 #pragma once
 
 #include <cstdint>

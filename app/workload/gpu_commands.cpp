@@ -35,15 +35,17 @@ bool haveDevice() {
 
 }  // namespace
 
-int launchCostCommand(int launches) {
+int launchCostCommand(int launches, int queriesPerLaunch) {
     if (!haveDevice()) return 3;
-    kernels::launchEmptyKernels(1000);  // context, module and first-launch costs out of the way
+    // Context, module and first-launch costs out of the way.
+    kernels::launchEmptyKernels(1000, nullptr, queriesPerLaunch);
     auto start = std::chrono::steady_clock::now();
-    kernels::launchEmptyKernels(launches);
+    kernels::launchEmptyKernels(launches, nullptr, queriesPerLaunch);
     auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
                   std::chrono::steady_clock::now() - start)
                   .count();
-    std::cout << "LAUNCH_LOOP_NS " << ns << " LAUNCHES " << launches << '\n';
+    std::cout << "LAUNCH_LOOP_NS " << ns << " LAUNCHES " << launches << " QUERIES_PER_LAUNCH "
+              << queriesPerLaunch << '\n';
     return 0;
 }
 

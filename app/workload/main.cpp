@@ -25,8 +25,9 @@ const char* kUsage =
     "                                               free port, printed); Ctrl-C drains and stops\n"
     "       warpscope-workload bench [--quick]      kernel performance targets on this GPU\n"
     "       warpscope-workload list                 kernels, rungs and default shapes\n"
-    "       warpscope-workload launch-cost [N]      time N launches of an empty kernel\n"
-    "                                               (default 20000; record calibrates with it)\n";
+    "       warpscope-workload launch-cost [N [Q]]  time N launches of an empty kernel, each\n"
+    "                                               after Q cudaGetDevice calls (default 20000\n"
+    "                                               and 0; record calibrates with it)\n";
 
 int run(const std::string& path) {
     auto loaded = ws::loadWorkloadConfig(path);
@@ -77,13 +78,15 @@ int main(int argc, char** argv) {
         if (command == "serve") return ws::workload::serveCommand({argv + 2, argv + argc});
         if (command == "run" && argc == 3) return run(argv[2]);
         if (command == "list" && argc == 2) return ws::workload::gpuCommand(command, false);
-        if (command == "launch-cost" && argc <= 3) {
-            int n = argc == 3 ? std::atoi(argv[2]) : 20000;
-            if (n < 1 || n > 10'000'000) {
-                std::cerr << "warpscope-workload: launch-cost N: N from 1 to 10000000\n";
+        if (command == "launch-cost" && argc <= 4) {
+            int n = argc >= 3 ? std::atoi(argv[2]) : 20000;
+            int q = argc == 4 ? std::atoi(argv[3]) : 0;
+            if (n < 1 || n > 10'000'000 || q < 0 || q > 1000) {
+                std::cerr << "warpscope-workload: launch-cost N Q: N from 1 to 10000000, Q from 0 "
+                             "to 1000\n";
                 return 2;
             }
-            return ws::workload::launchCostCommand(n);
+            return ws::workload::launchCostCommand(n, q);
         }
         if (command == "bench" && (argc == 2 || (argc == 3 && !std::strcmp(argv[2], "--quick"))))
             return ws::workload::gpuCommand(command, argc == 3);

@@ -20,7 +20,7 @@ int gpuCommand(const std::string& command, bool) {
     return noCuda("`" + command + "`");
 }
 
-int launchCostCommand(int) {
+int launchCostCommand(int, int) {
     return noCuda("`launch-cost`");
 }
 

@@ -17,9 +17,10 @@ namespace ws::workload {
 // (no_gpu_commands.cpp).
 int gpuCommand(const std::string& command, bool quick);  // list, bench
 int runGpuWorkload(const WorkloadConfig& config);        // a kernel or decoder config
-// Times `launches` launches of an empty kernel; prints "LAUNCH_LOOP_NS <ns>
-// LAUNCHES <n>" (what record's capture-cost calibration reads).
-int launchCostCommand(int launches);
+// Times `launches` launches of an empty kernel, each after `queriesPerLaunch`
+// cudaGetDevice calls; prints "LAUNCH_LOOP_NS <ns> LAUNCHES <n>
+// QUERIES_PER_LAUNCH <q>" (what record's capture-cost calibration reads).
+int launchCostCommand(int launches, int queriesPerLaunch);
 
 // CUDA builds only.
 int benchCommand(bool quick);

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "model/capture_windows.h"
+#include "model/query_calls.h"
 #include "util/format.h"
 
 namespace ws {
@@ -40,13 +41,26 @@ LaunchCost launchCostFrom(const std::vector<double>& untracedLoopNs,
     return c;
 }
 
+double queryCostFrom(const LaunchCost& bare, const LaunchCost& withQueries, int queriesPerLaunch) {
+    if (queriesPerLaunch < 1)
+        throw std::invalid_argument("query cost: no state-reading calls to divide by");
+    return std::max(0.0, (withQueries.perLaunchNs - bare.perLaunchNs) / queriesPerLaunch);
+}
+
 std::optional<std::string> captureCostLine(const std::map<std::string, std::string>& properties) {
     auto perLaunch = number(properties, capture_cost::kPerLaunchNs);
     auto share = number(properties, capture_cost::kShare);
     if (!perLaunch || !share) return std::nullopt;
-    std::string line = "capture cost ≈ " + formatFixed(*perLaunch / 1000.0, 2) +
-                       " µs per launch, ≈ " + formatFixed(*share * 100.0, 1) +
-                       " % of this run's wall time";
+    std::string line = "capture cost ≈ " + formatFixed(*perLaunch / 1000.0, 2) + " µs per launch";
+    auto perQuery = number(properties, capture_cost::kPerQueryNs);
+    auto queries = number(properties, kQueryCallCountProperty);
+    auto kernels = number(properties, capture_cost::kKernels);
+    if (perQuery && queries) {
+        line += " and " + formatFixed(*perQuery / 1000.0, 2) + " µs per state-reading call";
+        if (kernels && *kernels > 0)
+            line += " (" + formatFixed(*queries / *kernels, 1) + " per launch in this run)";
+    }
+    line += ", ≈ " + formatFixed(*share * 100.0, 1) + " % of this run's wall time";
     if (auto basis = properties.find(capture_cost::kBasis); basis != properties.end())
         line += " (" + basis->second + ")";
     return line;

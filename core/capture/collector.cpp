@@ -28,8 +28,8 @@
 #include "capture/graph_nodes.h"
 #include "capture/nccl_calls.h"
 #include "capture/profiler_api_windows.h"
+#include "capture/query_calls.h"
 #include "capture/range_profiler.h"
-#include "model/query_calls.h"
 #include "util/process_identity.h"
 #include "wire/frames.h"
 
@@ -102,64 +102,6 @@ bool kindLeftOut(CUpti_ActivityKind kind) {
     return off.find("," + std::string(name) + ",") != std::string::npos;
 }
 
-struct QuerySwitch {
-    CUptiResult (*enable)(CUpti_CallbackId, std::uint8_t);
-    CUpti_CallbackId cbid;
-    const char* name;
-};
-
-// The state-reading calls (model/query_calls.h) among CUPTI's runtime and
-// driver callbacks, looked up by name once.
-const std::vector<QuerySwitch>& queryCallSwitches() {
-    static const std::vector<QuerySwitch> switches = [] {
-        struct Domain {
-            CUpti_CallbackDomain domain;
-            std::uint32_t size;
-            CUptiResult (*enable)(CUpti_CallbackId, std::uint8_t);
-        };
-        const Domain domains[] = {{CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE,
-                                   cuptiActivityEnableRuntimeApi},
-                                  {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE,
-                                   cuptiActivityEnableDriverApi}};
-        std::vector<QuerySwitch> found;
-        for (const Domain& d : domains)
-            for (std::uint32_t cbid = 1; cbid < d.size; ++cbid) {
-                const char* name = nullptr;
-                if (cuptiGetCallbackName(d.domain, cbid, &name) == CUPTI_SUCCESS && name &&
-                    isQueryCall(name))
-                    found.push_back({d.enable, cbid, name});
-            }
-        return found;
-    }();
-    return switches;
-}
-
-// Leaves the records of state-reading calls out (model/query_calls.h), unless
-// WARPSCOPE_ALL_APIS=1 (record --all-apis). Must follow the kinds' enabling:
-// enabling CUPTI_ACTIVITY_KIND_RUNTIME/DRIVER again would undo it.
-void leaveQueryCallsOut() {
-    static const bool all = [] {
-        const char* v = std::getenv("WARPSCOPE_ALL_APIS");
-        return v && std::strcmp(v, "1") == 0;
-    }();
-    if (all) return;
-    int failed = 0;
-    std::string first;
-    for (const QuerySwitch& s : queryCallSwitches())
-        if (CUptiResult r = s.enable(s.cbid, 0); r != CUPTI_SUCCESS && failed++ == 0) {
-            const char* why = nullptr;
-            cuptiGetResultString(r, &why);
-            first = std::string(s.name) + ": " + (why ? why : "unknown error");
-        }
-    static bool reported = false;
-    // The run's log says so: its capture.query_calls says what was asked.
-    if (failed && !std::exchange(reported, true))
-        std::fprintf(stderr,
-                     "[warpscope] %d state-reading API calls could not be left out and are "
-                     "traced (first: %s)\n",
-                     failed, first.c_str());
-}
-
 // The activity kinds a recording traces, on or off together: all run long,
 // or only inside capture windows (record --capture-range cudaProfilerApi).
 // Not among them, traced all run long: device and context records (they
@@ -193,6 +135,7 @@ void setTracing(bool traced) {
             check(r, traced ? "cuptiActivityEnable" : "cuptiActivityDisable");
     }
     if (traced) leaveQueryCallsOut();
+    countQueryCalls(traced);
     if (!graphLevel) return;
     static bool reported = false;
     CUptiResult r = toggle(CUPTI_ACTIVITY_KIND_GRAPH_TRACE);
@@ -340,12 +283,14 @@ void Collector::encodeClosedWindows(wire::Encoder& enc) {
 }
 
 void Collector::startTracing() {
+    // Subscribed now, not inside the program's first cudaProfilerStart.
+    countQueryCalls(false);
     const char* range = std::getenv(capture_window::kEnvironment);
     if (!range || std::strcmp(range, capture_window::kProfilerApi) != 0) {
         setTracing(true);
         return;
     }
-    queryCallSwitches();  // looked up now, not inside the program's first cudaProfilerStart
+    queryCalls();  // looked up now, not inside the program's first cudaProfilerStart
     CaptureWindowHooks hooks{setTracing,
                              [] {
                                  std::uint64_t t = 0;
@@ -422,6 +367,7 @@ void Collector::writerLoop() {
             devices.clear();
             if (c->dropped) enc.dropped(static_cast<std::int64_t>(c->dropped));
         }
+        if (auto queries = takeQueryCallCount()) enc.queryCalls(queries);
         encodeClosedWindows(enc);
         send(enc.bytes());
         enc.clear();

@@ -11,6 +11,7 @@
 #include "conventions/run_conventions.h"
 #include "model/capture_windows.h"
 #include "model/process_keys.h"
+#include "model/query_calls.h"
 #include "process_info.h"
 #include "util/process_identity.h"
 
@@ -106,6 +107,11 @@ wire::Sink RecordingSession::sink() {
     s.dropped = [this](std::int64_t n) {
         progress.dropped += n;
         droppedPending_ += n;
+    };
+    s.queryCalls = [this](std::int64_t n) {
+        queryCalls_ += n;
+        // A later value of a key wins: the last note holds the total.
+        pendingProperties_.emplace_back(kQueryCallCountProperty, std::to_string(queryCalls_));
     };
     s.kernel = [this, pid](const KernelRecord& r) {
         ++progress.kernels;

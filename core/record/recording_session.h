@@ -86,6 +86,7 @@ class RecordingSession {
     // record --capture-range: windows seen so far, and their total length.
     std::int64_t captureWindows_ = 0;
     std::int64_t captureWindowsNs_ = 0;
+    std::int64_t queryCalls_ = 0;  // state-reading calls made while traced, all processes
     std::vector<SampleRecord> unplacedSamples_;
     std::optional<DeviceInfo> pendingDevice_;
     bool deviceSeen_ = false;

@@ -74,6 +74,12 @@ void Encoder::dropped(std::int64_t count) {
     frame(FrameType::Dropped, p);
 }
 
+void Encoder::queryCalls(std::int64_t count) {
+    std::string p;
+    Out(p).s(count);
+    frame(FrameType::QueryCalls, p);
+}
+
 void Encoder::metric(const KernelMetricRecord& r) {
     std::string p;
     Out o(p);
@@ -261,6 +267,14 @@ void Decoder::dispatch(FrameType type, std::string_view payload) {
         case FrameType::Dropped:
             if (sink_.dropped) sink_.dropped(in.s());
             return;
+        case FrameType::QueryCalls: {
+            const std::int64_t count = in.s();
+            if (count < 0)
+                throw std::runtime_error("capture stream: a negative count of query calls (" +
+                                         std::to_string(count) + ")");
+            if (sink_.queryCalls) sink_.queryCalls(count);
+            return;
+        }
         case FrameType::Bye:
             if (sink_.bye) sink_.bye();
             return;

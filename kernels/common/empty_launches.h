@@ -7,6 +7,9 @@
 namespace ws::kernels {
 
 // `count` launches of a one-thread empty kernel on `s`, then a synchronize.
-void launchEmptyKernels(int count, cudaStream_t s = nullptr);
+// `queriesPerLaunch` cudaGetDevice calls before each launch stand for a
+// framework's device guards (PyTorch makes about eight per kernel): calls a
+// tracer hooks even where it records nothing of them.
+void launchEmptyKernels(int count, cudaStream_t s = nullptr, int queriesPerLaunch = 0);
 
 }  // namespace ws::kernels

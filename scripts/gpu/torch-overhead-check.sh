@@ -7,7 +7,8 @@
 # (SETTINGS: which Warpscope settings, by name; PROFILER=0 leaves torch.profiler
 # out, PROFILER=cuda keeps its CUDA-only run; CALLS: timed calls per program;
 # PROGRAM=launches: the launch-bound loop; CORES: run every program on these cores, e.g. 2-5, as taskset -c does;
-# FLOORS="warpscope kineto kernels": also run under bare CUPTI with those kinds,
+# PROFILER_AFTER=1: also untraced calls after a torch.profiler warm-up;
+# FLOORS="warpscope kineto kernels none": also run under bare CUPTI with those kinds,
 # buffers discarded (experiments/cupti_floor_inject.cpp; a build configured
 # with -DWARPSCOPE_BUILD_EXPERIMENTS=ON): the floor under any CUPTI tracer)
 source "$(dirname "$0")/lib.sh"
@@ -32,6 +33,10 @@ declare -A settings=(
   [buf4m]="WARPSCOPE_BUFFER_KB=4096|"
   [lean]="WARPSCOPE_KINDS_OFF=synchronization|--no-driver-api --sample-ms 0"
   [window]="WS_PROFILER_WINDOW=1|--capture-range cudaProfilerApi"
+  # Untraced calls in a recording that traces nothing (no window opened), and
+  # after one window around the warm-up: what the collector costs outside windows.
+  [idle]="|--capture-range cudaProfilerApi"
+  [afterwindow]="WS_TRACE_ONLY_WARMUP=1|--capture-range cudaProfilerApi"
 )
 # SETTINGS="default nodriver" measures only those (default: all of them).
 read -r -a order <<<"${SETTINGS:-default allapis nodriver nosamples nosync nomarker nographnodes noflush lean}"
@@ -44,6 +49,10 @@ for _ in $(seq "$rounds"); do
   echo "untraced $("${pin[@]}" "${prog[@]}" | region)"
   if [ "${PROFILER:-1}" != 0 ]; then
     echo "profiler_cuda $("${pin[@]}" "${prog[@]}" --profiler cuda 2>/dev/null | region)"
+  fi
+  # PROFILER_AFTER=1: untraced calls after torch.profiler traced the warm-up.
+  if [ "${PROFILER_AFTER:-0}" = 1 ]; then
+    echo "profiler_cuda_after $(WS_TRACE_ONLY_WARMUP=1 "${pin[@]}" "${prog[@]}" --profiler cuda 2>/dev/null | region)"
   fi
   if [ "${PROFILER:-1}" = 1 ]; then
     echo "profiler_cpu_cuda $("${pin[@]}" "${prog[@]}" --profiler cpu+cuda 2>/dev/null | region)"

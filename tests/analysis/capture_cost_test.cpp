@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "analysis/capture_cost.h"
+#include "model/query_calls.h"
 
 namespace ws {
 namespace {
@@ -34,6 +35,32 @@ TEST(CaptureCost, StatedFromTheRunsPropertiesOrNotAtAll) {
     EXPECT_NE(captureCostLine(p)->find("(20000 empty launches × 3 rounds)"), std::string::npos);
     p[capture_cost::kShare] = "not a number";
     EXPECT_FALSE(captureCostLine(p));
+}
+
+// State-reading calls (cudaGetDevice and kin) are left out of the records
+// but still hooked by CUPTI: they are charged per call, as counted.
+TEST(CaptureCost, StateReadingCallsAreChargedByTheirOwnCalibratedCost) {
+    // 20,000 launches: bare 1.5 µs per launch more traced; after 8
+    // cudaGetDevice calls each, 5.5 µs more: 0.5 µs per call.
+    auto bare = launchCostFrom({100e6}, {130e6}, 20000);
+    auto withQueries = launchCostFrom({110e6}, {220e6}, 20000);
+    EXPECT_DOUBLE_EQ(queryCostFrom(bare, withQueries, 8), 500);
+    // Noise cannot make them cheaper than free.
+    EXPECT_DOUBLE_EQ(queryCostFrom(withQueries, bare, 8), 0);
+    EXPECT_THROW(queryCostFrom(bare, withQueries, 0), std::invalid_argument);
+
+    std::map<std::string, std::string> p{{capture_cost::kPerLaunchNs, "1500.0"},
+                                         {capture_cost::kShare, "0.25"},
+                                         {capture_cost::kPerQueryNs, "500.0"},
+                                         {capture_cost::kKernels, "40000"},
+                                         {kQueryCallCountProperty, "240000"}};
+    EXPECT_EQ(*captureCostLine(p),
+              "capture cost ≈ 1.50 µs per launch and 0.50 µs per state-reading call (6.0 per "
+              "launch in this run), ≈ 25.0 % of this run's wall time");
+    // A run recorded before the calls were counted states the launches alone.
+    p.erase(kQueryCallCountProperty);
+    EXPECT_EQ(*captureCostLine(p),
+              "capture cost ≈ 1.50 µs per launch, ≈ 25.0 % of this run's wall time");
 }
 
 // record --capture-range: how much of the run its windows traced.

@@ -163,6 +163,7 @@ void captureStreams(const fs::path& dir) {
         e.add(r);
     e.overhead({kT0, kT0 + 1'000, "buffer flush"});
     e.dropped(3);
+    e.queryCalls(120'000);
     e.metric({100, "dram__bytes.sum", 1.5e9});
     e.bye();
     write(dir / "whole-stream.bin", std::string(1, '\0') + e.bytes());

@@ -18,6 +18,7 @@
 #include "analysis/kernel_summary.h"
 #include "analysis/process_summary.h"
 #include "model/process_keys.h"
+#include "model/query_calls.h"
 #include "record/capture_server.h"
 #include "record/child_process.h"
 #include "record/recorder.h"
@@ -335,6 +336,8 @@ TEST_F(RecorderTest, EachReportingProcessKeepsItsCommandAndHowItEnded) {
     // The capture window the first sent is counted with the run.
     EXPECT_EQ(runProperties(store, outcome.run)["capture.windows"], "1");
     EXPECT_EQ(runProperties(store, outcome.run)["capture.windows_ns"], "5000");
+    // Their state-reading calls add up over frames and processes.
+    EXPECT_EQ(runProperties(store, outcome.run)[kQueryCallCountProperty], "12");
     // Both sent a kernel on their stream 7: two lanes, each with its process.
     auto kernels = kernelsIn(store, outcome.run);
     ASSERT_EQ(kernels.size(), 2u);

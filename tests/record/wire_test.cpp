@@ -18,6 +18,7 @@ struct Collected {
     std::vector<GraphNodeRecord> graphNodes;
     std::vector<CollectiveCallRecord> collectiveCalls;
     std::int64_t dropped = 0;
+    std::int64_t queryCalls = 0;
     bool bye = false;
     wire::Sink sink() {
         wire::Sink s;
@@ -30,6 +31,7 @@ struct Collected {
         s.graphNode = [this](const GraphNodeRecord& n) { graphNodes.push_back(n); };
         s.collectiveCall = [this](const CollectiveCallRecord& c) { collectiveCalls.push_back(c); };
         s.dropped = [this](std::int64_t n) { dropped += n; };
+        s.queryCalls = [this](std::int64_t n) { queryCalls += n; };
         s.bye = [this] { bye = true; };
         return s;
     }
@@ -69,6 +71,7 @@ TEST(Wire, RoundTripInOneByteSlices) {
     enc.graphNode({0xfedcba9876543210ull, 17, 3, 42, 43, 1'764'000'000'000'000'123, 0});
     enc.collectiveCall({42, 44, 100, 250, "AllReduce", 0xfedcba9876543210ull, 16 << 20});
     enc.dropped(7);
+    enc.queryCalls(5'000'000'000);  // a long run's count does not fit 32 bits
     enc.bye();
 
     Collected got;
@@ -115,6 +118,7 @@ TEST(Wire, RoundTripInOneByteSlices) {
     EXPECT_EQ(got.graphNodes[0].threadId, 43u);
     EXPECT_EQ(got.graphNodes[0].timeNs, 1'764'000'000'000'000'123);
     EXPECT_EQ(got.dropped, 7);
+    EXPECT_EQ(got.queryCalls, 5'000'000'000);
     EXPECT_TRUE(got.bye);
 }
 
@@ -171,6 +175,18 @@ TEST(Wire, MalformedStreamsAreRejected) {
     auto recordFrame = bytes.substr(stringFrameBytes);
     wire::Decoder missing(got.sink());
     EXPECT_THROW(missing.feed(recordFrame), std::runtime_error);
+    // A count below zero is a broken peer, not a number to add.
+    wire::Encoder negative;
+    negative.queryCalls(-3);
+    wire::Decoder counted(got.sink());
+    try {
+        counted.feed(negative.bytes());
+        ADD_FAILURE() << "a negative count was taken";
+    } catch (const std::runtime_error& e) {
+        EXPECT_NE(std::string(e.what()).find("negative count of query calls (-3)"),
+                  std::string::npos)
+            << e.what();
+    }
 }
 
 TEST(Wire, RecordsWithTimesOrSizesOutOfRangeAreDroppedWithAReason) {

@@ -4,7 +4,8 @@
 // range named after its rank, a launch call and its kernel on stream 7, both
 // with correlation id 1 (CUDA numbers them per process); the first says
 // goodbye and exits (having sent a 5 µs capture window as well), the second
-// is killed (SIGKILL) before it can. Tests of how a run keeps each
+// is killed (SIGKILL) before it can. Each reports 6 state-reading calls, the
+// first in two frames (4 + 2). Tests of how a run keeps each
 // process and its end use it. Each child is this program exec'd again with RANK, LOCAL_RANK and
 // WORLD_SIZE set as torchrun sets them (rank 0, then 1), so the recorder
 // finds them in /proc/PID/environ.
@@ -61,6 +62,8 @@ void sendAll(int fd, const std::string& bytes) {
     k.correlationId = 1;
     k.name = sayGoodbye ? "goodbye_kernel" : "killed_kernel";
     out.add(k);
+    out.queryCalls(sayGoodbye ? 4 : 6);
+    if (sayGoodbye) out.queryCalls(2);
     if (sayGoodbye) out.bye();
     sendAll(fd, out.bytes());
     // Alive a moment after hello, as any process doing GPU work is: the

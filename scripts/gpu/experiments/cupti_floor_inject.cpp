@@ -9,6 +9,9 @@
 //   kineto     torch.profiler's CUDA-only set: kernels, copies, memsets,
 //              runtime and driver API, overhead
 //   kernels    kernels, copies and memsets only (no API records)
+//   none       no kind: CUPTI loaded with its buffer callbacks, nothing traced
+//   select     warpscope's, but the runtime and driver calls switched on one
+//              by one (state-reading calls never), not as kinds
 // Built with -DWARPSCOPE_BUILD_EXPERIMENTS=ON into BUILD_DIR/exp.
 #include <cupti.h>
 
@@ -32,18 +35,19 @@ void CUPTIAPI completed(CUcontext, std::uint32_t, std::uint8_t* buffer, std::siz
     std::free(buffer);
 }
 
-void leaveQueryCallsOut() {
+// Switches the state-reading calls (query) or all others, one by one.
+void switchCalls(bool query, std::uint8_t on) {
     for (std::uint32_t cbid = 1; cbid < CUPTI_RUNTIME_TRACE_CBID_SIZE; ++cbid) {
         const char* name = nullptr;
         if (cuptiGetCallbackName(CUPTI_CB_DOMAIN_RUNTIME_API, cbid, &name) == CUPTI_SUCCESS &&
-            name && ws::isQueryCall(name))
-            cuptiActivityEnableRuntimeApi(cbid, 0);
+            name && ws::isQueryCall(name) == query)
+            cuptiActivityEnableRuntimeApi(cbid, on);
     }
     for (std::uint32_t cbid = 1; cbid < CUPTI_DRIVER_TRACE_CBID_SIZE; ++cbid) {
         const char* name = nullptr;
         if (cuptiGetCallbackName(CUPTI_CB_DOMAIN_DRIVER_API, cbid, &name) == CUPTI_SUCCESS &&
-            name && ws::isQueryCall(name))
-            cuptiActivityEnableDriverApi(cbid, 0);
+            name && ws::isQueryCall(name) == query)
+            cuptiActivityEnableDriverApi(cbid, on);
     }
 }
 
@@ -52,28 +56,33 @@ void leaveQueryCallsOut() {
 extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) {
     const char* env = std::getenv("FLOOR_KINDS");
     std::string set = env && *env ? env : "warpscope";
-    std::vector<CUpti_ActivityKind> kinds = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
-                                             CUPTI_ACTIVITY_KIND_MEMCPY,
-                                             CUPTI_ACTIVITY_KIND_MEMSET};
+    std::vector<CUpti_ActivityKind> kinds;
+    if (set != "none")
+        kinds = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
+                 CUPTI_ACTIVITY_KIND_MEMSET};
     if (set == "warpscope" || set == "kineto")
         kinds.insert(kinds.end(), {CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER,
                                    CUPTI_ACTIVITY_KIND_OVERHEAD});
-    if (set == "warpscope")
+    const bool select = set == "select";
+    if (select) kinds.push_back(CUPTI_ACTIVITY_KIND_OVERHEAD);
+    if (set == "warpscope" || select)
         kinds.insert(kinds.end(),
                      {CUPTI_ACTIVITY_KIND_DEVICE, CUPTI_ACTIVITY_KIND_CONTEXT,
                       CUPTI_ACTIVITY_KIND_MARKER, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION});
-    else if (set != "kineto" && set != "kernels") {
-        std::fprintf(stderr,
-                     "[cupti-floor] FLOOR_KINDS=%s: expected warpscope, kineto or kernels\n",
-                     set.c_str());
+    else if (set != "kineto" && set != "kernels" && set != "none") {
+        std::fprintf(
+            stderr,
+            "[cupti-floor] FLOOR_KINDS=%s: expected warpscope, select, kineto, kernels or none\n",
+            set.c_str());
         return 0;
     }
-    if (set == "warpscope") cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
+    if (set == "warpscope" || select) cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
     cuptiActivityRegisterCallbacks(requested, completed);
     for (auto kind : kinds)
         if (cuptiActivityEnable(kind) != CUPTI_SUCCESS)
             std::fprintf(stderr, "[cupti-floor] cannot enable activity kind %d\n", int(kind));
-    if (set == "warpscope") leaveQueryCallsOut();
+    if (set == "warpscope") switchCalls(true, 0);
+    if (select) switchCalls(false, 1);
     std::atexit([] { cuptiActivityFlushAll(1); });
     return 1;
 }

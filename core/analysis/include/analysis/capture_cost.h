@@ -1,7 +1,9 @@
 // What capture cost a recorded run, as stored with it. warpscope-cli record
 // calibrates what tracing adds per launch (launches of an empty kernel,
-// untraced and recorded, alternating) and multiplies by the run's kernels;
-// the properties below carry the result, this reads and states it.
+// untraced and recorded, alternating) and per state-reading call (the same
+// launches, each after cudaGetDevice calls), and charges the run's kernels
+// and its counted state-reading calls (model/query_calls.h) with them; the
+// properties below carry the result, this reads and states it.
 #pragma once
 
 #include <cstdint>
@@ -14,7 +16,9 @@ namespace ws {
 
 namespace capture_cost {
 inline constexpr const char* kPerLaunchNs = "capture.launch_cost_ns";
-inline constexpr const char* kEstimateNs = "capture.cost_estimate_ns";  // kernels × per launch
+inline constexpr const char* kPerQueryNs = "capture.query_cost_ns";
+inline constexpr const char* kKernels = "capture.cost_kernels";         // the launches charged
+inline constexpr const char* kEstimateNs = "capture.cost_estimate_ns";  // both charges
 inline constexpr const char* kShare = "capture.cost_share";         // of the run's wall time, 0..1
 inline constexpr const char* kBasis = "capture.launch_cost_basis";  // how it was measured
 }  // namespace capture_cost
@@ -25,6 +29,7 @@ struct LaunchCost {
     double tracedNs = 0;
     int launches = 0;  // per round
     int rounds = 0;
+    double perQueryNs = 0;  // per state-reading call (queryCostFrom)
 };
 
 // From each round's total loop time, untraced and traced, of `launches`
@@ -32,8 +37,16 @@ struct LaunchCost {
 LaunchCost launchCostFrom(const std::vector<double>& untracedLoopNs,
                           const std::vector<double>& tracedLoopNs, int launches);
 
-// "capture cost ≈ 0.42 µs per launch, ≈ 1.3 % of this run's wall time
-// (basis)"; nothing when the run has no such properties.
+// What tracing adds per state-reading call: the cost per launch of a loop
+// with `queriesPerLaunch` such calls before each launch, less that of the
+// bare loop, divided among them; never below 0. Throws
+// std::invalid_argument unless queriesPerLaunch > 0.
+double queryCostFrom(const LaunchCost& bare, const LaunchCost& withQueries, int queriesPerLaunch);
+
+// "capture cost ≈ 0.42 µs per launch and 0.50 µs per state-reading call
+// (6.0 per launch in this run), ≈ 1.3 % of this run's wall time (basis)";
+// runs stored before query calls were counted state the launches alone.
+// Nothing when the run has no such properties.
 std::optional<std::string> captureCostLine(const std::map<std::string, std::string>& properties);
 
 // record --capture-range cudaProfilerApi: "traced only between

@@ -28,6 +28,7 @@ enum class FrameType : std::uint8_t {
     Metric = 8,           // one hardware counter value of one kernel (name inline, not interned)
     GraphNode = 9,        // a CUDA graph node created or copied (GraphNodeRecord)
     CollectiveCall = 10,  // an NCCL call with its message size (CollectiveCallRecord, name inline)
+    QueryCalls = 11,      // state-reading API calls made while traced but left out, since the last
 };
 
 // The protocol's version, carried by every Hello after a 4-byte magic. A
@@ -35,7 +36,7 @@ enum class FrameType : std::uint8_t {
 // LD_LIBRARY_PATH, say) is refused by name rather than misread. Version 1 was
 // the stream before Hello carried a version. Raise it on any change to a
 // frame's payload.
-constexpr std::uint32_t kProtocolVersion = 4;
+constexpr std::uint32_t kProtocolVersion = 5;
 constexpr std::string_view kHelloMagic = "WSCP";
 
 constexpr std::size_t kHeaderBytes = 5;
@@ -56,6 +57,7 @@ class Encoder {
     void device(const DeviceInfo& d);
     void overhead(const OverheadRecord& r);
     void dropped(std::int64_t count);
+    void queryCalls(std::int64_t count);
     void bye();
     void metric(const KernelMetricRecord& r);
     void graphNode(const GraphNodeRecord& r);
@@ -87,6 +89,7 @@ struct Sink {
     std::function<void(const DeviceInfo&)> device;
     std::function<void(const OverheadRecord&)> overhead;
     std::function<void(std::int64_t)> dropped;
+    std::function<void(std::int64_t)> queryCalls;
     std::function<void()> bye;
     // The connection ended, after a Bye or without one (killed, crashed,
     // exec); called by the stream's owner through Decoder::ended.

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
@@ -26,7 +27,7 @@ namespace {
 constexpr int kLaunches = 20000;
 constexpr int kRounds = 3;
 // cudaGetDevice calls before each launch in the second loop, as PyTorch's
-// device guards make (about six state-reading calls per kernel there).
+// device guards make (9 to 21 state-reading calls per kernel counted there).
 constexpr int kQueriesPerLaunch = 8;
 
 std::filesystem::path cacheFile() {
@@ -73,10 +74,15 @@ std::vector<std::string> costSettings(const std::vector<std::string>& env) {
     return settings;
 }
 
+struct LoopRound {
+    double ns = 0;                // the timed launches, in all
+    double queriesPerLaunch = 0;  // state-reading calls the collector counted, per launch
+};
+
 // One round of the launch loop recorded into `store`, with or without the
-// capture library; its total time in ns, or nothing when it did not run.
-std::optional<double> loopOnce(const RecordRequest& like, const std::string& runner,
-                               const std::string& store, bool traced, int queriesPerLaunch) {
+// capture library, or nothing when it did not run.
+std::optional<LoopRound> loopOnce(const RecordRequest& like, const std::string& runner,
+                                  const std::string& store, bool traced, int queriesPerLaunch) {
     RecordRequest r;
     r.storePath = store;
     r.label = traced ? "launch cost, traced" : "launch cost, untraced";
@@ -89,10 +95,20 @@ std::optional<double> loopOnce(const RecordRequest& like, const std::string& run
     auto outcome = recorder.run();
     if (outcome.status != RunStatus::Ok) return std::nullopt;
     Store s(store);
-    std::istringstream log(runLog(s, outcome.run));
-    for (std::string word; log >> word;)
-        if (word == "LAUNCH_LOOP_NS" && log >> word) return std::stod(word);
-    return std::nullopt;
+    auto printed = parseLaunchLoopOutput(runLog(s, outcome.run));
+    if (!printed) return std::nullopt;
+    LoopRound round{printed->loopNs, 0};
+    // The count covers the whole process: the warm-up launches too.
+    const auto properties = runProperties(s, outcome.run);
+    if (auto q = properties.find(kQueryCallCountProperty); q != properties.end())
+        round.queriesPerLaunch =
+            std::strtod(q->second.c_str(), nullptr) / (printed->launches + printed->warmUpLaunches);
+    return round;
+}
+
+double medianOf(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v.empty() ? 0 : v[v.size() / 2];
 }
 
 // The per-launch cost, and in perQueryNs the per-state-reading-call cost.
@@ -104,7 +120,7 @@ std::optional<LaunchCost> calibrate(const RecordRequest& like) {
     std::filesystem::path dir(pattern);
     const std::string store = (dir / "calibrate.wsdb").string();
     // [0]: bare launches; [1]: each after kQueriesPerLaunch state reads.
-    std::vector<double> untraced[2], traced[2];
+    std::vector<double> untraced[2], traced[2], counted[2];
     try {
         // Alternating, so a drifting machine moves every loop alike.
         for (int i = 0; i < kRounds; ++i)
@@ -113,8 +129,9 @@ std::optional<LaunchCost> calibrate(const RecordRequest& like) {
                 auto u = loopOnce(like, runner, store, false, queries);
                 auto t = loopOnce(like, runner, store, true, queries);
                 if (!u || !t) throw std::runtime_error("a calibration loop did not run");
-                untraced[loop].push_back(*u);
-                traced[loop].push_back(*t);
+                untraced[loop].push_back(u->ns);
+                traced[loop].push_back(t->ns);
+                counted[loop].push_back(t->queriesPerLaunch);
             }
     } catch (const std::exception&) {
         untraced[0].clear();
@@ -123,8 +140,13 @@ std::optional<LaunchCost> calibrate(const RecordRequest& like) {
     std::filesystem::remove_all(dir, ec);
     if (untraced[0].size() != kRounds) return std::nullopt;
     auto bare = launchCostFrom(untraced[0], traced[0], kLaunches);
-    bare.perQueryNs =
-        queryCostFrom(bare, launchCostFrom(untraced[1], traced[1], kLaunches), kQueriesPerLaunch);
+    // A bare launch may make state-reading calls of its own, inside its
+    // cost; the second loop's extra calls are what they are as counted, or
+    // as asked for where nothing was counted (no callbacks).
+    bare.queriesPerLaunch = medianOf(counted[0]);
+    double added = medianOf(counted[1]) - bare.queriesPerLaunch;
+    if (added < 0.5) added = kQueriesPerLaunch;
+    bare.perQueryNs = queryCostFrom(bare, launchCostFrom(untraced[1], traced[1], kLaunches), added);
     return bare;
 }
 
@@ -146,11 +168,16 @@ std::optional<std::string> storeCaptureCost(const RecordRequest& like, RunId run
     std::optional<LaunchCost> cost;
     std::string when;
     // Entries written before the per-query cost was calibrated are redone.
-    if (auto it = cache.find(key);
-        it != cache.end() && it->is_object() && it->contains("per_query_ns")) {
-        cost = LaunchCost{it->value("per_launch_ns", 0.0), it->value("untraced_ns", 0.0),
-                          it->value("traced_ns", 0.0),     it->value("launches", 0),
-                          it->value("rounds", 0),          it->value("per_query_ns", 0.0)};
+    if (auto it = cache.find(key); it != cache.end() && it->is_object() &&
+                                   it->contains("per_query_ns") &&
+                                   it->contains("launch_query_calls")) {
+        cost = LaunchCost{it->value("per_launch_ns", 0.0),
+                          it->value("untraced_ns", 0.0),
+                          it->value("traced_ns", 0.0),
+                          it->value("launches", 0),
+                          it->value("rounds", 0),
+                          it->value("per_query_ns", 0.0),
+                          it->value("launch_query_calls", 0.0)};
         when = it->value("measured_at", std::string("?"));
     } else {
         std::cerr << "[warpscope] calibrating the capture cost on " << device->name
@@ -164,6 +191,7 @@ std::optional<std::string> storeCaptureCost(const RecordRequest& like, RunId run
         when = utcNow();
         cache[key] = {{"per_launch_ns", cost->perLaunchNs},
                       {"per_query_ns", cost->perQueryNs},
+                      {"launch_query_calls", cost->queriesPerLaunch},
                       {"untraced_ns", cost->untracedNs},
                       {"traced_ns", cost->tracedNs},
                       {"launches", cost->launches},
@@ -176,19 +204,24 @@ std::optional<std::string> storeCaptureCost(const RecordRequest& like, RunId run
     double queries = 0;
     if (auto q = properties.find(kQueryCallCountProperty); q != properties.end())
         queries = std::strtod(q->second.c_str(), nullptr);
-    const double estimate =
-        cost->perLaunchNs * static_cast<double>(kernels) + cost->perQueryNs * queries;
+    const double estimate = cost->perLaunchNs * static_cast<double>(kernels) +
+                            cost->perQueryNs * extraQueryCalls(*cost, kernels, queries);
     const double wall = static_cast<double>(info->durationNs());
     const double share = wall > 0 ? estimate / wall : 0;
-    const std::string basis = std::to_string(cost->launches) + " empty launches × " +
-                              std::to_string(cost->rounds) + " rounds on " + device->name + " at " +
-                              when + ": " + formatFixed(cost->untracedNs / 1000.0, 2) +
-                              " µs untraced, " + formatFixed(cost->tracedNs / 1000.0, 2) +
-                              " µs traced per launch; with " + std::to_string(kQueriesPerLaunch) +
-                              " cudaGetDevice calls before each, " +
-                              formatFixed(cost->perQueryNs / 1000.0, 2) + " µs more per call";
+    const std::string basis =
+        std::to_string(cost->launches) + " empty launches × " + std::to_string(cost->rounds) +
+        " rounds on " + device->name + " at " + when + ": " +
+        formatFixed(cost->untracedNs / 1000.0, 2) + " µs untraced, " +
+        formatFixed(cost->tracedNs / 1000.0, 2) + " µs traced per launch; with " +
+        std::to_string(kQueriesPerLaunch) + " cudaGetDevice calls before each, " +
+        formatFixed(cost->perQueryNs / 1000.0, 2) + " µs more per call" +
+        (cost->queriesPerLaunch >= 0.05
+             ? "; a bare launch makes " + formatFixed(cost->queriesPerLaunch, 1) +
+                   " such calls itself"
+             : std::string());
     store.setProperty(run, capture_cost::kPerLaunchNs, formatFixed(cost->perLaunchNs, 1));
     store.setProperty(run, capture_cost::kPerQueryNs, formatFixed(cost->perQueryNs, 1));
+    store.setProperty(run, capture_cost::kLaunchQueryCalls, formatFixed(cost->queriesPerLaunch, 2));
     store.setProperty(run, capture_cost::kKernels, std::to_string(kernels));
     store.setProperty(run, capture_cost::kEstimateNs, formatFixed(estimate, 0));
     store.setProperty(run, capture_cost::kShare, formatFixed(share, 5));

@@ -38,14 +38,15 @@ bool haveDevice() {
 int launchCostCommand(int launches, int queriesPerLaunch) {
     if (!haveDevice()) return 3;
     // Context, module and first-launch costs out of the way.
-    kernels::launchEmptyKernels(1000, nullptr, queriesPerLaunch);
+    constexpr int kWarmUp = 1000;
+    kernels::launchEmptyKernels(kWarmUp, nullptr, queriesPerLaunch);
     auto start = std::chrono::steady_clock::now();
     kernels::launchEmptyKernels(launches, nullptr, queriesPerLaunch);
     auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
                   std::chrono::steady_clock::now() - start)
                   .count();
     std::cout << "LAUNCH_LOOP_NS " << ns << " LAUNCHES " << launches << " QUERIES_PER_LAUNCH "
-              << queriesPerLaunch << '\n';
+              << queriesPerLaunch << " WARM_UP_LAUNCHES " << kWarmUp << '\n';
     return 0;
 }
 

@@ -18,8 +18,9 @@ namespace ws::workload {
 int gpuCommand(const std::string& command, bool quick);  // list, bench
 int runGpuWorkload(const WorkloadConfig& config);        // a kernel or decoder config
 // Times `launches` launches of an empty kernel, each after `queriesPerLaunch`
-// cudaGetDevice calls; prints "LAUNCH_LOOP_NS <ns> LAUNCHES <n>
-// QUERIES_PER_LAUNCH <q>" (what record's capture-cost calibration reads).
+// cudaGetDevice calls, following untimed warm-up launches; prints
+// "LAUNCH_LOOP_NS <ns> LAUNCHES <n> QUERIES_PER_LAUNCH <q> WARM_UP_LAUNCHES
+// <w>" (what record's capture-cost calibration reads).
 int launchCostCommand(int launches, int queriesPerLaunch);
 
 // CUDA builds only.

@@ -1,6 +1,8 @@
 #include "analysis/capture_cost.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <sstream>
 #include <stdexcept>
 
 #include "model/capture_windows.h"
@@ -27,6 +29,22 @@ std::optional<double> number(const std::map<std::string, std::string>& p, const 
 }
 }  // namespace
 
+std::optional<LaunchLoopOutput> parseLaunchLoopOutput(const std::string& log) {
+    std::istringstream in(log);
+    std::map<std::string, double> printed;
+    for (std::string word, value; in >> word;)
+        if ((word == "LAUNCH_LOOP_NS" || word == "LAUNCHES" || word == "WARM_UP_LAUNCHES") &&
+            in >> value) {
+            char* end = nullptr;
+            const double v = std::strtod(value.c_str(), &end);
+            if (end == value.c_str() || *end != '\0' || !(v >= 0)) return std::nullopt;
+            printed[word] = v;
+        }
+    if (!printed.count("LAUNCH_LOOP_NS") || !(printed["LAUNCHES"] > 0)) return std::nullopt;
+    return LaunchLoopOutput{printed["LAUNCH_LOOP_NS"], printed["LAUNCHES"],
+                            printed["WARM_UP_LAUNCHES"]};
+}
+
 LaunchCost launchCostFrom(const std::vector<double>& untracedLoopNs,
                           const std::vector<double>& tracedLoopNs, int launches) {
     if (untracedLoopNs.empty() || tracedLoopNs.empty() || launches < 1)
@@ -41,10 +59,15 @@ LaunchCost launchCostFrom(const std::vector<double>& untracedLoopNs,
     return c;
 }
 
-double queryCostFrom(const LaunchCost& bare, const LaunchCost& withQueries, int queriesPerLaunch) {
-    if (queriesPerLaunch < 1)
+double queryCostFrom(const LaunchCost& bare, const LaunchCost& withQueries,
+                     double addedQueriesPerLaunch) {
+    if (!(addedQueriesPerLaunch > 0))
         throw std::invalid_argument("query cost: no state-reading calls to divide by");
-    return std::max(0.0, (withQueries.perLaunchNs - bare.perLaunchNs) / queriesPerLaunch);
+    return std::max(0.0, (withQueries.perLaunchNs - bare.perLaunchNs) / addedQueriesPerLaunch);
+}
+
+double extraQueryCalls(const LaunchCost& cost, std::int64_t kernels, double queryCalls) {
+    return std::max(0.0, queryCalls - cost.queriesPerLaunch * static_cast<double>(kernels));
 }
 
 std::optional<std::string> captureCostLine(const std::map<std::string, std::string>& properties) {
@@ -56,9 +79,14 @@ std::optional<std::string> captureCostLine(const std::map<std::string, std::stri
     auto queries = number(properties, kQueryCallCountProperty);
     auto kernels = number(properties, capture_cost::kKernels);
     if (perQuery && queries) {
-        line += " and " + formatFixed(*perQuery / 1000.0, 2) + " µs per state-reading call";
-        if (kernels && *kernels > 0)
-            line += " (" + formatFixed(*queries / *kernels, 1) + " per launch in this run)";
+        line += " and " + formatFixed(*perQuery / 1000.0, 2) + " µs per extra state-reading call";
+        if (kernels && *kernels > 0) {
+            LaunchCost c;
+            c.queriesPerLaunch = number(properties, capture_cost::kLaunchQueryCalls).value_or(0);
+            const double extra =
+                extraQueryCalls(c, static_cast<std::int64_t>(*kernels), *queries) / *kernels;
+            line += " (" + formatFixed(extra, 1) + " per launch in this run)";
+        }
     }
     line += ", ≈ " + formatFixed(*share * 100.0, 1) + " % of this run's wall time";
     if (auto basis = properties.find(capture_cost::kBasis); basis != properties.end())

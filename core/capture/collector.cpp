@@ -135,7 +135,7 @@ void setTracing(bool traced) {
             check(r, traced ? "cuptiActivityEnable" : "cuptiActivityDisable");
     }
     if (traced) leaveQueryCallsOut();
-    countQueryCalls(traced);
+    countQueryCalls(traced, !kindLeftOut(CUPTI_ACTIVITY_KIND_RUNTIME), driver);
     if (!graphLevel) return;
     static bool reported = false;
     CUptiResult r = toggle(CUPTI_ACTIVITY_KIND_GRAPH_TRACE);
@@ -284,7 +284,7 @@ void Collector::encodeClosedWindows(wire::Encoder& enc) {
 
 void Collector::startTracing() {
     // Subscribed now, not inside the program's first cudaProfilerStart.
-    countQueryCalls(false);
+    countQueryCalls(false, false, false);
     const char* range = std::getenv(capture_window::kEnvironment);
     if (!range || std::strcmp(range, capture_window::kProfilerApi) != 0) {
         setTracing(true);

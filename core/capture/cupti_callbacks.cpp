@@ -11,7 +11,9 @@ namespace {
 
 // Written once each before the callbacks that reach them are enabled, read
 // from any thread afterwards.
-std::array<std::atomic<CallbackHandler>, 4> handlers{};
+// Room for every part that may ask (query calls, graph nodes, capture
+// windows, kernel counters) and some to spare.
+std::array<std::atomic<CallbackHandler>, 8> handlers{};
 std::atomic<int> handlerCount{0};
 CUpti_SubscriberHandle subscriber = nullptr;
 std::mutex subscribing;
@@ -39,7 +41,10 @@ CUpti_SubscriberHandle addCallbackHandler(CallbackHandler handler) {
         }
     }
     int n = handlerCount.load(std::memory_order_relaxed);
-    if (n == static_cast<int>(handlers.size())) return nullptr;
+    if (n == static_cast<int>(handlers.size())) {
+        std::fprintf(stderr, "[warpscope] no room for another CUPTI callback handler (%d)\n", n);
+        return nullptr;
+    }
     handlers[n].store(handler, std::memory_order_relaxed);
     handlerCount.store(n + 1, std::memory_order_release);
     return subscriber;

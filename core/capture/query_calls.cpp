@@ -91,14 +91,17 @@ void leaveQueryCallsOut() {
                      failed, first.c_str());
 }
 
-bool countQueryCalls(bool on) {
+bool countQueryCalls(bool on, bool runtime, bool driver) {
     static CUpti_SubscriberHandle subscriber = [] {
         queryIds();  // built before the first callback can ask
         return addCallbackHandler(onQueryCall);
     }();
     if (!subscriber) return false;
+    // Only where API records are on: elsewhere CUPTI does not hook these
+    // calls, and a callback would add the very cost it is there to count.
     for (const QueryCall& c : queryCalls())
-        cuptiEnableCallback(on ? 1 : 0, subscriber, c.domain, c.cbid);
+        if (c.domain == CUPTI_CB_DOMAIN_RUNTIME_API ? runtime : driver)
+            cuptiEnableCallback(on ? 1 : 0, subscriber, c.domain, c.cbid);
     return true;
 }
 

@@ -110,8 +110,7 @@ wire::Sink RecordingSession::sink() {
     };
     s.queryCalls = [this](std::int64_t n) {
         queryCalls_ += n;
-        // A later value of a key wins: the last note holds the total.
-        pendingProperties_.emplace_back(kQueryCallCountProperty, std::to_string(queryCalls_));
+        queryCallsChanged_ = true;  // written with the run's rows, once per write
     };
     s.kernel = [this, pid](const KernelRecord& r) {
         ++progress.kernels;
@@ -280,6 +279,10 @@ bool RecordingSession::writeRunRows() {
             store_.setProperty(run_, pendingProperties_.front().first,
                                pendingProperties_.front().second);
             pendingProperties_.erase(pendingProperties_.begin());
+        }
+        if (queryCallsChanged_) {
+            store_.setProperty(run_, kQueryCallCountProperty, std::to_string(queryCalls_));
+            queryCallsChanged_ = false;
         }
         if (pendingDevice_) {
             store_.setDevice(run_, *pendingDevice_);

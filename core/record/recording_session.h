@@ -87,6 +87,7 @@ class RecordingSession {
     std::int64_t captureWindows_ = 0;
     std::int64_t captureWindowsNs_ = 0;
     std::int64_t queryCalls_ = 0;  // state-reading calls made while traced, all processes
+    bool queryCallsChanged_ = false;
     std::vector<SampleRecord> unplacedSamples_;
     std::optional<DeviceInfo> pendingDevice_;
     bool deviceSeen_ = false;

@@ -44,8 +44,11 @@ python3 - "$out/queries.txt" <<'PY' || fail=1
 import collections, statistics, sys
 rows = collections.defaultdict(list)
 for line in open(sys.argv[1]):
-    name, how, ns = line.split()
-    rows[(name, how)].append(float(ns) / 20000)
+    try:
+        name, how, ns = line.split()
+        rows[(name, how)].append(float(ns) / 20000)
+    except ValueError:
+        print("no figure:", line.strip())
 for name in dict.fromkeys(n for n, _ in rows):
     u = statistics.median(rows[(name, "untraced")])
     print(f"{name:14s} per launch untraced {u:7.0f} ns")

@@ -40,14 +40,20 @@ TEST(CaptureCost, StatedFromTheRunsPropertiesOrNotAtAll) {
 // State-reading calls (cudaGetDevice and kin) are left out of the records
 // but still hooked by CUPTI: they are charged per call, as counted.
 TEST(CaptureCost, StateReadingCallsAreChargedByTheirOwnCalibratedCost) {
-    // 20,000 launches: bare 1.5 µs per launch more traced; after 8
-    // cudaGetDevice calls each, 5.5 µs more: 0.5 µs per call.
+    // 20,000 launches: bare 1.5 µs per launch more traced; with 8 more
+    // state-reading calls each, 5.5 µs more: 0.5 µs per call.
     auto bare = launchCostFrom({100e6}, {130e6}, 20000);
     auto withQueries = launchCostFrom({110e6}, {220e6}, 20000);
     EXPECT_DOUBLE_EQ(queryCostFrom(bare, withQueries, 8), 500);
+    EXPECT_DOUBLE_EQ(queryCostFrom(bare, withQueries, 8.5), 4000 / 8.5);  // as counted
     // Noise cannot make them cheaper than free.
     EXPECT_DOUBLE_EQ(queryCostFrom(withQueries, bare, 8), 0);
     EXPECT_THROW(queryCostFrom(bare, withQueries, 0), std::invalid_argument);
+    // Calls a bare launch makes itself are inside its cost: only the rest
+    // are charged, and never fewer than none.
+    bare.queriesPerLaunch = 1;
+    EXPECT_DOUBLE_EQ(extraQueryCalls(bare, 40000, 240000), 200000);
+    EXPECT_DOUBLE_EQ(extraQueryCalls(bare, 40000, 10000), 0);
 
     std::map<std::string, std::string> p{{capture_cost::kPerLaunchNs, "1500.0"},
                                          {capture_cost::kShare, "0.25"},
@@ -55,12 +61,32 @@ TEST(CaptureCost, StateReadingCallsAreChargedByTheirOwnCalibratedCost) {
                                          {capture_cost::kKernels, "40000"},
                                          {kQueryCallCountProperty, "240000"}};
     EXPECT_EQ(*captureCostLine(p),
-              "capture cost ≈ 1.50 µs per launch and 0.50 µs per state-reading call (6.0 per "
-              "launch in this run), ≈ 25.0 % of this run's wall time");
+              "capture cost ≈ 1.50 µs per launch and 0.50 µs per extra state-reading call (6.0 "
+              "per launch in this run), ≈ 25.0 % of this run's wall time");
+    p[capture_cost::kLaunchQueryCalls] = "1.00";
+    EXPECT_NE(captureCostLine(p)->find("(5.0 per launch in this run)"), std::string::npos);
     // A run recorded before the calls were counted states the launches alone.
     p.erase(kQueryCallCountProperty);
     EXPECT_EQ(*captureCostLine(p),
               "capture cost ≈ 1.50 µs per launch, ≈ 25.0 % of this run's wall time");
+}
+
+// What the calibration reads from its loop's run log.
+TEST(CaptureCost, TheLaunchLoopsOutputIsReadFromAmongOtherLines) {
+    auto out = parseLaunchLoopOutput(
+        "[warpscope] run 3 ok\nLAUNCH_LOOP_NS 101000000 LAUNCHES 20000 QUERIES_PER_LAUNCH 8 "
+        "WARM_UP_LAUNCHES 1000\n[warpscope] capture cost not estimated\n");
+    ASSERT_TRUE(out);
+    EXPECT_DOUBLE_EQ(out->loopNs, 101e6);
+    EXPECT_DOUBLE_EQ(out->launches, 20000);
+    EXPECT_DOUBLE_EQ(out->warmUpLaunches, 1000);
+    // An older warpscope-workload printed no warm-up: none is assumed.
+    EXPECT_DOUBLE_EQ(parseLaunchLoopOutput("LAUNCH_LOOP_NS 5 LAUNCHES 2")->warmUpLaunches, 0);
+    EXPECT_FALSE(parseLaunchLoopOutput("LAUNCHES 20000"));
+    EXPECT_FALSE(parseLaunchLoopOutput("LAUNCH_LOOP_NS 5 LAUNCHES 0"));
+    EXPECT_FALSE(parseLaunchLoopOutput("LAUNCH_LOOP_NS fast LAUNCHES 2"));
+    EXPECT_FALSE(parseLaunchLoopOutput("LAUNCH_LOOP_NS -5 LAUNCHES 2"));
+    EXPECT_FALSE(parseLaunchLoopOutput(""));
 }
 
 // record --capture-range: how much of the run its windows traced.

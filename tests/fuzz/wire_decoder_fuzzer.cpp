@@ -29,6 +29,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     sink.device = [](const ws::DeviceInfo& d) { seen += d.name.size(); };
     sink.overhead = [](const ws::OverheadRecord& r) { seen += r.kind.size(); };
     sink.dropped = [](std::int64_t n) { seen += static_cast<std::size_t>(n); };
+    sink.queryCalls = [](std::int64_t n) { seen += static_cast<std::size_t>(n); };
     sink.bye = [] { ++seen; };
     sink.metric = [](const ws::KernelMetricRecord& r) { seen += r.metric.size(); };
     sink.kernel = [](const ws::KernelRecord& r) {

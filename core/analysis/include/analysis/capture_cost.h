@@ -17,7 +17,9 @@ namespace ws {
 namespace capture_cost {
 inline constexpr const char* kPerLaunchNs = "capture.launch_cost_ns";
 inline constexpr const char* kPerQueryNs = "capture.query_cost_ns";
-inline constexpr const char* kKernels = "capture.cost_kernels";         // the launches charged
+inline constexpr const char* kKernels = "capture.cost_kernels";  // the launches charged
+// State-reading calls a bare launch of the calibration makes itself, per launch.
+inline constexpr const char* kLaunchQueryCalls = "capture.launch_query_calls";
 inline constexpr const char* kEstimateNs = "capture.cost_estimate_ns";  // both charges
 inline constexpr const char* kShare = "capture.cost_share";         // of the run's wall time, 0..1
 inline constexpr const char* kBasis = "capture.launch_cost_basis";  // how it was measured
@@ -29,8 +31,19 @@ struct LaunchCost {
     double tracedNs = 0;
     int launches = 0;  // per round
     int rounds = 0;
-    double perQueryNs = 0;  // per state-reading call (queryCostFrom)
+    double perQueryNs = 0;        // per state-reading call (queryCostFrom)
+    double queriesPerLaunch = 0;  // counted per bare launch: inside perLaunchNs
 };
+
+// What `warpscope-workload launch-cost` printed: "LAUNCH_LOOP_NS <ns>
+// LAUNCHES <n> QUERIES_PER_LAUNCH <q> WARM_UP_LAUNCHES <w>", found in a run's
+// log among other lines; nothing without a loop time and launches.
+struct LaunchLoopOutput {
+    double loopNs = 0;
+    double launches = 0;
+    double warmUpLaunches = 0;  // before the timed ones, in the same process
+};
+std::optional<LaunchLoopOutput> parseLaunchLoopOutput(const std::string& log);
 
 // From each round's total loop time, untraced and traced, of `launches`
 // launches. Throws std::invalid_argument on no rounds or no launches.
@@ -38,13 +51,19 @@ LaunchCost launchCostFrom(const std::vector<double>& untracedLoopNs,
                           const std::vector<double>& tracedLoopNs, int launches);
 
 // What tracing adds per state-reading call: the cost per launch of a loop
-// with `queriesPerLaunch` such calls before each launch, less that of the
+// with `addedQueriesPerLaunch` more such calls per launch, less that of the
 // bare loop, divided among them; never below 0. Throws
-// std::invalid_argument unless queriesPerLaunch > 0.
-double queryCostFrom(const LaunchCost& bare, const LaunchCost& withQueries, int queriesPerLaunch);
+// std::invalid_argument unless addedQueriesPerLaunch > 0.
+double queryCostFrom(const LaunchCost& bare, const LaunchCost& withQueries,
+                     double addedQueriesPerLaunch);
 
-// "capture cost ≈ 0.42 µs per launch and 0.50 µs per state-reading call
-// (6.0 per launch in this run), ≈ 1.3 % of this run's wall time (basis)";
+// The state-reading calls a run is charged for: those beyond what its
+// kernels' bare launches make themselves (already in the per-launch cost).
+double extraQueryCalls(const LaunchCost& cost, std::int64_t kernels, double queryCalls);
+
+// "capture cost ≈ 0.42 µs per launch and 0.50 µs per extra state-reading
+// call (6.0 per launch in this run), ≈ 1.3 % of this run's wall time
+// (basis)", extra: beyond those of a bare launch (extraQueryCalls);
 // runs stored before query calls were counted state the launches alone.
 // Nothing when the run has no such properties.
 std::optional<std::string> captureCostLine(const std::map<std::string, std::string>& properties);

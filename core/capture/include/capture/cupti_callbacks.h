@@ -1,6 +1,8 @@
 // CUPTI allows one callback subscriber per process. The collector's parts
-// that need callbacks (kernel counters, graph nodes) share it through here;
-// each handler sees every enabled callback and ignores what is not its own.
+// that need callbacks (kernel counters, graph nodes, capture windows, the
+// count of state-reading calls) share it through here. Callbacks are enabled
+// on the one subscriber, so what one part enables reaches every handler:
+// each handler ignores what is not its own.
 #pragma once
 
 #include <cupti.h>

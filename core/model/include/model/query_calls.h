@@ -17,8 +17,8 @@ namespace ws {
 // ("cudaGetDevice_v3020", "cuGetProcAddress_v2", "…_ptsz") is ignored.
 bool isQueryCall(std::string_view name);
 
-// Run property: how many such calls were made while traced (and left out of
-// the records); what the capture-cost estimate charges them by.
+// Run property: how many such calls were made while traced (left out of the
+// records unless --all-apis); what the capture-cost estimate charges.
 inline constexpr const char* kQueryCallCountProperty = "capture.query_call_count";
 
 }  // namespace ws

@@ -28,7 +28,7 @@ enum class FrameType : std::uint8_t {
     Metric = 8,           // one hardware counter value of one kernel (name inline, not interned)
     GraphNode = 9,        // a CUDA graph node created or copied (GraphNodeRecord)
     CollectiveCall = 10,  // an NCCL call with its message size (CollectiveCallRecord, name inline)
-    QueryCalls = 11,      // state-reading API calls made while traced but left out, since the last
+    QueryCalls = 11,      // state-reading API calls made while traced, since the last report
 };
 
 // The protocol's version, carried by every Hello after a 4-byte magic. A

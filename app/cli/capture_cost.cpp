@@ -145,7 +145,9 @@ std::optional<LaunchCost> calibrate(const RecordRequest& like) {
     // as asked for where nothing was counted (no callbacks).
     bare.queriesPerLaunch = medianOf(counted[0]);
     double added = medianOf(counted[1]) - bare.queriesPerLaunch;
-    if (added < 0.5) added = kQueriesPerLaunch;
+    // Fewer than asked for: some went uncounted, and dividing by the count
+    // would inflate the per-call cost.
+    if (added < kQueriesPerLaunch) added = kQueriesPerLaunch;
     bare.perQueryNs = queryCostFrom(bare, launchCostFrom(untraced[1], traced[1], kLaunches), added);
     return bare;
 }

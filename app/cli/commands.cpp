@@ -35,7 +35,8 @@ const std::vector<Command>& commands() {
          "      the finished run into the local store; PROGRAM and its paths are H's.\n"
          "      --capture-range cudaProfilerApi traces only between the program's\n"
          "      cudaProfilerStart and cudaProfilerStop (torch.cuda.profiler.start/stop), every\n"
-         "      such window, each stored as a 'capture range' range; untraced elsewhere",
+         "      such window, each stored as a 'capture range' range; nothing is stored\n"
+         "      elsewhere (though CUPTI slows the program there too after the first window)",
          cmdRecord},
         {"pull", "pull H RUN [--remote-db FILE] [--remote-cli PATH] [--db FILE]",
          "copy run RUN of host H's store into the local store over ssh (a run bundle)", cmdPull},

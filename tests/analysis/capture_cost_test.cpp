@@ -69,6 +69,13 @@ TEST(CaptureCost, StateReadingCallsAreChargedByTheirOwnCalibratedCost) {
     p.erase(kQueryCallCountProperty);
     EXPECT_EQ(*captureCostLine(p),
               "capture cost ≈ 1.50 µs per launch, ≈ 25.0 % of this run's wall time");
+    // A run traced in capture windows says what the figure leaves out.
+    p["capture.range"] = "cudaProfilerApi";
+    EXPECT_NE(captureCostLine(p)->find(", inside the capture windows (outside them, after the "
+                                       "first, the program runs slower too"),
+              std::string::npos);
+    p["capture.range"] = "whole run";
+    EXPECT_EQ(captureCostLine(p)->find("capture windows"), std::string::npos);
 }
 
 // What the calibration reads from its loop's run log.
@@ -86,6 +93,7 @@ TEST(CaptureCost, TheLaunchLoopsOutputIsReadFromAmongOtherLines) {
     EXPECT_FALSE(parseLaunchLoopOutput("LAUNCH_LOOP_NS 5 LAUNCHES 0"));
     EXPECT_FALSE(parseLaunchLoopOutput("LAUNCH_LOOP_NS fast LAUNCHES 2"));
     EXPECT_FALSE(parseLaunchLoopOutput("LAUNCH_LOOP_NS -5 LAUNCHES 2"));
+    EXPECT_FALSE(parseLaunchLoopOutput("LAUNCH_LOOP_NS inf LAUNCHES 2"));
     EXPECT_FALSE(parseLaunchLoopOutput(""));
 }
 

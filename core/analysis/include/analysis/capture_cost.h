@@ -59,6 +59,8 @@ double queryCostFrom(const LaunchCost& bare, const LaunchCost& withQueries,
 
 // The state-reading calls a run is charged for: those beyond what its
 // kernels' bare launches make themselves (already in the per-launch cost).
+// Kernels replayed from CUDA graphs make no launch calls of their own, so a
+// graph-heavy run is charged somewhat too few.
 double extraQueryCalls(const LaunchCost& cost, std::int64_t kernels, double queryCalls);
 
 // "capture cost ≈ 0.42 µs per launch and 0.50 µs per extra state-reading

@@ -96,8 +96,8 @@ std::optional<std::string> captureCostLine(const std::map<std::string, std::stri
     if (auto range = properties.find(capture_window::kRangeProperty);
         range != properties.end() && range->second == capture_window::kProfilerApi)
         line +=
-            ", inside the capture windows (outside them, after the first, the program runs "
-            "slower too: CUPTI keeps its hooks)";
+            ", inside the capture windows only; after the first window the program runs slower "
+            "outside them too, as CUPTI keeps its hooks";
     if (auto basis = properties.find(capture_cost::kBasis); basis != properties.end())
         line += " (" + basis->second + ")";
     return line;

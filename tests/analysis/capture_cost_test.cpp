@@ -71,8 +71,8 @@ TEST(CaptureCost, StateReadingCallsAreChargedByTheirOwnCalibratedCost) {
               "capture cost ≈ 1.50 µs per launch, ≈ 25.0 % of this run's wall time");
     // A run traced in capture windows says what the figure leaves out.
     p["capture.range"] = "cudaProfilerApi";
-    EXPECT_NE(captureCostLine(p)->find(", inside the capture windows (outside them, after the "
-                                       "first, the program runs slower too"),
+    EXPECT_NE(captureCostLine(p)->find(", inside the capture windows only; after the first window "
+                                       "the program runs slower outside them too"),
               std::string::npos);
     p["capture.range"] = "whole run";
     EXPECT_EQ(captureCostLine(p)->find("capture windows"), std::string::npos);

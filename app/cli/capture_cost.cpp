@@ -3,7 +3,6 @@
 #include <stdlib.h>
 #include <nlohmann/json.hpp>
 
-#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
@@ -106,11 +105,6 @@ std::optional<LoopRound> loopOnce(const RecordRequest& like, const std::string& 
     return round;
 }
 
-double medianOf(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v.empty() ? 0 : v[v.size() / 2];
-}
-
 // The per-launch cost, and in perQueryNs the per-state-reading-call cost.
 std::optional<LaunchCost> calibrate(const RecordRequest& like) {
     auto runner = findBesideSelf("warpscope-workload");
@@ -120,7 +114,7 @@ std::optional<LaunchCost> calibrate(const RecordRequest& like) {
     std::filesystem::path dir(pattern);
     const std::string store = (dir / "calibrate.wsdb").string();
     // [0]: bare launches; [1]: each after kQueriesPerLaunch state reads.
-    std::vector<double> untraced[2], traced[2], counted[2];
+    CalibrationRounds rounds;
     try {
         // Alternating, so a drifting machine moves every loop alike.
         for (int i = 0; i < kRounds; ++i)
@@ -129,27 +123,17 @@ std::optional<LaunchCost> calibrate(const RecordRequest& like) {
                 auto u = loopOnce(like, runner, store, false, queries);
                 auto t = loopOnce(like, runner, store, true, queries);
                 if (!u || !t) throw std::runtime_error("a calibration loop did not run");
-                untraced[loop].push_back(u->ns);
-                traced[loop].push_back(t->ns);
-                counted[loop].push_back(t->queriesPerLaunch);
+                rounds.untracedNs[loop].push_back(u->ns);
+                rounds.tracedNs[loop].push_back(t->ns);
+                rounds.countedPerLaunch[loop].push_back(t->queriesPerLaunch);
             }
     } catch (const std::exception&) {
-        untraced[0].clear();
+        rounds.untracedNs[0].clear();
     }
     std::error_code ec;
     std::filesystem::remove_all(dir, ec);
-    if (untraced[0].size() != kRounds) return std::nullopt;
-    auto bare = launchCostFrom(untraced[0], traced[0], kLaunches);
-    // A bare launch may make state-reading calls of its own, inside its
-    // cost; the second loop's extra calls are what they are as counted, or
-    // as asked for where nothing was counted (no callbacks).
-    bare.queriesPerLaunch = medianOf(counted[0]);
-    double added = medianOf(counted[1]) - bare.queriesPerLaunch;
-    // Fewer than asked for: some went uncounted, and dividing by the count
-    // would inflate the per-call cost.
-    if (added < kQueriesPerLaunch) added = kQueriesPerLaunch;
-    bare.perQueryNs = queryCostFrom(bare, launchCostFrom(untraced[1], traced[1], kLaunches), added);
-    return bare;
+    if (rounds.untracedNs[0].size() != kRounds) return std::nullopt;
+    return costFromCalibration(rounds, kLaunches, kQueriesPerLaunch);
 }
 
 }  // namespace
@@ -206,8 +190,9 @@ std::optional<std::string> storeCaptureCost(const RecordRequest& like, RunId run
     double queries = 0;
     if (auto q = properties.find(kQueryCallCountProperty); q != properties.end())
         queries = std::strtod(q->second.c_str(), nullptr);
-    const double estimate = cost->perLaunchNs * static_cast<double>(kernels) +
-                            cost->perQueryNs * extraQueryCalls(*cost, kernels, queries);
+    const double estimate =
+        cost->perLaunchNs * static_cast<double>(kernels) +
+        cost->perQueryNs * extraQueryCalls(cost->queriesPerLaunch, kernels, queries);
     const double wall = static_cast<double>(info->durationNs());
     const double share = wall > 0 ? estimate / wall : 0;
     const std::string basis =

@@ -68,8 +68,19 @@ double queryCostFrom(const LaunchCost& bare, const LaunchCost& withQueries,
     return std::max(0.0, (withQueries.perLaunchNs - bare.perLaunchNs) / addedQueriesPerLaunch);
 }
 
-double extraQueryCalls(const LaunchCost& cost, std::int64_t kernels, double queryCalls) {
-    return std::max(0.0, queryCalls - cost.queriesPerLaunch * static_cast<double>(kernels));
+LaunchCost costFromCalibration(const CalibrationRounds& rounds, int launches, int queriesAsked) {
+    LaunchCost bare = launchCostFrom(rounds.untracedNs[0], rounds.tracedNs[0], launches);
+    const LaunchCost withQueries =
+        launchCostFrom(rounds.untracedNs[1], rounds.tracedNs[1], launches);
+    auto countedMedian = [](const std::vector<double>& v) { return v.empty() ? 0 : median(v); };
+    bare.queriesPerLaunch = countedMedian(rounds.countedPerLaunch[0]);
+    const double added = countedMedian(rounds.countedPerLaunch[1]) - bare.queriesPerLaunch;
+    bare.perQueryNs = queryCostFrom(bare, withQueries, std::max<double>(added, queriesAsked));
+    return bare;
+}
+
+double extraQueryCalls(double bareLaunchQueries, std::int64_t kernels, double queryCalls) {
+    return std::max(0.0, queryCalls - bareLaunchQueries * static_cast<double>(kernels));
 }
 
 std::optional<std::string> captureCostLine(const std::map<std::string, std::string>& properties) {
@@ -83,10 +94,10 @@ std::optional<std::string> captureCostLine(const std::map<std::string, std::stri
     if (perQuery && queries) {
         line += " and " + formatFixed(*perQuery / 1000.0, 2) + " µs per extra state-reading call";
         if (kernels && std::isfinite(*kernels) && *kernels > 0) {
-            LaunchCost c;
-            c.queriesPerLaunch = number(properties, capture_cost::kLaunchQueryCalls).value_or(0);
             const double extra =
-                extraQueryCalls(c, static_cast<std::int64_t>(*kernels), *queries) / *kernels;
+                extraQueryCalls(number(properties, capture_cost::kLaunchQueryCalls).value_or(0),
+                                static_cast<std::int64_t>(*kernels), *queries) /
+                *kernels;
             line += " (" + formatFixed(extra, 1) + " per launch in this run)";
         }
     }

@@ -290,7 +290,6 @@ void Collector::startTracing() {
         setTracing(true);
         return;
     }
-    queryCalls();  // looked up now, not inside the program's first cudaProfilerStart
     CaptureWindowHooks hooks{setTracing,
                              [] {
                                  std::uint64_t t = 0;

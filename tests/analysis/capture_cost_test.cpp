@@ -52,8 +52,8 @@ TEST(CaptureCost, StateReadingCallsAreChargedByTheirOwnCalibratedCost) {
     // Calls a bare launch makes itself are inside its cost: only the rest
     // are charged, and never fewer than none.
     bare.queriesPerLaunch = 1;
-    EXPECT_DOUBLE_EQ(extraQueryCalls(bare, 40000, 240000), 200000);
-    EXPECT_DOUBLE_EQ(extraQueryCalls(bare, 40000, 10000), 0);
+    EXPECT_DOUBLE_EQ(extraQueryCalls(bare.queriesPerLaunch, 40000, 240000), 200000);
+    EXPECT_DOUBLE_EQ(extraQueryCalls(bare.queriesPerLaunch, 40000, 10000), 0);
 
     std::map<std::string, std::string> p{{capture_cost::kPerLaunchNs, "1500.0"},
                                          {capture_cost::kShare, "0.25"},
@@ -76,6 +76,36 @@ TEST(CaptureCost, StateReadingCallsAreChargedByTheirOwnCalibratedCost) {
               std::string::npos);
     p["capture.range"] = "whole run";
     EXPECT_EQ(captureCostLine(p)->find("capture windows"), std::string::npos);
+}
+
+// The calibration's two loops: the bare launch's own state-reading calls
+// stay in its cost, the second loop's extra calls divide its extra cost.
+TEST(CaptureCost, TheCalibrationChargesOnlyTheCallsBeyondABareLaunchs) {
+    CalibrationRounds r;
+    // 20,000 launches: bare +1.5 µs each traced, counting 1 call per launch;
+    // the second loop +5.5 µs, counting 9 (8 more).
+    r.untracedNs[0] = {100e6, 100e6, 100e6};
+    r.tracedNs[0] = {130e6, 130e6, 130e6};
+    r.countedPerLaunch[0] = {1, 1, 1};
+    r.untracedNs[1] = {110e6, 110e6, 110e6};
+    r.tracedNs[1] = {220e6, 220e6, 220e6};
+    r.countedPerLaunch[1] = {9, 9, 9};
+    auto c = costFromCalibration(r, 20000, 8);
+    EXPECT_DOUBLE_EQ(c.perLaunchNs, 1500);
+    EXPECT_DOUBLE_EQ(c.queriesPerLaunch, 1);
+    EXPECT_DOUBLE_EQ(c.perQueryNs, 500);
+    // More counted than asked (nested calls): divided among all of them.
+    r.countedPerLaunch[1] = {11, 11, 11};
+    EXPECT_DOUBLE_EQ(costFromCalibration(r, 20000, 8).perQueryNs, 400);
+    // Fewer counted than asked, or nothing counted (no callbacks): divided
+    // among those asked for, not inflated.
+    r.countedPerLaunch[1] = {3, 3, 3};
+    EXPECT_DOUBLE_EQ(costFromCalibration(r, 20000, 8).perQueryNs, 500);
+    r.countedPerLaunch[0].clear();
+    r.countedPerLaunch[1].clear();
+    c = costFromCalibration(r, 20000, 8);
+    EXPECT_DOUBLE_EQ(c.queriesPerLaunch, 0);
+    EXPECT_DOUBLE_EQ(c.perQueryNs, 500);
 }
 
 // What the calibration reads from its loop's run log.

@@ -57,11 +57,26 @@ LaunchCost launchCostFrom(const std::vector<double>& untracedLoopNs,
 double queryCostFrom(const LaunchCost& bare, const LaunchCost& withQueries,
                      double addedQueriesPerLaunch);
 
+// The calibration's alternating rounds of two loops, [0] bare launches and
+// [1] each launch after `queriesAsked` more state-reading calls: per round
+// each loop's time untraced and traced, and the calls counted per launch in
+// the traced one.
+struct CalibrationRounds {
+    std::vector<double> untracedNs[2], tracedNs[2], countedPerLaunch[2];
+};
+
+// The per-launch cost from the bare loop, with the calls a bare launch makes
+// itself (queriesPerLaunch), and the per-call cost from the second, divided
+// by the extra calls as counted, or as asked where fewer were counted (some
+// went uncounted: dividing by the count would inflate the cost). Throws as
+// launchCostFrom.
+LaunchCost costFromCalibration(const CalibrationRounds& rounds, int launches, int queriesAsked);
+
 // The state-reading calls a run is charged for: those beyond what its
 // kernels' bare launches make themselves (already in the per-launch cost).
 // Kernels replayed from CUDA graphs make no launch calls of their own, so a
 // graph-heavy run is charged somewhat too few.
-double extraQueryCalls(const LaunchCost& cost, std::int64_t kernels, double queryCalls);
+double extraQueryCalls(double bareLaunchQueries, std::int64_t kernels, double queryCalls);
 
 // "capture cost ≈ 0.42 µs per launch and 0.50 µs per extra state-reading
 // call (6.0 per launch in this run), ≈ 1.3 % of this run's wall time

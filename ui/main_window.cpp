@@ -37,6 +37,7 @@
 #include "viewmodels/run_list_model.h"
 #include "viewmodels/store_loader.h"
 #include "viewmodels/table_export.h"
+#include "window_layout.h"
 
 namespace ws::ui {
 
@@ -125,27 +126,22 @@ MainWindow::MainWindow(QWidget* parent)
     connect(loader_, &StoreLoader::busyChanged, this,
             [this](bool busy) { busyLabel_->setText(busy ? tr("Loading…") : QString()); });
 
+    // The layout saved on this screen, else this screen's default; either
+    // way, once shown, the window fits the screen and each dock keeps its
+    // minimum (window_layout.h).
     QSettings settings;
-    restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
-    restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
-    if (!settings.contains(QStringLiteral("window/geometry"))) {
-        // First start: 1600×960, or the whole screen where it is smaller (a
-        // 1366×768 laptop), never larger than what can be seen.
-        QSize size(1600, 960);
-        if (auto* s = screen()) size = size.boundedTo(s->availableGeometry().size());
-        resize(size);
-        // Dock sizes asked for before the window had its size were lost (the
-        // runs list opened ~70 px wide at 1366×768): asked again once shown,
-        // a quarter of the width for the runs, a little more for the details.
-        QTimer::singleShot(0, this, [this] {
-            auto* runs = findChild<QDockWidget*>(QStringLiteral("runsDock"));
-            auto* details = findChild<QDockWidget*>(QStringLiteral("detailsDock"));
-            if (runs && details)
-                resizeDocks({runs, details},
-                            {std::max(300, width() / 4), std::max(340, width() / 4)},
-                            Qt::Horizontal);
+    const QSize screen = availableScreenSize(*this);
+    const bool restored = restoreWindowLayout(*this, settings, screen);
+    // Dock sizes asked for before the window is laid out at its size are
+    // lost, and a second request replaces a first still pending: the default
+    // goes in once the window is shown, the minimums once that is laid out.
+    QTimer::singleShot(0, this, [this, restored, screen] {
+        if (!restored) applyDefaultLayout(*this, screen);
+        QTimer::singleShot(0, this, [this, screen] {
+            enforceLayoutMinimums(*this, screen);
+            emit layoutSettled();
         });
-    }
+    });
 }
 
 MainWindow::~MainWindow() = default;
@@ -396,8 +392,7 @@ void MainWindow::closeEvent(QCloseEvent* event) {
     // would open without them.
     setDashboardShown(false);
     QSettings settings;
-    settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
-    settings.setValue(QStringLiteral("window/state"), saveState());
+    saveWindowLayout(*this, settings, availableScreenSize(*this));
     QMainWindow::closeEvent(event);
 }
 

@@ -97,6 +97,9 @@ class MainWindow : public QMainWindow {
     void intervalShown(std::int64_t beginNs, std::int64_t endNs);
     void loadFailed(const QString& message);
     void reportWritten(const QString& path);
+    // The start's layout is in place: restored or this screen's default,
+    // fitted to the screen with each dock at its minimum (window_layout.h).
+    void layoutSettled();
 
   protected:
     void closeEvent(QCloseEvent* event) override;

@@ -10,6 +10,7 @@
 #include <QLabel>
 #include <QLocale>
 #include <QPlainTextEdit>
+#include <QScrollArea>
 #include <QStackedWidget>
 #include <QStatusBar>
 #include <QTextBrowser>
@@ -152,7 +153,14 @@ void MainWindow::buildPanels() {
     launch_ = new LaunchPanel(this);
     auto* launchDock = new QDockWidget(tr("Launch"), this);
     launchDock->setObjectName(QStringLiteral("launchDock"));
-    launchDock->setWidget(launch_);
+    // In a scroll area: the panel's form is ~560 px wide at its narrowest, and
+    // as a dock tabbed with the details it held the whole right side that wide
+    // (the runs list got what was left on a 1366×768 screen).
+    auto* launchScroll = new QScrollArea(launchDock);
+    launchScroll->setWidgetResizable(true);
+    launchScroll->setFrameShape(QFrame::NoFrame);
+    launchScroll->setWidget(launch_);
+    launchDock->setWidget(launchScroll);
     addDockWidget(Qt::RightDockWidgetArea, launchDock);
     outliers_ = new ItlOutliersPanel(this);
     auto* outliersDock = new QDockWidget(tr("ITL outliers"), this);

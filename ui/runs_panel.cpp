@@ -1,5 +1,7 @@
 #include "runs_panel.h"
 
+#include <algorithm>
+
 #include <QHeaderView>
 #include <QInputDialog>
 #include <QLabel>
@@ -50,7 +52,7 @@ RunsPanel::RunsPanel(RunListModel* model, QWidget* parent)
     view_->verticalHeader()->hide();
     view_->verticalHeader()->setDefaultSectionSize(22);
     view_->horizontalHeader()->setStretchLastSection(false);
-    view_->horizontalHeader()->setSectionResizeMode(RunListModel::Label, QHeaderView::Stretch);
+    view_->horizontalHeader()->setSectionResizeMode(RunListModel::Label, QHeaderView::Interactive);
     view_->setColumnWidth(RunListModel::Id, 36);
     view_->setColumnWidth(RunListModel::Status, 56);
     view_->setColumnWidth(RunListModel::Workload, 130);
@@ -65,6 +67,20 @@ RunsPanel::RunsPanel(RunListModel* model, QWidget* parent)
     layout->addWidget(banner_);
     layout->addWidget(filter_);
     layout->addWidget(view_);
+}
+
+void RunsPanel::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    fitLabelColumn();
+}
+
+void RunsPanel::fitLabelColumn() {
+    constexpr int kLabelMinimum = 210;  // "llama-3.2-1b-optimized-graphs" whole
+    int others = 0;
+    for (int c = 0; c < view_->model()->columnCount(); ++c)
+        if (c != RunListModel::Label && !view_->isColumnHidden(c)) others += view_->columnWidth(c);
+    view_->setColumnWidth(RunListModel::Label,
+                          std::max(kLabelMinimum, view_->viewport()->width() - others));
 }
 
 std::vector<RunId> RunsPanel::selectedRuns() const {

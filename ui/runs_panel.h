@@ -50,7 +50,14 @@ class RunsPanel : public QWidget {
     void deleteRequested(const std::vector<ws::RunId>& runs);
     void linkActivated(const QString& link);
 
+  protected:
+    void resizeEvent(QResizeEvent* event) override;
+
   private:
+    // The label gets what the other columns leave, but never less than it
+    // takes to tell variants apart (the other columns scroll out instead).
+    void fitLabelColumn();
+
     void showContextMenu(const QPoint& at);
     void askRename(RunId id);
     void askTags(RunId id);

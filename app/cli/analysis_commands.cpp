@@ -38,9 +38,20 @@ std::vector<double> parsePercentiles(const std::string& text) {
 }  // namespace
 
 int cmdStats(const std::vector<std::string>& argv) {
-    auto args = Args::parse(argv, {{"json"}, {"db", "percentiles", "goodput"}, 1, 1});
+    auto args = Args::parse(argv, {{"json"}, {"db", "percentiles", "goodput", "metrics"}, 1, 1});
     auto id = parseRunId(args.positional()[0]);
     auto percentiles = parsePercentiles(args.valueOr("percentiles", "90,99"));
+    // --metrics (vLLM's --percentile-metrics): the rows of the table, in order.
+    std::vector<std::string> metrics;
+    {
+        std::stringstream list(args.valueOr("metrics", "ttft,tpot,itl,e2el"));
+        for (std::string m; std::getline(list, m, ',');) {
+            if (m != "ttft" && m != "tpot" && m != "itl" && m != "e2el")
+                throw UsageError("--metrics: '" + m + "' (ttft, tpot, itl, e2el)");
+            metrics.push_back(m);
+        }
+        if (metrics.empty()) throw UsageError("--metrics: no metric (ttft, tpot, itl, e2el)");
+    }
     auto opened = openStore(args);
     Store& store = *opened;
     requireRun(store, id);
@@ -83,8 +94,7 @@ int cmdStats(const std::vector<std::string>& argv) {
         std::cout << std::setw(12) << name.str();
     }
     std::cout << '\n';
-    for (const char* m : {"ttft", "tpot", "itl", "e2el"}) {
-        std::string n(m);
+    for (const std::string& n : metrics) {
         std::cout << std::left << std::setw(8) << n << std::right << std::setw(12)
                   << j["mean_" + n + "_ms"].get<double>() << std::setw(12)
                   << j["median_" + n + "_ms"].get<double>() << std::setw(12)

@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
@@ -15,6 +17,7 @@
 #include <sstream>
 
 #include "cli/bench_serve.h"
+#include "cli/bench_vllm_flags.h"
 #include "cli/cli_args.h"
 #include "cli/commands.h"
 #include "cli/goodput_arg.h"
@@ -22,6 +25,7 @@
 #include "io/vllm_result_export.h"
 #include "record/serve_file_dataset.h"
 #include "record/serve_load.h"
+#include "record/served_recording.h"
 #include "store/store.h"
 
 namespace ws::cli {
@@ -91,14 +95,90 @@ void readDataset(ServeLoadOptions& o, const std::string& spec, std::optional<int
     o.prompts = std::make_shared<const std::vector<ServePrompt>>(std::move(d.prompts));
 }
 
+// vLLM's --base-url + --endpoint PATH, or --host/--port + --endpoint PATH
+// (http://127.0.0.1:8000/v1/completions by default); a full URL in
+// --endpoint, Warpscope's older spelling, is taken as it is.
+std::string endpointUrl(const Args& args, const std::string& backend) {
+    const std::string defaultPath =
+        backend == "openai-chat" ? "/v1/chat/completions" : "/v1/completions";
+    auto endpoint = args.value("endpoint");
+    if (endpoint && endpoint->find("://") != std::string::npos) {
+        if (args.value("base-url") || args.value("host") || args.value("port"))
+            throw UsageError("--endpoint " + *endpoint +
+                             " is a URL, which excludes --base-url, --host and --port (or give "
+                             "--endpoint a path: /v1/completions)");
+        return *endpoint;
+    }
+    const std::string path = endpoint.value_or(defaultPath);
+    if (path.empty() || path[0] != '/')
+        throw UsageError("--endpoint: '" + path +
+                         "' is neither a path (/v1/completions) nor a URL (http://HOST:PORT)");
+    std::string base;
+    if (auto b = args.value("base-url")) {
+        if (args.value("host") || args.value("port"))
+            throw UsageError("--base-url excludes --host and --port");
+        base = *b;
+        while (!base.empty() && base.back() == '/')
+            base.pop_back();
+    } else {
+        std::string host = args.valueOr("host", "127.0.0.1");
+        if (host.find(':') != std::string::npos && host.front() != '[') host = "[" + host + "]";
+        base = "http://" + host + ":" +
+               std::to_string(parseInteger("port", args.valueOr("port", "8000"), 1, 65535));
+    }
+    return base + path;
+}
+
+// Where --save-result writes: --result-filename or vLLM's own name, in
+// --result-dir (made if missing).
+std::optional<std::string> resultPath(const Args& args, const std::string& backendName,
+                                      const ServeLoadOptions& o, const std::string& modelId) {
+    if (!args.flag("save-result") && !args.flag("append-result")) {
+        if (args.value("result-filename") || args.value("result-dir"))
+            std::cerr << "bench serve: --result-filename and --result-dir without --save-result: "
+                         "no result file is written (as vLLM)\n";
+        return std::nullopt;
+    }
+    const auto now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+    std::string name = args.value("result-filename")
+                           .value_or(vllmResultFileName(args.valueOr("label", backendName),
+                                                        o.requestRate, o.maxConcurrency, modelId,
+                                                        static_cast<std::int64_t>(now)));
+    if (auto dir = args.value("result-dir")) {
+        std::filesystem::create_directories(*dir);
+        name = (std::filesystem::path(*dir) / name).string();
+    }
+    return name;
+}
+
+// --metadata KEY=VALUE,... (vLLM's separate words, joined by the translation).
+std::vector<std::pair<std::string, std::string>> parseMetadata(const std::string& text) {
+    std::vector<std::pair<std::string, std::string>> out;
+    std::stringstream items(text);
+    for (std::string item; std::getline(items, item, ',');) {
+        const auto eq = item.find('=');
+        if (eq == std::string::npos || eq == 0)
+            throw UsageError("--metadata: '" + item + "' is not KEY=VALUE");
+        out.emplace_back(item.substr(0, eq), item.substr(eq + 1));
+    }
+    return out;
+}
+
 }  // namespace
 
-int cmdBench(const std::vector<std::string>& argv) {
-    auto args = Args::parse(argv, {{"ignore-eos", "server", "all-apis", "profile"},
+int cmdBench(const std::vector<std::string>& commandLine) {
+    const VllmBenchLine line = translateVllmBenchArgs(commandLine);
+    const std::vector<std::string>& argv = line.argv;
+    auto args = Args::parse(argv, {{"ignore-eos", "server", "all-apis", "profile", "save-result",
+                                    "save-detailed", "append-result"},
                                    {"db",
                                     "endpoint",
+                                    "base-url",
+                                    "host",
+                                    "port",
                                     "backend",
                                     "model",
+                                    "served-model-name",
                                     "dataset",
                                     "dataset-name",
                                     "dataset-path",
@@ -116,8 +196,14 @@ int cmdBench(const std::vector<std::string>& argv) {
                                     "max-concurrency",
                                     "seed",
                                     "goodput",
+                                    "percentile-metrics",
+                                    "metric-percentiles",
                                     "label",
-                                    "save-result",
+                                    "metadata",
+                                    "result-dir",
+                                    "result-filename",
+                                    "num-warmups",
+                                    "ready-check-timeout-sec",
                                     "temperature",
                                     "request-timeout",
                                     "run-timeout",
@@ -136,17 +222,46 @@ int cmdBench(const std::vector<std::string>& argv) {
     if (args.positional()[0] != "serve")
         throw UsageError("bench: unknown mode '" + args.positional()[0] + "' (serve)");
     checkServerCommand(args, argv);
+    for (const auto& note : line.notes)
+        std::cerr << "bench serve: " << note << '\n';
     BenchServe bench;
     ServeLoadOptions& o = bench.options;
-    auto endpoint = args.value("endpoint");
-    if (!endpoint) throw UsageError("bench serve needs --endpoint URL");
-    o.endpoint = *endpoint;
-    o.backend = args.valueOr("backend", "openai");
-    if (o.backend != "openai" && o.backend != "openai-chat")
-        throw UsageError("--backend: '" + o.backend + "' (openai or openai-chat)");
+    const std::string backendName = args.valueOr("backend", "openai");
+    if (backendName != "vllm" && backendName != "openai" && backendName != "openai-chat")
+        throw UsageError("--backend: '" + backendName + "' (vllm, openai or openai-chat)");
+    o.backend = backendName == "openai-chat" ? "openai-chat" : "openai";
+    o.endpoint = endpointUrl(args, o.backend);
+    if (auto wait = args.value("ready-check-timeout-sec")) {
+        // vLLM's readiness check: the server is waited for before anything is sent.
+        const double timeoutS =
+            static_cast<double>(parseInteger("ready-check-timeout-sec", *wait, 0, 86'400));
+        if (timeoutS > 0) {
+            std::atomic<bool> never{false};
+            StopOnSignals stop;
+            auto ready = waitForServer(o.endpoint, timeoutS, never, stop.flag());
+            if (ready.state != ServerWait::Ready)
+                throw std::runtime_error("the server at " + endpointBase(o.endpoint) +
+                                         " was not ready within " + *wait + " s (" +
+                                         ready.lastError + ")");
+        }
+    }
+    // vLLM's --model names the model (and the result file); --served-model-name,
+    // where given, is what requests carry. Without either, the server's first.
     auto model = args.value("model");
-    if (!model) throw UsageError("bench serve needs --model NAME (the served model's name)");
-    o.model = *model;
+    if (!model && !args.flag("server")) model = firstServedModel(o.endpoint);
+    if (!model && !args.value("served-model-name"))
+        throw UsageError(
+            "bench serve --server needs --model NAME (the server is not up yet to ask)");
+    o.model = args.value("served-model-name").value_or(model.value_or(""));
+    bench.modelId = model.value_or(o.model);
+    if (auto warmups = args.value("num-warmups")) {
+        const auto n = parseInteger("num-warmups", *warmups, 0, 1'000'000);
+        if (n > 1)
+            throw UsageError(
+                "--num-warmups " + *warmups +
+                " is not implemented: one warm-up request (1, the default) or none (0)");
+        o.warmup = n == 1;
+    }
     auto dataset = either(args, "dataset-name", "dataset").value_or("random");
     if (auto path = args.value("dataset-path")) {
         // vLLM's spelling: --dataset-name sharegpt|custom --dataset-path FILE.
@@ -230,7 +345,12 @@ int cmdBench(const std::vector<std::string>& argv) {
 
     bench.info = ServeRunInfo{args.valueOr("label", ""), joined(argv), settings.dump()};
     bench.storePath = storePath(args);
-    bench.saveResult = args.value("save-result");
+    bench.saveResult = resultPath(args, backendName, o, bench.modelId);
+    bench.appendResult = args.flag("append-result");
+    bench.label = args.valueOr("label", backendName);
+    if (auto metadata = args.value("metadata")) bench.metadata = parseMetadata(*metadata);
+    if (auto metrics = args.value("percentile-metrics")) bench.percentileMetrics = *metrics;
+    if (auto percentiles = args.value("metric-percentiles")) bench.metricPercentiles = *percentiles;
     if (args.value("gpus") && !args.value("sweep")) throw UsageError("--gpus applies to --sweep");
     if (args.value("sweep") && attach)
         throw UsageError("--sweep and --attach exclude each other: a sweep is a run per point");
@@ -286,11 +406,22 @@ void saveVllmResult(const BenchServe& bench, RunId run, const ServeLoadResult& r
     std::map<std::int64_t, std::string> errors;
     for (const auto& q : result.requests)
         if (!q.error.empty()) errors[q.id] = q.error;
-    VllmResultSettings s{o.backend,    o.model,          o.numPrompts,    o.requestRate,
-                         o.burstiness, o.maxConcurrency, result.startedNs};
-    std::ofstream out(path);
-    out << vllmResultJson(store, run, s, bench.targets, errors).dump(2) << '\n';
+    VllmResultSettings s{bench.label.empty() ? o.backend : bench.label,
+                         bench.modelId.empty() ? o.model : bench.modelId,
+                         o.numPrompts,
+                         o.requestRate,
+                         o.burstiness,
+                         o.maxConcurrency,
+                         result.startedNs};
+    auto j = vllmResultJson(store, run, s, bench.targets, errors);
+    if (!bench.label.empty()) j["label"] = bench.label;
+    for (const auto& [key, value] : bench.metadata)
+        j[key] = value;
+    // --append-result: one JSON document a line, as vLLM appends them.
+    std::ofstream out(path, bench.appendResult ? std::ios::app : std::ios::trunc);
+    out << (bench.appendResult ? j.dump() : j.dump(2)) << '\n';
     if (!out) throw std::runtime_error("cannot write " + path);
+    std::cout << "result written to " << path << '\n';
 }
 
 int reportBenchRun(const BenchServe& bench, RunId run, const ServeLoadResult& result) {
@@ -303,6 +434,10 @@ int reportBenchRun(const BenchServe& bench, RunId run, const ServeLoadResult& re
     if (bench.saveResult) saveVllmResult(bench, run, result, *bench.saveResult);
     std::vector<std::string> statsArgs{std::to_string(run), "--db", bench.storePath};
     if (bench.goodput) statsArgs.insert(statsArgs.end(), {"--goodput", *bench.goodput});
+    if (bench.percentileMetrics)
+        statsArgs.insert(statsArgs.end(), {"--metrics", *bench.percentileMetrics});
+    if (bench.metricPercentiles)
+        statsArgs.insert(statsArgs.end(), {"--percentiles", *bench.metricPercentiles});
     cmdStats(statsArgs);
     // What the client itself cost: CPU per received chunk, and, against
     // Warpscope's own server, how long after the server's write each chunk

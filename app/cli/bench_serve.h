@@ -8,6 +8,7 @@
 #include <atomic>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "analysis/latency.h"
@@ -22,7 +23,13 @@ struct BenchServe {
     std::optional<std::string> goodput;
     ServeRunInfo info;
     std::string storePath;
-    std::optional<std::string> saveResult;
+    std::optional<std::string> saveResult;  // --save-result's file (vLLM's name unless given)
+    bool appendResult = false;              // --append-result: appended as a line
+    std::string modelId;                    // --model (the result's model_id)
+    std::string label;                      // --label, else the backend as given
+    std::vector<std::pair<std::string, std::string>> metadata;  // --metadata KEY=VALUE...
+    std::optional<std::string> percentileMetrics;  // --percentile-metrics ttft,tpot,itl,e2el
+    std::optional<std::string> metricPercentiles;  // --metric-percentiles 50,99
     // --num-prompts N1,N2,... with --sweep: the requests of each point, in
     // order (options.numPrompts holds the largest, for the dataset).
     std::vector<int> pointPrompts;

@@ -1,5 +1,6 @@
 #include "cli/cli_args.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 
@@ -39,7 +40,11 @@ Args Args::parse(const std::vector<std::string>& argv, const ArgSpec& spec) {
                 }
                 args.values_[name] = value;
             } else {
-                throw UsageError("unknown option --" + name);
+                std::vector<std::string> known(spec.flags.begin(), spec.flags.end());
+                known.insert(known.end(), spec.valueOptions.begin(), spec.valueOptions.end());
+                const std::string near = nearestName(name, known);
+                throw UsageError("unknown option --" + name +
+                                 (near.empty() ? "" : " (did you mean --" + near + "?)"));
             }
             continue;
         }
@@ -55,6 +60,32 @@ Args Args::parse(const std::vector<std::string>& argv, const ArgSpec& spec) {
     if (args.positional_.size() > spec.maxPositional)
         throw UsageError("unexpected argument '" + args.positional_[spec.maxPositional] + "'");
     return args;
+}
+
+std::string nearestName(const std::string& name, const std::vector<std::string>& known) {
+    std::string best;
+    std::size_t bestDistance = std::max<std::size_t>(2, name.size() / 3) + 1;
+    for (const auto& k : known) {
+        // Levenshtein distance, one row at a time.
+        std::vector<std::size_t> row(k.size() + 1);
+        for (std::size_t j = 0; j <= k.size(); ++j)
+            row[j] = j;
+        for (std::size_t i = 1; i <= name.size(); ++i) {
+            std::size_t diagonal = row[0];
+            row[0] = i;
+            for (std::size_t j = 1; j <= k.size(); ++j) {
+                const std::size_t up = row[j];
+                row[j] = std::min(
+                    {row[j] + 1, row[j - 1] + 1, diagonal + (name[i - 1] == k[j - 1] ? 0 : 1)});
+                diagonal = up;
+            }
+        }
+        if (row[k.size()] < bestDistance) {
+            bestDistance = row[k.size()];
+            best = k;
+        }
+    }
+    return best;
 }
 
 std::optional<std::string> Args::value(const std::string& name) const {

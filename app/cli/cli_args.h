@@ -40,6 +40,10 @@ class Args {
     std::vector<std::string> passThrough_;
 };
 
+// The name of `known` nearest to `name` by edit distance, or "" when none is
+// near enough to be what was meant (a third of its letters or 2, whichever is more).
+std::string nearestName(const std::string& name, const std::vector<std::string>& known);
+
 // Parses a run id ("12"); throws UsageError naming the bad text.
 long long parseRunId(const std::string& text);
 // A whole number in [min, max] for `--option`; "-1", "abc" and "3x" are

@@ -45,8 +45,8 @@ const std::vector<Command>& commands() {
          "      default); `import FILE` stores it elsewhere as a new run",
          cmdBundle},
         {"stats",
-         "stats RUN [--percentiles 50,90,99] [--goodput ttft:MS,tpot:MS,e2el:MS] [--json] [--db "
-         "FILE]",
+         "stats RUN [--percentiles 50,90,99] [--metrics ttft,tpot,itl,e2el] "
+         "[--goodput ttft:MS,tpot:MS,e2el:MS] [--json] [--db FILE]",
          "TTFT, TPOT, ITL, E2E, throughput and goodput of a run (vLLM's definitions and names)",
          cmdStats},
         {"import", "import FILE [--label L] [--db FILE] [--progress line|json|none]",
@@ -54,12 +54,16 @@ const std::vector<Command>& commands() {
          "profiler trace or a run bundle as a run",
          cmdImport},
         {"bench",
-         "bench serve --endpoint URL [--backend openai|openai-chat] --model NAME [--dataset "
+         "bench serve [--base-url URL | --host H --port P] [--endpoint PATH|URL] "
+         "[--backend vllm|openai|openai-chat] [--model NAME] [--served-model-name NAME] [--dataset "
          "random|sharegpt:FILE|jsonl:FILE] [--num-prompts N] [--input-len I] [--output-len O] "
          "[--range-ratio R] "
          "[--request-rate R|inf] [--burstiness B] [--max-concurrency C] [--seed S] [--ignore-eos] "
          "[--temperature T] [--goodput ttft:MS,tpot:MS,e2el:MS] [--profile] [--request-timeout S] "
-         "[--run-timeout S] [--http-client auto|socket|libcurl] [--label L] [--save-result FILE] "
+         "[--run-timeout S] [--http-client auto|socket|libcurl] [--label L] "
+         "[--percentile-metrics ttft,tpot,itl,e2el] [--metric-percentiles 50,99] "
+         "[--save-result [--result-dir D] [--result-filename F] [--append-result] "
+         "[--metadata K=V ...]] [--num-warmups 0|1] [--ready-check-timeout-sec S] "
          "[--db FILE] [--sweep "
          "max-concurrency=C1,C2,...|request-rate=R1,R2,... [--gpus N] [--num-prompts N1,N2,...]] "
          "[--attach RUN | "
@@ -70,7 +74,12 @@ const std::vector<Command>& commands() {
          "load an OpenAI-compatible server as `vllm bench serve` does (its flag names, the\n"
          "      --random-* and --dataset-name/--dataset-path spellings too): a warm-up\n"
          "      request, then Poisson or gamma arrivals; each request's start and streamed\n"
-         "      chunks stored as a run; --save-result writes vLLM's result JSON. Exit 1\n"
+         "      chunks stored as a run; --save-result writes vLLM's result JSON (vLLM's\n"
+         "      file name unless --result-filename; per-request arrays always, as vLLM's\n"
+         "      --save-detailed). The URL is vLLM's: --base-url or http://--host:--port\n"
+         "      (127.0.0.1:8000) with --endpoint's path; --endpoint may be a whole URL.\n"
+         "      Without --model the server's first listed model is used. A vLLM flag not\n"
+         "      implemented here is refused, naming what to use instead. Exit 1\n"
          "      when a request failed (the run is stored as failed).\n"
          "      --server starts CMD under capture (it must listen where --endpoint points),\n"
          "      waits for /health or /v1/models, runs the load, stops it: one run, both sides;\n"

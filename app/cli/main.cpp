@@ -64,7 +64,10 @@ int main(int argc, char** argv) {
         try {
             return c.run(rest);
         } catch (const ws::cli::UsageError& e) {
-            return fail(std::string(e.what()) + "\nusage: warpscope-cli " + c.usage, 2);
+            // One line: what was wrong, and where the options are listed.
+            return fail(
+                std::string(e.what()) + " (warpscope-cli " + c.name + " --help lists its options)",
+                2);
         } catch (const std::exception& e) {
             return fail(e.what(), 1);
         }

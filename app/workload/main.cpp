@@ -45,6 +45,7 @@ int run(const std::string& path) {
         case ws::WorkloadKind::Serve:
             return ws::workload::serveWorkload(config);
         case ws::WorkloadKind::Command:
+        case ws::WorkloadKind::Imported:  // never parsed from a config
             break;
     }
     std::cerr << path << ": kind = \"command\" runs a program of yours: use warpscope-cli record\n";

@@ -27,10 +27,12 @@ struct ServeOverrides {
     std::optional<std::string> backend;
     std::optional<std::string> host;
     std::optional<int> port;
+    std::optional<std::string> servedModelName;  // vLLM's --served-model-name
 };
 
 const char* kServeUsage =
-    "usage: warpscope-workload serve [--backend cpu|gpu] [--host ADDR] [--port N] [CONFIG.toml]\n";
+    "usage: warpscope-workload serve [--backend cpu|gpu] [--host ADDR] [--port N]\n"
+    "                                [--served-model-name NAME] [CONFIG.toml]\n";
 
 int usage(const std::string& why) {
     std::cerr << "warpscope-workload serve: " << why << '\n' << kServeUsage;
@@ -42,6 +44,7 @@ int serve(ServeParams p, const std::optional<DecoderParams>& decoder,
     if (overrides.backend) p.backend = *overrides.backend;
     if (overrides.host) p.host = *overrides.host;
     if (overrides.port) p.port = *overrides.port;
+    if (overrides.servedModelName) p.model = *overrides.servedModelName;
     if (p.model.empty()) p.model = "warpscope-" + p.backend;
     if (p.backend == "gpu" && !decoder) {
         std::cerr << "warpscope-workload serve: the gpu backend serves the model of a "
@@ -117,6 +120,13 @@ int serve(ServeParams p, const std::optional<DecoderParams>& decoder,
     }
     std::cout << "warpscope-workload: serving " << p.model << " (backend " << p.backend
               << ") on http://" << p.host << ':' << port << std::endl;
+    // Announced from the engine's thread before it turns Ready, so a client
+    // that saw /health answer 200 can rely on the line being out already.
+    engine.setReadyObserver([&prepared] {
+        for (const auto& note : prepared.preparedNotes())
+            std::cout << "warpscope-workload: " << note << std::endl;
+        std::cout << "warpscope-workload: ready" << std::endl;
+    });
     std::atomic<bool> listening{true};
     std::thread http([&] {
         server.serve();
@@ -125,7 +135,6 @@ int serve(ServeParams p, const std::optional<DecoderParams>& decoder,
     engine.start();
 
     int exitCode = 0;
-    bool announced = false;
     for (;;) {
         timespec wait{0, 200 * 1000 * 1000};
         int signal = sigtimedwait(&stopSignals, nullptr, &wait);
@@ -144,12 +153,6 @@ int serve(ServeParams p, const std::optional<DecoderParams>& decoder,
             std::cerr << "warpscope-workload serve: " << engine.stats().failure << '\n';
             exitCode = 1;
             break;
-        }
-        if (state == serving::EngineState::Ready && !announced) {
-            announced = true;
-            for (const auto& note : prepared.preparedNotes())
-                std::cout << "warpscope-workload: " << note << std::endl;
-            std::cout << "warpscope-workload: ready" << std::endl;
         }
     }
     server.shutdown(drainTimeout);
@@ -180,6 +183,12 @@ int serveCommand(const std::vector<std::string>& args) {
         if (a == "--help" || a == "-h") {
             std::cout << kServeUsage;
             return 0;
+        }
+        if (a == "--served-model-name") {
+            auto v = value();
+            if (!v || v->empty()) return usage(a + " needs a name");
+            overrides.servedModelName = *v;
+            continue;
         }
         if (a == "--backend" || a == "--host" || a == "--port") {
             auto v = value();

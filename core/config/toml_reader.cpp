@@ -90,7 +90,7 @@ std::optional<double> TomlReader::number(const std::string& key, double min, dou
 }
 
 std::optional<std::string> TomlReader::string(const std::string& key, bool required,
-                                              std::initializer_list<const char*> allowed) {
+                                              std::span<const char* const> allowed) {
     const auto* n = node(key, required);
     if (!n) return std::nullopt;
     if (!n->is_string()) {

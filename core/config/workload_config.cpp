@@ -202,20 +202,6 @@ ServeParams readServe(TomlReader& r) {
 
 }  // namespace
 
-const char* toString(WorkloadKind kind) {
-    switch (kind) {
-        case WorkloadKind::Decoder:
-            return "decoder";
-        case WorkloadKind::Kernel:
-            return "kernel";
-        case WorkloadKind::Command:
-            return "command";
-        case WorkloadKind::Serve:
-            return "serve";
-    }
-    return "command";
-}
-
 std::string ConfigError::toString() const {
     std::ostringstream out;
     out << file << ':' << line << ':' << column << ": " << field << ": " << message;
@@ -245,12 +231,10 @@ ConfigResult parseWorkloadConfig(const std::string& text, const std::string& sou
     TomlReader top(root, "", sourcePath, result.errors);
     assign(cfg.name, top.string("name", true));
     assign(cfg.description, top.string("description", false));
-    auto kind = top.string("kind", true, {"decoder", "kernel", "command", "serve"});
-    if (kind)
-        cfg.kind = *kind == "decoder"  ? WorkloadKind::Decoder
-                   : *kind == "kernel" ? WorkloadKind::Kernel
-                   : *kind == "serve"  ? WorkloadKind::Serve
-                                       : WorkloadKind::Command;
+    auto kind = top.string(
+        "kind", true,
+        std::span<const char* const>(kWorkloadKindNames.data(), kConfigurableWorkloadKinds));
+    if (kind) cfg.kind = *workloadKindFromString(*kind);
     if (const auto* t = top.table("contract", false)) {
         TomlReader r(*t, "contract", sourcePath, result.errors);
         cfg.contract = readContract(r);

@@ -5,7 +5,6 @@
 namespace ws {
 
 namespace {
-constexpr std::array<const char*, 4> kStatusNames = {"running", "ok", "failed", "killed"};
 constexpr std::array<const char*, 11> kMemcpyNames = {
     "unknown", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA", "AtoD", "DtoA", "DtoD", "HtoH", "PtoP"};
 constexpr std::array<const char*, 8> kMemoryNames = {"unknown",       "pageable",      "pinned",
@@ -14,12 +13,22 @@ constexpr std::array<const char*, 8> kMemoryNames = {"unknown",       "pageable"
 }  // namespace
 
 const char* toString(RunStatus status) {
-    return kStatusNames[static_cast<int>(status)];
+    return kRunStatusNames[static_cast<int>(status)];
 }
 
 std::optional<RunStatus> runStatusFromString(const std::string& text) {
-    for (std::size_t i = 0; i < kStatusNames.size(); ++i)
-        if (text == kStatusNames[i]) return static_cast<RunStatus>(i);
+    for (std::size_t i = 0; i < kRunStatusNames.size(); ++i)
+        if (text == kRunStatusNames[i]) return static_cast<RunStatus>(i);
+    return std::nullopt;
+}
+
+const char* toString(WorkloadKind kind) {
+    return kWorkloadKindNames[static_cast<std::size_t>(kind)];
+}
+
+std::optional<WorkloadKind> workloadKindFromString(std::string_view text) {
+    for (std::size_t i = 0; i < kWorkloadKindNames.size(); ++i)
+        if (text == kWorkloadKindNames[i]) return static_cast<WorkloadKind>(i);
     return std::nullopt;
 }
 

@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <thread>
 
+#include <nlohmann/json.hpp>
+
 #include "record/served_recording.h"
 #include "server_requests.h"
 
@@ -60,6 +62,23 @@ ServerWaitResult waitForServer(const std::string& endpoint, double timeoutS,
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
+}
+
+std::string firstServedModel(const std::string& endpoint) {
+    const std::string url = endpointBase(endpoint) + "/v1/models";
+    std::string error, body;
+    if (serverRequest("GET", url, error, 10000, nullptr, &body) != 200)
+        throw std::runtime_error("no --model given, and the server did not list its models: " +
+                                 error);
+    auto models = nlohmann::json::parse(body, nullptr, false);
+    const nlohmann::json* first = nullptr;
+    if (models.is_object() && models.contains("data") && models["data"].is_array() &&
+        !models["data"].empty())
+        first = &models["data"][0];
+    if (!first || !first->is_object() || !first->contains("id") || !(*first)["id"].is_string())
+        throw std::runtime_error("no --model given, and GET " + url +
+                                 " names no model (expected {\"data\": [{\"id\": NAME}]})");
+    return (*first)["id"].get<std::string>();
 }
 
 }  // namespace ws

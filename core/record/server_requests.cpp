@@ -12,6 +12,13 @@ std::size_t discard(char*, std::size_t size, std::size_t count, void*) {
     return size * count;
 }
 
+std::size_t keep(char* data, std::size_t size, std::size_t count, void* into) {
+    auto* body = static_cast<std::string*>(into);
+    if (body->size() + size * count > (1u << 20)) return 0;  // libcurl fails the transfer
+    body->append(data, size * count);
+    return size * count;
+}
+
 int abandonWhenStopped(void* stop, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
     return static_cast<const std::atomic<bool>*>(stop)->load() ? 1 : 0;
 }
@@ -19,7 +26,7 @@ int abandonWhenStopped(void* stop, curl_off_t, curl_off_t, curl_off_t, curl_off_
 }  // namespace
 
 long serverRequest(const char* method, const std::string& url, std::string& error, long timeoutMs,
-                   const std::atomic<bool>* stop) {
+                   const std::atomic<bool>* stop, std::string* body) {
     CURL* curl = curl_easy_init();
     if (!curl) {
         error = "libcurl could not make a handle";
@@ -31,7 +38,12 @@ long serverRequest(const char* method, const std::string& url, std::string& erro
         curl_easy_setopt(curl, CURLOPT_POSTFIELDS, "");
         curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE, 0L);
     }
-    curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, discard);
+    if (body) {
+        curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, keep);
+        curl_easy_setopt(curl, CURLOPT_WRITEDATA, body);
+    } else {
+        curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, discard);
+    }
     curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, text);
     curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
     if (stop) {

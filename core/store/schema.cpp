@@ -179,9 +179,29 @@ CREATE TABLE collective_calls (
 CREATE INDEX collective_calls_by_run ON collective_calls(run_id);
 )sql";
 
+// Version 7: serving workloads (`kind = "serve"`) can be recorded; the CHECK
+// list of workload kinds is model/closed_lists.h's kWorkloadKindNames. SQLite
+// cannot change a CHECK in place: the table is rebuilt with the same ids, as
+// sqlite.org/lang_altertable.html#otheralter does it (foreign keys off around
+// the transaction, see migrate; runs.workload_id keeps naming `workloads`).
+constexpr const char* kVersion7 = R"sql(
+CREATE TABLE workloads_v7 (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL,
+    kind TEXT NOT NULL CHECK (kind IN ('decoder','kernel','command','serve','imported')),
+    config_text TEXT NOT NULL DEFAULT '',
+    UNIQUE (name, kind, config_text)
+);
+INSERT INTO workloads_v7 (id, name, kind, config_text)
+    SELECT id, name, kind, config_text FROM workloads;
+DROP TABLE workloads;
+ALTER TABLE workloads_v7 RENAME TO workloads;
+)sql";
+constexpr int kFirstTableRebuild = 6;  // index of the first migration that rebuilds a table
+
 // Index i holds the SQL that moves a store from version i to i + 1.
-constexpr const char* kMigrations[] = {kVersion1, kVersion2, kVersion3,
-                                       kVersion4, kVersion5, kVersion6};
+constexpr const char* kMigrations[] = {kVersion1, kVersion2, kVersion3, kVersion4,
+                                       kVersion5, kVersion6, kVersion7};
 static_assert(std::size(kMigrations) == kCurrentVersion);
 
 }  // namespace
@@ -194,12 +214,27 @@ void migrate(sql::Db& db, int fromVersion) {
             StoreError::Kind::Damaged,
             db.path() + ": schema version " + std::to_string(fromVersion) + " cannot be migrated");
     if (fromVersion >= kCurrentVersion) return;
-    sql::Transaction tx(db);
-    for (int v = fromVersion; v < kCurrentVersion; ++v)
-        db.exec(kMigrations[v]);
-    db.exec("PRAGMA application_id = " + std::to_string(kApplicationId));
-    db.exec("PRAGMA user_version = " + std::to_string(kCurrentVersion));
-    tx.commit();
+    // A table rebuilt with foreign keys on would drop its rows' references
+    // (DROP TABLE deletes first); they are off for the transaction (a pragma
+    // that cannot change inside one), checked before it commits, and back on.
+    const bool rebuilds = fromVersion > 0 && fromVersion <= kFirstTableRebuild;
+    const bool foreignKeysWereOn = db.queryInt("PRAGMA foreign_keys") != 0;
+    if (rebuilds) db.exec("PRAGMA foreign_keys = OFF");
+    try {
+        sql::Transaction tx(db);
+        for (int v = fromVersion; v < kCurrentVersion; ++v)
+            db.exec(kMigrations[v]);
+        if (rebuilds && db.queryInt("SELECT count(*) FROM pragma_foreign_key_check") != 0)
+            throw StoreError(StoreError::Kind::Damaged,
+                             db.path() + ": a reference broke while migrating; left as it was");
+        db.exec("PRAGMA application_id = " + std::to_string(kApplicationId));
+        db.exec("PRAGMA user_version = " + std::to_string(kCurrentVersion));
+        tx.commit();
+    } catch (...) {
+        if (rebuilds && foreignKeysWereOn) db.exec("PRAGMA foreign_keys = ON");
+        throw;
+    }
+    if (rebuilds && foreignKeysWereOn) db.exec("PRAGMA foreign_keys = ON");
 }
 
 void ensureIndexes(sql::Db& db) {

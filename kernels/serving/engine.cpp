@@ -39,6 +39,10 @@ void Engine::setStepObserver(std::function<void(const StepStats&)> observer) {
     observer_ = std::move(observer);
 }
 
+void Engine::setReadyObserver(std::function<void()> observer) {
+    readyObserver_ = std::move(observer);
+}
+
 void Engine::start() {
     std::lock_guard lock(mutex_);
     if (thread_.joinable() || stats_.state != EngineState::Starting) return;
@@ -191,6 +195,7 @@ void Engine::loop() {
     } catch (const std::exception& e) {
         failure = std::string("the backend failed to start: ") + e.what();
     }
+    if (failure.empty() && readyObserver_) readyObserver_();
     {
         std::lock_guard lock(mutex_);
         if (!failure.empty()) {

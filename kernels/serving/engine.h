@@ -78,6 +78,10 @@ class Engine {
     // Called on the engine's thread after every step (the GPU backend's NVTX
     // range goes there). Set it before start().
     void setStepObserver(std::function<void(const StepStats&)> observer);
+    // Called once on the engine's thread when the backend is prepared, before
+    // the state turns Ready: whatever it prints precedes every answer that
+    // reports the engine ready (/health's 200). Set it before start().
+    void setReadyObserver(std::function<void()> observer);
 
     // Starts the loop; the backend prepares on the loop's thread, and the
     // engine is Ready when it is done. Returns at once.
@@ -120,6 +124,7 @@ class Engine {
     const EngineConfig config_;
     const std::unique_ptr<Backend> backend_;
     std::function<void(const StepStats&)> observer_;
+    std::function<void()> readyObserver_;
 
     // Only the loop's thread touches these.
     Scheduler scheduler_;

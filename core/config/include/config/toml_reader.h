@@ -25,6 +25,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -42,7 +43,12 @@ class TomlReader {
                                         bool required);
     std::optional<double> number(const std::string& key, double min, double max, bool required);
     std::optional<std::string> string(const std::string& key, bool required,
-                                      std::initializer_list<const char*> allowed = {});
+                                      std::initializer_list<const char*> allowed = {}) {
+        return string(key, required, std::span<const char* const>(allowed.begin(), allowed.size()));
+    }
+    // `allowed` empty: any string.
+    std::optional<std::string> string(const std::string& key, bool required,
+                                      std::span<const char* const> allowed);
     std::optional<bool> boolean(const std::string& key);
     std::optional<std::vector<std::string>> stringArray(const std::string& key);
     std::optional<std::map<std::string, std::string>> stringTable(const std::string& key);

@@ -9,12 +9,10 @@
 #include <string>
 #include <vector>
 
+#include "model/closed_lists.h"
 #include "model/decoder_params.h"
 
 namespace ws {
-
-enum class WorkloadKind { Decoder, Kernel, Command, Serve };
-const char* toString(WorkloadKind kind);
 
 struct WorkloadContract {
     int promptTokens = 0;

@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
+#include "model/closed_lists.h"
+
 namespace ws {
 
 using RunId = std::int64_t;
-
-enum class RunStatus { Running, Ok, Failed, Killed };
 
 const char* toString(RunStatus status);
 std::optional<RunStatus> runStatusFromString(const std::string& text);
@@ -43,7 +43,7 @@ struct DeviceInfo {
 
 struct WorkloadInfo {
     std::string name;
-    std::string kind;  // decoder | kernel | command | imported
+    std::string kind;  // one of kWorkloadKindNames (model/closed_lists.h)
     std::string configText;
 };
 

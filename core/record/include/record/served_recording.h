@@ -25,6 +25,10 @@ ServerWaitResult waitForServer(const std::string& endpoint, double timeoutS,
                                const std::atomic<bool>& ended, const std::atomic<bool>& stop);
 // scheme://host:port of an endpoint URL; throws std::runtime_error when it has none.
 std::string endpointBase(const std::string& endpoint);
+// The first model a server lists at GET /v1/models (its `data[0].id`), as
+// `vllm bench serve` picks one when --model is not given; throws
+// std::runtime_error saying what the server answered otherwise.
+std::string firstServedModel(const std::string& endpoint);
 
 struct ServedRecordingRequest {
     RecordRequest record;   // the server's command, store, capture library, label

@@ -121,8 +121,10 @@ int benchSweep(BenchServe& bench, const SweepSpec& sweep, const Args* server) {
         std::cerr << "sweep point " << i + 1 << "/" << points << ": " << sweep.parameter << "="
                   << value << " ...\n";
         ServeRunInfo info = bench.info;
-        if (info.label.empty()) info.label = "bench serve " + o.model;
-        info.label += " " + sweep.parameter + "=" + value;
+        // The point first: in the runs list and `ls`, where labels are cut,
+        // the part that tells the points apart stays readable.
+        info.label = sweep.parameter + "=" + value + " · " +
+                     (info.label.empty() ? "bench serve " + o.model : info.label);
         const auto resultPath =
             bench.saveResult
                 ? std::optional(sweepResultPath(*bench.saveResult, sweep.parameter, value))

@@ -31,7 +31,6 @@ const std::set<std::string> kNoEffectSwitches = {"trust-remote-code", "disable-t
 
 // vLLM's flags that Warpscope does not implement, each with what to use.
 const std::map<std::string, std::string> kNotImplemented = {
-    {"random-prefix-len", "prompts share no prefix here; vary --random-input-len"},
     {"request-id-prefix", "requests are numbered in the run (`show RUN` lists them)"},
     {"header", "only OPENAI_API_KEY is sent (as Authorization: Bearer)"},
     {"extra-body", "the body holds model, prompt, max_tokens, temperature, ignore_eos"},
@@ -104,6 +103,15 @@ VllmBenchLine translateVllmBenchArgs(const std::vector<std::string>& argv) {
             if (i + 1 < argv.size() && argv[i + 1].rfind("--", 0) != 0) return argv[++i];
             return std::nullopt;
         };
+        if (name == "random-prefix-len") {
+            // vLLM's auto_tune.sh passes 0: no shared prefix, as here.
+            auto v = next();
+            if (!v) throw UsageError("option --random-prefix-len needs a value");
+            if (*v == "0") continue;
+            throw UsageError("--random-prefix-len " + *v +
+                             " (vLLM's) is not implemented in bench serve: prompts share no "
+                             "prefix here; vary --random-input-len");
+        }
         if (auto it = kNotImplemented.find(name); it != kNotImplemented.end())
             throw UsageError("--" + name +
                              " (vLLM's) is not implemented in bench serve: " + it->second);

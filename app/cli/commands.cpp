@@ -5,7 +5,8 @@ namespace ws::cli {
 const std::vector<Command>& commands() {
     static const std::vector<Command> list = {
         {"ls", "ls [--db FILE] [--json]", "list the runs in a store", cmdLs},
-        {"show", "show RUN [--db FILE]", "one run's metadata, device and record counts", cmdShow},
+        {"show", "show RUN [--json] [--db FILE]",
+         "one run's metadata, device, record counts, properties and the end of its log", cmdShow},
         {"rm", "rm RUN... [--db FILE]", "delete runs and everything they recorded", cmdRm},
         {"label", "label RUN TEXT [--db FILE]", "rename a run (its label)", cmdLabel},
         {"tag", "tag RUN [TAGS] [--add T,...] [--remove T,...] [--db FILE]",

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <iomanip>
 #include <iostream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "analysis/capture_cost.h"
@@ -20,8 +21,24 @@ namespace ws::cli {
 
 namespace {
 
+// Cut at a character's start, never inside a UTF-8 sequence.
+std::size_t charStart(const std::string& s, std::size_t at) {
+    while (at > 0 && at < s.size() && (static_cast<unsigned char>(s[at]) & 0xC0) == 0x80)
+        --at;
+    return at;
+}
+
 std::string truncate(const std::string& s, std::size_t width) {
-    return s.size() <= width ? s : s.substr(0, width - 1) + "~";
+    return s.size() <= width ? s : s.substr(0, charStart(s, width - 1)) + "~";
+}
+
+// Labels of one model's variants and of a sweep's points differ at their
+// ends and starts: cut in the middle, both ends stay.
+std::string truncateMiddle(const std::string& s, std::size_t width) {
+    if (s.size() <= width) return s;
+    const std::size_t head = charStart(s, (width - 1) / 2);
+    const std::size_t tailFrom = charStart(s, s.size() - (width - 1 - head));
+    return s.substr(0, head) + "~" + s.substr(tailFrom);
 }
 
 }  // namespace
@@ -38,14 +55,19 @@ int cmdLs(const std::vector<std::string>& argv) {
         std::cout << "no runs in " << store->path() << '\n';
         return 0;
     }
-    std::cout << std::left << std::setw(5) << "ID" << std::setw(8) << "STATUS" << std::setw(28)
-              << "LABEL" << std::setw(26) << "WORKLOAD" << std::setw(20) << "DEVICE"
-              << std::setw(21) << "STARTED"
+    // The label column as wide as the longest label, between 28 and 48.
+    std::size_t labelWidth = 27;
+    for (const auto& r : runs)
+        labelWidth = std::max(labelWidth, std::min<std::size_t>(47, forTerminal(r.label).size()));
+    const int labelColumn = static_cast<int>(labelWidth) + 1;
+    std::cout << std::left << std::setw(5) << "ID" << std::setw(8) << "STATUS"
+              << std::setw(labelColumn) << "LABEL" << std::setw(26) << "WORKLOAD" << std::setw(20)
+              << "DEVICE" << std::setw(21) << "STARTED"
               << "DURATION\n";
     for (const auto& r : runs) {
         std::cout << std::left << std::setw(5) << r.id << std::setw(8) << toString(r.status)
-                  << std::setw(28) << truncate(forTerminal(r.label), 27) << std::setw(26)
-                  << truncate(forTerminal(r.workload), 25) << std::setw(20)
+                  << std::setw(labelColumn) << truncateMiddle(forTerminal(r.label), labelWidth)
+                  << std::setw(26) << truncate(forTerminal(r.workload), 25) << std::setw(20)
                   << truncate(forTerminal(r.device), 19) << std::setw(21)
                   << formatTimestamp(r.startedAtNs)
                   << (r.endedAtNs ? formatDuration(r.durationNs()) : "-") << '\n';
@@ -53,12 +75,63 @@ int cmdLs(const std::vector<std::string>& argv) {
     return 0;
 }
 
+namespace {
+
+// show --json: the same facts as the text, as one object.
+void printShowJson(Store& store, const RunInfo& run, const RunAggregates& agg) {
+    nlohmann::ordered_json j = {
+        {"run", run.id},
+        {"label", run.label},
+        {"status", toString(run.status)},
+        {"exit_code", run.exitCode ? nlohmann::json(*run.exitCode) : nullptr},
+        {"signal", run.signal ? nlohmann::json(*run.signal) : nullptr},
+        {"workload", run.workload},
+        {"workload_kind", run.workloadKind},
+        {"variant", run.variant},
+        {"tags", run.tags},
+        {"command", run.command},
+        {"host", run.host},
+        {"started_at_ns", run.startedAtNs},
+        {"duration_ns", run.endedAtNs ? nlohmann::json(run.durationNs()) : nullptr},
+        {"kernels", agg.kernelCount},
+        {"kernel_time_ns", agg.kernelTimeNs},
+        {"streams", agg.streamCount},
+        {"memcpys", agg.memcpyCount},
+        {"memcpy_bytes", agg.memcpyBytes},
+        {"memsets", agg.memsetCount},
+        {"api_calls", agg.apiCallCount},
+        {"nvtx_ranges", agg.rangeCount},
+        {"requests", agg.requestCount},
+        {"tokens", agg.tokenCount},
+        {"device_samples", agg.sampleCount},
+        {"dropped_records", run.droppedRecords}};
+    if (auto d = runDevice(store, run.id))
+        j["device"] = {{"name", d->name},
+                       {"cc", std::to_string(d->ccMajor) + "." + std::to_string(d->ccMinor)},
+                       {"sm_count", d->smCount},
+                       {"memory_bytes", d->memoryBytes},
+                       {"driver", d->driverVersion},
+                       {"cuda", d->cudaVersion}};
+    auto properties = nlohmann::ordered_json::object();
+    for (const auto& [key, value] : runProperties(store, run.id))
+        properties[key] = value;
+    j["properties"] = std::move(properties);
+    j["log"] = runLog(store, run.id);
+    std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+}
+
+}  // namespace
+
 int cmdShow(const std::vector<std::string>& argv) {
-    auto args = Args::parse(argv, {{}, {"db"}, 1, 1});
+    auto args = Args::parse(argv, {{"json"}, {"db"}, 1, 1});
     auto id = parseRunId(args.positional()[0]);
     auto store = openStore(args);
     auto run = requireRun(*store, id);
     auto agg = runAggregates(*store, id);
+    if (args.flag("json")) {
+        printShowJson(*store, run, agg);
+        return 0;
+    }
     auto row = [](const char* key, const std::string& value) {
         // Labels, commands and device names come from files and programs:
         // escape sequences in them are shown, not sent to the terminal.
@@ -116,6 +189,24 @@ int cmdShow(const std::vector<std::string>& argv) {
     for (const auto& [key, value] : properties)
         std::cout << "  " << std::left << std::setw(int(width) + 2) << forTerminal(key)
                   << forTerminal(value) << '\n';
+    // The log's end: why a run failed (a request's HTTP error, the program's
+    // last words) is there.
+    const std::string log = runLog(*store, id);
+    std::vector<std::string> lines;
+    std::stringstream in(log);
+    for (std::string line; std::getline(in, line);)
+        lines.push_back(line);
+    if (!lines.empty()) {
+        constexpr std::size_t kShown = 20;
+        const std::size_t from = lines.size() > kShown ? lines.size() - kShown : 0;
+        std::cout << "log"
+                  << (from > 0 ? " (last " + std::to_string(kShown) + " of " +
+                                     std::to_string(lines.size()) + " lines)"
+                               : std::string())
+                  << '\n';
+        for (std::size_t i = from; i < lines.size(); ++i)
+            std::cout << "  " << forTerminal(lines[i]) << '\n';
+    }
     return 0;
 }
 

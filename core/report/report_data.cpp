@@ -353,12 +353,20 @@ ReportData buildReport(Store& store, const std::vector<RunAnalysis>& analyses) {
     ReportData d;
     d.run = analysed.run;
     d.device = runDevice(store, id);
+    d.properties = runProperties(store, id);
     // An imported run's stored text is the source tool's own settings (a vLLM
-    // result's summary), not a Warpscope config: it is not parsed as one.
+    // result's summary), and a bench serve load's its JSON settings (the run
+    // measured a server, not a config of Warpscope's): neither is parsed as
+    // a workload config.
     auto w = runWorkload(store, id);
+    const bool benchLoad = d.properties.count("bench.arguments") > 0;
     if (w && w->kind == "imported") {
         d.missing.push_back("no workload contract: an imported run (" + w->name +
                             "); the source's settings are stored with its workload");
+    } else if (benchLoad) {
+        d.missing.push_back(
+            "no workload contract: a bench serve load (its settings are in the run's bench.* "
+            "properties; --goodput states latency targets)");
     } else if (w && !w->configText.empty()) {
         auto parsed = parseWorkloadConfig(w->configText, w->name);
         if (parsed.ok())
@@ -367,9 +375,8 @@ ReportData buildReport(Store& store, const std::vector<RunAnalysis>& analyses) {
             d.missing.push_back("the stored workload config could not be read again: " +
                                 parsed.errors.front().toString());
     }
-    if (!d.config && !(w && w->kind == "imported"))
+    if (!d.config && !(w && w->kind == "imported") && !benchLoad)
         d.missing.push_back("no workload contract: the run was not started from a config");
-    d.properties = runProperties(store, id);
     if (auto name = d.properties.find(sweep_keys::kGroup); name != d.properties.end())
         if (auto group = findSweepGroup(store, name->second)) d.sweep = sweepTable(store, *group);
     if (auto outliers = itlOutliers(store, id, 10);

@@ -566,11 +566,18 @@ std::string writeReport(const ReportData& d, ReportFormat format, const ChartSou
     }
 
     doc.heading(2, "Capture");
-    std::vector<std::string> capture = {
-        "dropped records: " + std::to_string(d.run.droppedRecords) +
-            (d.run.droppedRecords ? " — the timeline is incomplete" : ""),
-        "CUPTI overhead intervals recorded: " + std::to_string(d.overheadCount),
-        coldStartNote(d.coldStart), captureCostNote(d)};
+    // A run without a device traced nothing (a bench serve load without
+    // --server, an imported result): no capture advice for it.
+    std::vector<std::string> capture;
+    if (!d.device)
+        capture = {
+            "nothing was traced: the run holds what a client measured (requests and "
+            "tokens); record the server with bench serve --server to see its GPU side"};
+    else
+        capture = {"dropped records: " + std::to_string(d.run.droppedRecords) +
+                       (d.run.droppedRecords ? " — the timeline is incomplete" : ""),
+                   "CUPTI overhead intervals recorded: " + std::to_string(d.overheadCount),
+                   coldStartNote(d.coldStart), captureCostNote(d)};
     if (auto range = captureRangeLine(d.properties, d.run.durationNs()))
         capture.push_back("capture range: " + *range);
     if (auto conflict = d.properties.find("capture.cupti_conflict"); conflict != d.properties.end())

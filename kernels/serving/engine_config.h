@@ -10,7 +10,7 @@ struct EngineConfig {
     int blockSize = 16;              // token positions per KV block
     int numBlocks = 4096;            // KV blocks in the pool
     int maxModelLen = 4096;          // prompt + output tokens of one sequence
-    int maxWaiting = 512;            // requests admitted to the queue, not yet running
+    int maxWaiting = 1024;           // requests admitted to the queue, not yet running
     bool chunkedPrefill = true;      // split a prompt over steps when the budget is short
 
     // Throws std::invalid_argument naming the field when the limits cannot

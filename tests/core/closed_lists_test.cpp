@@ -6,8 +6,11 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <regex>
 #include <set>
+#include <sstream>
 
 #include "config/workload_config.h"
 #include "model/closed_lists.h"
@@ -92,6 +95,31 @@ TEST(ClosedLists, BundledConfigsNameKindsTheStoreTakes) {
         ++seen;
     }
     EXPECT_GT(seen, 5);
+}
+
+// docs/schema.md's table names the lists as the store takes them.
+TEST(ClosedLists, SchemaDocListsThem) {
+    std::ifstream in(WARPSCOPE_SOURCE_DIR "/docs/schema.md");
+    std::string doc((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    auto row = [&](const std::string& table) {
+        const auto at = doc.find("| `" + table + "` |");
+        EXPECT_NE(at, std::string::npos) << table;
+        return doc.substr(at, doc.find('\n', at) - at);
+    };
+    auto listed = [](const std::string& line, const std::string& column) {
+        // "`kind` (a, b, c: ..." → {a, b, c}
+        const auto open = line.find("`" + column + "` (");
+        std::set<std::string> names;
+        if (open == std::string::npos) return names;
+        const auto from = line.find('(', open) + 1;
+        const std::string list = line.substr(from, line.find_first_of(":)", from) - from);
+        std::stringstream items(list);
+        for (std::string item; std::getline(items, item, ',');)
+            names.insert(item.substr(item.find_first_not_of(' ')));
+        return names;
+    };
+    EXPECT_EQ(listed(row("workloads"), "kind"), asSet(kWorkloadKindNames));
+    EXPECT_EQ(listed(row("runs"), "status"), asSet(kRunStatusNames));
 }
 
 }  // namespace

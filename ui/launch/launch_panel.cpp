@@ -63,6 +63,9 @@ LaunchPanel::LaunchPanel(QWidget* parent)
       progress_(new QProgressBar(this)),
       counters_(new QLabel(this)),
       status_(new QLabel(this)) {
+    // Named for the journeys, which press them as a user does.
+    launchButton_->setObjectName(QStringLiteral("launchButton"));
+    cancelButton_->setObjectName(QStringLiteral("cancelLaunchButton"));
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(6, 6, 6, 6);
     layout->addWidget(configs_);

@@ -57,7 +57,7 @@ struct ServeParams {
     std::optional<int> numBlocks;    // the KV pool; default: 4096 (cpu), kv_memory_fraction (gpu)
     double kvMemoryFraction = 0.9;   // gpu: share of free device memory for the KV pool
     int maxModelLen = 4096;          // prompt + output tokens per sequence
-    int maxWaiting = 512;            // queued requests; one more gets 429
+    int maxWaiting = 1024;           // queued requests; one more gets 429 (vLLM bench's 1000 fit)
     bool chunkedPrefill = true;
     // gpu: "tuned" times the decoder's rung against cuBLAS for each matrix at
     // each decode batch bucket at start and runs the faster; "decoder" keeps

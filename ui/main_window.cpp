@@ -132,13 +132,14 @@ MainWindow::MainWindow(QWidget* parent)
     QSettings settings;
     const QSize screen = availableScreenSize(*this);
     const bool restored = restoreWindowLayout(*this, settings, screen);
+    if (!restored) applyDefaultSize(*this, screen);
     // Dock sizes asked for before the window is laid out at its size are
     // lost, and a second request replaces a first still pending: the default
-    // goes in once the window is shown, the minimums once that is laid out.
-    QTimer::singleShot(0, this, [this, restored, screen] {
-        if (!restored) applyDefaultLayout(*this, screen);
-        QTimer::singleShot(0, this, [this, screen] {
-            enforceLayoutMinimums(*this, screen);
+    // docks go in once the window is shown, the minimums once that is laid out.
+    QTimer::singleShot(0, this, [this, restored] {
+        if (!restored) applyDefaultDocks(*this);
+        QTimer::singleShot(0, this, [this] {
+            enforceLayoutMinimums(*this);
             emit layoutSettled();
         });
     });

@@ -44,8 +44,11 @@ void saveWindowLayout(const QMainWindow& window, QSettings& settings, QSize scre
     settings.setValue(kScreenKey, screen);
 }
 
-void applyDefaultLayout(QMainWindow& window, QSize screen) {
+void applyDefaultSize(QMainWindow& window, QSize screen) {
     window.resize(QSize(1600, 960).boundedTo(screen));
+}
+
+void applyDefaultDocks(QMainWindow& window) {
     auto* runs = dock(window, "runsDock");
     auto* details = dock(window, "detailsDock");
     if (runs && details)
@@ -53,17 +56,13 @@ void applyDefaultLayout(QMainWindow& window, QSize screen) {
                            {std::max(LayoutMinimums::runsDockWidth + 40, window.width() / 4),
                             std::max(LayoutMinimums::detailsDockWidth + 40, window.width() / 4)},
                            Qt::Horizontal);
+    // The charts as tall as they were asked for before (330 px), more on a
+    // taller window.
     if (auto* charts = dock(window, "chartsDock"))
-        window.resizeDocks({charts},
-                           {std::max(LayoutMinimums::chartsDockHeight, window.height() * 2 / 5)},
-                           Qt::Vertical);
+        window.resizeDocks({charts}, {std::max(330, window.height() * 2 / 5)}, Qt::Vertical);
 }
 
-void enforceLayoutMinimums(QMainWindow& window, QSize screen) {
-    if (!window.isMaximized() && !window.isFullScreen()) {
-        const QSize fitted = window.size().boundedTo(screen);
-        if (fitted != window.size()) window.resize(fitted);
-    }
+void enforceLayoutMinimums(QMainWindow& window) {
     QList<QDockWidget*> wide;
     QList<int> widths;
     auto* runs = dock(window, "runsDock");

@@ -32,11 +32,15 @@ bool restoreWindowLayout(QMainWindow& window, QSettings& settings, QSize screen)
 void saveWindowLayout(const QMainWindow& window, QSettings& settings, QSize screen);
 
 // The default layout for a screen: 1600×960, or the whole screen where it is
-// smaller; a quarter of the width for the runs, a little more for the details.
-void applyDefaultLayout(QMainWindow& window, QSize screen);
+// smaller (at once, before the window is shown); then, once it is laid out at
+// that size, a quarter of the width for the runs and for the details and two
+// fifths of the height (330 px at least) for the charts.
+void applyDefaultSize(QMainWindow& window, QSize screen);
+void applyDefaultDocks(QMainWindow& window);
 
-// The window inside `screen`, and the runs, details and charts docks at
-// least their minimums (the central timeline keeps its own).
-void enforceLayoutMinimums(QMainWindow& window, QSize screen);
+// The runs, details and charts docks at least their minimums (the central
+// timeline keeps its own). The window's size is left as it is: a restored
+// one was saved on this screen, a default one was fitted to it.
+void enforceLayoutMinimums(QMainWindow& window);
 
 }  // namespace ws::ui

@@ -80,8 +80,11 @@ int cmdStats(const std::vector<std::string>& argv) {
     std::cout << std::fixed << std::setprecision(2);
     std::cout << "requests " << report.requests.size() << " completed, " << report.failedRequests
               << " failed, over " << report.durationS << " s\n";
+    std::cout << "tokens " << report.totalInputTokens << " input, " << report.totalOutputTokens
+              << " output; up to " << report.maxConcurrency << " requests at once\n";
     std::cout << "throughput " << report.requestThroughput << " req/s, " << report.outputThroughput
-              << " output tok/s, " << report.totalTokenThroughput << " total tok/s\n";
+              << " output tok/s (peak " << report.peakOutputThroughput << " in a second), "
+              << report.totalTokenThroughput << " total tok/s\n";
     if (report.requestGoodput) std::cout << "goodput " << *report.requestGoodput << " req/s\n";
     if (report.energyPerOutputTokenJ)
         std::cout << "energy " << *report.energyPerOutputTokenJ << " J per output token\n";

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "analysis/engine_steps.h"
 #include "analysis/itl_outliers.h"
 #include "cli/cli_args.h"
 #include "cli/commands.h"
@@ -46,13 +47,14 @@ void printSplitRow(std::ostream& out, const std::string& what, const ItlSplit& s
         << percent(s.launchGapNs, t) << std::setw(10) << percent(s.hostGapNs, t) << '\n';
 }
 
-void printReport(std::ostream& out, RunId run, const ItlOutlierReport& r) {
+void printReport(std::ostream& out, RunId run, const ItlOutlierReport& r,
+                 const std::string& whyNoSteps) {
     out << std::fixed << std::setprecision(3);
     out << "run " << run << ": " << r.itlCount << " ITLs, p50 " << r.p50Ms << " ms, p99 " << r.p99Ms
         << " ms; " << r.outlierCount << " at or above p99; " << r.engineSteps << " engine steps\n";
     if (r.engineSteps == 0)
-        out << "no engine.step ranges in this run: every ITL counts as host gap (record the "
-               "server with `bench serve --server` to see what it did)\n";
+        out << "no engine.step ranges in this run: every ITL counts as host gap (" << whyNoSteps
+            << ")\n";
     else if (!r.stepsDescribed)
         out << "the engine steps carry no prefill counts (docs/serving.md names the fields): "
                "prefill interference cannot be told apart\n";
@@ -90,7 +92,7 @@ int cmdOutliers(const std::vector<std::string>& argv) {
     requireRun(*opened, id);
     auto r = itlOutliers(*opened, id, static_cast<std::size_t>(top));
     if (!args.flag("json")) {
-        printReport(std::cout, id, r);
+        printReport(std::cout, id, r, r.engineSteps == 0 ? whyNoEngineSteps(*opened, id) : "");
         return 0;
     }
     json j = {{"run", id},

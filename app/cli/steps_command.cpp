@@ -66,9 +66,8 @@ int cmdSteps(const std::vector<std::string>& argv) {
         return 0;
     }
     if (summary.steps == 0) {
-        std::cout << "run " << id
-                  << " has no engine.step ranges (record a server with `bench serve --server`; "
-                     "docs/serving.md names the range and its fields)\n";
+        std::cout << "run " << id << " has no engine.step ranges: " << whyNoEngineSteps(*opened, id)
+                  << '\n';
         return 0;
     }
     std::cout << "run " << id << ": " << summary.steps << " engine steps\n\n";

@@ -1,6 +1,7 @@
 // warpscope-cli summary: kernels, memory copies and NVTX ranges of a run, as
 // `nsys stats` tabulates them.
 #include <algorithm>
+#include <cstdint>
 #include <iomanip>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -53,14 +54,24 @@ int cmdSummary(const std::vector<std::string>& argv) {
     auto s = summarizeRun(store, id, window.span, window.label);
     auto processes = summarizeProcesses(store, id, window.span, &s);
     if (args.flag("json")) {
+        // Every row unless --top was given (machine output keeps the whole
+        // table by default); the totals say how many there were.
+        const std::size_t rows = args.value("top") ? top : SIZE_MAX;
+        auto firstRows = [rows](const auto& all) {
+            return std::vector(
+                all.begin(), all.begin() + static_cast<std::ptrdiff_t>(std::min(rows, all.size())));
+        };
         nlohmann::ordered_json j;
+        j["kernels_total"] = s.kernels.size();
+        j["ranges_total"] = s.ranges.size();
+        j["api_calls_total"] = s.apiCalls.size();
         j["window"] = toSpec(choice);
         j["window_label"] = s.window;
         j["gpu_span_ns"] = s.gpuSpanNs;
         j["gpu_busy_ns"] = s.gpuBusyNs;
         j["gpu_busy_fraction"] = s.gpuBusyFraction;
         j["kernels"] = nlohmann::ordered_json::array();
-        for (const auto& k : s.kernels) {
+        for (const auto& k : firstRows(s.kernels)) {
             auto row = durationJson(k.time);
             row["time_percent"] = k.timePercent;
             row["name"] = k.name;
@@ -79,7 +90,7 @@ int cmdSummary(const std::vector<std::string>& argv) {
             j["memcpys"].push_back(row);
         }
         j["ranges"] = nlohmann::ordered_json::array();
-        for (const auto& r : s.ranges) {
+        for (const auto& r : firstRows(s.ranges)) {
             auto row = durationJson(r.time);
             row["name"] = r.name;
             row["domain"] = r.domain;
@@ -90,7 +101,7 @@ int cmdSummary(const std::vector<std::string>& argv) {
             j["ranges"].push_back(row);
         }
         j["api_calls"] = nlohmann::ordered_json::array();
-        for (const auto& a : s.apiCalls) {
+        for (const auto& a : firstRows(s.apiCalls)) {
             auto row = durationJson(a.time);
             row["time_percent"] = a.timePercent;
             row["name"] = a.name;

@@ -120,4 +120,20 @@ EngineStepSummary summarizeEngineSteps(Store& store, RunId run) {
     return acc.finish();
 }
 
+std::string whyNoEngineSteps(Store& store, RunId run) {
+    const auto properties = runProperties(store, run);
+    const auto mode = properties.find("bench.mode");
+    const bool served = mode != properties.end() && mode->second == "server";
+    if (served && !runDevice(store, run))
+        return "the server was recorded with bench serve --server, but no CUDA driver loaded the "
+               "capture library on that machine, so nothing of the server was traced; record it "
+               "on a machine with an NVIDIA GPU";
+    if (served)
+        return "the server was traced but emits no engine.step NVTX ranges (docs/serving.md "
+               "names the range and its fields; the built-in server and vLLM's profiler "
+               "annotations have them)";
+    return "record a server with bench serve --server (docs/serving.md names the range and "
+           "its fields)";
+}
+
 }  // namespace ws

@@ -88,6 +88,14 @@ LatencyReport computeLatency(const std::vector<RequestRecord>& requests,
     int inFlight = 0;
     for (const auto& [t, d] : edges)
         rep.maxConcurrency = std::max(rep.maxConcurrency, inFlight += d);
+    std::map<std::int64_t, int> perSecond;
+    for (const auto& q : requests) {
+        if (!q.success || !times.count(q.requestId)) continue;
+        for (std::int64_t t : times[q.requestId])
+            ++perSecond[(t - first) / 1'000'000'000];
+    }
+    for (const auto& [second, count] : perSecond)
+        rep.peakOutputThroughput = std::max(rep.peakOutputThroughput, static_cast<double>(count));
     std::int64_t span = durationNs > 0 ? durationNs : last - first;
     rep.durationS = static_cast<double>(span) / 1e9;
     if (rep.durationS > 0) {

@@ -25,6 +25,9 @@ nlohmann::ordered_json latencyJson(const LatencyReport& r, const std::vector<dou
     j["request_goodput"] = r.requestGoodput ? nlohmann::ordered_json(*r.requestGoodput) : nullptr;
     j["output_throughput"] = r.outputThroughput;
     j["total_token_throughput"] = r.totalTokenThroughput;
+    // vLLM's names for the two peaks its summary prints.
+    j["max_output_tokens_per_s"] = r.peakOutputThroughput;
+    j["max_concurrent_requests"] = r.maxConcurrency;
     auto metric = [&](const char* name, const std::vector<double>& values) {
         auto s = stats::summarize(values);
         std::string n(name);

@@ -62,6 +62,20 @@ TEST(Latency, TtftTpotItlE2eFromTokens) {
     EXPECT_DOUBLE_EQ(*r.requestGoodput, 1 / 0.17);
 }
 
+// vLLM's peak: the most tokens in one whole second from the first start.
+TEST(Latency, PeakOutputThroughputCountsTokensPerSecond) {
+    constexpr std::int64_t ms = 1'000'000;
+    std::vector<RequestRecord> req = {{0, 0, 2500 * ms, 4, 5, true},
+                                      {1, 900 * ms, 1800 * ms, 4, 3, true}};
+    // Second 0: 2 tokens; second 1: 2 + 3 = 5; second 2: 1.
+    std::vector<TokenRecord> tok = {{0, 0, 300 * ms},  {0, 1, 800 * ms},  {0, 2, 1100 * ms},
+                                    {0, 3, 1500 * ms}, {0, 4, 2500 * ms}, {1, 0, 1000 * ms},
+                                    {1, 1, 1200 * ms}, {1, 2, 1800 * ms}};
+    auto r = computeLatency(req, tok);
+    EXPECT_DOUBLE_EQ(r.peakOutputThroughput, 5);
+    EXPECT_EQ(r.maxConcurrency, 2);
+}
+
 TEST(Latency, RunWithoutTokensHasNoStatistics) {
     auto r = computeLatency({{0, 0, 10, 1, 1, true}}, {});
     EXPECT_TRUE(r.requests.empty());

@@ -45,6 +45,11 @@ TEST_F(CliTest, UsageErrorsExitTwo) {
     auto r = cli({"ls", "--db", db, "--colour"});
     EXPECT_EQ(r.exitCode, 2);
     EXPECT_NE(r.err.find("unknown option --colour"), std::string::npos);
+    // One line, never the usage dumped: what was wrong, the nearest option.
+    auto near = cli({"summary", "1", "--db", db, "--jsn"});
+    EXPECT_EQ(near.exitCode, 2);
+    EXPECT_EQ(std::count(near.err.begin(), near.err.end(), '\n'), 1) << near.err;
+    EXPECT_NE(near.err.find("did you mean --json?"), std::string::npos) << near.err;
     EXPECT_EQ(cli({"show", "--db", db}).exitCode, 2);
     EXPECT_EQ(cli({"show", "abc", "--db", db}).exitCode, 2);
     EXPECT_EQ(cli({"export", "1", "--db", db, "--format", "xml", "-o", dir.file("x")}).exitCode, 2);
@@ -416,6 +421,21 @@ TEST_F(CliTest, CompareAndSummaryCommands) {
     EXPECT_EQ(sj["kernels"][0]["instances"], 60);
     EXPECT_EQ(sj["memcpys"].size(), 2u);
     EXPECT_EQ(sj["window"], "run");
+    // --top limits the JSON's tables too; the totals say what was left out.
+    auto top = nlohmann::json::parse(
+        cli({"summary", std::to_string(runs.decoderOk), "--db", db, "--json", "--top", "2"}).out);
+    EXPECT_EQ(top["kernels"].size(), 2u);
+    EXPECT_EQ(top["kernels_total"], 4);
+
+    // show --json: the text's facts as an object, the log included.
+    auto shown = cli({"show", std::to_string(runs.decoderOk), "--db", db, "--json"});
+    ASSERT_EQ(shown.exitCode, 0) << shown.err;
+    auto sh = nlohmann::json::parse(shown.out);
+    EXPECT_EQ(sh["run"], runs.decoderOk);
+    EXPECT_EQ(sh["status"], "ok");
+    EXPECT_GT(sh["kernels"].get<int>(), 0);
+    EXPECT_TRUE(sh["properties"].is_object());
+    EXPECT_TRUE(sh["log"].is_string());
 }
 
 // summary and compare say which part of the run their tables cover, and

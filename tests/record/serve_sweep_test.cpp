@@ -195,7 +195,7 @@ TEST_F(ServeSweep, EachPointIsARunOfOneGroupAndSweepPrintsItsTable) {
     EXPECT_EQ(props.at("sweep.points"), "3");
     EXPECT_EQ(props.at("sweep.tpot_target_ms"), "60000");
     EXPECT_EQ(props.at("bench.max_concurrency"), "2");
-    EXPECT_EQ(requireRun(store, 2).label, "sw max-concurrency=2");
+    EXPECT_EQ(requireRun(store, 2).label, "max-concurrency=2 · sw");
 
     auto list = runProcess({WARPSCOPE_CLI_PATH, "sweep", "--db", db_});
     ASSERT_EQ(list.exitCode, 0) << list.err;

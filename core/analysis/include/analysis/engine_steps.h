@@ -5,6 +5,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -32,6 +33,12 @@ struct StepKindSummary {
     double gpuBusyFraction = 0;       // union of those kernels over the steps' time
     std::vector<KernelStat> kernels;  // those kernels by name, largest first
 };
+
+// Why a run has no engine.step ranges, and what to do, in one sentence: a
+// server recorded with `bench serve --server` on a machine without a CUDA
+// driver (no capture, so no ranges), one recorded with a capture whose
+// engine emits none, or a run that recorded no server at all.
+std::string whyNoEngineSteps(Store& store, RunId run);
 
 struct EngineStepSummary {
     std::size_t steps = 0;

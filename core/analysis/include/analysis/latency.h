@@ -46,6 +46,9 @@ struct LatencyReport {
     std::optional<double> requestGoodput;               // requests meeting every target / s
     std::optional<double> energyPerOutputTokenJ;
     int maxConcurrency = 0;  // most requests in flight at once (the effective batch)
+    // Most output tokens in one whole second counted from the first request's
+    // start, as vLLM's "Peak output token throughput (tok/s)".
+    double peakOutputThroughput = 0;
 };
 
 // `durationNs` overrides the span of the requests (a benchmark's wall time,

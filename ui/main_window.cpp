@@ -245,9 +245,12 @@ void MainWindow::onRunsLoaded(const QString& path, const std::vector<RunInfo>& r
 void MainWindow::offerSamples() {
     if (bundledSampleStore().isEmpty()) return;
     runs_->showHint(
-        tr("This store has no runs yet. <a href=\"samples\">Open the sample runs</a> recorded "
-           "on an NVIDIA H200 (PyTorch generate at batch 1 and 4, a Triton kernel, a CUDA "
-           "fixture), or record one with <code>warpscope-cli record -- PROGRAM</code>."));
+        tr("This store has no runs yet. <a href=\"samples\">Open the 22 sample runs</a> "
+           "recorded on NVIDIA H200 and H100 GPUs (PyTorch generate, a Triton kernel, the "
+           "built-in Llama-3.2-1B decoder's variants and its counters, the GEMM and GEMV "
+           "ladders, the built-in server under load and a concurrency sweep of it), use the "
+           "Launch panel, or record a program with <code>warpscope-cli record -- "
+           "PROGRAM</code>."));
 }
 
 void MainWindow::openSamples() {

@@ -14,6 +14,7 @@
 #include "cli/cli_args.h"
 #include "cli/commands.h"
 #include "cli/open_store.h"
+#include "cli/text_table.h"
 #include "cli/window_arg.h"
 #include "store/run_queries.h"
 #include "store/store.h"
@@ -393,35 +394,40 @@ int cmdCompare(const std::vector<std::string>& argv) {
                       << c.totalKernelTime->candidate << " ms  x" << std::setprecision(2)
                       << c.totalKernelTime->speedup << '\n';
         if (!c.kernels.empty())
-            std::cout << "  kernels, each quantity with its own verdict; window: baseline "
-                      << c.baseWindow << ", candidate " << c.candidateWindow
-                      << "\n"
-                      // setw counts bytes: one more for the two bytes of µ.
-                      << "    " << std::left << std::setw(15) << "launches" << std::setw(43)
-                      << "total µs (delta, verdict)" << std::setw(36)
-                      << "per launch µs (delta, verdict)"
-                      << "kernel\n"
-                      << std::right;
+            std::cout << "  kernels, each quantity with its own verdict (changes under "
+                      << kPracticalChange * 100 << " % are within noise); window: baseline "
+                      << c.baseWindow << ", candidate " << c.candidateWindow << '\n';
+        TextTable kernels(
+            {"launches", "total µs (delta, verdict)", "per launch µs (delta, verdict)", "kernel"});
         for (std::size_t k = 0; k < c.kernels.size() && k < top; ++k) {
             const auto& d = c.kernels[k];
             std::ostringstream launches, total, perLaunch;
             launches << d.baseLaunches << " -> " << d.candidateLaunches;
             total << std::fixed << std::setprecision(1) << d.baseTotalNs / 1e3 << " -> "
                   << d.candidateTotalNs / 1e3;
+            perLaunch << std::fixed << std::setprecision(2);
             if (d.presence == KernelDelta::Presence::Both) {
                 total << " (" << std::showpos << (d.candidateTotalNs - d.baseTotalNs) / 1e3
                       << std::noshowpos << ", " << toString(d.totalVerdict) << ")";
-                perLaunch << std::fixed << std::setprecision(2) << d.baseMeanNs / 1e3 << " -> "
-                          << d.candidateMeanNs / 1e3 << " (" << std::showpos
-                          << (d.candidateMeanNs - d.baseMeanNs) / 1e3 << std::noshowpos << ", "
-                          << toString(d.perLaunchVerdict) << ")";
+                perLaunch << d.baseMeanNs / 1e3 << " -> " << d.candidateMeanNs / 1e3 << " ("
+                          << std::showpos << (d.candidateMeanNs - d.baseMeanNs) / 1e3
+                          << std::noshowpos << ", " << toString(d.perLaunchVerdict) << ")";
             } else {
+                // A kernel in one run only: its own per-launch time, never "0".
                 total << " (" << presence(d.presence) << ")";
-                perLaunch << "-";
+                if (d.candidateLaunches == 0)
+                    perLaunch << d.baseMeanNs / 1e3 << " -> -";
+                else
+                    perLaunch << "- -> " << d.candidateMeanNs / 1e3;
             }
-            std::cout << "    " << std::left << std::setw(15) << launches.str() << std::setw(42)
-                      << total.str() << std::setw(35) << perLaunch.str() << d.name << std::right
-                      << '\n';
+            kernels.add({launches.str(), total.str(), perLaunch.str(), d.name});
+        }
+        if (!c.kernels.empty()) {
+            std::ostringstream table;
+            kernels.print(table);
+            std::istringstream lines(table.str());
+            for (std::string line; std::getline(lines, line);)
+                std::cout << "    " << line << '\n';
         }
         for (const auto& m : c.memory) {
             auto gib = [](const std::optional<double>& v) {

@@ -79,7 +79,9 @@ MetricDelta compareSamples(const std::string& metric, const std::vector<double>&
     d.ciHigh = stats::percentileSorted(deltas, 97.5);
     // Rounding in the resampled statistics must not turn "identical" into a verdict.
     const double tolerance = 1e-9 * std::max(std::fabs(d.base), std::fabs(d.candidate));
-    if (*d.ciHigh < -tolerance)
+    if (std::fabs(d.delta) < kPracticalChange * std::fabs(d.base))
+        d.verdict = Verdict::WithinNoise;  // certain or not, too small to act on
+    else if (*d.ciHigh < -tolerance)
         d.verdict = Verdict::Faster;
     else if (*d.ciLow > tolerance)
         d.verdict = Verdict::Slower;
@@ -158,10 +160,14 @@ Comparison compareRuns(Store& store, RunId base, RunId candidate, int resamples,
         k.candidateLaunches = static_cast<std::int64_t>(samples.second.size());
         sumB += k.baseTotalNs;
         sumC += k.candidateTotalNs;
+        // A kernel in one run only keeps its own time per launch on that side
+        // (the other side has none; readers show it as absent, not as 0 ns).
         if (samples.first.empty()) {
             k.presence = KernelDelta::Presence::New;
+            k.candidateMeanNs = k.candidateTotalNs / static_cast<double>(k.candidateLaunches);
         } else if (samples.second.empty()) {
             k.presence = KernelDelta::Presence::Vanished;
+            k.baseMeanNs = k.baseTotalNs / static_cast<double>(k.baseLaunches);
         } else {
             auto d = compareSamples(name, samples.first, samples.second, meanOf,
                                     std::min(resamples, 500), seed++);

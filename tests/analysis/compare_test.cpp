@@ -105,5 +105,44 @@ TEST(Compare, FewerSlowerLaunchesGetAVerdictPerQuantity) {
     EXPECT_GT(*k.ciLow, 0);
 }
 
+// Certain but tiny: 0.2 % slower over thousands of samples is within noise
+// (kPracticalChange); 3 % is not.
+TEST(Compare, ChangesUnderThePracticalThresholdAreWithinNoise) {
+    auto base = noisy(10'000, 5, 4000, 1);
+    EXPECT_EQ(compareSamples("k", base, noisy(10'020, 5, 4000, 2), meanOf, 500, 7).verdict,
+              Verdict::WithinNoise);
+    EXPECT_EQ(compareSamples("k", base, noisy(10'300, 5, 4000, 2), meanOf, 500, 7).verdict,
+              Verdict::Slower);
+}
+
+// A kernel of one run only keeps its own time per launch on that side.
+TEST(Compare, NewAndVanishedKernelsKeepTheirTimePerLaunch) {
+    testing::TempDir dir;
+    Store store(dir.file("runs.wsdb"));
+    auto base = store.beginRun({}), cand = store.beginRun({});
+    auto launch = [&](RunId run, const char* name, int n, std::int64_t ns) {
+        StoreWriter w(store, run);
+        for (int i = 0; i < n; ++i) {
+            KernelRecord k;
+            k.name = name;
+            k.startNs = i * 100'000;
+            k.endNs = k.startNs + ns;
+            w.add(k);
+        }
+    };
+    launch(base, "old", 4, 2'000);
+    launch(cand, "fresh", 5, 8'000);
+    auto c = compareRuns(store, base, cand, 200);
+    ASSERT_EQ(c.kernels.size(), 2u);
+    for (const auto& k : c.kernels) {
+        if (k.presence == KernelDelta::Presence::New) {
+            EXPECT_DOUBLE_EQ(k.candidateMeanNs, 8'000);
+        } else {
+            EXPECT_EQ(k.presence, KernelDelta::Presence::Vanished);
+            EXPECT_DOUBLE_EQ(k.baseMeanNs, 2'000);
+        }
+    }
+}
+
 }  // namespace
 }  // namespace ws

@@ -9,7 +9,8 @@ set -uo pipefail
 gui=$(realpath "$1") cli=$(realpath "$2") workload=$(realpath "$3") out=$4
 mkdir -p "$out" && out=$(realpath "$out")
 home=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$home"' EXIT
+server_pid=
+trap '[ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null; rm -rf "$home"' EXIT
 # The GUI on a 1366×768 screen (the smallest the layout is made for).
 printf '{"screens": [{"name": "laptop", "x": 0, "y": 0, "width": 1366, "height": 768, "logicalDpi": 96, "logicalBaseDpi": 96, "dpr": 1}]}' > "$home/screen.json"
 export HOME=$home QT_QPA_PLATFORM=offscreen:configfile=$home/screen.json \
@@ -20,6 +21,7 @@ step() { echo "== $*"; }
 
 step "warpscope-workload serve --backend cpu --port 0"
 exec {server}< <(exec "$workload" serve --backend cpu --port 0 2>&1)
+server_pid=$!
 port=
 while IFS= read -r -t 30 -u "$server" line; do
   echo "   $line"
@@ -43,8 +45,8 @@ step "a concurrency sweep"
 group=$(grep -oE 'sweep-[0-9]{8}-[0-9]{6}-[0-9a-f]+' groups.txt | head -1)
 [ -n "$group" ] || { cat groups.txt; fail "no sweep group listed"; }
 "$cli" sweep "$group" > group.txt || fail "sweep $group failed"
+kill -INT "$server_pid"  # Ctrl-C, as a user stops it
 exec {server}<&-
-kill %1 2>/dev/null
 
 step "the runs in the GUI"
 "$gui" --select 1 --chart Requests --screenshot "$out/requests.png" 2> gui1.txt \

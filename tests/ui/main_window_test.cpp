@@ -109,7 +109,7 @@ TEST_F(MainWindowTest, EmptyStoreOffersTheBundledSampleRuns) {
     window.openStore(QString::fromStdString(dir.file("empty.wsdb")));
     ASSERT_TRUE(waitFor(loaded));
     EXPECT_EQ(window.runModel()->rowCount(), 0);
-    ASSERT_TRUE(window.noticeText().contains("Open the sample runs"))
+    ASSERT_TRUE(window.noticeText().contains("sample runs</a>"))
         << window.noticeText().toStdString();
     // Following the link opens a copy of the H200 samples in the user's data folder.
     QSignalSpy reloaded(&window, &MainWindow::storeLoaded);

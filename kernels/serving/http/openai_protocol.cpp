@@ -308,11 +308,25 @@ std::string errorJson(const ApiError& e) {
 
 std::variant<CompletionRequest, ApiError> parseCompletionRequest(std::string_view body,
                                                                  Endpoint endpoint) {
+    // A body of nested arrays 500,000 deep (1 MB) once crashed the server:
+    // printing it for the error overflowed the stack. No request field nests
+    // deeper than a few levels, so the parse stops past kMaxNesting.
+    constexpr int kMaxNesting = 64;
+    struct TooDeep {};
+    const json::parser_callback_t limit = [](int depth, json::parse_event_t, json&) {
+        if (depth > kMaxNesting) throw TooDeep{};
+        return true;
+    };
     json parsed;
     try {
-        parsed = json::parse(body.begin(), body.end());
+        parsed = json::parse(body.begin(), body.end(), limit);
     } catch (const json::parse_error& e) {
         return ApiError{400, std::string("the request body is not valid JSON: ") + e.what(), {}};
+    } catch (const TooDeep&) {
+        return ApiError{
+            400,
+            "the request body nests deeper than " + std::to_string(kMaxNesting) + " levels",
+            {}};
     }
     if (!parsed.is_object())
         return ApiError{400, "the request body must be a JSON object, got " + shown(parsed), {}};

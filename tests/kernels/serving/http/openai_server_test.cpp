@@ -334,7 +334,7 @@ TEST(OpenAiServer, SeedsMakeSampledOutputsReproducible) {
 
 struct BadRequest {
     const char* path;
-    const char* body;
+    std::string body;
     const char* param;  // "" for null
     const char* says;   // part of the message
 };
@@ -344,6 +344,11 @@ TEST(OpenAiServer, BadBodiesAre400NamingTheField) {
     const BadRequest cases[] = {
         {"/v1/completions", "{\"prompt\": \"x\"", "", "not valid JSON"},
         {"/v1/completions", "[1, 2]", "", "JSON object"},
+        // 100,000 nested arrays (200 KB): refused, not printed (it crashed the server).
+        {"/v1/completions", std::string(100000, '[') + std::string(100000, ']'), "",
+         "deeper than 64"},
+        {"/v1/completions", "{\"prompt\": " + std::string(65, '[') + std::string(65, ']') + "}", "",
+         "deeper than 64"},
         {"/v1/completions", "{}", "prompt", "required"},
         {"/v1/completions", "{\"prompt\": 5}", "prompt", "expected a string"},
         {"/v1/completions", "{\"prompt\": []}", "prompt", "must not be empty"},
@@ -388,7 +393,7 @@ TEST(OpenAiServer, BadBodiesAre400NamingTheField) {
          "max_completion_tokens", "maximum context length"},
     };
     for (const auto& c : cases) {
-        SCOPED_TRACE(std::string(c.path) + " " + c.body);
+        SCOPED_TRACE(std::string(c.path) + " " + c.body.substr(0, 80));
         json e = expectError(httpPost(s.port(), c.path, c.body), 400);
         EXPECT_EQ(e["type"], "BadRequestError");
         if (*c.param)

@@ -1,7 +1,9 @@
 #include "io/run_export.h"
 
 #include <nlohmann/json.hpp>
+#include <unordered_map>
 
+#include "analysis/kernel_summary.h"
 #include "store/run_queries.h"
 #include "store/store.h"
 
@@ -34,6 +36,15 @@ std::string str(const std::optional<T>& v) {
 
 // Each table is described once as (column names, row → json object); CSV and
 // JSON both come from that.
+// A run repeats a few hundred kernel names over millions of launches: each
+// name is demangled once.
+const std::string& demangledName(const std::string& name) {
+    static thread_local std::unordered_map<std::string, std::string> cache;
+    auto it = cache.find(name);
+    if (it == cache.end()) it = cache.emplace(name, demangle(name)).first;
+    return it->second;
+}
+
 ordered_json kernelJson(const KernelRecord& k) {
     return {{"start_ns", k.startNs},
             {"end_ns", k.endNs},
@@ -43,6 +54,7 @@ ordered_json kernelJson(const KernelRecord& k) {
             {"stream_id", k.streamId},
             {"correlation_id", k.correlationId},
             {"name", k.name},
+            {"demangled", demangledName(k.name)},
             {"grid_x", k.gridX},
             {"grid_y", k.gridY},
             {"grid_z", k.gridZ},

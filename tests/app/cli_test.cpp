@@ -190,9 +190,10 @@ TEST_F(CliTest, ExportCsvOneTable) {
                    kernels})
                   .exitCode,
               0);
-    // Names with commas are quoted.
-    EXPECT_NE(testing::readFile(kernels).find("\"gemm_bf16_wgmma_tma<128, 256, 64>\""),
-              std::string::npos);
+    // Names with commas are quoted; the demangled name stands beside each one.
+    const std::string csv = testing::readFile(kernels);
+    EXPECT_NE(csv.find("\"gemm_bf16_wgmma_tma<128, 256, 64>\""), std::string::npos);
+    EXPECT_NE(csv.find(",name,demangled,grid_x,"), std::string::npos) << csv.substr(0, 300);
 }
 
 TEST_F(CliTest, ValidateReportsFileLineColumnField) {

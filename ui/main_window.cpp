@@ -126,9 +126,8 @@ MainWindow::MainWindow(QWidget* parent)
     connect(loader_, &StoreLoader::busyChanged, this,
             [this](bool busy) { busyLabel_->setText(busy ? tr("Loading…") : QString()); });
 
-    // The layout saved on this screen, else this screen's default; either
-    // way, once shown, the window fits the screen and each dock keeps its
-    // minimum (window_layout.h).
+    // The layout saved on this screen, else this screen's default (fitted to
+    // it); either way, once shown, each dock keeps its minimum (window_layout.h).
     QSettings settings;
     const QSize screen = availableScreenSize(*this);
     const bool restored = restoreWindowLayout(*this, settings, screen);

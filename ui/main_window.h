@@ -98,7 +98,7 @@ class MainWindow : public QMainWindow {
     void loadFailed(const QString& message);
     void reportWritten(const QString& path);
     // The start's layout is in place: restored or this screen's default,
-    // fitted to the screen with each dock at its minimum (window_layout.h).
+    // each dock at least its minimum (window_layout.h).
     void layoutSettled();
 
   protected:

@@ -2,9 +2,9 @@
 // it was saved on. A layout saved on a 1920×1080 screen and restored on a
 // 1366×768 one squeezed the Runs dock to 70 px and the latency CDFs to 10 px,
 // and the squeezed layout was then saved again: on another screen the
-// window starts from the default layout for that screen instead, and every
-// start (same screen or not) ends with the window inside the screen and each
-// dock at least its minimum.
+// window starts from the default layout for that screen instead (sized to
+// fit it), and every start, restored or not, ends with each dock at least
+// its minimum.
 #pragma once
 
 #include <QSize>
@@ -15,7 +15,7 @@ class QSettings;
 namespace ws::ui {
 
 // The smallest sizes the window keeps usable; a dock below them is widened
-// (or heightened) back to them, the window never left larger than its screen.
+// (or heightened) back to them.
 struct LayoutMinimums {
     static constexpr int runsDockWidth = 260;     // a run name, status and date side by side
     static constexpr int detailsDockWidth = 300;  // the details' tables without wrapping

@@ -226,9 +226,8 @@ int cmdBench(const std::vector<std::string>& commandLine) {
         std::cerr << "bench serve: " << note << '\n';
     BenchServe bench;
     ServeLoadOptions& o = bench.options;
+    // vllm, openai or openai-chat: the translation refused any other.
     const std::string backendName = args.valueOr("backend", "openai");
-    if (backendName != "vllm" && backendName != "openai" && backendName != "openai-chat")
-        throw UsageError("--backend: '" + backendName + "' (vllm, openai or openai-chat)");
     o.backend = backendName == "openai-chat" ? "openai-chat" : "openai";
     o.endpoint = endpointUrl(args, o.backend);
     if (auto wait = args.value("ready-check-timeout-sec")) {

@@ -63,9 +63,8 @@ const std::map<std::string, std::string> kNotImplemented = {
     {"endpoint-type", "vLLM itself dropped it; --backend openai-chat"},
 };
 
-// vLLM's backends that generate text, and what each means here.
-const std::map<std::string, std::string> kBackends = {
-    {"vllm", "openai"}, {"openai", "openai"}, {"openai-chat", "openai-chat"}};
+// vLLM's backends that generate text (vllm is openai: /v1/completions).
+const std::set<std::string> kBackends = {"vllm", "openai", "openai-chat"};
 
 const std::set<std::string> kDatasets = {"random", "sharegpt", "custom", "jsonl"};
 

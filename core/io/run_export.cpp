@@ -34,8 +34,6 @@ std::string str(const std::optional<T>& v) {
     return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
-// Each table is described once as (column names, row → json object); CSV and
-// JSON both come from that.
 // A run repeats a few hundred kernel names over millions of launches: each
 // name is demangled once.
 const std::string& demangledName(const std::string& name) {
@@ -45,6 +43,8 @@ const std::string& demangledName(const std::string& name) {
     return it->second;
 }
 
+// Each table is described once as (column names, row → json object); CSV and
+// JSON both come from that.
 ordered_json kernelJson(const KernelRecord& k) {
     return {{"start_ns", k.startNs},
             {"end_ns", k.endNs},

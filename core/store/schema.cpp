@@ -204,6 +204,28 @@ constexpr const char* kMigrations[] = {kVersion1, kVersion2, kVersion3, kVersion
                                        kVersion5, kVersion6, kVersion7};
 static_assert(std::size(kMigrations) == kCurrentVersion);
 
+// Foreign keys off while it lives (when `off`), back as they were after:
+// the pragma cannot change inside a transaction, so this outlives it.
+class ForeignKeysOff {
+  public:
+    ForeignKeysOff(sql::Db& db, bool off)
+        : db_(db), restore_(off && db.queryInt("PRAGMA foreign_keys") != 0) {
+        if (restore_) db_.exec("PRAGMA foreign_keys = OFF");
+    }
+    ~ForeignKeysOff() {
+        try {
+            if (restore_) db_.exec("PRAGMA foreign_keys = ON");
+        } catch (...) {  // a destructor must not throw; the next open turns them on again
+        }
+    }
+    ForeignKeysOff(const ForeignKeysOff&) = delete;
+    ForeignKeysOff& operator=(const ForeignKeysOff&) = delete;
+
+  private:
+    sql::Db& db_;
+    bool restore_;
+};
+
 }  // namespace
 
 void migrate(sql::Db& db, int fromVersion) {
@@ -218,23 +240,16 @@ void migrate(sql::Db& db, int fromVersion) {
     // (DROP TABLE deletes first); they are off for the transaction (a pragma
     // that cannot change inside one), checked before it commits, and back on.
     const bool rebuilds = fromVersion > 0 && fromVersion <= kFirstTableRebuild;
-    const bool foreignKeysWereOn = db.queryInt("PRAGMA foreign_keys") != 0;
-    if (rebuilds) db.exec("PRAGMA foreign_keys = OFF");
-    try {
-        sql::Transaction tx(db);
-        for (int v = fromVersion; v < kCurrentVersion; ++v)
-            db.exec(kMigrations[v]);
-        if (rebuilds && db.queryInt("SELECT count(*) FROM pragma_foreign_key_check") != 0)
-            throw StoreError(StoreError::Kind::Damaged,
-                             db.path() + ": a reference broke while migrating; left as it was");
-        db.exec("PRAGMA application_id = " + std::to_string(kApplicationId));
-        db.exec("PRAGMA user_version = " + std::to_string(kCurrentVersion));
-        tx.commit();
-    } catch (...) {
-        if (rebuilds && foreignKeysWereOn) db.exec("PRAGMA foreign_keys = ON");
-        throw;
-    }
-    if (rebuilds && foreignKeysWereOn) db.exec("PRAGMA foreign_keys = ON");
+    ForeignKeysOff off(db, rebuilds);
+    sql::Transaction tx(db);
+    for (int v = fromVersion; v < kCurrentVersion; ++v)
+        db.exec(kMigrations[v]);
+    if (rebuilds && db.queryInt("SELECT count(*) FROM pragma_foreign_key_check") != 0)
+        throw StoreError(StoreError::Kind::Damaged,
+                         db.path() + ": a reference broke while migrating; left as it was");
+    db.exec("PRAGMA application_id = " + std::to_string(kApplicationId));
+    db.exec("PRAGMA user_version = " + std::to_string(kCurrentVersion));
+    tx.commit();
 }
 
 void ensureIndexes(sql::Db& db) {

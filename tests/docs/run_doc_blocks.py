@@ -52,8 +52,6 @@ def blocks_of(path):
                 m = FENCE.match(line)
                 if m and m.group(1) in ("sh", "bash", "shell"):
                     inside, lines = (number, m.group(2)), []
-                elif line.startswith("```") and not line.strip() == "```":
-                    pass
             elif line.startswith("```"):
                 out.append((inside[0], inside[1], "".join(lines)))
                 inside = None

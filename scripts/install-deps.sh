@@ -8,9 +8,9 @@ packages=(
   clang-format-14
   clang-14 libclang-rt-14-dev llvm-14  # fuzz preset: libFuzzer (libclang_rt.fuzzer), llvm-symbolizer
   libsqlite3-dev libtomlplusplus-dev nlohmann-json3-dev
-  libcpp-httplib-dev  # the serving workload's HTTP server (warpscope-workload serve)
+  libcpp-httplib-dev  # the tests' HTTP client (the serving tests)
   libcurl4-openssl-dev  # bench serve's load generator (libcurl's multi interface)
-  libboost-dev  # Boost.Beast's HTTP parser for bench serve's kernel-stamped socket loop
+  libboost-dev  # Boost.Beast and Asio: the OpenAI server, bench serve's socket loop
   zlib1g-dev  # .json.gz traces (streaming inflate in the Kineto importer)
   libsimdjson-dev  # trace events parsed at GB/s (Kineto / Chrome-trace import)
   libgtest-dev libgmock-dev libbenchmark-dev

@@ -167,7 +167,7 @@ ServeParams readServe(TomlReader& r) {
     assign(p.linear, r.string("linear", false, {"tuned", "decoder"}));
     assign(p.drainTimeoutS, r.number("drain_timeout_s", 0, 86400, false));
     assign(p.maxBodyBytes, r.integer("max_body_bytes", 1024, std::int64_t(1) << 32, false));
-    assign(p.httpThreads, r.integer("http_threads", 0, 4096, false));
+    assign(p.httpThreads, r.integer("http_threads", 0, 64, false));
     if (const auto* cpu = r.table("cpu", false)) {
         TomlReader c(*cpu, r.path("cpu"), r.file(), r.errors());
         assign(p.cpuStepUs, c.integer("step_us", 0, 10000000, false));

@@ -195,9 +195,13 @@ void Engine::loop() {
     } catch (const std::exception& e) {
         failure = std::string("the backend failed to start: ") + e.what();
     }
-    if (failure.empty() && readyObserver_) readyObserver_();
     {
+        // The observer runs under the lock the state is read with: /health
+        // cannot answer 200 before its line is out, and a client that saw the
+        // line and asks at once waits here until the state is Ready.
         std::lock_guard lock(mutex_);
+        if (failure.empty() && stats_.state == EngineState::Starting && readyObserver_)
+            readyObserver_();
         if (!failure.empty()) {
             stats_.state = EngineState::Failed;
             stats_.failure = failure;

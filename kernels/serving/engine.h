@@ -78,9 +78,11 @@ class Engine {
     // Called on the engine's thread after every step (the GPU backend's NVTX
     // range goes there). Set it before start().
     void setStepObserver(std::function<void(const StepStats&)> observer);
-    // Called once on the engine's thread when the backend is prepared, before
-    // the state turns Ready: whatever it prints precedes every answer that
-    // reports the engine ready (/health's 200). Set it before start().
+    // Called once on the engine's thread when the backend is prepared, under
+    // the lock the state is read with, just before it turns Ready: whatever it
+    // prints precedes every answer that reports the engine ready (/health's
+    // 200), and a request sent on seeing it is admitted. It must not call
+    // back into the engine. Set it before start().
     void setReadyObserver(std::function<void()> observer);
 
     // Starts the loop; the backend prepares on the loop's thread, and the

@@ -7,6 +7,8 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <functional>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -32,6 +34,11 @@ class RequestStream {
     // Waits up to `timeout` for tokens or the end and takes them. After the
     // end was taken, returns an empty chunk at once.
     Chunk take(std::chrono::milliseconds timeout);
+    // An asynchronous consumer's cue to take (an HTTP session on an event
+    // loop, which cannot block in take): called on the engine's thread after
+    // each push and at the end, outside the stream's lock; at once when
+    // something is already waiting.
+    void setListener(std::function<void()> listener);
     void cancel() { cancelled_ = true; }
     bool cancelled() const { return cancelled_; }
 
@@ -51,6 +58,9 @@ class RequestStream {
     std::optional<FinishReason> finish_;
     std::string error_;
     bool ended_ = false;  // the end was taken
+    std::shared_ptr<const std::function<void()>> listener_;
+
+    void notify(std::unique_lock<std::mutex>& lock);
 };
 
 }  // namespace ws::serving

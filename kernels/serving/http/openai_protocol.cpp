@@ -20,6 +20,14 @@ struct FieldError {
     throw FieldError{param, message};
 }
 
+// nlohmann's messages start with "[json.exception.parse_error.101] ": the
+// rest is the sentence a client can use.
+std::string withoutTag(const std::string& what) {
+    const auto end = what.rfind("] ", what.find(' '));
+    return what.rfind("[json.exception.", 0) == 0 && end != std::string::npos ? what.substr(end + 2)
+                                                                              : what;
+}
+
 std::string shown(const json& value) {
     std::string s = value.dump(-1, ' ', false, json::error_handler_t::replace);
     return s.size() > 40 ? s.substr(0, 37) + "..." : s;
@@ -321,7 +329,10 @@ std::variant<CompletionRequest, ApiError> parseCompletionRequest(std::string_vie
     try {
         parsed = json::parse(body.begin(), body.end(), limit);
     } catch (const json::parse_error& e) {
-        return ApiError{400, std::string("the request body is not valid JSON: ") + e.what(), {}};
+        return ApiError{400, "the request body is not valid JSON: " + withoutTag(e.what()), {}};
+    } catch (const json::out_of_range& e) {  // a number past a double's range, as 1e400
+        return ApiError{
+            400, "the request body holds a number out of range: " + withoutTag(e.what()), {}};
     } catch (const TooDeep&) {
         return ApiError{
             400,

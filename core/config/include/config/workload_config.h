@@ -65,7 +65,7 @@ struct ServeParams {
     std::string linear = "tuned";
     double drainTimeoutS = 30;  // SIGINT/SIGTERM: how long running requests may finish
     std::int64_t maxBodyBytes = 4 << 20;
-    int httpThreads = 0;  // 0: max_num_seqs + max_waiting + 8
+    int httpThreads = 0;  // threads of the HTTP event loop; 0: two
     // The CPU backend's pace: one step takes step + seq x sequences + prefill
     // token x prefill tokens microseconds ([serve.cpu]).
     int cpuStepUs = 500;

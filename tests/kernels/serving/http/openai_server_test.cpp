@@ -360,6 +360,8 @@ TEST(OpenAiServer, BadBodiesAre400NamingTheField) {
          "integer"},
         {"/v1/completions", "{\"prompt\": \"x\", \"max_tokens\": 0}", "max_tokens", ">= 1"},
         {"/v1/completions", "{\"prompt\": \"x\", \"max_tokens\": 2.5}", "max_tokens", "integer"},
+        // Past a double's range: the JSON library refuses it while parsing (it was a 500).
+        {"/v1/completions", "{\"prompt\": \"x\", \"max_tokens\": 1e400}", "", "out of range"},
         {"/v1/completions", "{\"prompt\": \"x\", \"max_tokens\": 16384}", "max_tokens",
          "maximum context length"},
         {"/v1/completions", "{\"prompt\": \"x\", \"temperature\": -1}", "temperature", "between"},
@@ -446,17 +448,10 @@ TEST(OpenAiServer, OversizedBodiesAre413) {
 }
 
 TEST(OpenAiServer, MalformedHttpIs400) {
-    auto options = TestServer::defaultOptions();
-    options.readTimeout = 1s;  // how long the server waits for the missing body bytes
-    TestServer s(TestServer::defaultConfig(), {0us, 0us, 0us}, options);
+    TestServer s;
     std::string reply = rawExchange(s.port(), "NONSENSE\r\n\r\n");
     EXPECT_EQ(reply.rfind("HTTP/1.1 400", 0), 0u) << reply.substr(0, 200);
     EXPECT_NE(reply.find("\"BadRequestError\""), std::string::npos);
-    // A body shorter than its Content-Length.
-    reply = rawExchange(s.port(),
-                        "POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Type: "
-                        "application/json\r\nContent-Length: 100\r\n\r\n{\"prompt\":");
-    EXPECT_EQ(reply.rfind("HTTP/1.1 400", 0), 0u) << reply.substr(0, 200);
     EXPECT_EQ(s.engine().stats().submitted, 0);
 }
 

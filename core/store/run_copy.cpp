@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "chunk_recode.h"
+#include "copied_values.h"
 #include "store/store.h"
 
 namespace ws {
@@ -169,26 +170,26 @@ void copyPlainTable(sql::Db& db, const std::string& table, RunId from, RunId to)
     st.exec();
 }
 
-void copyKernelMetrics(sql::Db& db, RunId from, RunId to) {
-    sql::Statement strings(db,
-                           "INSERT OR IGNORE INTO main.strings (value) SELECT DISTINCT s.value "
-                           "FROM src.kernel_metrics k JOIN src.strings s ON s.id = k.metric_id "
-                           "WHERE k.run_id = ?1");
-    strings.bind(1, from);
-    strings.exec();
-    sql::Statement st(db,
-                      "INSERT INTO main.kernel_metrics (run_id, correlation_id, metric_id, value) "
-                      "SELECT ?2, k.correlation_id, m.id, k.value FROM src.kernel_metrics k "
-                      "JOIN src.strings s ON s.id = k.metric_id "
-                      "JOIN main.strings m ON m.value = s.value "
-                      "WHERE k.run_id = ?1 ORDER BY k.rowid");
-    st.bind(1, from);
-    st.bind(2, to);
-    st.exec();
+// Row by row, metric names interned through `strings`: a name is stored as
+// every bound text is (valid UTF-8), and the same name is one string.
+void copyKernelMetrics(sql::Db& db, RunId from, RunId to, StringMap& strings) {
+    sql::Statement select(db,
+                          "SELECT correlation_id, metric_id, value FROM src.kernel_metrics "
+                          "WHERE run_id = ?1 ORDER BY rowid");
+    sql::Statement insert(db,
+                          "INSERT INTO main.kernel_metrics (run_id, correlation_id, metric_id, "
+                          "value) VALUES (?1, ?2, ?3, ?4)");
+    select.bind(1, from);
+    while (select.step()) {
+        insert.bind(1, to);
+        insert.bind(2, select.int64(0));
+        insert.bind(3, strings.intern(strings.value(select.int64(1))));
+        insert.bind(4, select.real(2));
+        insert.exec();
+    }
 }
 
-void copyEventChunks(sql::Db& db, RunId from, RunId to) {
-    StringMap strings(db);
+void copyEventChunks(sql::Db& db, RunId from, RunId to, StringMap& strings) {
     sql::Statement select(db,
                           "SELECT kind, group_id, lane_id, first_start_ns, max_end_ns, count, "
                           "busy_ns, bytes, data, format FROM src.event_chunks WHERE run_id = ?1 "
@@ -234,15 +235,25 @@ RunId copyRun(const std::string& fromPath, RunId run, Store& to,
                              fromPath + ": run " + std::to_string(run) +
                                  " is still being recorded; copy it when it has finished");
     }
+    // The values no bound parameter checks (the copy is SQL between files).
+    checkCopiedNumbers(db, run);
     sql::Transaction tx(db);
     auto workload = copyWorkload(db, run);
     auto device = copyDevice(db, run);
     RunId id = to.beginRun(NewRun{});
     copyRunRow(db, run, id, workload, device);
-    for (const auto& table : plainRunTables(db))
+    const auto tables = plainRunTables(db);
+    for (const auto& table : tables)
         copyPlainTable(db, table, run, id);
-    copyKernelMetrics(db, run, id);
-    copyEventChunks(db, run, id);
+    StringMap strings(db);
+    copyKernelMetrics(db, run, id, strings);
+    copyEventChunks(db, run, id, strings);
+    // Text copied as it was, repaired where it is not valid UTF-8.
+    repairText(db, "runs", "id = ?1", id);
+    for (const auto& table : tables)
+        repairText(db, table, "run_id = ?1", id);
+    if (workload) repairText(db, "workloads", "id = ?1", *workload);
+    if (device) repairText(db, "devices", "id = ?1", *device);
     for (const auto& [key, value] : addProperties)
         to.setProperty(id, key, value);
     tx.commit();

@@ -186,6 +186,70 @@ TEST_F(BundleTest, DamagedBundleLeavesNothingHalfImported) {
     EXPECT_EQ(before(), counts);
 }
 
+// A bundle is checked as every other way in is (issue 45: bundles once
+// stored runs dated 2262, INT64 token times and invalid UTF-8 labels, after
+// which `ls` under UBSan aborted for the whole store): out-of-range numbers
+// refuse it untouched, naming the row and field; text is stored repaired.
+TEST_F(BundleTest, HostileValuesAreRefusedOrRepairedAsByEveryImporter) {
+    auto bundle = dir.file("run.wsbundle");
+    ASSERT_EQ(cli({"bundle", std::to_string(runs.decoderOk), "--db", db, "-o", bundle}).exitCode,
+              0);
+    const std::string original = testing::readFile(bundle);
+    struct Case {
+        const char* sql;
+        const char* says;
+    };
+    const Case cases[] = {
+        {"UPDATE runs SET started_at = 9223372036854775807", "the run: start"},
+        {"UPDATE runs SET started_at = -1", "the run: start -1 ns"},
+        {"UPDATE runs SET ended_at = started_at - 5", "the run: ends before it starts"},
+        {"UPDATE runs SET ended_at = started_at + 400 * 86400 * 1000000000", "the run: lasts"},
+        {"UPDATE runs SET dropped_records = -2", "dropped_records -2 is negative"},
+        {"INSERT INTO tokens (run_id, request_id, token_index, time_ns) "
+         "VALUES ((SELECT id FROM runs), 7, 0, -9223372036854775808)",
+         "a token of request 7: time_ns -9223372036854775808 ns"},
+        {"INSERT INTO requests (run_id, request_id, start_ns, end_ns, prompt_tokens, "
+         "output_tokens) VALUES ((SELECT id FROM runs), 9, 1000, 10, 1, 1)",
+         "request 9: ends before it starts"},
+    };
+    auto target = dir.file("target.wsdb");
+    for (const auto& c : cases) {
+        SCOPED_TRACE(c.sql);
+        testing::writeFile(bundle, original);
+        {
+            sql::Db raw(bundle, sql::Db::Mode::ReadWrite);
+            raw.exec(c.sql);
+        }
+        const std::string tampered = testing::readFile(bundle);
+        auto r = cli({"import", bundle, "--db", target});
+        EXPECT_EQ(r.exitCode, 1);
+        EXPECT_NE(r.err.find(c.says), std::string::npos) << r.err;
+        EXPECT_NE(r.err.find("nothing was imported"), std::string::npos) << r.err;
+        EXPECT_EQ(testing::readFile(bundle), tampered);
+        EXPECT_EQ(count(target, "SELECT count(*) FROM runs"), 0);
+    }
+    // Invalid UTF-8 in the label, a property and a metric name: imported, repaired.
+    testing::writeFile(bundle, original);
+    {
+        sql::Db raw(bundle, sql::Db::Mode::ReadWrite);
+        raw.exec("UPDATE runs SET label = CAST(x'41ff42' AS TEXT)");
+        raw.exec(
+            "INSERT INTO run_properties (run_id, key, value) "
+            "VALUES ((SELECT id FROM runs), 'hostile', CAST(x'c0' AS TEXT))");
+    }
+    auto r = cli({"import", bundle, "--db", target});
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    auto ls = cli({"ls", "--db", target, "--json"});
+    ASSERT_EQ(ls.exitCode, 0) << ls.err;
+    auto listed = nlohmann::json::parse(ls.out);
+    ASSERT_EQ(listed.size(), 1u);
+    EXPECT_EQ(listed[0]["label"], "A\uFFFDB");
+    EXPECT_EQ(count(target,
+                    "SELECT count(*) FROM run_properties WHERE key = 'hostile' AND "
+                    "value = CAST(x'efbfbd' AS TEXT)"),
+              1);
+}
+
 TEST_F(BundleTest, NotABundle) {
     auto store = cli({"import", db, "--db", dir.file("t.wsdb")});
     EXPECT_NE(store.exitCode, 0);

@@ -112,7 +112,12 @@ class NsysReader {
         Columns c(db_, path_, "TARGET_INFO_SESSION_START_TIME");
         if (!c.has("utcEpochNs")) return 0;
         sql::Statement st(db_, "SELECT utcEpochNs FROM TARGET_INFO_SESSION_START_TIME");
-        return st.step() ? st.int64(0) : 0;
+        if (!st.step() || st.isNull(0)) return 0;
+        // The run's date: an overflowed one made a run of 2262 whose end wrapped.
+        if (!st.isInteger(0) || st.int64(0) < 0 || st.int64(0) > limits::kLatestTimeNs)
+            importError(path_, "TARGET_INFO_SESSION_START_TIME.utcEpochNs",
+                        "not an integer in 0 .. 2100-01-01 (ns since the Unix epoch)");
+        return st.int64(0);
     }
 
     // The GPU most kernels ran on.

@@ -2,6 +2,7 @@
 
 #include <signal.h>
 #include <sys/wait.h>
+#include <limits>
 
 #include <cstdio>
 #include <cstring>
@@ -104,12 +105,19 @@ wire::Sink RecordingSession::sink() {
         if (++rejectedRecords_ <= 5)
             pendingLog += "[warpscope] capture stream: dropped " + why + "\n";
     };
-    s.dropped = [this](std::int64_t n) {
-        progress.dropped += n;
-        droppedPending_ += n;
+    // Each frame's count is at most 2^40 (wire/frames.cpp); the sums saturate
+    // rather than overflow however many frames a peer sends.
+    auto add = [](auto& sum, std::int64_t n) {
+        sum = n > std::numeric_limits<std::int64_t>::max() - sum
+                  ? std::numeric_limits<std::int64_t>::max()
+                  : sum + n;
     };
-    s.queryCalls = [this](std::int64_t n) {
-        queryCalls_ += n;
+    s.dropped = [this, add](std::int64_t n) {
+        add(progress.dropped, n);
+        add(droppedPending_, n);
+    };
+    s.queryCalls = [this, add](std::int64_t n) {
+        add(queryCalls_, n);
         queryCallsChanged_ = true;  // written with the run's rows, once per write
     };
     s.kernel = [this, pid](const KernelRecord& r) {

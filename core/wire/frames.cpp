@@ -194,6 +194,19 @@ std::optional<std::string> valueProblem(const T& r) {
     return std::nullopt;
 }
 
+// A count a collector reports in one frame: not negative, and far below
+// what a sum of them could overflow (2^40, a trillion, per frame).
+std::int64_t checkedCount(std::int64_t count, const char* what) {
+    constexpr std::int64_t kMost = std::int64_t{1} << 40;
+    if (count < 0)
+        throw std::runtime_error("capture stream: a negative count of " + std::string(what) + " (" +
+                                 std::to_string(count) + ")");
+    if (count > kMost)
+        throw std::runtime_error("capture stream: a count of " + std::string(what) + " (" +
+                                 std::to_string(count) + ") past 2^40 in one frame");
+    return count;
+}
+
 template <typename T>
 void decodeRecords(In& in, const codec::Lane& lane, std::int64_t count, const codec::Lookup& lookup,
                    const std::function<void(const T&)>& visit,
@@ -233,6 +246,13 @@ void Decoder::dispatch(FrameType type, std::string_view payload) {
             h.parentPid = versioned.s();
             h.cuptiNs = versioned.s();
             h.unixNs = versioned.s();
+            // The recorder subtracts them (the clock offset) and adds the
+            // offset to every sample: both must be plain times.
+            for (const std::int64_t clock : {h.cuptiNs, h.unixNs})
+                if (clock < 0 || clock > limits::kLatestTimeNs)
+                    throw std::runtime_error("capture stream: the hello's clock reading " +
+                                             std::to_string(clock) +
+                                             " ns is outside 0 .. 2100-01-01");
             if (sink_.hello) sink_.hello(h);
             return;
         }
@@ -264,14 +284,13 @@ void Decoder::dispatch(FrameType type, std::string_view payload) {
             if (sink_.overhead) sink_.overhead(r);
             return;
         }
-        case FrameType::Dropped:
-            if (sink_.dropped) sink_.dropped(in.s());
+        case FrameType::Dropped: {
+            const std::int64_t count = checkedCount(in.s(), "dropped records");
+            if (sink_.dropped) sink_.dropped(count);
             return;
+        }
         case FrameType::QueryCalls: {
-            const std::int64_t count = in.s();
-            if (count < 0)
-                throw std::runtime_error("capture stream: a negative count of query calls (" +
-                                         std::to_string(count) + ")");
+            const std::int64_t count = checkedCount(in.s(), "query calls");
             if (sink_.queryCalls) sink_.queryCalls(count);
             return;
         }

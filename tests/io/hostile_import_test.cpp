@@ -173,6 +173,12 @@ TEST(HostileImport, NsysTimesAndSizesOutOfRangeAreNamed) {
          "CUPTI_ACTIVITY_KIND_MEMCPY.bytes"},
         {"UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET end = start - 1",
          "CUPTI_ACTIVITY_KIND_RUNTIME row with start"},
+        {"UPDATE TARGET_INFO_SESSION_START_TIME SET utcEpochNs = 9223372036854775807",
+         "TARGET_INFO_SESSION_START_TIME.utcEpochNs"},
+        {"UPDATE TARGET_INFO_SESSION_START_TIME SET utcEpochNs = -1",
+         "TARGET_INFO_SESSION_START_TIME.utcEpochNs"},
+        {"UPDATE TARGET_INFO_SESSION_START_TIME SET utcEpochNs = 1.5e30",
+         "TARGET_INFO_SESSION_START_TIME.utcEpochNs"},
     };
     for (const auto& c : cases) {
         SCOPED_TRACE(c.edit);

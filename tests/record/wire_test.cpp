@@ -187,6 +187,27 @@ TEST(Wire, MalformedStreamsAreRejected) {
                   std::string::npos)
             << e.what();
     }
+    // Dropped-record counts (release stores once held -2 and -1000) and
+    // counts whose sum would overflow.
+    for (const std::int64_t n : {std::int64_t{-2}, std::int64_t{-1000}, INT64_MAX}) {
+        wire::Encoder dropped;
+        dropped.dropped(n);
+        wire::Decoder decoder(got.sink());
+        EXPECT_THROW(decoder.feed(dropped.bytes()), std::runtime_error) << n;
+    }
+    // A hello whose clocks the recorder would subtract into an overflow.
+    for (const std::int64_t clock : {INT64_MIN, std::int64_t{-1}, INT64_MAX}) {
+        wire::Encoder hello;
+        hello.hello({1, 0, clock, 1'700'000'000'000'000'000});
+        wire::Decoder decoder(got.sink());
+        try {
+            decoder.feed(hello.bytes());
+            ADD_FAILURE() << "a clock of " << clock << " was taken";
+        } catch (const std::runtime_error& e) {
+            EXPECT_NE(std::string(e.what()).find("clock reading"), std::string::npos) << e.what();
+        }
+    }
+    EXPECT_EQ(got.dropped, 0);
 }
 
 TEST(Wire, RecordsWithTimesOrSizesOutOfRangeAreDroppedWithAReason) {

@@ -308,6 +308,46 @@ TEST_F(ServeLoad, AnUnknownModelIsA404WithItsText) {
     EXPECT_NE(runLog(store, run).find("request 1: HTTP 404"), std::string::npos);
 }
 
+// What a server sends back reaches the terminal as text: its escape
+// sequences shown, not obeyed (issue 45: raw server bytes were printed). A
+// hostile server, in Python: every request gets a 500 whose body clears the
+// screen and retitles the terminal.
+TEST(ServeLoadHostileServer, ItsErrorTextHasItsControlCharactersShown) {
+    const char* script = R"py(
+import http.server, sys
+class H(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        body = b"\x1b]0;pwned\x07\x1b[2Jboom"
+        self.send_response(500)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+    def log_message(self, *a):
+        pass
+s = http.server.HTTPServer(("127.0.0.1", 0), H)
+print("port", s.server_address[1], flush=True)
+s.serve_forever()
+)py";
+    ChildProcess server({"/usr/bin/python3", "-c", script});
+    auto line = server.waitForLine("port ", std::chrono::seconds(60));
+    ASSERT_TRUE(line) << server.output();
+    ServeLoadOptions o;
+    o.endpoint = "http://127.0.0.1:" + line->substr(line->rfind(' ') + 1);
+    o.model = "m";
+    o.numPrompts = 1;
+    o.inputLen = 4;
+    o.outputLen = 2;
+    o.warmup = false;
+    o.requestTimeoutS = 60;
+    auto r = runServeLoad(o);
+    ASSERT_EQ(r.requests.size(), 1u);
+    const std::string& error = r.requests[0].error;
+    EXPECT_EQ(error.find('\x1b'), std::string::npos) << error;
+    EXPECT_EQ(error.find('\x07'), std::string::npos) << error;
+    EXPECT_NE(error.find("HTTP 500: \\x1b]0;pwned\\x07\\x1b[2Jboom"), std::string::npos) << error;
+}
+
 // --profile: the server's profiler is switched on after the warm-up and off
 // after the last request (the CPU backend's switch says so on its output);
 // a server that cannot be reached for it keeps the load going and the run

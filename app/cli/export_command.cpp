@@ -85,16 +85,25 @@ int cmdExport(const std::vector<std::string>& argv) {
         if (!std::cout) throw std::runtime_error("standard output: write failed");
         return 0;
     }
-    // A device, FIFO or socket is never replaced by a file (as root, -o
-    // /dev/full once did); a symbolic link is followed to the file it names.
+    // A device or FIFO is written into as a shell's `>` would (-o /dev/null
+    // to time an export), never replaced by a file (as root, -o /dev/full
+    // once was); a symbolic link is followed to the file it names.
     namespace fs = std::filesystem;
     fs::path target = *output;
     std::error_code ec;
     if (fs::is_symlink(target, ec)) target = fs::weakly_canonical(target, ec);
     auto status = fs::status(target, ec);
+    if (fs::is_character_file(status) || fs::is_fifo(status)) {
+        std::ofstream device(target, std::ios::binary);
+        if (!device) throw std::runtime_error(*output + ": cannot open: " + std::strerror(errno));
+        write(device);
+        if (!device) throw std::runtime_error(*output + ": write failed");
+        return 0;
+    }
     if (fs::exists(status) && !fs::is_regular_file(status))
         throw std::runtime_error(*output +
-                                 ": not a regular file; use -o - to write to standard output");
+                                 ": not a regular file or a device; use -o - to write to "
+                                 "standard output");
     // Written beside the target first (a fresh name, never an existing file),
     // so a failure never leaves half a file.
     std::string partial = target.string() + ".XXXXXX";

@@ -25,6 +25,13 @@ std::string requestUrl(const ServeLoadOptions& o) {
         throw std::runtime_error("--endpoint: '" + o.endpoint +
                                  "' is not a URL (http://HOST:PORT)");
     auto path = o.endpoint.find('/', scheme + 3);
+    // "http://host:" is a valid URL meaning port 80: as a typo of
+    // "http://host:8000" it would load whatever answers there.
+    const std::string authority = o.endpoint.substr(scheme + 3, path - (scheme + 3));
+    if (authority.empty() || authority.back() == ':')
+        throw std::runtime_error("--endpoint: '" + o.endpoint + "' has " +
+                                 (authority.empty() ? "no host" : "an empty port") +
+                                 " (http://HOST:PORT)");
     if (path != std::string::npos && path + 1 < o.endpoint.size()) return o.endpoint;
     std::string base = o.endpoint.substr(0, path);
     return base + (o.backend == "openai-chat" ? "/v1/chat/completions" : "/v1/completions");

@@ -85,14 +85,22 @@ TEST_F(CliHostileTest, NumbersThatAreNotInRangeAreUsageErrors) {
     }
 }
 
-TEST_F(CliHostileTest, ExportNeverReplacesADeviceAndWritesToStandardOutput) {
+TEST_F(CliHostileTest, ExportWritesIntoADeviceNeverReplacesItAndWritesToStandardOutput) {
     auto id = std::to_string(runs.decoderOk);
+    // Into a device, as `>` would (issue 45: -o /dev/null was refused).
     auto toNull = cli({"export", id, "--db", db, "--format", "csv", "-o", "/dev/null"});
-    EXPECT_NE(toNull.exitCode, 0);
-    EXPECT_NE(toNull.err.find("not a regular file"), std::string::npos) << toNull.err;
-    struct stat st {};
-    ASSERT_EQ(::stat("/dev/null", &st), 0);
-    EXPECT_TRUE(S_ISCHR(st.st_mode));
+    EXPECT_EQ(toNull.exitCode, 0) << toNull.err;
+    auto toFull = cli({"export", id, "--db", db, "--format", "csv", "-o", "/dev/full"});
+    EXPECT_EQ(toFull.exitCode, 1);
+    EXPECT_NE(toFull.err.find("/dev/full: write failed"), std::string::npos) << toFull.err;
+    for (const char* device : {"/dev/null", "/dev/full"}) {
+        struct stat st {};
+        ASSERT_EQ(::stat(device, &st), 0);
+        EXPECT_TRUE(S_ISCHR(st.st_mode)) << device << " was replaced";
+    }
+    auto toFolder = cli({"export", id, "--db", db, "--format", "csv", "-o", dir.path().string()});
+    EXPECT_NE(toFolder.err.find("not a regular file or a device"), std::string::npos)
+        << toFolder.err;
     auto out = cli({"export", id, "--db", db, "--format", "csv", "-o", "-"});
     ASSERT_EQ(out.exitCode, 0) << out.err;
     EXPECT_NE(out.out.find("name"), std::string::npos);

@@ -115,6 +115,17 @@ TEST(ServeDataset, EndpointGetsTheBackendsPath) {
     EXPECT_EQ(requestUrl(o), "http://h:1/custom/path");
     o.endpoint = "localhost:8000";
     EXPECT_THROW(requestUrl(o), std::runtime_error);
+    // An empty port is port 80 to a URL parser: refused, not guessed.
+    for (const char* typo : {"http://127.0.0.1:", "http://127.0.0.1:/v1/completions", "http://"}) {
+        o.endpoint = typo;
+        try {
+            requestUrl(o);
+            ADD_FAILURE() << typo << " was taken";
+        } catch (const std::runtime_error& e) {
+            EXPECT_NE(std::string(e.what()).find("(http://HOST:PORT)"), std::string::npos)
+                << e.what();
+        }
+    }
 }
 
 // --- against the real server -------------------------------------------------

@@ -94,6 +94,10 @@ BundleInfo writeRunBundle(Store& store, RunId run, const std::string& path) {
 
 bool isRunBundle(const std::string& path) {
     try {
+        // Only a regular file can be one; opening a FIFO to look would wait
+        // for a writer for ever (the importers then refuse it by name).
+        std::error_code ec;
+        if (!std::filesystem::is_regular_file(path, ec)) return false;
         std::ifstream in(path, std::ios::binary);
         char header[16] = {};
         in.read(header, sizeof header);

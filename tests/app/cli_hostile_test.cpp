@@ -85,6 +85,16 @@ TEST_F(CliHostileTest, NumbersThatAreNotInRangeAreUsageErrors) {
     }
 }
 
+// `import` looks for a run bundle first: that look once opened a FIFO and
+// waited for a writer for ever (issue 45).
+TEST_F(CliHostileTest, ImportingAFifoWithNoWriterIsRefusedAtOnce) {
+    auto fifo = dir.file("trace.fifo");
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    auto r = cli({"import", fifo, "--db", dir.file("t.wsdb")});
+    EXPECT_EQ(r.exitCode, 1);
+    EXPECT_NE(r.err.find("is not a regular file"), std::string::npos) << r.err;
+}
+
 TEST_F(CliHostileTest, ExportWritesIntoADeviceNeverReplacesItAndWritesToStandardOutput) {
     auto id = std::to_string(runs.decoderOk);
     // Into a device, as `>` would (issue 45: -o /dev/null was refused).

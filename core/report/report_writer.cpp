@@ -59,7 +59,16 @@ std::string escapeHtml(const std::string& s) {
                 out += "&quot;";
                 break;
             default:
-                out += c;
+                // Control characters (a label's ESC, BEL, NUL) are not text in
+                // HTML and act in a terminal showing Markdown: shown, as \x1b.
+                if ((static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n') || c == 0x7f) {
+                    char escaped[8];
+                    std::snprintf(escaped, sizeof escaped, "\\x%02x",
+                                  static_cast<unsigned char>(c));
+                    out += escaped;
+                } else {
+                    out += c;
+                }
         }
     return out;
 }

@@ -308,6 +308,14 @@ TEST(ReportWriter, MarkupInLabelsNeverReachesAMarkdownViewerAsMarkup) {
     EXPECT_EQ(md.find("<script"), std::string::npos) << md;
     EXPECT_EQ(md.find("[click]"), std::string::npos) << md;
     EXPECT_NE(md.find("\\[click\\](javascript:alert(2))"), std::string::npos) << md;
+    // Control characters: not text in HTML, acted on by a terminal showing Markdown.
+    d.run.label = std::string("bell\x07 escape\x1b[2J nul") + '\0' + " del\x7f";
+    for (auto format : {ReportFormat::Markdown, ReportFormat::Html}) {
+        auto text = writeReport(d, format);
+        for (char c : {'\x07', '\x1b', '\0', '\x7f'})
+            EXPECT_EQ(text.find(c), std::string::npos) << int(c);
+        EXPECT_NE(text.find("bell\\x07 escape\\x1b"), std::string::npos);
+    }
 }
 
 TEST(ReportWriter, StatesOnlyWhatWasMeasuredForThisDevice) {

@@ -4,6 +4,10 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
 
 #include <cerrno>
 #include <cstdlib>
@@ -18,6 +22,50 @@ namespace ws {
 
 namespace {
 
+// Paths of the Unix sockets some process listens on now (/proc/net/unix).
+std::set<std::string> listeningSocketPaths() {
+    std::set<std::string> paths;
+    std::ifstream in("/proc/net/unix");
+    std::string line;
+    std::getline(in, line);  // the header
+    while (std::getline(in, line)) {
+        // Num RefCount Protocol Flags Type St Inode Path; Flags 00010000 = listening.
+        std::istringstream fields(line);
+        std::string num, refs, protocol, flags, type, state, inode, path;
+        if (fields >> num >> refs >> protocol >> flags >> type >> state >> inode >> path &&
+            flags == "00010000")
+            paths.insert(path);
+    }
+    return paths;
+}
+
+// The folders of recorders that were killed (SIGKILL leaves no chance to
+// clean up): this user's warpscope-XXXXXX folders whose capture.sock nobody
+// listens on any more, removed before a new one is made beside them.
+void sweepStaleFolders(const std::string& base) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const auto listening = listeningSocketPaths();
+    for (fs::directory_iterator it(base, ec), end; !ec && it != end; it.increment(ec)) {
+        const std::string name = it->path().filename().string();
+        if (name.rfind("warpscope-", 0) != 0 || name.size() != sizeof "warpscope-XXXXXX" - 1)
+            continue;
+        struct stat st {};
+        if (::lstat(it->path().c_str(), &st) != 0 || !S_ISDIR(st.st_mode) ||
+            st.st_uid != ::getuid())
+            continue;
+        const std::string socket = it->path().string() + "/capture.sock";
+        struct stat sock {};
+        // A minute old at least: another recorder may be between its bind and
+        // its listen right now.
+        if (::lstat(socket.c_str(), &sock) != 0 || !S_ISSOCK(sock.st_mode) ||
+            listening.count(socket) || sock.st_mtime > ::time(nullptr) - 60)
+            continue;
+        ::unlink(socket.c_str());
+        ::rmdir(it->path().c_str());  // only when nothing else is in it
+    }
+}
+
 // $XDG_RUNTIME_DIR when it is a usable folder of ours (the per-user runtime
 // folder, mode 0700 by specification); /tmp otherwise. Either way the socket
 // lives in a fresh mkdtemp folder, so its path cannot be guessed in advance.
@@ -31,6 +79,7 @@ std::string privateFolder() {
             ::access(xdg, W_OK) == 0 && std::strlen(xdg) < room)
             base = xdg;
     }
+    sweepStaleFolders(base);
     std::string templ = base + "/warpscope-XXXXXX";
     if (!::mkdtemp(templ.data()))  // mode 0700
         throw RecordError("cannot create a private folder in " + base + ": " +

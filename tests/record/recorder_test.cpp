@@ -1,4 +1,5 @@
 // The launcher's life cycle with ordinary programs (no GPU needed).
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sqlite3.h>
@@ -439,6 +440,39 @@ TEST(CaptureServer, TheSocketLivesInAFreshPrivateFolder) {
     ::setenv("XDG_RUNTIME_DIR", "/nonexistent-runtime", 1);
     CaptureServer fallback([] { return wire::Sink{}; });
     EXPECT_EQ(fallback.folder().rfind("/tmp/warpscope-", 0), 0u) << fallback.folder();
+    ::unsetenv("XDG_RUNTIME_DIR");
+}
+
+// A recorder killed with SIGKILL leaves its folder and socket: the next one
+// removes them, and never a folder whose socket is still listened on.
+TEST(CaptureServer, FoldersOfKilledRecordersAreRemovedByTheNextOne) {
+    TempDir runtime;
+    ::setenv("XDG_RUNTIME_DIR", runtime.path().c_str(), 1);
+    std::string stale;
+    {
+        // A socket bound and closed without unlinking: what SIGKILL leaves.
+        stale = runtime.path().string() + "/warpscope-AbC123";
+        ASSERT_EQ(::mkdir(stale.c_str(), 0700), 0);
+        int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+        sockaddr_un addr{};
+        addr.sun_family = AF_UNIX;
+        std::strncpy(addr.sun_path, (stale + "/capture.sock").c_str(), sizeof addr.sun_path - 1);
+        ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+        ASSERT_EQ(::listen(fd, 1), 0);
+        ::close(fd);
+        // Two minutes ago: younger ones may belong to a recorder starting now.
+        timespec times[2] = {{::time(nullptr) - 120, 0}, {::time(nullptr) - 120, 0}};
+        ASSERT_EQ(
+            ::utimensat(AT_FDCWD, (stale + "/capture.sock").c_str(), times, AT_SYMLINK_NOFOLLOW),
+            0);
+    }
+    const std::string unrelated = runtime.path().string() + "/warpscope-notes";
+    ASSERT_EQ(::mkdir(unrelated.c_str(), 0700), 0);
+    CaptureServer live([] { return wire::Sink{}; });
+    EXPECT_FALSE(std::filesystem::exists(stale));
+    EXPECT_TRUE(std::filesystem::exists(unrelated));  // not a recorder's
+    CaptureServer next([] { return wire::Sink{}; });
+    EXPECT_TRUE(std::filesystem::exists(live.socketPath()));  // listened on: kept
     ::unsetenv("XDG_RUNTIME_DIR");
 }
 

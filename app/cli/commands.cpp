@@ -139,7 +139,8 @@ const std::vector<Command>& commands() {
          "occupancy --cc 9.0 --threads N --regs R [--smem BYTES] [--carveout PCT] [--json]",
          "theoretical occupancy and its limiter, by the CUDA occupancy calculator's rules",
          cmdOccupancy},
-        {"validate", "validate CONFIG...", "check workload configs; errors name file:line:column",
+        {"validate", "validate CONFIG|FOLDER...",
+         "check workload configs (a folder: its *.toml); errors name file:line:column",
          cmdValidate},
     };
     return list;

@@ -1,6 +1,7 @@
 #include "config/workload_config.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <sstream>
@@ -301,12 +302,20 @@ ConfigResult parseWorkloadConfig(const std::string& text, const std::string& sou
 }
 
 ConfigResult loadWorkloadConfig(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
+    auto refused = [&](const std::string& why) {
         ConfigResult result;
-        result.errors.push_back({path, 0, 0, "(file)", "cannot read the file"});
+        result.errors.push_back({path, 0, 0, "(file)", why});
         return result;
-    }
+    };
+    // A folder reads as an empty file (every field "missing"), a FIFO blocks.
+    std::error_code ec;
+    const auto status = std::filesystem::status(path, ec);
+    if (std::filesystem::is_directory(status))
+        return refused("is a folder, not a config file (its configs: " + path + "/*.toml)");
+    if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status))
+        return refused("is not a regular file (a pipe, socket or device)");
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return refused("cannot read the file");
     std::ostringstream buf;
     buf << in.rdbuf();
     return parseWorkloadConfig(buf.str(), path);

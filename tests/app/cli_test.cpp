@@ -211,6 +211,18 @@ TEST_F(CliTest, ValidateReportsFileLineColumnField) {
     EXPECT_EQ(r.err, bad + ":5:1: command.timeout: unknown field\n");
 }
 
+// A folder stands for its configs (it once read as an empty file: "name:
+// required field is missing").
+TEST_F(CliTest, ValidateTakesAFolderAsItsConfigs) {
+    auto all = cli({"validate", WARPSCOPE_SOURCE_DIR "/resources/workloads"});
+    EXPECT_EQ(all.exitCode, 0) << all.err;
+    EXPECT_NE(all.out.find("serve-cpu.toml: ok (serve-cpu, serve)"), std::string::npos) << all.out;
+    auto empty = cli({"validate", dir.path().string()});
+    EXPECT_EQ(empty.exitCode, 1);
+    EXPECT_NE(empty.err.find("is a folder, not a config file"), std::string::npos) << empty.err;
+    EXPECT_EQ(empty.err.find("missing"), std::string::npos) << empty.err;
+}
+
 TEST_F(CliTest, ValidateKnowsServeConfigs) {
     auto ok = cli({"validate", WARPSCOPE_SOURCE_DIR "/resources/workloads/serve-cpu.toml"});
     EXPECT_EQ(ok.exitCode, 0) << ok.err;

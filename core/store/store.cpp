@@ -112,6 +112,18 @@ void Store::checkBeforeWriting(const std::string& path, bool& readOnly) {
                              std::to_string(schema::kCurrentVersion) +
                              "); upgrade Warpscope to open it; the file was not changed");
     }
+    // The first development build (2026-12-02, also schema version 1) kept
+    // kernels, copies and API calls in tables of their own; every later one
+    // packs them into event_chunks. No migration turns the one into the other.
+    if (probe.queryInt("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = "
+                       "'event_chunks'") == 0 &&
+        probe.queryInt(
+            "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'kernels'") > 0)
+        throw StoreError(StoreError::Kind::Damaged,
+                         path +
+                             ": a store of Warpscope's first development build (kernels in a "
+                             "table of their own, before event chunks), which this Warpscope "
+                             "cannot upgrade; record the runs again; the file was not changed");
     if (!readOnly && !writable(path)) readOnly = true;
     if (readOnly && version < schema::kCurrentVersion)
         throw StoreError(StoreError::Kind::ReadOnly,

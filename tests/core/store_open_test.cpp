@@ -179,6 +179,27 @@ TEST(StoreOpen, RefusesNegativeSchemaVersionAsDamagedUntouched) {
     EXPECT_TRUE(readFile(path) == before) << "the file changed";
 }
 
+// The first development build's layout (2026-12-02: kernels in a table of
+// their own, also schema version 1) was refused with a migration's SQL text,
+// after the file had been switched to WAL.
+TEST(StoreOpen, RefusesTheFirstBuildsLayoutWithASentenceUntouched) {
+    TempDir dir;
+    auto path = dir.file("first.wsdb");
+    sqliteExec(path,
+               "CREATE TABLE runs (id INTEGER PRIMARY KEY, label TEXT NOT NULL DEFAULT ''); "
+               "CREATE TABLE kernels (run_id INTEGER NOT NULL, start_ns INTEGER NOT NULL); "
+               "PRAGMA application_id = " +
+                   std::to_string(schema::kApplicationId) + "; PRAGMA user_version = 1;");
+    auto before = readFile(path);
+    std::string message;
+    EXPECT_EQ(openError(path, message), StoreError::Kind::Damaged);
+    EXPECT_NE(message.find("first development build"), std::string::npos) << message;
+    EXPECT_EQ(message.find("ALTER TABLE"), std::string::npos) << message;
+    EXPECT_NE(message.find("not changed"), std::string::npos) << message;
+    EXPECT_TRUE(readFile(path) == before) << "the file changed";
+    EXPECT_FALSE(std::filesystem::exists(path + "-wal"));
+}
+
 TEST(StoreOpen, RefusingAForeignWalDatabaseCreatesNothingBesideIt) {
     TempDir dir;
     auto path = dir.file("foreign-wal.db");

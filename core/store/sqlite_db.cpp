@@ -1,7 +1,9 @@
 #include "store/sqlite_db.h"
 
+#include <cctype>
 #include <cstdio>
 #include <utility>
+#include <vector>
 
 #include "util/text.h"
 
@@ -62,6 +64,53 @@ std::string immutableUri(const std::string& path) {
     }
     return uri + "?immutable=1";
 }
+// What a statement was doing, as a user reads it ("adding a row to
+// workloads", "upgrading the store's layout"), never the SQL itself: store
+// errors reach users through every command and importer.
+std::string whatItDid(std::string_view sql) {
+    auto words = [&] {
+        std::vector<std::string> out;
+        std::string word;
+        for (char c : sql.substr(0, 400)) {
+            if (std::isalnum(static_cast<unsigned char>(c)) || c == '_') {
+                word += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+            } else if (!word.empty()) {
+                out.push_back(std::move(word));
+                word.clear();
+            }
+        }
+        if (!word.empty()) out.push_back(word);
+        return out;
+    }();
+    auto after = [&](const char* keyword) -> std::string {
+        for (std::size_t i = 0; i + 1 < words.size(); ++i)
+            if (words[i] == keyword) {
+                std::size_t t = i + 1;
+                while (t < words.size() &&
+                       (words[t] == "or" || words[t] == "ignore" || words[t] == "replace" ||
+                        words[t] == "into" || words[t] == "main" || words[t] == "src"))
+                    ++t;
+                if (t < words.size()) return words[t];
+            }
+        return "the store";
+    };
+    if (words.empty()) return "running a statement";
+    const std::string& verb = words.front();
+    if (verb == "insert" || verb == "replace") return "adding a row to " + after("into");
+    if (verb == "update") return "updating " + after("update");
+    if (verb == "delete") return "deleting from " + after("from");
+    if (verb == "select" || verb == "with") return "reading " + after("from");
+    if (verb == "alter" || verb == "create" || verb == "drop")
+        return "upgrading the store's layout (" + after(verb == "alter" ? "table" : verb.c_str()) +
+               ")";
+    if (verb == "begin" || verb == "commit" || verb == "rollback" || verb == "savepoint" ||
+        verb == "release")
+        return "ending a transaction";
+    if (verb == "pragma") return "reading the store's settings";
+    if (verb == "attach" || verb == "detach") return "opening another store beside it";
+    return "running a statement";
+}
+
 }  // namespace
 
 Db::Db(const std::string& path, Mode mode) : path_(path), mode_(mode) {
@@ -96,13 +145,13 @@ void Db::fail(int rc, std::string_view context) const {
         const char* msg = sqlite3_errmsg(db_);
         if (msg && detail != msg) detail += std::string(" (") + msg + ")";
     }
-    throw StoreError(kindOf(rc), path_ + ": " + std::string(context) + ": " + detail);
+    throw StoreError(kindOf(rc), path_ + ": while " + std::string(context) + ": " + detail);
 }
 
 void Db::exec(std::string_view sql) {
     std::string text(sql);
     int rc = sqlite3_exec(db_, text.c_str(), nullptr, nullptr, nullptr);
-    if (rc != SQLITE_OK) fail(rc, "executing " + text.substr(0, 60));
+    if (rc != SQLITE_OK) fail(rc, whatItDid(text));
 }
 
 std::int64_t Db::queryInt(std::string_view sql) {
@@ -113,7 +162,7 @@ std::int64_t Db::queryInt(std::string_view sql) {
 Statement::Statement(Db& db, std::string_view sql) : db_(&db) {
     int rc = sqlite3_prepare_v3(db.handle(), sql.data(), static_cast<int>(sql.size()),
                                 SQLITE_PREPARE_PERSISTENT, &stmt_, nullptr);
-    if (rc != SQLITE_OK) db.fail(rc, "preparing " + std::string(sql.substr(0, 60)));
+    if (rc != SQLITE_OK) db.fail(rc, whatItDid(sql));
 }
 
 Statement::Statement(Statement&& other) noexcept
@@ -165,7 +214,8 @@ bool Statement::step() {
     if (rc == SQLITE_ROW) return true;
     if (rc == SQLITE_DONE) return false;
     sqlite3_reset(stmt_);
-    db_->fail(rc, "running " + std::string(sqlite3_sql(stmt_)).substr(0, 60));
+    const char* sql = sqlite3_sql(stmt_);
+    db_->fail(rc, whatItDid(sql ? sql : ""));
 }
 
 void Statement::exec() {

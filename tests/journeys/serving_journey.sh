@@ -72,8 +72,12 @@ internal='\(syntax\)|parse error|Error while parsing|what\(\)|std::|exception|nl
 for f in bench.txt sweep.txt group.txt compare.txt "$out/report.html" "$out/report.md" \
   "$out/report-pdf.txt"; do
   [ -f "$f" ] || continue
-  if grep -inE "$internal" "$f" | head -3 | grep -q .; then
-    grep -inE "$internal" "$f" | head -3 >&2
+  # Embedded images are base64: 'toml' or 'std::' turn up in one report in
+  # about ten by chance (this check failed on a chart, not on text).
+  if sed -E 's#data:image/[a-z]+;base64,[A-Za-z0-9+/=]+#data:image#g' "$f" |
+    grep -inE "$internal" | head -3 | grep -q .; then
+    sed -E 's#data:image/[a-z]+;base64,[A-Za-z0-9+/=]+#data:image#g' "$f" |
+      grep -inE "$internal" | head -3 >&2
     fail "$(basename "$f") carries an internal error text"
   fi
 done

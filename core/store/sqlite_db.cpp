@@ -113,7 +113,8 @@ std::string whatItDid(std::string_view sql) {
 
 }  // namespace
 
-Db::Db(const std::string& path, Mode mode) : path_(path), mode_(mode) {
+Db::Db(const std::string& path, Mode mode, const std::string& shownAs)
+    : path_(shownAs.empty() ? path : shownAs), mode_(mode) {
     int flags = SQLITE_OPEN_NOMUTEX;
     std::string target = path;
     if (mode == Mode::ReadOnly) {
@@ -129,7 +130,7 @@ Db::Db(const std::string& path, Mode mode) : path_(path), mode_(mode) {
     if (rc != SQLITE_OK) {
         sqlite3_close(db_);
         db_ = nullptr;
-        throw StoreError(kindOf(rc), path + ": " + explain(rc));
+        throw StoreError(kindOf(rc), path_ + ": " + explain(rc));
     }
     sqlite3_extended_result_codes(db_, 1);
     sqlite3_busy_timeout(db_, 2000);

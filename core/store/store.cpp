@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -58,6 +59,26 @@ bool hasWal(const std::string& path) {
     return fs::file_size(path + "-wal", ec) > 0 && !ec;
 }
 
+// A fresh private folder holding copies of `path` and its -wal; its path.
+std::string walCopy(const std::string& path) {
+    std::string folder = (fs::temp_directory_path() / "warpscope-store-XXXXXX").string();
+    if (!::mkdtemp(folder.data()))
+        throw StoreError(StoreError::Kind::Io, path +
+                                                   ": its -wal cannot be read in this folder and "
+                                                   "no private copy could be made: " +
+                                                   std::strerror(errno));
+    const auto name = fs::path(path).filename().string();
+    std::error_code ec;
+    fs::copy_file(path, folder + "/" + name, ec);
+    if (!ec) fs::copy_file(path + "-wal", folder + "/" + name + "-wal", ec);
+    if (ec) {
+        fs::remove_all(folder, ec);
+        throw StoreError(StoreError::Kind::Io,
+                         path + ": cannot be copied to read its -wal: " + ec.message());
+    }
+    return folder;
+}
+
 }  // namespace
 
 std::string Store::defaultPath() {
@@ -72,42 +93,44 @@ std::string Store::defaultPath() {
     return (base / "warpscope" / "runs.wsdb").string();
 }
 
-void Store::checkBeforeWriting(const std::string& path, bool& readOnly) {
+void Store::checkBeforeWriting(const std::string& path, const std::string& shownAs,
+                               bool& readOnly) {
     std::error_code ec;
     if (!fs::exists(path, ec) || fs::file_size(path, ec) == 0) {
-        if (readOnly) throw StoreError(StoreError::Kind::Io, path + ": no such store");
+        if (readOnly) throw StoreError(StoreError::Kind::Io, shownAs + ": no such store");
         return;  // created below
     }
     if (fs::is_directory(path, ec))
-        throw StoreError(StoreError::Kind::Io, path + ": is a folder, not a store file");
+        throw StoreError(StoreError::Kind::Io, shownAs + ": is a folder, not a store file");
     std::string first;
     if (!hasSqliteHeader(path, first))
         throw StoreError(StoreError::Kind::NotSqlite,
-                         path + ": not a Warpscope store: not an SQLite file (starts with \"" +
+                         shownAs + ": not a Warpscope store: not an SQLite file (starts with \"" +
                              printable(first) + "\"); the file was not changed");
 
     // A snapshot probe takes no lock and creates no -wal/-shm beside a file
     // that may be refused; with a -wal present its content may be newer than
     // the main file, so the probe then reads through it.
-    sql::Db probe(path, hasWal(path) ? sql::Db::Mode::ReadOnly : sql::Db::Mode::Snapshot);
+    sql::Db probe(path, hasWal(path) ? sql::Db::Mode::ReadOnly : sql::Db::Mode::Snapshot, shownAs);
     auto appId = probe.queryInt("PRAGMA application_id");
     auto version = probe.queryInt("PRAGMA user_version");
     auto tables = probe.queryInt("SELECT count(*) FROM sqlite_master");
     if (appId != schema::kApplicationId && !(appId == 0 && version == 0 && tables == 0)) {
         throw StoreError(StoreError::Kind::Foreign,
-                         path + ": an SQLite database but not a Warpscope store (application_id " +
+                         shownAs +
+                             ": an SQLite database but not a Warpscope store (application_id " +
                              hex(appId) + ", " + std::to_string(tables) +
                              " schema objects); the file was not changed");
     }
     if (version < 0) {
         throw StoreError(StoreError::Kind::Damaged,
-                         path + ": a damaged Warpscope store (schema version " +
+                         shownAs + ": a damaged Warpscope store (schema version " +
                              std::to_string(version) +
                              " is not a version any Warpscope writes); the file was not changed");
     }
     if (version > schema::kCurrentVersion) {
         throw StoreError(StoreError::Kind::Newer,
-                         path + ": written by a newer Warpscope (store schema version " +
+                         shownAs + ": written by a newer Warpscope (store schema version " +
                              std::to_string(version) + "; this build reads up to version " +
                              std::to_string(schema::kCurrentVersion) +
                              "); upgrade Warpscope to open it; the file was not changed");
@@ -120,31 +143,40 @@ void Store::checkBeforeWriting(const std::string& path, bool& readOnly) {
         probe.queryInt(
             "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'kernels'") > 0)
         throw StoreError(StoreError::Kind::Damaged,
-                         path +
+                         shownAs +
                              ": a store of Warpscope's first development build (kernels in a "
                              "table of their own, before event chunks), which this Warpscope "
                              "cannot upgrade; record the runs again; the file was not changed");
     if (!readOnly && !writable(path)) readOnly = true;
     if (readOnly && version < schema::kCurrentVersion)
         throw StoreError(StoreError::Kind::ReadOnly,
-                         path + ": the store needs an upgrade from schema version " +
+                         shownAs + ": the store needs an upgrade from schema version " +
                              std::to_string(version) + " but is read-only");
 }
 
 Store::Store(const std::string& path, Options options) {
     bool readOnly = options.readOnly;
-    checkBeforeWriting(path, readOnly);
+    std::string openPath = path;
+    std::error_code ec;
+    if (!folderWritable(path) && hasWal(path) && !fs::exists(path + "-shm", ec)) {
+        // SQLite reads a -wal through a -shm it must create beside it; where
+        // it cannot, both files are read from a private copy (read-only).
+        walCopyFolder_ = walCopy(path);
+        openPath = walCopyFolder_ + "/" + fs::path(path).filename().string();
+        readOnly = true;
+    }
+    checkBeforeWriting(openPath, path, readOnly);
     if (readOnly) {
         // Without write access to the folder SQLite cannot create the -shm it
         // needs to read a WAL store; with no -wal there is nothing newer than
         // the main file, so it is read as an immutable snapshot instead.
         auto mode = !folderWritable(path) && !hasWal(path) ? sql::Db::Mode::Snapshot
                                                            : sql::Db::Mode::ReadOnly;
-        db_ = std::make_unique<sql::Db>(path, mode);
+        if (!walCopyFolder_.empty()) mode = sql::Db::Mode::ReadOnly;
+        db_ = std::make_unique<sql::Db>(openPath, mode, path);
         sqlite3_busy_timeout(db_->handle(), options.busyTimeoutMs);
         return;
     }
-    std::error_code ec;
     auto parent = fs::path(path).parent_path();
     if (!parent.empty()) fs::create_directories(parent, ec);
     db_ = std::make_unique<sql::Db>(path, sql::Db::Mode::ReadWriteCreate);
@@ -157,7 +189,13 @@ Store::Store(const std::string& path, Options options) {
     recoverAbandonedRuns();
 }
 
-Store::~Store() = default;
+Store::~Store() {
+    db_.reset();
+    if (!walCopyFolder_.empty()) {
+        std::error_code ec;
+        fs::remove_all(walCopyFolder_, ec);
+    }
+}
 
 void Store::requireWritable(std::string_view action) const {
     if (readOnly())

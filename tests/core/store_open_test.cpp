@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "store/compact.h"
@@ -234,6 +235,49 @@ TEST(StoreOpen, StoreInAFolderTheUserCannotWriteIsListed) {
     });
     EXPECT_EQ(problem, "");
     EXPECT_TRUE(readFile(path) == before) << "the file changed";
+    EXPECT_FALSE(std::filesystem::exists(path + "-shm"));
+    chmod(folder.c_str(), 0755);
+}
+
+// The same shared folder holding a -wal (a writer that was killed, a copied
+// folder) and no -shm: SQLite cannot read the -wal where it cannot make a
+// -shm, and the store could not be opened at all (issue 45). Now both are read
+// from a private copy, the runs only in the -wal included.
+TEST(StoreOpen, StoreWithAWalInAFolderTheUserCannotWriteIsListedWithTheWalsRuns) {
+    TempDir dir;
+    auto folder = dir.file("shared");
+    std::filesystem::create_directory(folder);
+    auto path = folder + "/runs.wsdb";
+    testing::writeFixtureStore(path);
+    pid_t child = ::fork();
+    if (child == 0) {  // commits one more run, then dies without a checkpoint
+        Store store(path);
+        NewRun run;
+        run.label = "only in the wal";
+        store.finishRun(store.beginRun(run), RunStatus::Ok);
+        ::_exit(0);
+    }
+    int status = 0;
+    ASSERT_EQ(::waitpid(child, &status, 0), child);
+    ASSERT_GT(std::filesystem::file_size(path + "-wal"), 0u);
+    std::filesystem::remove(path + "-shm");
+    chmod(path.c_str(), 0444);
+    chmod((path + "-wal").c_str(), 0444);
+    chmod(folder.c_str(), 0555);
+    testing::allowOthersToReach(folder);
+    auto problem = testing::runUnprivileged([&]() -> std::string {
+        try {
+            Store store(path);
+            if (!store.readOnly()) return "opened for writing";
+            if (store.path() != path) return "named " + store.path();
+            auto runs = listRuns(store);
+            if (runs.size() != 5) return "listed " + std::to_string(runs.size()) + " runs";
+            return "";
+        } catch (const std::exception& e) {
+            return e.what();
+        }
+    });
+    EXPECT_EQ(problem, "");
     EXPECT_FALSE(std::filesystem::exists(path + "-shm"));
     chmod(folder.c_str(), 0755);
 }

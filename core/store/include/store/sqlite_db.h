@@ -78,7 +78,8 @@ class Db {
     // immutable=1), for probing a file before trusting it and for stores in
     // folders this user cannot write, where SQLite could not create them.
     enum class Mode { ReadOnly, Snapshot, ReadWrite, ReadWriteCreate };
-    Db(const std::string& path, Mode mode);
+    // `shownAs`: the name errors and path() give (a private copy's original).
+    Db(const std::string& path, Mode mode, const std::string& shownAs = {});
     Db(const Db&) = delete;
     Db& operator=(const Db&) = delete;
     ~Db();

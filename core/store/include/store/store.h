@@ -72,11 +72,14 @@ class Store {
     void requireWritable(std::string_view action) const;
 
   private:
-    void checkBeforeWriting(const std::string& path, bool& readOnly);
+    void checkBeforeWriting(const std::string& path, const std::string& shownAs, bool& readOnly);
     void recoverAbandonedRuns();
     std::int64_t upsertDevice(const DeviceInfo& device);
     std::int64_t upsertWorkload(const WorkloadInfo& workload);
 
+    // A private copy of a store and its -wal read where SQLite cannot read
+    // them in place (a folder the user cannot write: no -shm can be made).
+    std::string walCopyFolder_;
     std::unique_ptr<sql::Db> db_;
     std::vector<RunId> recovered_;
 };

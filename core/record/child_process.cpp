@@ -113,6 +113,14 @@ int ChildProcess::wait() {
     return status_.value_or(0);
 }
 
+bool ChildProcess::groupOutlivesIt() const {
+    return pid_ > 0 && status_ && ::kill(-pid_, 0) == 0;
+}
+
+void ChildProcess::signalWhatOutlivesIt(int sig) {
+    if (pid_ > 0 && status_) ::kill(-pid_, sig);
+}
+
 void ChildProcess::signalGroup(int sig) {
     if (!status_ && pid_ > 0) ::kill(-pid_, sig);
 }

@@ -176,6 +176,28 @@ class ProgramStopper {
     Clock::time_point last_;
 };
 
+// A program with a companion (bench serve --server) is ours to stop whole:
+// what it left in its process group (a shell's background server, a server's
+// forked workers, SIGINT-deaf as a shell's background jobs are) gets SIGTERM,
+// then SIGKILL after the grace period; past one more second (zombies nobody
+// reaps) it is left, and the log says so.
+void stopWhatOutlivesIt(ChildProcess& child, int graceMs, std::string& log) {
+    auto waitGone = [&](std::chrono::milliseconds patience) {
+        const auto deadline = Clock::now() + patience;
+        while (child.groupOutlivesIt() && Clock::now() < deadline)
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        return !child.groupOutlivesIt();
+    };
+    if (!child.groupOutlivesIt()) return;
+    log += "[warpscope] the program exited but left processes in its group: SIGTERM sent\n";
+    child.signalWhatOutlivesIt(SIGTERM);
+    if (waitGone(std::chrono::milliseconds(graceMs))) return;
+    log += "[warpscope] they have not ended yet: SIGKILL sent\n";
+    child.signalWhatOutlivesIt(SIGKILL);
+    if (!waitGone(std::chrono::seconds(1)))
+        log += "[warpscope] processes of the program's group remain after SIGKILL\n";
+}
+
 // The companion's thread: joined however supervise() is left, after telling
 // the companion the program is gone so that it returns.
 class CompanionThread {
@@ -381,6 +403,8 @@ RecordOutcome Recorder::supervise(ChildProcess& child, CaptureServer& server,
         }
     }
     int status = child.wait();
+    if (request_.companion)
+        stopWhatOutlivesIt(child, request_.companion->stopGraceMs, session.pendingLog);
     child.output().reset();
     child.errors().reset();
     server.closeConnections();

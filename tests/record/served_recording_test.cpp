@@ -3,6 +3,7 @@
 // `record` of it, each storing ONE run with both sides; servers that end
 // before they answer or during the load; flags refused before anything
 // starts. And the clock mapping that puts client times on the capture clock.
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
 #include <netinet/in.h>
@@ -326,6 +327,30 @@ TEST_F(ServedRecordingTest, AServerDeafToSigintAndSigtermGetsSigkillAfterTheGrac
     ASSERT_NE(sigkill, std::string::npos) << log;
     EXPECT_LT(sigint, sigterm);
     EXPECT_LT(sigterm, sigkill);
+}
+
+// A server a shell started in the background (SIGINT-deaf, as a shell's
+// background jobs are) outlived the shell and went on listening after bench
+// serve returned (issue 45): what the program leaves in its group is stopped.
+TEST_F(ServedRecordingTest, AServerForkedByTheProgramIsStoppedWithIt) {
+    std::string command;
+    for (const auto& a : serverCommand())
+        command += "'" + a + "' ";
+    auto r = runProcess(
+        bench({"--num-prompts", "2", "--stop-grace", "2"}, {"/bin/sh", "-c", command + "& wait"}));
+    EXPECT_EQ(r.exitCode, 0) << r.err;
+    // Nothing listens on the port any more.
+    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(static_cast<std::uint16_t>(std::stoi(port_)));
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    EXPECT_NE(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0)
+        << "the forked server still listens";
+    ::close(fd);
+    Store store(db());
+    auto log = runLog(store, runs().at(0).id);
+    EXPECT_NE(log.find("left processes in its group: SIGTERM sent"), std::string::npos) << log;
 }
 
 // The server's pid, once the recording has stored it.

@@ -66,6 +66,11 @@ class ChildProcess {
     int wait();
     // Sends `sig` to its whole process group while it is not reaped.
     void signalGroup(int sig);
+    // After it was reaped: whether processes it started (a forked server, a
+    // shell's background job) still live in its group, and a signal to them.
+    // Its id stays theirs while they live, so it cannot name anyone else.
+    bool groupOutlivesIt() const;
+    void signalWhatOutlivesIt(int sig);
     // SIGKILL to the group, then reaps: what the destructor does.
     void killAndReap();
     std::optional<int> status() const { return status_; }

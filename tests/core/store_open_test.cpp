@@ -201,6 +201,31 @@ TEST(StoreOpen, RefusesTheFirstBuildsLayoutWithASentenceUntouched) {
     EXPECT_FALSE(std::filesystem::exists(path + "-wal"));
 }
 
+// A failing statement says what the store was doing, not its SQL (issue
+// 45: 80 bundle and importer messages quoted statements).
+TEST(StoreOpen, StoreErrorsNameWhatFailedNotTheStatement) {
+    TempDir dir;
+    sql::Db db(dir.file("x.wsdb"), sql::Db::Mode::ReadWriteCreate);
+    db.exec("CREATE TABLE runs (id INTEGER PRIMARY KEY, label TEXT NOT NULL)");
+    const std::pair<const char*, const char*> cases[] = {
+        {"INSERT INTO runs (id, label) VALUES (1, NULL)", "while adding a row to runs: "},
+        {"SELECT label FROM no_such_table", "while reading no_such_table: "},
+        {"ALTER TABLE no_such_table ADD COLUMN x INTEGER", "while upgrading the store's layout"},
+    };
+    for (const auto& [statement, says] : cases) {
+        try {
+            sql::Statement st(db, statement);
+            st.exec();
+            ADD_FAILURE() << statement << " did not fail";
+        } catch (const StoreError& e) {
+            const std::string message = e.what();
+            EXPECT_NE(message.find(says), std::string::npos) << message;
+            for (const char* sql : {"INSERT", "SELECT", "ALTER", "VALUES"})
+                EXPECT_EQ(message.find(sql), std::string::npos) << message;
+        }
+    }
+}
+
 TEST(StoreOpen, RefusingAForeignWalDatabaseCreatesNothingBesideIt) {
     TempDir dir;
     auto path = dir.file("foreign-wal.db");

@@ -45,13 +45,14 @@ const std::string& demangledName(const std::string& name) {
 
 // Each table is described once as (column names, row → json object); CSV and
 // JSON both come from that.
-ordered_json kernelJson(const KernelRecord& k) {
+ordered_json kernelJson(const KernelRecord& k, std::uint32_t processId = 0) {
     return {{"start_ns", k.startNs},
             {"end_ns", k.endNs},
             {"duration_ns", k.durationNs()},
             {"device_id", k.deviceId},
             {"context_id", k.contextId},
             {"stream_id", k.streamId},
+            {"process_id", processId},
             {"correlation_id", k.correlationId},
             {"name", k.name},
             {"demangled", demangledName(k.name)},
@@ -74,13 +75,14 @@ ordered_json kernelJson(const KernelRecord& k) {
             {"graph_node_id", k.graphNodeId}};
 }
 
-ordered_json memcpyJson(const MemcpyRecord& m) {
+ordered_json memcpyJson(const MemcpyRecord& m, std::uint32_t processId = 0) {
     return {{"start_ns", m.startNs},
             {"end_ns", m.endNs},
             {"duration_ns", m.endNs - m.startNs},
             {"device_id", m.deviceId},
             {"context_id", m.contextId},
             {"stream_id", m.streamId},
+            {"process_id", processId},
             {"correlation_id", m.correlationId},
             {"kind", toString(m.kind)},
             {"src_kind", toString(m.srcKind)},
@@ -89,13 +91,14 @@ ordered_json memcpyJson(const MemcpyRecord& m) {
             {"graph_id", m.graphId}};
 }
 
-ordered_json memsetJson(const MemsetRecord& m) {
+ordered_json memsetJson(const MemsetRecord& m, std::uint32_t processId = 0) {
     return {{"start_ns", m.startNs},
             {"end_ns", m.endNs},
             {"duration_ns", m.endNs - m.startNs},
             {"device_id", m.deviceId},
             {"context_id", m.contextId},
             {"stream_id", m.streamId},
+            {"process_id", processId},
             {"correlation_id", m.correlationId},
             {"bytes", m.bytes},
             {"value", m.value},
@@ -166,22 +169,52 @@ ordered_json metricJson(const KernelMetricRecord& m) {
     return {{"correlation_id", m.correlationId}, {"metric", m.metric}, {"value", m.value}};
 }
 
+// The process that made each (device, stream) of a run: device records carry
+// only their stream; gpu_streams says whose it is (0: not known, as in some
+// imported traces).
+class StreamProcesses {
+  public:
+    StreamProcesses(Store& store, RunId id) {
+        for (const auto& s : gpuStreamsOf(store, id))
+            byStream_[key(s.deviceId, s.streamId)] = s.processId;
+    }
+    std::uint32_t of(std::uint32_t deviceId, std::uint32_t streamId) const {
+        auto it = byStream_.find(key(deviceId, streamId));
+        return it == byStream_.end() ? 0 : it->second;
+    }
+
+  private:
+    static std::uint64_t key(std::uint32_t device, std::uint32_t stream) {
+        return (std::uint64_t{device} << 32) | stream;
+    }
+    std::unordered_map<std::uint64_t, std::uint32_t> byStream_;
+};
+
 // Visits every row of `table` as a JSON object, in time order.
 void forEachRow(Store& store, RunId id, RunTable table,
                 const std::function<void(const ordered_json&)>& visit) {
     switch (table) {
-        case RunTable::Kernels:
-            forEachKernel(store, id, {}, std::nullopt,
-                          [&](const KernelRecord& r) { visit(kernelJson(r)); });
+        case RunTable::Kernels: {
+            StreamProcesses processes(store, id);
+            forEachKernel(store, id, {}, std::nullopt, [&](const KernelRecord& r) {
+                visit(kernelJson(r, processes.of(r.deviceId, r.streamId)));
+            });
             break;
-        case RunTable::Memcpys:
-            forEachMemcpy(store, id, {}, std::nullopt,
-                          [&](const MemcpyRecord& r) { visit(memcpyJson(r)); });
+        }
+        case RunTable::Memcpys: {
+            StreamProcesses processes(store, id);
+            forEachMemcpy(store, id, {}, std::nullopt, [&](const MemcpyRecord& r) {
+                visit(memcpyJson(r, processes.of(r.deviceId, r.streamId)));
+            });
             break;
-        case RunTable::Memsets:
-            forEachMemset(store, id, {}, std::nullopt,
-                          [&](const MemsetRecord& r) { visit(memsetJson(r)); });
+        }
+        case RunTable::Memsets: {
+            StreamProcesses processes(store, id);
+            forEachMemset(store, id, {}, std::nullopt, [&](const MemsetRecord& r) {
+                visit(memsetJson(r, processes.of(r.deviceId, r.streamId)));
+            });
             break;
+        }
         case RunTable::ApiCalls:
             forEachApiCall(store, id, {}, std::nullopt,
                            [&](const ApiCallRecord& r) { visit(apiJson(r)); });

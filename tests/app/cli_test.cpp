@@ -181,9 +181,10 @@ TEST_F(CliTest, ExportCsvOneTable) {
                   "--table", "memcpys", "-o", out});
     ASSERT_EQ(r.exitCode, 0) << r.err;
     auto text = testing::readFile(out);
-    EXPECT_EQ(text.substr(0, text.find('\n')),
-              "start_ns,end_ns,duration_ns,device_id,context_id,stream_id,correlation_id,kind,"
-              "src_kind,dst_kind,bytes,graph_id");
+    EXPECT_EQ(
+        text.substr(0, text.find('\n')),
+        "start_ns,end_ns,duration_ns,device_id,context_id,stream_id,process_id,correlation_id,kind,"
+        "src_kind,dst_kind,bytes,graph_id");
     EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 7);
     auto kernels = dir.file("k.csv");
     ASSERT_EQ(cli({"export", std::to_string(runs.kernelFailed), "--db", db, "--format", "csv", "-o",
@@ -194,6 +195,30 @@ TEST_F(CliTest, ExportCsvOneTable) {
     const std::string csv = testing::readFile(kernels);
     EXPECT_NE(csv.find("\"gemm_bf16_wgmma_tma<128, 256, 64>\""), std::string::npos);
     EXPECT_NE(csv.find(",name,demangled,grid_x,"), std::string::npos) << csv.substr(0, 300);
+    // Each kernel names the process that launched it (its stream's).
+    EXPECT_NE(csv.find("stream_id,process_id,correlation_id"), std::string::npos);
+    const std::string row = csv.substr(csv.find('\n') + 1, csv.find('"') - csv.find('\n') - 1);
+    auto cell = [&](int index) {
+        std::size_t at = 0;
+        for (int i = 0; i < index; ++i)
+            at = row.find(',', at) + 1;
+        return std::stoul(row.substr(at, row.find(',', at) - at));
+    };
+    EXPECT_EQ(cell(6), 0u);  // the fixture says nothing of its streams' processes
+    {
+        Store store(db);
+        StoreWriter w(store, runs.kernelFailed);
+        w.add(GpuStreamRecord{static_cast<std::uint32_t>(cell(3)),
+                              static_cast<std::uint32_t>(cell(5)), 4343, 7});
+        w.flush();
+    }
+    ASSERT_EQ(cli({"export", std::to_string(runs.kernelFailed), "--db", db, "--format", "csv", "-o",
+                   kernels})
+                  .exitCode,
+              0);
+    const std::string withProcess = testing::readFile(kernels);
+    EXPECT_NE(withProcess.find("," + std::to_string(cell(5)) + ",4343,"), std::string::npos)
+        << withProcess.substr(0, 400);
 }
 
 TEST_F(CliTest, ValidateReportsFileLineColumnField) {

@@ -75,7 +75,7 @@ int cmdOccupancy(const std::vector<std::string>& argv) {
               << " B shared/block\n"
               << "occupancy " << std::fixed << std::setprecision(1) << o.occupancy * 100 << "% ("
               << o.activeWarpsPerSm << " of " << o.maxWarpsPerSm << " warps, "
-              << o.activeBlocksPerSm << " blocks per SM), limited by " << toString(o.limiter)
+              << o.activeBlocksPerSm << " blocks per SM), limited by " << describe(o.limiter)
               << '\n'
               << "block limits: warps " << limit(o.blockLimitWarps) << ", registers "
               << limit(o.blockLimitRegisters) << ", shared memory "

@@ -42,6 +42,22 @@ int alignUpToConfig(const SmLimits& sm, int bytes) {
 
 }  // namespace
 
+const char* describe(OccupancyLimiter limiter) {
+    switch (limiter) {
+        case OccupancyLimiter::Warps:
+            return "warps per SM";
+        case OccupancyLimiter::Registers:
+            return "registers";
+        case OccupancyLimiter::SharedMemory:
+            return "shared memory";
+        case OccupancyLimiter::Blocks:
+            return "blocks per SM";
+        case OccupancyLimiter::Invalid:
+            return "an invalid launch";
+    }
+    return "an invalid launch";
+}
+
 const char* toString(OccupancyLimiter limiter) {
     switch (limiter) {
         case OccupancyLimiter::Warps:

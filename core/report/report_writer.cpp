@@ -498,7 +498,7 @@ std::string writeReport(const ReportData& d, ReportFormat format, const ChartSou
                             std::to_string(o.launch.sharedBytesPerBlock),
                             formatFixed(100 * o.occupancy.occupancy, 0) + "%",
                             o.achieved ? formatFixed(100 * *o.achieved, 0) + "%" : "—",
-                            o.occupancy.problem.empty() ? toString(o.occupancy.limiter)
+                            o.occupancy.problem.empty() ? describe(o.occupancy.limiter)
                                                         : o.occupancy.problem});
         doc.table({"kernel", "time %", "threads", "registers", "shared B", "theoretical",
                    "achieved", "limited by"},

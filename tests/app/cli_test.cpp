@@ -279,6 +279,14 @@ TEST_F(CliTest, OccupancyJsonHasDocumentedKeys) {
     EXPECT_EQ(j["active_warps_per_sm"], 16);
     EXPECT_DOUBLE_EQ(j["occupancy"].get<double>(), 0.25);
     EXPECT_EQ(j["limiter"], "registers");
+    // Machine-readable in JSON ("shared_memory"), words for people.
+    auto smem =
+        cli({"occupancy", "--cc", "9.0", "--threads", "128", "--regs", "32", "--smem", "100000"});
+    EXPECT_NE(smem.out.find("limited by shared memory\n"), std::string::npos) << smem.out;
+    EXPECT_EQ(nlohmann::json::parse(cli({"occupancy", "--cc", "9.0", "--threads", "128", "--regs",
+                                         "32", "--smem", "100000", "--json"})
+                                        .out)["limiter"],
+              "shared_memory");
     EXPECT_EQ(cli({"occupancy", "--cc", "6.1", "--threads", "256", "--regs", "32"}).exitCode, 2);
     EXPECT_EQ(cli({"occupancy", "--cc", "9.0", "--threads", "abc", "--regs", "32"}).exitCode, 2);
 }

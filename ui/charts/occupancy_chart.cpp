@@ -246,7 +246,7 @@ void OccupancyChart::setRuns(const std::vector<RunAnalysis>& runs) {
             label->setClipToAxisRect(true);
             QStringList variants;
             if (o.occupancy.problem.empty()) {
-                QString limiter = QString::fromLatin1(toString(o.occupancy.limiter));
+                QString limiter = QString::fromLatin1(describe(o.occupancy.limiter));
                 QString value = o.achieved ? tr("achieved %1% of %2%")
                                                  .arg(100 * *o.achieved, 0, 'f', 0)
                                                  .arg(pct, 0, 'f', 0)
@@ -273,8 +273,8 @@ void OccupancyChart::setRuns(const std::vector<RunAnalysis>& runs) {
             for (const auto& o : run.occupancy) {
                 if (kernels_[r].toStdString() != o.name || !o.occupancy.problem.empty()) continue;
                 double pct = 100 * o.occupancy.occupancy;
-                pcts << QString::number(pct, 'f', 0);
-                QString limiter = QString::fromLatin1(toString(o.occupancy.limiter));
+                pcts << QStringLiteral("%1%").arg(pct, 0, 'f', 0);
+                QString limiter = QString::fromLatin1(describe(o.occupancy.limiter));
                 if (!limiters.contains(limiter)) limiters << limiter;
                 most = std::max(most, pct);
             }
@@ -285,7 +285,7 @@ void OccupancyChart::setRuns(const std::vector<RunAnalysis>& runs) {
         label->setFont(QFont(font().family(), 8));
         QString limited = limiters.join(QStringLiteral(" / "));
         QStringList variants = {
-            tr("%1% · limited by %2").arg(pcts.join(QStringLiteral(" · ")), limited),
+            tr("%1 · limited by %2").arg(pcts.join(QStringLiteral(" · ")), limited),
             tr("limited by %1").arg(limited), limited};
         rowLabels_.push_back({label, most, double(rows - 1 - r), 0.8, QColor(), variants, false});
     }

@@ -239,7 +239,7 @@ QString kernelDetailsHtml(const KernelDetails& d) {
                     .arg(o.activeWarpsPerSm)
                     .arg(o.maxWarpsPerSm)
                     .arg(o.activeBlocksPerSm))
-            .row(QStringLiteral("Limited by"), QString::fromLatin1(toString(o.limiter)))
+            .row(QStringLiteral("Limited by"), QString::fromLatin1(describe(o.limiter)))
             .row(QStringLiteral("Block limits"),
                  QStringLiteral("warps %1, registers %2, shared memory %3, blocks %4")
                      .arg(o.blockLimitWarps)

@@ -41,7 +41,9 @@ struct LaunchResources {
 };
 
 enum class OccupancyLimiter { Warps, Registers, SharedMemory, Blocks, Invalid };
-const char* toString(OccupancyLimiter limiter);
+const char* toString(OccupancyLimiter limiter);  // machine-readable: "shared_memory"
+// For people: "shared memory", "blocks per SM".
+const char* describe(OccupancyLimiter limiter);
 
 struct Occupancy {
     int activeBlocksPerSm = 0;

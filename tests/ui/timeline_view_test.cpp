@@ -167,6 +167,27 @@ TEST(TimelineView, ARunWithoutGpuWorkSpansItsTokensAndSaysSo) {
     EXPECT_FALSE(view.grab().isNull());
 }
 
+// A resize keeps the time span in view and fits it to the new width (it
+// used to keep the scale: a narrower window cut the end off, a wider one
+// added empty time after it).
+TEST(TimelineView, AResizeKeepsTheVisibleSpan) {
+    TimelineView view;
+    view.resize(1200, 400);
+    view.show();  // a hidden widget gets its resize events only when shown
+    QCoreApplication::processEvents();
+    view.setData(fixtureTimeline());
+    const int header = view.width() - view.axis().widthPx;  // the lane names
+    const std::int64_t begin = view.axis().toTime(0), end = view.axis().endNs();
+    for (int width : {600, 1900, 1200}) {
+        view.resize(width, 400);
+        QCoreApplication::processEvents();
+        ASSERT_EQ(view.axis().widthPx, width - header) << "no resize event reached the view";
+        EXPECT_NEAR(double(view.axis().toTime(0)), double(begin), double(end - begin) / 1000)
+            << width;
+        EXPECT_NEAR(double(view.axis().endNs()), double(end), double(end - begin) / 1000) << width;
+    }
+}
+
 TEST(TimelineView, SearchHighlightsAndStepsThroughMatches) {
     TimelineView view;
     view.resize(1200, 400);

@@ -524,10 +524,15 @@ void TimelineView::paintEvent(QPaintEvent*) {
 }
 
 void TimelineView::resizeEvent(QResizeEvent*) {
-    int old = axis_.widthPx;
+    const int old = axis_.widthPx;
+    const std::int64_t begin = axis_.originNs, end = axis_.endNs();
     axis_.widthPx = std::max(1, width() - kHeaderWidth);
     scrollTo(scrollY_);
-    if (old <= 1) fitAll();
+    if (old <= 1) return fitAll();
+    // The same time span fills the new width (Nsight Systems and Perfetto keep
+    // it too): a wider window shows it larger, not an empty margin after it.
+    axis_.fit(begin, end);
+    update();
 }
 
 void TimelineView::wheelEvent(QWheelEvent* e) {

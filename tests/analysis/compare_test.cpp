@@ -11,8 +11,8 @@
 namespace ws {
 namespace {
 
-double meanOf(std::vector<double> v) {
-    return stats::summarize(std::move(v)).mean;
+double meanOf(std::vector<double>& v) {
+    return stats::summarize(v).mean;
 }
 
 std::vector<double> noisy(double center, double spread, int n, unsigned seed) {

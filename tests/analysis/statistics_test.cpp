@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -19,6 +20,24 @@ TEST(Statistics, HandComputedPercentilesMatchNumpyLinear) {
     EXPECT_DOUBLE_EQ(stats::percentile(v, 100), 10);
     EXPECT_DOUBLE_EQ(stats::percentile({5}, 99), 5);
     EXPECT_DOUBLE_EQ(stats::percentile({}, 50), 0);
+}
+
+// Selection (what the bootstrap uses) gives exactly what the sort gives.
+TEST(Statistics, PercentileInPlaceEqualsTheSortedPercentile) {
+    std::mt19937 rng(5);
+    std::normal_distribution<double> noise(10, 3);
+    for (std::size_t n : {1u, 2u, 3u, 10u, 101u, 4000u}) {
+        std::vector<double> values(n);
+        for (auto& v : values)
+            v = noise(rng);
+        std::vector<double> sorted = values;
+        std::sort(sorted.begin(), sorted.end());
+        for (double p : {0.0, 2.5, 50.0, 90.0, 97.5, 99.0, 100.0}) {
+            std::vector<double> scratch = values;
+            EXPECT_EQ(stats::percentileInPlace(scratch, p), stats::percentileSorted(sorted, p))
+                << n << " values, p" << p;
+        }
+    }
 }
 
 TEST(Statistics, SummaryUsesPopulationStd) {

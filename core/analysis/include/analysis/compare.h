@@ -89,6 +89,6 @@ Comparison compareRuns(Store& store, RunId base, RunId candidate,
 // verdict. Exposed for tests.
 MetricDelta compareSamples(const std::string& metric, const std::vector<double>& base,
                            const std::vector<double>& candidate,
-                           double (*statistic)(std::vector<double>), int resamples, unsigned seed);
+                           double (*statistic)(std::vector<double>&), int resamples, unsigned seed);
 
 }  // namespace ws

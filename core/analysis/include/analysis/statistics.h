@@ -26,6 +26,9 @@ struct Summary {
 Summary summarize(std::vector<double> values);
 // numpy.percentile(values, p) with the default 'linear' method; p in [0, 100].
 double percentile(std::vector<double> values, double p);
+// The same, reordering `values` (no copy, linear time): for loops that
+// reuse one buffer, as a bootstrap does.
+double percentileInPlace(std::vector<double>& values, double p);
 // The same on values already sorted ascending.
 double percentileSorted(const std::vector<double>& sorted, double p);
 

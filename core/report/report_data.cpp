@@ -275,8 +275,35 @@ std::vector<Finding> findFindings(const ReportData& d) {
         out.push_back(f);
     }
     // Against a baseline, regressions lead: they are what a reader must see.
+    // Read in context: two points of a sweep at different loads differ by
+    // design, a comparison without kernels has no kernel deltas to point at,
+    // and a variant's gain is reported beside its loss.
     std::vector<Finding> regressions;
-    if (d.comparison)
+    const auto load = [](const std::map<std::string, std::string>& p) {
+        std::string text;
+        for (const char* key : {"bench.max_concurrency", "bench.request_rate"})
+            if (auto it = p.find(key); it != p.end())
+                text += std::string(text.empty() ? "" : ", ") +
+                        (std::string(key) == "bench.max_concurrency" ? "concurrency " : "rate ") +
+                        it->second;
+        return text;
+    };
+    const std::string runLoad = load(d.properties), baseLoad = load(d.baselineProperties);
+    const bool otherLoad = d.comparison && runLoad != baseLoad;
+    const bool kernelDeltas = d.comparison && !d.comparison->kernels.empty();
+    if (otherLoad) {
+        Finding f;
+        f.title = "The baseline ran at another load: its latencies are a reference, not a target";
+        f.evidence = "this run " + (runLoad.empty() ? std::string("no load settings") : runLoad) +
+                     "; the baseline " +
+                     (baseLoad.empty() ? std::string("no load settings") : baseLoad);
+        f.next =
+            "compare runs of the same load for regressions; across loads, read the sweep "
+            "(warpscope-cli sweep) for where latency turns up";
+        f.rule = "bench.max_concurrency or bench.request_rate differ between the runs";
+        regressions.push_back(f);
+    }
+    if (d.comparison && !otherLoad)
         for (const auto& m : d.comparison->latency) {
             if (m.metric != "mean_itl_ms" && m.metric != "median_tpot_ms" &&
                 m.metric != "median_ttft_ms")
@@ -284,14 +311,25 @@ std::vector<Finding> findFindings(const ReportData& d) {
             const double change = m.base > 0 ? m.candidate / m.base - 1 : 0;
             Finding f;
             f.evidence = formatFixed(m.base, 3) + " → " + formatFixed(m.candidate, 3) + " ms (" +
-                         (change >= 0 ? "+" : "") + formatFixed(100 * change, 0) + "%)";
+                         (change >= 0 ? "+" : "") + formatFixed(100 * change, 1) + "%)";
+            const std::string interval = ", 95% interval of the delta [" +
+                                         formatFixed(m.ciLow.value_or(0), 3) + ", " +
+                                         formatFixed(m.ciHigh.value_or(0), 3) + "]";
             if (m.verdict == Verdict::Slower) {
                 f.title = m.metric + " regressed against the baseline";
-                f.evidence += ", 95% interval of the delta [" +
-                              formatFixed(m.ciLow.value_or(0), 3) + ", " +
-                              formatFixed(m.ciHigh.value_or(0), 3) + "]";
-                f.next = "the kernel deltas in the comparison show where the time went";
+                f.evidence += interval;
+                f.next = kernelDeltas
+                             ? "the kernel deltas in the comparison show where the time went"
+                             : "neither comparison window holds kernels: record both runs with "
+                               "capture (record, or bench serve --server) to see where the "
+                               "time went";
                 f.rule = "verdict slower (the interval excludes zero)";
+            } else if (m.verdict == Verdict::Faster) {
+                f.title = m.metric + " improved against the baseline";
+                f.evidence += interval;
+                f.next = kernelDeltas ? "the kernel deltas in the comparison show what gained"
+                                      : "keep it if the other latencies and quality hold";
+                f.rule = "verdict faster (the interval excludes zero)";
             } else if (m.verdict == Verdict::NotComparable && change >= 0.2) {
                 f.title = m.metric + " is " + formatFixed(100 * change, 0) +
                           "% above the baseline's, without an interval";

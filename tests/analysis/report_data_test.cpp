@@ -184,6 +184,57 @@ TEST(ReportFindings, RegressionsAgainstTheBaselineComeFirst) {
     EXPECT_EQ(f[2].rule, "dropped records > 0");
 }
 
+// Findings read in context (issue 47's first-use review): sweep points of
+// different loads are not regressions of each other (+1666 % TTFT was one);
+// a comparison without kernels points nowhere near kernel deltas; a gain is
+// reported as one (the int8 variant's -21.6 % TPOT was not).
+TEST(ReportFindings, ComparisonsAreReadInTheirContext) {
+    auto d = decoderRun();
+    MetricDelta ttft;
+    ttft.metric = "median_ttft_ms";
+    ttft.base = 30;
+    ttft.candidate = 530;
+    ttft.ciLow = 480;
+    ttft.ciHigh = 520;
+    ttft.verdict = Verdict::Slower;
+    MetricDelta tpot;
+    tpot.metric = "median_tpot_ms";
+    tpot.base = 5.0;
+    tpot.candidate = 3.92;
+    tpot.ciLow = -1.2;
+    tpot.ciHigh = -1.0;
+    tpot.verdict = Verdict::Faster;
+    Comparison c;
+    c.latency = {ttft, tpot};
+    d.comparison = c;
+    auto titles = [&] {
+        std::vector<std::string> out;
+        for (const auto& f : findFindings(d))
+            out.push_back(f.title + " | " + f.next);
+        return out;
+    };
+    auto has = [&](const std::string& text) {
+        for (const auto& t : titles())
+            if (t.find(text) != std::string::npos) return true;
+        return false;
+    };
+    // Same load, no kernels in either window.
+    EXPECT_TRUE(
+        has("median_ttft_ms regressed against the baseline | neither comparison window "
+            "holds kernels"));
+    EXPECT_TRUE(has("median_tpot_ms improved against the baseline"));
+    EXPECT_FALSE(has("kernel deltas"));
+    // With kernels to point at.
+    d.comparison->kernels.push_back({});
+    EXPECT_TRUE(has("regressed against the baseline | the kernel deltas in the comparison"));
+    // Another concurrency: a reference, not a regression.
+    d.properties["bench.max_concurrency"] = "64";
+    d.baselineProperties["bench.max_concurrency"] = "1";
+    EXPECT_TRUE(has("The baseline ran at another load"));
+    EXPECT_FALSE(has("regressed"));
+    EXPECT_FALSE(has("improved"));
+}
+
 TEST(ReportFindings, ADifferenceSmallerThanTheCaptureCostGapIsFlagged) {
     auto d = decoderRun();
     Comparison c;

@@ -174,8 +174,15 @@ std::vector<Finding> findFindings(const ReportData& d) {
         f.evidence = std::to_string(k.time.count) + " launches, mean " +
                      formatFixed(k.time.meanNs / 1e3, 1) + " µs, total " +
                      formatFixed(k.time.totalNs / 1e6, 2) + " ms";
-        f.next = "optimize or replace it first: it bounds what any other change can gain (" +
-                 formatFixed(100 - k.timePercent, 1) + "% of kernel time is elsewhere)";
+        // With --graph-trace graph a CUDA graph's replays are one record each,
+        // named cuda_graph_ID: not a kernel anyone can optimize as such.
+        const bool graphSpan = k.name.rfind("cuda_graph_", 0) == 0;
+        f.next = graphSpan
+                     ? "it is a CUDA graph's replays traced whole (--graph-trace graph): record "
+                       "with --graph-trace node to see which of its kernels bound it"
+                     : "optimize or replace it first: it bounds what any other change can gain "
+                       "(" +
+                           formatFixed(100 - k.timePercent, 1) + "% of kernel time is elsewhere)";
         f.rule = "top kernel ≥ 30% of kernel time";
         out.push_back(f);
     }

@@ -157,6 +157,24 @@ TEST(ReportFindings, FindingsKnowTheWorkloadKind) {
     EXPECT_TRUE(rulesOf(ladder).empty());
 }
 
+// A graph traced whole (--graph-trace graph) is one record per replay, named
+// cuda_graph_ID: the advice is to look inside it, not to "optimize" it.
+TEST(ReportFindings, AGraphSpanIsNotAKernelToOptimize) {
+    auto d = decoderRun();
+    KernelStat graph;
+    graph.name = "cuda_graph_20";
+    graph.timePercent = 90;
+    d.summary.kernels = {graph};
+    bool found = false;
+    for (const auto& f : findFindings(d))
+        if (f.rule == "top kernel ≥ 30% of kernel time") {
+            found = true;
+            EXPECT_NE(f.next.find("--graph-trace node"), std::string::npos) << f.next;
+            EXPECT_EQ(f.next.find("optimize or replace it"), std::string::npos) << f.next;
+        }
+    EXPECT_TRUE(found);
+}
+
 TEST(ReportFindings, RegressionsAgainstTheBaselineComeFirst) {
     auto d = decoderRun();
     d.run.droppedRecords = 3;  // another finding, which must come after

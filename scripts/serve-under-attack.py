@@ -116,19 +116,26 @@ class Tally:
         self.counts[key] = self.counts.get(key, 0) + 1
 
 
-async def exchange(port, data, tally, attack, read=True):
+async def connect(port, tally, attack, backoff):
+    """A connection, or None (counted, and a pause) when the server refuses one."""
     try:
-        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        return await asyncio.open_connection("127.0.0.1", port)
     except OSError as e:
         tally.add(attack, f"connect failed: {e.strerror}")
-        await asyncio.sleep(0.1)
+        await asyncio.sleep(backoff)
+        return None
+
+
+async def exchange(port, data, tally, attack):
+    connection = await connect(port, tally, attack, 0.1)
+    if connection is None:
         return
+    reader, writer = connection
     try:
         writer.write(data)
         await writer.drain()
-        if read:
-            head = await asyncio.wait_for(reader.readline(), 30)
-            tally.add(attack, head.decode(errors="replace").strip()[:24] or "closed")
+        head = await asyncio.wait_for(reader.readline(), 30)
+        tally.add(attack, head.decode(errors="replace").strip()[:24] or "closed")
     except (OSError, asyncio.TimeoutError, asyncio.IncompleteReadError) as e:
         tally.add(attack, type(e).__name__)
     finally:
@@ -166,12 +173,10 @@ async def garbage(port, tally, stop):
 async def trickle(port, tally, stop, attack, head, body):
     """Sends a byte every half second until the server closes or answers."""
     while not stop.is_set():
-        try:
-            reader, writer = await asyncio.open_connection("127.0.0.1", port)
-        except OSError as e:
-            tally.add(attack, f"connect failed: {e.strerror}")
-            await asyncio.sleep(0.5)
+        connection = await connect(port, tally, attack, 0.5)
+        if connection is None:
             continue
+        reader, writer = connection
         try:
             writer.write(head)
             for b in body:
@@ -202,12 +207,10 @@ async def stream(port, tally, stop, attack, max_tokens, hang_up):
     body = json.dumps({"prompt": "stream", "max_tokens": max_tokens, "stream": True,
                        "ignore_eos": True}).encode()
     while not stop.is_set():
-        try:
-            reader, writer = await asyncio.open_connection("127.0.0.1", port)
-        except OSError as e:
-            tally.add(attack, f"connect failed: {e.strerror}")
-            await asyncio.sleep(0.5)
+        connection = await connect(port, tally, attack, 0.5)
+        if connection is None:
             continue
+        reader, writer = connection
         try:
             writer.write(post(body))
             await writer.drain()

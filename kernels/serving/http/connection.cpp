@@ -38,6 +38,7 @@ void Connection::start() {
 // finds timedOut_ set.
 void Connection::arm(std::chrono::seconds timeout) {
     timedOut_ = false;
+    armed_ = timeout;
     deadline_.expires_after(timeout);
     deadline_.async_wait([self = shared_from_this()](error_code ec) {
         if (ec || self->closed_) return;
@@ -52,8 +53,9 @@ void Connection::readHead() {
     parser_->header_limit(static_cast<std::uint32_t>(rules_.maxHeadBytes));
     parser_->body_limit(rules_.maxBodyBytes);
     phase_ = Phase::Head;
-    // A kept-alive connection waits keepAlive for its next request; the first
-    // request of a connection, and every request's body, readTimeout.
+    // A connection's first request, head and body together, must arrive
+    // within readTimeout; a kept-alive one waits keepAlive for its next head,
+    // then readTimeout for that request's body.
     arm(firstRequest_ ? rules_.readTimeout : rules_.keepAlive);
     bhttp::async_read_header(
         socket_, buffer_, *parser_,
@@ -94,7 +96,7 @@ void Connection::readFailed(error_code ec) {
     const bool gotSome = parser_ && parser_->got_some();
     if (timedOut_) {
         if (!gotSome) return close();  // an idle connection, closed quietly
-        const std::string seconds = std::to_string(rules_.readTimeout.count());
+        const std::string seconds = std::to_string(armed_.count());
         if (phase_ == Phase::Head)
             return replyError(408, "the request head did not arrive within " + seconds + " s");
         const auto length = parser_->content_length();

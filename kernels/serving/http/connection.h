@@ -104,6 +104,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
     Phase phase_ = Phase::Head;
     bool firstRequest_ = true;
     bool timedOut_ = false;
+    std::chrono::seconds armed_{0};  // the deadline now running, for the 408's text
     bool keepAlive_ = false;
     bool closed_ = false;
     unsigned watch_ = 0;  // the generation of the client watch; a stale wake-up is ignored

@@ -39,6 +39,7 @@ Args Args::parse(const std::vector<std::string>& argv, const ArgSpec& spec) {
                     value = argv[++i];
                 }
                 args.values_[name] = value;
+                args.every_[name].push_back(value);
             } else {
                 std::vector<std::string> known(spec.flags.begin(), spec.flags.end());
                 known.insert(known.end(), spec.valueOptions.begin(), spec.valueOptions.end());
@@ -51,6 +52,7 @@ Args Args::parse(const std::vector<std::string>& argv, const ArgSpec& spec) {
         if (a.size() == 2 && a[0] == '-' && spec.valueOptions.count(a.substr(1))) {
             if (i + 1 >= argv.size()) throw UsageError("option " + a + " needs a value");
             args.values_[a.substr(1)] = argv[++i];
+            args.every_[a.substr(1)].push_back(args.values_[a.substr(1)]);
             continue;
         }
         if (a.size() > 1 && a[0] == '-' && a != "-") throw UsageError("unknown option " + a);
@@ -86,6 +88,11 @@ std::string nearestName(const std::string& name, const std::vector<std::string>&
         }
     }
     return best;
+}
+
+std::vector<std::string> Args::values(const std::string& name) const {
+    auto it = every_.find(name);
+    return it == every_.end() ? std::vector<std::string>{} : it->second;
 }
 
 std::optional<std::string> Args::value(const std::string& name) const {

@@ -30,12 +30,16 @@ class Args {
     bool flag(const std::string& name) const { return flags_.count(name) > 0; }
     std::optional<std::string> value(const std::string& name) const;
     std::string valueOr(const std::string& name, const std::string& fallback) const;
+    // Every value an option was given, in order (value() keeps the last):
+    // for options that may repeat, as whatif's --faster.
+    std::vector<std::string> values(const std::string& name) const;
     const std::vector<std::string>& positional() const { return positional_; }
     const std::vector<std::string>& passThrough() const { return passThrough_; }
 
   private:
     std::set<std::string> flags_;
     std::map<std::string, std::string> values_;
+    std::map<std::string, std::vector<std::string>> every_;
     std::vector<std::string> positional_;
     std::vector<std::string> passThrough_;
 };

@@ -113,6 +113,16 @@ const std::vector<Command>& commands() {
          "a served run's engine steps by kind (decode-only, prefill beside decodes, prefill\n"
          "      only): step times, batch, tokens, GPU busy, and the kernels of each kind",
          cmdSteps},
+        {"whatif",
+         "whatif RUN [--faster NAME_OR_CLASS=N%|Nx ...] [--no-launch-gaps [--graph-launch-us N]] "
+         "[--seed S] [--json] [--db FILE]",
+         "TTFT, TPOT, ITL and throughput as they would be with some kernels faster or without\n"
+         "      launch gaps, from a replay of the run's own timeline (streams, launching threads,\n"
+         "      synchronizations). --faster takes a kernel class (matmul, attention, elementwise,\n"
+         "      sampling, collective, copy, other) or part of a kernel name, and N% less time or N\n"
+         "      times as fast; repeat it for several. --no-launch-gaps: as if each step were one\n"
+         "      CUDA graph launch of --graph-launch-us (10 by default)",
+         cmdWhatIf},
         {"summary",
          "summary RUN [--top N] [--window run|requests|range:NAME|FROM:TO] [--json] [--db FILE]",
          "kernels, memory copies and NVTX ranges by time, GPU busy/idle (as nsys stats)",

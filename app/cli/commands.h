@@ -35,6 +35,7 @@ int cmdBench(const std::vector<std::string>& args);
 int cmdSweep(const std::vector<std::string>& args);
 int cmdOutliers(const std::vector<std::string>& args);
 int cmdSteps(const std::vector<std::string>& args);
+int cmdWhatIf(const std::vector<std::string>& args);
 int cmdCollectives(const std::vector<std::string>& args);
 int cmdBundle(const std::vector<std::string>& args);
 int cmdPull(const std::vector<std::string>& args);

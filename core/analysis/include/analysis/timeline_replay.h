@@ -1,0 +1,86 @@
+// Replays a recorded run with changed GPU durations (or without its launch
+// gaps) over the run's own dependency structure, to predict when each token
+// would have come out. Nothing is subtracted from sums: work that overlaps
+// stays overlapped, and a kernel made faster only helps where the GPU, not
+// the host that launches it, was what the step waited for.
+//
+// The model, stated once (docs/advisor.md repeats it for users):
+// - Each host thread runs its CUDA API calls in recorded order; the host time
+//   between two calls (the program's own work) is kept as recorded.
+// - A GPU operation (kernel, copy, set) starts when both its launching call
+//   has issued it and the operation before it on its stream has ended:
+//   start' = max(launch' + latency, previous end' + gap). The latency and gap
+//   are the recorded ones for whichever of the two the operation waited on,
+//   and the run's floors (low percentiles) for the other, so an unchanged
+//   replay reproduces the recording exactly.
+// - A blocking call (a synchronize, a synchronous copy) returns when the last
+//   operation its thread launched before it has ended, plus the wake-up time
+//   it took in the recording; streams are not told apart there (CUPTI does
+//   not record which stream a synchronize named).
+// - A token or request stamp moves with the last API call that ended before
+//   it (the synchronize that made the token visible, for a decode loop).
+// - Operations on different streams do not slow each other: a kernel's
+//   duration is its own whatever runs beside it.
+// - Without launch gaps (what CUDA graphs buy), the launch calls and the
+//   host time between them cost nothing; the first launch after a blocking
+//   call costs one graph launch, and queued operations follow each other at
+//   the node gap.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "model/records.h"
+
+namespace ws {
+
+// One GPU operation as the replay sees it: kernels, copies and sets alike.
+struct ReplayOp {
+    std::int64_t startNs = 0, endNs = 0;
+    std::uint32_t processId = 0;  // of the stream's process (gpu_streams), for the correlation
+    std::uint32_t deviceId = 0, streamId = 0;
+    std::uint32_t correlationId = 0;
+    double durationScale = 1.0;  // set by the scenario before replaying
+};
+
+struct ReplayInput {
+    std::vector<ReplayOp> ops;
+    std::vector<ApiCallRecord> apiCalls;
+    std::vector<RequestRecord> requests;
+    std::vector<TokenRecord> tokens;
+    // Arrivals made by a client outside the traced process (bench serve):
+    // they do not move when the server gets faster.
+    bool arrivalsFixed = false;
+};
+
+struct ReplayOptions {
+    bool noLaunchGaps = false;
+    std::int64_t graphLaunchNs = 10'000;  // one graph launch, when noLaunchGaps
+    std::int64_t nodeGapNs = -1;          // between graph nodes; < 0: the run's own gap floor
+};
+
+// The run's floors, from the recording: how soon a kernel can start after its
+// launch call began when the stream is idle, and how close two kernels on one
+// stream follow each other when the second was already queued.
+struct ReplayFloors {
+    std::int64_t launchLatencyNs = 0;
+    std::int64_t queuedGapNs = 0;
+};
+
+struct ReplayResult {
+    std::vector<RequestRecord> requests;  // moved stamps
+    std::vector<TokenRecord> tokens;
+    ReplayFloors floors;
+    std::int64_t gpuTimeNs = 0, replayedGpuTimeNs = 0;  // sums of op durations
+    std::int64_t launchesRemoved = 0;                   // launch calls made free (noLaunchGaps)
+};
+
+// True for API calls that wait for the GPU (synchronizations, synchronous
+// copies and sets).
+bool isBlockingCall(const ApiCallRecord& call, bool launchesWork);
+
+ReplayFloors replayFloors(const ReplayInput& input);
+ReplayResult replayTimeline(const ReplayInput& input, const ReplayOptions& options = {});
+
+}  // namespace ws

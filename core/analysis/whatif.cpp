@@ -1,0 +1,290 @@
+#include "analysis/whatif.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <map>
+#include <numeric>
+#include <random>
+#include <set>
+#include <stdexcept>
+
+#include "analysis/kernel_summary.h"
+#include "analysis/latency.h"
+#include "analysis/statistics.h"
+#include "store/run_queries.h"
+#include "util/format.h"
+
+namespace ws {
+
+namespace {
+
+std::string lower(std::string text) {
+    std::transform(text.begin(), text.end(), text.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return text;
+}
+
+double parseAmount(const std::string& text, const std::string& whole) {
+    std::size_t used = 0;
+    double value = 0;
+    try {
+        value = std::stod(text, &used);
+    } catch (const std::exception&) {
+        used = 0;
+    }
+    if (used == 0 || used != text.size() || !std::isfinite(value))
+        throw std::invalid_argument("--faster " + whole + ": '" + text +
+                                    "' is not a number followed by % or x (30% = 30 % less "
+                                    "time, 2x = twice as fast)");
+    return value;
+}
+
+// The statistics a user reads off `stats`, each a function of one sample.
+struct Statistic {
+    const char* name;
+    double (*of)(std::vector<double>&);
+};
+double meanOf(std::vector<double>& v) {
+    double total = 0;
+    for (double x : v)
+        total += x;
+    return v.empty() ? 0 : total / static_cast<double>(v.size());
+}
+double p50Of(std::vector<double>& v) {
+    return stats::percentileInPlace(v, 50);
+}
+double p99Of(std::vector<double>& v) {
+    return stats::percentileInPlace(v, 99);
+}
+constexpr Statistic kStatistics[] = {{"mean", meanOf}, {"p50", p50Of}, {"p99", p99Of}};
+
+// The latency samples of a chosen set of requests (a resample may pick one
+// request twice), pooled as computeLatency pools them.
+struct Samples {
+    std::vector<double> ttft, tpot, itl, e2el;
+    double outputTokens = 0, spanNs = 0;  // span: first arrival to last token
+};
+void gather(const LatencyReport& report, const std::vector<std::size_t>& picks, Samples& out) {
+    out.ttft.clear();
+    out.tpot.clear();
+    out.itl.clear();
+    out.e2el.clear();
+    out.outputTokens = 0;
+    std::int64_t first = 0, last = 0;
+    bool any = false;
+    for (auto i : picks) {
+        const auto& r = report.requests[i];
+        out.ttft.push_back(r.ttftMs);
+        if (r.tpotMs) out.tpot.push_back(*r.tpotMs);
+        out.itl.insert(out.itl.end(), r.itlMs.begin(), r.itlMs.end());
+        out.e2el.push_back(r.e2elMs);
+        out.outputTokens += r.outputTokens;
+        const auto end = r.startNs + static_cast<std::int64_t>(r.e2elMs * 1e6);
+        if (!any || r.startNs < first) first = r.startNs;
+        if (!any || end > last) last = end;
+        any = true;
+    }
+    out.spanNs = static_cast<double>(last - first);
+}
+
+std::vector<double>* sampleOf(Samples& s, const std::string& metric) {
+    if (metric == "ttft") return &s.ttft;
+    if (metric == "tpot") return &s.tpot;
+    if (metric == "itl") return &s.itl;
+    return &s.e2el;
+}
+
+}  // namespace
+
+KernelChange parseKernelChange(const std::string& text) {
+    const auto eq = text.rfind('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 >= text.size())
+        throw std::invalid_argument("--faster '" + text +
+                                    "': expected NAME_OR_CLASS=AMOUNT, e.g. gemv=30% or "
+                                    "attention=2x");
+    KernelChange change;
+    change.asWritten = text;
+    change.match = text.substr(0, eq);
+    change.kernelClass = kernelClassFromString(change.match);
+    auto amount = text.substr(eq + 1);
+    const char unit = static_cast<char>(std::tolower(static_cast<unsigned char>(amount.back())));
+    amount.pop_back();
+    const double value = parseAmount(amount, text);
+    if (unit == '%') {
+        if (value <= 0 || value >= 100)
+            throw std::invalid_argument("--faster " + text +
+                                        ": a percentage of time saved must lie between 0 and "
+                                        "100 (exclusive)");
+        change.timeFactor = 1 - value / 100;
+    } else if (unit == 'x') {
+        if (value <= 0)
+            throw std::invalid_argument("--faster " + text + ": a speed-up must be above 0x");
+        change.timeFactor = 1 / value;
+    } else {
+        throw std::invalid_argument("--faster " + text +
+                                    ": the amount ends in % (time saved) or x (times as fast)");
+    }
+    return change;
+}
+
+std::string WhatIfScenario::describe() const {
+    std::string out;
+    for (const auto& f : faster) {
+        if (!out.empty()) out += "; ";
+        out += (f.kernelClass ? std::string("class ") : std::string("kernels matching ")) + "'" +
+               f.match + "' at " + formatFixed(f.timeFactor * 100, 1) + " % of their time";
+    }
+    if (replay.noLaunchGaps) {
+        if (!out.empty()) out += "; ";
+        out += "no launch gaps (as CUDA graphs: one " + formatDuration(replay.graphLaunchNs) +
+               " graph launch per step)";
+    }
+    return out.empty() ? "nothing changed (the replay of the run as recorded)" : out;
+}
+
+WhatIfRun loadWhatIfRun(Store& store, RunId run) {
+    requireRun(store, run);
+    WhatIfRun out;
+    auto& t = out.timeline;
+    t.apiCalls = apiCallsIn(store, run);
+    t.requests = requestsOf(store, run);
+    t.tokens = tokensOf(store, run);
+    const auto props = runProperties(store, run);
+    t.arrivalsFixed = std::any_of(props.begin(), props.end(),
+                                  [](const auto& p) { return p.first.rfind("bench.", 0) == 0; });
+    std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint32_t> processOfStream;
+    for (const auto& g : gpuStreamsOf(store, run))
+        processOfStream[{g.deviceId, g.streamId}] = g.processId;
+    std::set<std::uint32_t> processes;
+    for (const auto& a : t.apiCalls)
+        processes.insert(a.processId);
+    const std::uint32_t onlyProcess = processes.size() == 1 ? *processes.begin() : 0;
+    auto add = [&](std::int64_t start, std::int64_t end, std::uint32_t device, std::uint32_t stream,
+                   std::uint32_t correlation, std::string name) {
+        auto it = processOfStream.find({device, stream});
+        t.ops.push_back({start, end, it != processOfStream.end() ? it->second : onlyProcess, device,
+                         stream, correlation});
+        out.opNames.push_back(std::move(name));
+    };
+    std::map<std::string, std::string> demangled;  // once per distinct name
+    for (auto& k : kernelsIn(store, run)) {
+        auto [it, fresh] = demangled.try_emplace(k.name);
+        if (fresh) it->second = demangle(k.name);
+        add(k.startNs, k.endNs, k.deviceId, k.streamId, k.correlationId, it->second);
+    }
+    for (const auto& m : memcpysIn(store, run))
+        add(m.startNs, m.endNs, m.deviceId, m.streamId, m.correlationId,
+            std::string("Memcpy ") + toString(m.kind));
+    for (const auto& m : memsetsIn(store, run))
+        add(m.startNs, m.endNs, m.deviceId, m.streamId, m.correlationId, "Memset");
+    return out;
+}
+
+WhatIfPrediction predictWhatIf(WhatIfRun run, const WhatIfScenario& scenario, int resamples,
+                               unsigned seed) {
+    WhatIfPrediction p;
+    auto& timeline = run.timeline;
+    for (const auto& change : scenario.faster) {
+        ChangeMatch m{change.asWritten};
+        const auto needle = lower(change.match);
+        for (std::size_t i = 0; i < timeline.ops.size(); ++i) {
+            const auto& name = run.opNames[i];
+            const bool hit = change.kernelClass ? classifyKernel(name) == *change.kernelClass
+                                                : lower(name).find(needle) != std::string::npos;
+            if (!hit) continue;
+            auto& op = timeline.ops[i];
+            op.durationScale *= change.timeFactor;
+            ++m.ops;
+            m.timeNs += op.endNs - op.startNs;
+        }
+        if (m.ops == 0) {
+            std::string classes;
+            for (const auto& c : kernelClassNames())
+                classes += (classes.empty() ? "" : ", ") + c;
+            throw std::runtime_error("--faster " + change.asWritten + ": no kernel of the run " +
+                                     (change.kernelClass ? "is of class '" : "has '") +
+                                     change.match + (change.kernelClass ? "'" : "' in its name") +
+                                     " (classes: " + classes + ")");
+        }
+        p.matches.push_back(m);
+    }
+    if (timeline.tokens.empty())
+        throw std::runtime_error(
+            "the run has no tokens to predict: record a program that marks them "
+            "(docs/token-conventions.md) or a server under bench serve --server");
+
+    const auto replayed = replayTimeline(timeline, scenario.replay);
+    p.floors = replayed.floors;
+    p.gpuTimeNs = replayed.gpuTimeNs;
+    p.replayedGpuTimeNs = replayed.replayedGpuTimeNs;
+    p.launchesRemoved = replayed.launchesRemoved;
+    const auto before = computeLatency(timeline.requests, timeline.tokens);
+    const auto after = computeLatency(replayed.requests, replayed.tokens);
+    if (before.requests.size() != after.requests.size() || before.requests.empty())
+        throw std::runtime_error("the run has no completed request with tokens to predict");
+    p.requests = static_cast<std::int64_t>(after.requests.size());
+    p.tokens = static_cast<std::int64_t>(timeline.tokens.size());
+
+    // Requests resampled with replacement, the same picks for every statistic.
+    const auto n = after.requests.size();
+    std::vector<std::size_t> all(n);
+    for (std::size_t i = 0; i < n; ++i)
+        all[i] = i;
+    Samples recorded, predicted, resample;
+    gather(before, all, recorded);
+    gather(after, all, predicted);
+    const double predictedE2el = std::accumulate(predicted.e2el.begin(), predicted.e2el.end(), 0.0);
+    std::mt19937_64 rng(seed);
+    std::uniform_int_distribution<std::size_t> pick(0, n - 1);
+    std::vector<std::size_t> picks(n);
+    const std::vector<std::string> metrics = {"ttft", "tpot", "itl", "e2el"};
+    std::map<std::string, std::vector<double>> draws;  // "metric statistic" -> resampled values
+    for (int r = 0; r < resamples; ++r) {
+        for (auto& i : picks)
+            i = pick(rng);
+        gather(after, picks, resample);
+        for (const auto& metric : metrics)
+            for (const auto& s : kStatistics) {
+                auto* v = sampleOf(resample, metric);
+                if (!v->empty()) draws[metric + " " + s.name].push_back(s.of(*v));
+            }
+        // Throughput is the run's, not a request's: a resample moves it by how
+        // its requests' tokens per second of latency differ from all of them.
+        if (double e2el = std::accumulate(resample.e2el.begin(), resample.e2el.end(), 0.0);
+            e2el > 0 && predicted.spanNs > 0)
+            draws["output throughput"].push_back(predicted.outputTokens / (predicted.spanNs / 1e9) *
+                                                 (resample.outputTokens / e2el) /
+                                                 (predicted.outputTokens / predictedE2el));
+    }
+    auto interval = [&](const std::string& key, PredictedValue& v) {
+        auto& d = draws[key];
+        if (d.size() < 2) {
+            v.ciLow = v.ciHigh = v.predicted;
+            return;
+        }
+        std::sort(d.begin(), d.end());
+        v.ciLow = stats::percentileSorted(d, 2.5);
+        v.ciHigh = stats::percentileSorted(d, 97.5);
+    };
+    for (const auto& metric : metrics)
+        for (const auto& s : kStatistics) {
+            if (metric == "e2el" && std::string(s.name) != "mean") continue;
+            auto* before_ = sampleOf(recorded, metric);
+            auto* after_ = sampleOf(predicted, metric);
+            if (before_->empty() || after_->empty()) continue;
+            PredictedValue v{metric, s.name, s.of(*before_), s.of(*after_)};
+            interval(metric + " " + s.name, v);
+            p.values.push_back(v);
+        }
+    if (recorded.spanNs > 0 && predicted.spanNs > 0) {
+        PredictedValue v{"output throughput", "tok/s",
+                         recorded.outputTokens / (recorded.spanNs / 1e9),
+                         predicted.outputTokens / (predicted.spanNs / 1e9)};
+        interval("output throughput", v);
+        p.values.push_back(v);
+    }
+    return p;
+}
+
+}  // namespace ws

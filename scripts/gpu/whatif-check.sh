@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Runs on the GPU machine: the advisor's what-if checked against real runs
+# (issue 47). Records pairs of decoder variants in one session, predicts each
+# pair's second run from its first with `warpscope-cli whatif`, and prints
+# predicted against measured TPOT (scripts/gpu/whatif_report.py).
+# Usage: whatif-check.sh BUILD_DIR OUT_DIR   (OUT_DIR/whatif.wsdb keeps the runs)
+source "$(dirname "$0")/lib.sh"
+ws_args "BUILD_DIR OUT_DIR" 2 "$@"
+cli=$build/app/warpscope-cli
+ws_header
+db=$out/whatif.wsdb; rm -f "$db"*
+
+# record NAME PRESET CAPTURE "FIELDS": one recorded run; prints nothing, logs to OUT.
+# Sources are recorded with every kernel (the replay needs them); targets with
+# --graph-trace graph where they replay graphs, the cheapest capture that
+# still stamps tokens, so their TPOT is what the variant does, not the tracer.
+record() {
+  local name=$1 preset=$2 capture=$3; shift 3
+  local cfg
+  # shellcheck disable=SC2086  # fields: key=value words
+  cfg=$(ws_preset_variant "$preset" "$name" "$@" output_tokens=64 requests=8)
+  # shellcheck disable=SC2086  # capture: zero or more flags
+  "$cli" record --db "$db" --progress none --label "$name" $capture --workload "$cfg" \
+    > "$tmp/$name.log" 2>&1 || { fail=1; tail -5 "$tmp/$name.log"; }
+  { echo "-- $name"; cat "$tmp/$name.log"; } >> "$out/whatif-record.log"
+}
+
+l1=llama-3.2-1b-bf16.toml; l8=llama-3.1-8b-bf16.toml
+for model in 1b 8b; do
+  preset=$l1; [ $model = 8b ] && preset=$l8
+  record $model-eager "$preset" "" variant='"optimized"' cuda_graphs=false
+  record $model-graphs "$preset" "--graph-trace graph" variant='"optimized"' cuda_graphs=true
+  record $model-graphs-nodes "$preset" "" variant='"optimized"' cuda_graphs=true
+  record $model-int8-graphs "$preset" "--graph-trace graph" variant='"optimized"' cuda_graphs=true precision='"int8-weight-only"'
+  record $model-cublas-graphs-nodes "$preset" "" variant='"cublas"' cuda_graphs=true
+done
+"$cli" ls --db "$db"
+python3 "$here/whatif_report.py" "$cli" "$db" | tee "$out/whatif-table.txt" || fail=1
+ws_finish

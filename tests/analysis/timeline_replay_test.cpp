@@ -1,0 +1,226 @@
+// The what-if replay on synthetic timelines whose answer is worked out by
+// hand: a GPU-bound and a launch-bound decode loop, two streams, graphs.
+// Times in µs, stored in ns.
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+
+#include "analysis/kernel_classes.h"
+#include "analysis/timeline_replay.h"
+#include "analysis/whatif.h"
+
+namespace ws {
+namespace {
+
+constexpr std::int64_t us = 1000;
+
+// A program's timeline, written call by call as one host thread made it.
+struct Timeline {
+    ReplayInput in;
+    std::vector<std::string> names;
+    std::uint32_t nextCorrelation = 1;
+
+    ApiCallRecord& call(std::int64_t start, std::int64_t end, const std::string& name) {
+        in.apiCalls.push_back(
+            {start * us, end * us, 7, 7, nextCorrelation++, ApiKind::Runtime, 0, name, 0});
+        return in.apiCalls.back();
+    }
+    // A launch call [start, end) whose kernel ran [kStart, kEnd) on `stream`.
+    void launch(std::int64_t start, std::int64_t end, std::int64_t kStart, std::int64_t kEnd,
+                const std::string& kernel = "gemvSplitK", std::uint32_t stream = 1) {
+        const auto& c = call(start, end, "cudaLaunchKernel_v7000");
+        in.ops.push_back({kStart * us, kEnd * us, 7, 0, stream, c.correlationId});
+        names.push_back(kernel);
+    }
+    void sync(std::int64_t start, std::int64_t end) { call(start, end, "cudaStreamSynchronize"); }
+    void token(std::int64_t request, std::int32_t index, std::int64_t at) {
+        in.tokens.push_back({request, index, at * us});
+    }
+    WhatIfRun run() const { return {in, names}; }
+};
+
+// Decode steps of four 100 µs kernels, launched 2 µs apart, each step ending
+// in a synchronize and a token 1 µs after it returns. The GPU is the
+// bottleneck: each step is 5 µs of launch latency + 400 µs of kernels + 3 µs
+// of wake-up. Starts at 0, step period 410 µs.
+Timeline gpuBoundLoop(int steps) {
+    Timeline t;
+    t.in.requests.push_back({0, 0, 0, 512, steps, true});
+    std::int64_t at = 0;
+    for (int s = 0; s < steps; ++s) {
+        const std::int64_t first = at + 5;
+        for (int k = 0; k < 4; ++k)
+            t.launch(at + 2 * k, at + 2 * k + 1, first + 100 * k, first + 100 * (k + 1));
+        t.sync(at + 8, first + 400 + 3);
+        t.token(0, s, first + 404);
+        at = first + 406;  // the host's next step starts 2 µs after the token
+    }
+    return t;
+}
+
+// The same loop launch-bound: each launch call takes 10 µs and its 2 µs
+// kernel starts 5 µs into it; the step waits on the host, not the GPU.
+Timeline launchBoundLoop(int steps) {
+    Timeline t;
+    t.in.requests.push_back({0, 0, 0, 512, steps, true});
+    std::int64_t at = 0;
+    for (int s = 0; s < steps; ++s) {
+        for (int k = 0; k < 4; ++k) {
+            const std::int64_t start = at + 11 * k;
+            t.launch(start, start + 10, start + 5, start + 7);
+        }
+        const std::int64_t syncStart = at + 44;  // last kernel ended at at + 40
+        t.sync(syncStart, syncStart + 2);
+        t.token(0, s, syncStart + 3);
+        at = syncStart + 5;
+    }
+    return t;
+}
+
+ReplayResult replayed(Timeline t, double scale, ReplayOptions options = {}) {
+    for (auto& op : t.in.ops)
+        op.durationScale = scale;
+    return replayTimeline(t.in, options);
+}
+
+TEST(TimelineReplay, UnchangedReplayReproducesTheRecording) {
+    for (auto t : {gpuBoundLoop(5), launchBoundLoop(5)}) {
+        auto r = replayed(t, 1.0);
+        ASSERT_EQ(r.tokens.size(), t.in.tokens.size());
+        for (std::size_t i = 0; i < r.tokens.size(); ++i)
+            EXPECT_EQ(r.tokens[i].timeNs, t.in.tokens[i].timeNs) << "token " << i;
+    }
+}
+
+TEST(TimelineReplay, FasterKernelsShortenAGpuBoundStepByTheirTime) {
+    auto t = gpuBoundLoop(3);
+    auto r = replayed(t, 0.5);
+    // Each step: 5 µs latency + 4 × 50 µs + 3 µs wake + 1 µs to the token,
+    // then 2 µs of host time to the next step: 211 µs per step instead of 411.
+    EXPECT_EQ(r.tokens[0].timeNs, (5 + 200 + 4) * us);
+    EXPECT_EQ(r.tokens[1].timeNs - r.tokens[0].timeNs, 211 * us);
+    EXPECT_EQ(r.tokens[2].timeNs - r.tokens[1].timeNs, 211 * us);
+    EXPECT_EQ(r.floors.launchLatencyNs, 5 * us);
+}
+
+TEST(TimelineReplay, FasterKernelsDoNotShortenALaunchBoundStep) {
+    // Sums would say a quarter of the step's kernel time goes; the host still
+    // takes 44 µs to launch the step, so the tokens come out as before.
+    auto t = launchBoundLoop(3);
+    auto r = replayed(t, 0.5);
+    for (std::size_t i = 0; i < r.tokens.size(); ++i)
+        EXPECT_EQ(r.tokens[i].timeNs, t.in.tokens[i].timeNs) << "token " << i;
+}
+
+TEST(TimelineReplay, SlowerKernelsMakeALaunchBoundStepWaitOnTheGpu) {
+    // At 10× (20 µs each) the kernels queue behind each other: the last ends
+    // 5 + 4 × 20 µs after the step starts, past the host's 44 µs.
+    auto t = launchBoundLoop(2);
+    auto r = replayed(t, 10.0);
+    const std::int64_t lastKernelEnd = 5 + 4 * 20;
+    // The synchronize waited 0 µs in the recording: it now waits, then wakes
+    // up as fast as the run's typical waiting synchronize (none waited here:
+    // no wake-up time), and the token follows 1 µs after it returns.
+    EXPECT_EQ(r.tokens[0].timeNs, (lastKernelEnd + 1) * us);
+}
+
+TEST(TimelineReplay, NoLaunchGapsLeavesOneGraphLaunchAndTheKernels) {
+    auto t = launchBoundLoop(2);
+    ReplayOptions graphs;
+    graphs.noLaunchGaps = true;
+    graphs.graphLaunchNs = 3 * us;
+    graphs.nodeGapNs = 1 * us;
+    auto r = replayed(t, 1.0, graphs);
+    // Step 0: graph launch [0, 3), nodes of 2 µs 1 µs apart from 3: the last
+    // ends at 3 + 4 × 2 + 3 × 1 = 14; the synchronize returns then (no
+    // wake-up in this run), the token 1 µs later.
+    EXPECT_EQ(r.tokens[0].timeNs, 15 * us);
+    EXPECT_EQ(r.launchesRemoved, 2 * 3);  // all but the first launch of each step
+    // Step 1 starts 2 µs after the token (the host's own time between steps).
+    EXPECT_EQ(r.tokens[1].timeNs - r.tokens[0].timeNs, (2 + 15) * us);
+}
+
+TEST(TimelineReplay, AKernelOnAnotherStreamOverlapsAndCostsNothingUntilItIsLonger) {
+    // One step: stream 1 runs 300 µs of work; stream 2 a 100 µs kernel beside
+    // it; the synchronize waits for the later of the two.
+    Timeline t;
+    t.in.requests.push_back({0, 0, 0, 16, 1, true});
+    t.launch(0, 1, 5, 305, "gemm", 1);
+    t.launch(2, 3, 8, 108, "attention", 2);
+    t.sync(4, 308);
+    t.token(0, 0, 309);
+    auto faster = t;
+    faster.in.ops[1].durationScale = 0.5;  // the overlapped kernel: no change
+    EXPECT_EQ(replayTimeline(faster.in).tokens[0].timeNs, 309 * us);
+    auto longer = t;
+    longer.in.ops[1].durationScale = 4.0;  // 400 µs: now it ends last, at 408
+    EXPECT_EQ(replayTimeline(longer.in).tokens[0].timeNs, (408 + 3 + 1) * us);
+}
+
+TEST(TimelineReplay, FixedArrivalsStayWhereTheClientSentThem) {
+    auto t = gpuBoundLoop(2);
+    t.in.requests[0].startNs = 3 * us;
+    t.in.arrivalsFixed = true;
+    auto r = replayed(t, 0.5);
+    EXPECT_EQ(r.requests[0].startNs, 3 * us);
+    EXPECT_EQ(r.requests[0].endNs, r.tokens.back().timeNs);
+}
+
+TEST(WhatIf, PredictsTpotFromTheReplayWithAnInterval) {
+    auto t = gpuBoundLoop(6);
+    WhatIfScenario halve;
+    halve.faster.push_back(parseKernelChange("gemv=2x"));
+    auto p = predictWhatIf(t.run(), halve, 200);
+    ASSERT_EQ(p.matches.size(), 1u);
+    EXPECT_EQ(p.matches[0].ops, 24);
+    auto tpot = std::find_if(p.values.begin(), p.values.end(), [](const PredictedValue& v) {
+        return v.metric == "tpot" && v.statistic == "mean";
+    });
+    ASSERT_NE(tpot, p.values.end());
+    EXPECT_NEAR(tpot->recorded, 0.411, 1e-9);  // 411 µs apart after the first
+    EXPECT_NEAR(tpot->predicted, 0.211, 1e-9);
+    EXPECT_LE(tpot->ciLow, tpot->predicted);
+    EXPECT_GE(tpot->ciHigh, tpot->predicted);
+}
+
+TEST(WhatIf, AChangeThatMatchesNothingIsAnErrorNamingIt) {
+    WhatIfScenario s;
+    s.faster.push_back(parseKernelChange("flashattn=30%"));
+    try {
+        predictWhatIf(gpuBoundLoop(2).run(), s);
+        FAIL() << "no error";
+    } catch (const std::runtime_error& e) {
+        EXPECT_NE(std::string(e.what()).find("flashattn=30%"), std::string::npos) << e.what();
+    }
+}
+
+TEST(WhatIf, ParsesPercentagesAndSpeedUpsAndRefusesTheRest) {
+    EXPECT_DOUBLE_EQ(parseKernelChange("gemv=30%").timeFactor, 0.7);
+    EXPECT_DOUBLE_EQ(parseKernelChange("attention=2x").timeFactor, 0.5);
+    EXPECT_EQ(parseKernelChange("Attention=2x").kernelClass, KernelClass::Attention);
+    EXPECT_FALSE(parseKernelChange("gemvSplitK=2x").kernelClass);
+    for (const char* bad : {"gemv", "gemv=", "=2x", "gemv=abc%", "gemv=100%", "gemv=0x", "gemv=2",
+                            "gemv=nanx", "gemv=-5%"})
+        EXPECT_THROW(parseKernelChange(bad), std::invalid_argument) << bad;
+}
+
+TEST(KernelClasses, NamesOfTheEnginesKernels) {
+    EXPECT_EQ(classifyKernel("gemvSplitK"), KernelClass::Matmul);
+    EXPECT_EQ(classifyKernel("nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_TNT"),
+              KernelClass::Matmul);
+    EXPECT_EQ(classifyKernel("sm90_xmma_gemm_bf16bf16_bf16f32"), KernelClass::Matmul);
+    EXPECT_EQ(classifyKernel("flash_fwd_splitkv_kernel"), KernelClass::Attention);
+    EXPECT_EQ(classifyKernel("ws::kernels::decodeSplitMma(...)"), KernelClass::Attention);
+    EXPECT_EQ(classifyKernel("rmsnormFused<true>"), KernelClass::Elementwise);
+    EXPECT_EQ(classifyKernel("void at::native::vectorized_elementwise_kernel<4>"),
+              KernelClass::Elementwise);
+    EXPECT_EQ(classifyKernel("argmaxPartial"), KernelClass::Sampling);
+    EXPECT_EQ(classifyKernel("ncclDevKernel_AllReduce_Sum_bf16_RING_LL"), KernelClass::Collective);
+    EXPECT_EQ(classifyKernel("fillKernel<ws::kernels::fillUniform>"), KernelClass::Copy);
+    EXPECT_EQ(classifyKernel("myKernel"), KernelClass::Other);
+    for (const auto& name : kernelClassNames())
+        EXPECT_EQ(toString(*kernelClassFromString(name)), name);
+}
+
+}  // namespace
+}  // namespace ws

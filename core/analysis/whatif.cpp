@@ -287,4 +287,73 @@ WhatIfPrediction predictWhatIf(WhatIfRun run, const WhatIfScenario& scenario, in
     return p;
 }
 
+const PredictedValue* RankedOption::value(const std::string& metric,
+                                          const std::string& statistic) const {
+    for (const auto& v : prediction.values)
+        if (v.metric == metric && v.statistic == statistic) return &v;
+    return nullptr;
+}
+
+std::vector<RankedOption> rankOptions(const WhatIfRun& run, int resamples) {
+    std::vector<RankedOption> options;
+    const auto& t = run.timeline;
+    if (t.tokens.empty() || t.requests.empty()) return options;
+    std::int64_t from = t.requests.front().startNs, to = t.requests.front().endNs;
+    for (const auto& r : t.requests) {
+        from = std::min(from, r.startNs);
+        to = std::max(to, r.endNs);
+    }
+    for (const auto& token : t.tokens)
+        to = std::max(to, token.timeNs);
+    std::map<KernelClass, std::int64_t> byClass;
+    std::int64_t total = 0;
+    for (std::size_t i = 0; i < t.ops.size(); ++i) {
+        const auto& op = t.ops[i];
+        if (op.startNs < from || op.startNs > to) continue;
+        byClass[classifyKernel(run.opNames[i])] += op.endNs - op.startNs;
+        total += op.endNs - op.startNs;
+    }
+    auto replay = [&](RankedOption option, const WhatIfScenario& scenario) {
+        option.prediction = predictWhatIf(run, scenario, resamples);
+        options.push_back(std::move(option));
+    };
+    for (const auto& [kind, ns] : byClass) {
+        const double share = total > 0 ? static_cast<double>(ns) / static_cast<double>(total) : 0;
+        if (kind == KernelClass::Copy || kind == KernelClass::Other || share < 0.05) continue;
+        WhatIfScenario scenario;
+        scenario.faster.push_back(parseKernelChange(std::string(toString(kind)) + "=30%"));
+        replay({std::string(toString(kind)) + " kernels 30 % faster",
+                std::string("--faster ") + toString(kind) + "=30%",
+                share,
+                {}},
+               scenario);
+    }
+    // Launched kernel by kernel: more launch calls than tokens, none a graph.
+    std::int64_t launches = 0, graphLaunches = 0;
+    std::set<std::pair<std::uint32_t, std::uint32_t>> launching;
+    for (const auto& op : t.ops)
+        launching.insert({op.processId, op.correlationId});
+    for (const auto& call : t.apiCalls) {
+        if (call.startNs < from || call.startNs > to) continue;
+        if (call.name.find("GraphLaunch") != std::string::npos)
+            ++graphLaunches;
+        else if (launching.count({call.processId, call.correlationId}))
+            ++launches;
+    }
+    if (graphLaunches == 0 && launches > static_cast<std::int64_t>(t.tokens.size())) {
+        WhatIfScenario scenario;
+        scenario.replay.noLaunchGaps = true;
+        replay({"no launch gaps (each step one CUDA graph launch)", "--no-launch-gaps", 0, {}},
+               scenario);
+    }
+    auto key = [](const RankedOption& o) {
+        const auto* v = o.value("tpot", "mean");
+        if (!v) v = o.value("ttft", "mean");
+        return v ? v->change() : 0.0;
+    };
+    std::stable_sort(options.begin(), options.end(),
+                     [&](const RankedOption& a, const RankedOption& b) { return key(a) < key(b); });
+    return options;
+}
+
 }  // namespace ws

@@ -377,6 +377,32 @@ std::vector<Finding> findFindings(const ReportData& d) {
     return out;
 }
 
+namespace {
+
+// Replays cost a copy of the run's timeline each: past this many records the
+// report leaves them to `whatif`, which a user runs for the change they want.
+constexpr std::int64_t kWhatIfRecordLimit = 2'000'000;
+
+void addNextOptimizations(Store& store, ReportData& d) {
+    if (d.latency.requests.empty() || d.summary.kernels.empty()) return;
+    if (d.properties.count("capture.metrics")) return;  // replayed kernels: times not real
+    const auto counts = runAggregates(store, d.run.id);
+    if (counts.kernelCount + counts.apiCallCount > kWhatIfRecordLimit) {
+        d.missing.push_back("what the next optimization buys: the run has " +
+                            std::to_string(counts.kernelCount + counts.apiCallCount) +
+                            " kernels and API calls, more than the report replays; run "
+                            "`warpscope-cli whatif` for the change you have in mind");
+        return;
+    }
+    try {
+        d.nextOptimizations = rankOptions(loadWhatIfRun(store, d.run.id));
+    } catch (const std::exception& e) {
+        d.missing.push_back(std::string("what the next optimization buys: ") + e.what());
+    }
+}
+
+}  // namespace
+
 ReportData buildReport(Store& store, RunId id, std::optional<RunId> baseline) {
     return prepareReport(store, id, baseline).data;
 }
@@ -502,6 +528,7 @@ ReportData buildReport(Store& store, const std::vector<RunAnalysis>& analyses) {
             "no hardware counters (achieved occupancy, counted FLOPs and DRAM bytes): record a "
             "counter pass with `warpscope-cli record --metrics roofline`; roofline points use "
             "declared or model FLOPs and bytes");
+    addNextOptimizations(store, d);
     d.contract = checkContract(d);
     d.findings = findFindings(d);
     return d;

@@ -298,6 +298,34 @@ void writeSweep(Doc& doc, const SweepTable& t, RunId run, const std::string& par
 
 }  // namespace
 
+// "What the next optimization buys": each option the run suggests with its
+// predicted TPOT, TTFT and throughput and their intervals, best first.
+void writeNextOptimizations(Doc& doc, const ReportData& d) {
+    if (d.nextOptimizations.empty()) return;
+    doc.heading(2, "What the next optimization buys");
+    doc.para(
+        "Predicted by replaying this run's own timeline with the change (launching "
+        "threads, streams and synchronizations kept; docs/advisor.md states the model). "
+        "Intervals are the 95 % spread over the run's requests, not the model's error. "
+        "`warpscope-cli whatif " +
+        std::to_string(d.run.id) + " FLAGS` gives the full table for any change.");
+    auto cell = [](const PredictedValue* v, int digits) -> std::string {
+        if (!v) return "—";
+        return formatFixed(v->predicted, digits) + " [" + formatFixed(v->ciLow, digits) + ", " +
+               formatFixed(v->ciHigh, digits) + "] (" + (v->change() >= 0 ? "+" : "") +
+               formatFixed(100 * v->change(), 1) + " %)";
+    };
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& o : d.nextOptimizations)
+        rows.push_back({o.change, o.gpuShare > 0 ? formatFixed(100 * o.gpuShare, 1) + " %" : "—",
+                        cell(o.value("tpot", "mean"), 3), cell(o.value("tpot", "p99"), 3),
+                        cell(o.value("ttft", "mean"), 3),
+                        cell(o.value("output throughput", "tok/s"), 1), o.flags});
+    doc.table({"option", "GPU time share", "TPOT mean ms", "TPOT p99 ms", "TTFT mean ms",
+               "output tok/s", "whatif flags"},
+              rows);
+}
+
 std::string writeReport(const ReportData& d, ReportFormat format, const ChartSource& chartSource) {
     Doc doc(format);
     auto chart = [&](const std::string& id) {
@@ -321,6 +349,7 @@ std::string writeReport(const ReportData& d, ReportFormat format, const ChartSou
             doc.finding(f);
         if (!doc.html()) doc.para("");
     }
+    writeNextOptimizations(doc, d);
 
     doc.heading(2, "Workload contract");
     if (d.contract.empty()) {

@@ -224,3 +224,28 @@ TEST(KernelClasses, NamesOfTheEnginesKernels) {
 
 }  // namespace
 }  // namespace ws
+
+namespace ws {
+namespace {
+
+TEST(WhatIf, RanksLaunchGapsFirstForALaunchBoundLoopAndSaysFasterKernelsBuyNothing) {
+    auto options = rankOptions(launchBoundLoop(6).run(), 100);
+    ASSERT_EQ(options.size(), 2u);  // the matmul class (all its kernels) and the launch gaps
+    EXPECT_EQ(options[0].flags, "--no-launch-gaps");
+    EXPECT_LT(options[0].value("tpot", "mean")->change(), -0.5);
+    EXPECT_EQ(options[1].flags, "--faster matmul=30%");
+    EXPECT_DOUBLE_EQ(options[1].gpuShare, 1.0);
+    EXPECT_NEAR(options[1].value("tpot", "mean")->change(), 0.0, 1e-12);
+}
+
+TEST(WhatIf, OffersNoLaunchGapsToARunThatIsAlreadyGpuBound) {
+    // Launch calls per token: 4, but every step waits on the GPU; the option
+    // is offered and predicts almost nothing (5 µs of 411).
+    auto options = rankOptions(gpuBoundLoop(6).run(), 100);
+    ASSERT_EQ(options.size(), 2u);
+    EXPECT_EQ(options[0].flags, "--faster matmul=30%");
+    EXPECT_NEAR(options[0].value("tpot", "mean")->change(), -120.0 / 411, 1e-9);
+}
+
+}  // namespace
+}  // namespace ws

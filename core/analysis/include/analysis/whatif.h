@@ -72,4 +72,17 @@ struct WhatIfPrediction {
 WhatIfPrediction predictWhatIf(WhatIfRun run, const WhatIfScenario& scenario, int resamples = 1000,
                                unsigned seed = 1);
 
+// The options a run suggests, each replayed, best first (by predicted TPOT
+// mean, TTFT mean for single-token runs): every kernel class that holds at
+// least 5 % of the GPU time while requests were served, 30 % faster, and a
+// run that launches kernel by kernel without its launch gaps.
+struct RankedOption {
+    std::string change;   // "attention kernels 30 % faster"
+    std::string flags;    // the whatif flags that give it
+    double gpuShare = 0;  // of the GPU time while requests were served (class options)
+    WhatIfPrediction prediction;
+    const PredictedValue* value(const std::string& metric, const std::string& statistic) const;
+};
+std::vector<RankedOption> rankOptions(const WhatIfRun& run, int resamples = 400);
+
 }  // namespace ws

@@ -21,6 +21,7 @@
 #include "analysis/roofline.h"
 #include "analysis/run_analysis.h"
 #include "analysis/sweep.h"
+#include "analysis/whatif.h"
 #include "config/workload_config.h"
 #include "model/records.h"
 
@@ -76,6 +77,9 @@ struct ReportData {
     // the client's tokens and the server's engine steps.
     std::optional<ItlOutlierReport> itlOutliers;
     std::vector<Finding> findings;
+    // What the next optimization buys: the options the run suggests, each
+    // replayed from its own timeline (analysis/whatif.h), best first.
+    std::vector<RankedOption> nextOptimizations;
     std::vector<std::string> missing;  // what the run does not have, in words
 };
 

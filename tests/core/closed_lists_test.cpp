@@ -18,6 +18,7 @@
 #include "store/sqlite_db.h"
 #include "store/store.h"
 #include "support/temp_dir.h"
+#include "wire/event_codec.h"
 
 namespace ws {
 namespace {
@@ -53,6 +54,21 @@ TEST(ClosedLists, StoreChecksAcceptExactlyTheModelsLists) {
     Store store(dir.file("runs.wsdb"));
     EXPECT_EQ(checkList(store, "workloads", "kind"), asSet(kWorkloadKindNames));
     EXPECT_EQ(checkList(store, "runs", "status"), asSet(kRunStatusNames));
+}
+
+TEST(ClosedLists, TheStoreChecksEveryEventChunkKindTheCodecWrites) {
+    testing::TempDir dir;
+    Store store(dir.file("runs.wsdb"));
+    sql::Statement q(
+        store.db(), "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'event_chunks'");
+    ASSERT_TRUE(q.step());
+    const std::string ddl = q.text(0);
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(
+        ddl, m, std::regex(R"(kind\s+INTEGER[^,]*BETWEEN\s+(\d+)\s+AND\s+(\d+))")))
+        << ddl;
+    EXPECT_EQ(std::stoi(m[1]), static_cast<int>(codec::kFirstChunkKind));
+    EXPECT_EQ(std::stoi(m[2]), static_cast<int>(codec::kLastChunkKind));
 }
 
 TEST(ClosedLists, EveryWorkloadKindCanBeRecordedAndReadBack) {

@@ -17,7 +17,11 @@
 namespace ws::codec {
 
 // Which record type a chunk holds; stored as an integer in event_chunks.kind.
+// The store's CHECK on that column spells the range again; a test holds the
+// two together (tests/core/closed_lists_test.cpp).
 enum class ChunkKind : int { Kernel = 1, Memcpy = 2, Memset = 3, ApiCall = 4, Range = 5 };
+inline constexpr ChunkKind kFirstChunkKind = ChunkKind::Kernel;
+inline constexpr ChunkKind kLastChunkKind = ChunkKind::Range;
 
 // (group, lane): (device, stream) for GPU records, (process, thread) for host ones.
 struct Lane {

@@ -119,7 +119,8 @@ const std::vector<Command>& commands() {
          "TTFT, TPOT, ITL and throughput as they would be with some kernels faster or without\n"
          "      launch gaps, from a replay of the run's own timeline (streams, launching threads,\n"
          "      synchronizations). --faster takes a kernel class (matmul, attention, elementwise,\n"
-         "      sampling, collective, copy, other) or part of a kernel name, and N% less time or N\n"
+         "      sampling, collective, copy, other) or part of a kernel name, and N% less time or "
+         "N\n"
          "      times as fast; repeat it for several. --no-launch-gaps: as if each step were one\n"
          "      CUDA graph launch of --graph-launch-us (10 by default)",
          cmdWhatIf},

@@ -10,6 +10,7 @@
 #include <QTableView>
 #include <QTimer>
 
+#include "advisor/whatif_panel.h"
 #include "charts/chart_style.h"
 #include "charts/charts_panel.h"
 #include "charts/dashboard_view.h"
@@ -214,6 +215,7 @@ void MainWindow::onRunsLoaded(const QString& path, const std::vector<RunInfo>& r
     if (!sameStore) {
         details_->clear();
         log_->clear();
+        whatIf_->setRun(0);
     }
     setWindowTitle(QStringLiteral("%1 — Warpscope").arg(QFileInfo(path).fileName()));
     storeLabel_->setText(tr("%1 — %n run(s)", nullptr, static_cast<int>(runs.size())).arg(path));
@@ -358,6 +360,13 @@ void MainWindow::showOutliersPanel() {
     }
 }
 
+void MainWindow::showWhatIfPanel() {
+    if (auto* dock = findChild<QDockWidget*>(QStringLiteral("whatIfDock"))) {
+        dock->show();
+        dock->raise();
+    }
+}
+
 void MainWindow::showInterval(RunId run, std::int64_t beginNs, std::int64_t endNs,
                               const QString& note) {
     setDashboardShown(false);
@@ -387,6 +396,10 @@ void MainWindow::onDetailsLoaded(const RunDetails& d) {
     if (!kernelShownSinceRunChosen_) details_->setHtml(runDetailsHtml(d));
     log_->setPlainText(QString::fromStdString(d.log));
     outliers_->setRun(d.run.id, d.itlOutliers);
+    if (whatIf_->run() != d.run.id) {  // a run newly shown: rank what it suggests
+        whatIf_->setRun(d.run.id);
+        loader_->answerWhatIf(storePath_, d.run.id, std::nullopt);
+    }
     emit detailsShown(d.run.id);
 }
 

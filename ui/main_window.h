@@ -31,6 +31,7 @@ class DashboardView;
 class DashboardMode;
 class LaunchPanel;
 class ItlOutliersPanel;
+class WhatIfPanel;
 class SearchMatchesList;
 class StoreLoader;
 struct RunDetails;
@@ -57,8 +58,10 @@ class MainWindow : public QMainWindow {
     bool dashboardShown() const;
     LaunchPanel* launcher() const { return launch_; }
     ItlOutliersPanel* outliers() const { return outliers_; }
+    WhatIfPanel* whatIf() const { return whatIf_; }
     SearchMatchesList* searchMatches() const { return matches_; }
     void showOutliersPanel();  // brings its dock to the front
+    void showWhatIfPanel();    // the same for the What-if dock
     // Shows [beginNs, endNs) of `run` on the timeline (loading it when
     // another run is shown), with context either side, and `note` (by default
     // it is read as an ITL) above it; intervalShown follows.
@@ -87,6 +90,8 @@ class MainWindow : public QMainWindow {
   signals:
     void storeLoaded(const QString& path);
     void detailsShown(ws::RunId id);
+    // The What-if panel shows an answer (options or a prediction) for `id`.
+    void whatIfShown(ws::RunId id);
     void timelineShown(ws::RunId id);
     void timelineStacked(const QString& note);
     void chartsShown(int runs);
@@ -146,6 +151,7 @@ class MainWindow : public QMainWindow {
     DashboardMode* dashboardMode_ = nullptr;
     LaunchPanel* launch_ = nullptr;
     ItlOutliersPanel* outliers_ = nullptr;
+    WhatIfPanel* whatIf_ = nullptr;
     SearchMatchesList* matches_ = nullptr;
     QTextBrowser* details_ = nullptr;
     QPlainTextEdit* log_ = nullptr;

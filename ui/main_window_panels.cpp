@@ -17,6 +17,7 @@
 #include <QTextCursor>
 #include <QVBoxLayout>
 
+#include "advisor/whatif_panel.h"
 #include "charts/charts_panel.h"
 #include "charts/dashboard_view.h"
 #include "charts/summary_tables_page.h"
@@ -171,6 +172,19 @@ void MainWindow::buildPanels() {
             [this](RunId run, std::int64_t beginNs, std::int64_t endNs) {
                 showInterval(run, beginNs, endNs);
             });
+    whatIf_ = new WhatIfPanel(this);
+    auto* whatIfDock = new QDockWidget(tr("What-if"), this);
+    whatIfDock->setObjectName(QStringLiteral("whatIfDock"));
+    whatIfDock->setWidget(whatIf_);
+    addDockWidget(Qt::RightDockWidgetArea, whatIfDock);
+    connect(whatIf_, &WhatIfPanel::predictRequested, this,
+            [this](RunId run, const WhatIfScenario& scenario) {
+                loader_->answerWhatIf(storePath_, run, scenario);
+            });
+    connect(loader_, &StoreLoader::whatIfAnswered, this, [this](const WhatIfAnswer& a) {
+        whatIf_->setAnswer(a);
+        if (a.run == whatIf_->run()) emit whatIfShown(a.run);
+    });
     matches_ = new SearchMatchesList(this);
     auto* matchesDock = new QDockWidget(tr("Find Results"), this);
     matchesDock->setObjectName(QStringLiteral("matchesDock"));
@@ -208,12 +222,13 @@ void MainWindow::buildPanels() {
             toolbar_->setInfo(
                 tr("%1 in the run").arg(QLocale().toString(static_cast<qlonglong>(found->total))));
         });
-    // Log, launch, outliers and find results share the right side with the
+    // Log, launch, outliers, what-if and find results share the right side with the
     // details, so the timeline gets the full height.
     tabifyDockWidget(detailsDock, logDock);
     tabifyDockWidget(logDock, launchDock);
     tabifyDockWidget(launchDock, outliersDock);
-    tabifyDockWidget(outliersDock, matchesDock);
+    tabifyDockWidget(outliersDock, whatIfDock);
+    tabifyDockWidget(whatIfDock, matchesDock);
     detailsDock->raise();
     connect(launch_, &LaunchPanel::logOutput, this, [this](const QString& text) {
         log_->moveCursor(QTextCursor::End);

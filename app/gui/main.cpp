@@ -95,6 +95,10 @@ int main(int argc, char** argv) {
         QStringLiteral("Show the selected run's Nth slowest inter-token latency on the timeline, "
                        "with the ITL outliers panel in front (a run of bench serve --server)."),
         QStringLiteral("N"));
+    QCommandLineOption whatIf(
+        QStringLiteral("whatif"),
+        QStringLiteral("Show the What-if panel in front, with what the selected run's next "
+                       "optimization would buy."));
     QCommandLineOption table(
         QStringLiteral("table"),
         QStringLiteral(
@@ -106,8 +110,8 @@ int main(int argc, char** argv) {
                        "range:NAME, or FROM:TO (e.g. 1.2s:1.5s), which is also selected on the "
                        "timeline."),
         QStringLiteral("WINDOW"));
-    parser.addOptions({db, select, screenshot, find, dark, chart, stack, dashboard, outlier, table,
-                       windowOption});
+    parser.addOptions({db, select, screenshot, find, dark, chart, stack, dashboard, outlier, whatIf,
+                       table, windowOption});
     parser.process(*app);        // --help and --version print and exit here
     Q_INIT_RESOURCE(warpscope);  // lives in the static warpscope_ui library
     // A mistyped --db is refused, as warpscope-cli does, instead of creating
@@ -186,6 +190,9 @@ int main(int argc, char** argv) {
         if (parser.isSet(outlier))
             QObject::connect(&window, &ws::ui::MainWindow::intervalShown, &window,
                              [grab] { grab(false); });
+        else if (parser.isSet(whatIf))
+            QObject::connect(&window, &ws::ui::MainWindow::whatIfShown, &window,
+                             [grab] { grab(false); });
         else
             QObject::connect(&window, &ws::ui::MainWindow::chartsShown, &window,
                              [grab] { grab(false); });
@@ -230,6 +237,7 @@ int main(int argc, char** argv) {
             window.outliers()->activateRow(std::max(row, 0));
         });
     }
+    if (parser.isSet(whatIf)) window.showWhatIfPanel();
     window.show();
     window.openStore(QDir::cleanPath(path));
     return app->exec();

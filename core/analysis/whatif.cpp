@@ -322,7 +322,7 @@ std::vector<RankedOption> rankOptions(const WhatIfRun& run, int resamples) {
         if (kind == KernelClass::Copy || kind == KernelClass::Other || share < 0.05) continue;
         WhatIfScenario scenario;
         scenario.faster.push_back(parseKernelChange(std::string(toString(kind)) + "=30%"));
-        replay({std::string(toString(kind)) + " kernels 30 % faster",
+        replay({std::string(toString(kind)) + " 30 % faster",
                 std::string("--faster ") + toString(kind) + "=30%",
                 share,
                 {}},
@@ -343,8 +343,7 @@ std::vector<RankedOption> rankOptions(const WhatIfRun& run, int resamples) {
     if (graphLaunches == 0 && launches > static_cast<std::int64_t>(t.tokens.size())) {
         WhatIfScenario scenario;
         scenario.replay.noLaunchGaps = true;
-        replay({"no launch gaps (each step one CUDA graph launch)", "--no-launch-gaps", 0, {}},
-               scenario);
+        replay({"no launch gaps (CUDA graphs)", "--no-launch-gaps", 0, {}}, scenario);
     }
     auto key = [](const RankedOption& o) {
         const auto* v = o.value("tpot", "mean");
@@ -354,6 +353,30 @@ std::vector<RankedOption> rankOptions(const WhatIfRun& run, int resamples) {
     std::stable_sort(options.begin(), options.end(),
                      [&](const RankedOption& a, const RankedOption& b) { return key(a) < key(b); });
     return options;
+}
+
+std::vector<RankedOption> suggestOptimizations(Store& store, RunId run, std::string& whyNot) {
+    whyNot.clear();
+    const auto counts = runAggregates(store, run);
+    if (counts.tokenCount == 0 || counts.kernelCount == 0) {
+        whyNot = counts.tokenCount == 0
+                     ? "the run has no tokens: record a program that marks them "
+                       "(docs/token-conventions.md) or a server under bench serve --server"
+                     : "the run has no kernels to replay";
+        return {};
+    }
+    const auto props = runProperties(store, run);
+    if (props.count("capture.metrics")) {
+        whyNot = "a counter pass replays every kernel: its times are not the program's";
+        return {};
+    }
+    if (counts.kernelCount + counts.apiCallCount > kSuggestRecordLimit) {
+        whyNot = "the run has " + std::to_string(counts.kernelCount + counts.apiCallCount) +
+                 " kernels and API calls, more than every option is replayed for; run "
+                 "`warpscope-cli whatif` for the change you have in mind";
+        return {};
+    }
+    return rankOptions(loadWhatIfRun(store, run));
 }
 
 }  // namespace ws

@@ -379,26 +379,16 @@ std::vector<Finding> findFindings(const ReportData& d) {
 
 namespace {
 
-// Replays cost a copy of the run's timeline each: past this many records the
-// report leaves them to `whatif`, which a user runs for the change they want.
-constexpr std::int64_t kWhatIfRecordLimit = 2'000'000;
-
 void addNextOptimizations(Store& store, ReportData& d) {
     if (d.latency.requests.empty() || d.summary.kernels.empty()) return;
-    if (d.properties.count("capture.metrics")) return;  // replayed kernels: times not real
-    const auto counts = runAggregates(store, d.run.id);
-    if (counts.kernelCount + counts.apiCallCount > kWhatIfRecordLimit) {
-        d.missing.push_back("what the next optimization buys: the run has " +
-                            std::to_string(counts.kernelCount + counts.apiCallCount) +
-                            " kernels and API calls, more than the report replays; run "
-                            "`warpscope-cli whatif` for the change you have in mind");
-        return;
-    }
+    if (d.properties.count("capture.metrics")) return;  // said once, above, for the whole report
+    std::string whyNot;
     try {
-        d.nextOptimizations = rankOptions(loadWhatIfRun(store, d.run.id));
+        d.nextOptimizations = suggestOptimizations(store, d.run.id, whyNot);
     } catch (const std::exception& e) {
-        d.missing.push_back(std::string("what the next optimization buys: ") + e.what());
+        whyNot = e.what();
     }
+    if (!whyNot.empty()) d.missing.push_back("what the next optimization buys: " + whyNot);
 }
 
 }  // namespace

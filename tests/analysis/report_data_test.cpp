@@ -421,21 +421,20 @@ namespace {
 
 TEST(ReportWriter, WhatTheNextOptimizationBuysListsEachOptionWithItsInterval) {
     auto d = decoderRun();
-    RankedOption gaps{
-        "no launch gaps (each step one CUDA graph launch)", "--no-launch-gaps", 0, {}};
+    RankedOption gaps{"no launch gaps (CUDA graphs)", "--no-launch-gaps", 0, {}};
     gaps.prediction.values.push_back({"tpot", "mean", 1.373, 1.096, 1.095, 1.098});
-    RankedOption matmul{"matmul kernels 30 % faster", "--faster matmul=30%", 0.782, {}};
+    RankedOption matmul{"matmul 30 % faster", "--faster matmul=30%", 0.782, {}};
     matmul.prediction.values.push_back({"tpot", "mean", 1.373, 1.332, 1.320, 1.346});
     d.nextOptimizations = {gaps, matmul};
     auto md = writeReport(d, ReportFormat::Markdown);
     const auto section = md.find("## What the next optimization buys");
     ASSERT_NE(section, std::string::npos) << md;
     EXPECT_LT(section, md.find("## Workload contract"));
-    EXPECT_NE(md.find("| no launch gaps (each step one CUDA graph launch) | — | 1.096 \\[1.095, "
+    EXPECT_NE(md.find("| no launch gaps (CUDA graphs) | — | 1.096 \\[1.095, "
                       "1.098\\] (-20.2 %) | — | — | — | --no-launch-gaps |"),
               std::string::npos)
         << md;
-    EXPECT_NE(md.find("| matmul kernels 30 % faster | 78.2 % | 1.332"), std::string::npos) << md;
+    EXPECT_NE(md.find("| matmul 30 % faster | 78.2 % | 1.332"), std::string::npos) << md;
     d.nextOptimizations.clear();
     EXPECT_EQ(writeReport(d, ReportFormat::Markdown).find("next optimization"), std::string::npos);
 }

@@ -17,6 +17,7 @@ StoreLoader::StoreLoader(QObject* parent) : QObject(parent) {
     qRegisterMetaType<std::vector<ws::RunInfo>>("std::vector<ws::RunInfo>");
     qRegisterMetaType<std::vector<ws::RunId>>("std::vector<ws::RunId>");
     qRegisterMetaType<ws::ui::RunDetails>("ws::ui::RunDetails");
+    qRegisterMetaType<ws::ui::WhatIfAnswer>("ws::ui::WhatIfAnswer");
     qRegisterMetaType<ws::ui::KernelDetails>("ws::ui::KernelDetails");
     qRegisterMetaType<std::vector<ws::RunAnalysis>>("std::vector<ws::RunAnalysis>");
     qRegisterMetaType<std::vector<ws::SweepTable>>("std::vector<ws::SweepTable>");
@@ -112,6 +113,31 @@ void StoreLoader::loadDetails(const QString& path, RunId id) {
             return d;
         },
         [](StoreLoader& self, const RunDetails& d) { emit self.detailsLoaded(d); });
+}
+
+void StoreLoader::answerWhatIf(const QString& path, RunId id,
+                               std::optional<WhatIfScenario> scenario) {
+    runJob(
+        whatIfJob_, path,
+        [id, scenario](Store& store, auto&&) {
+            WhatIfAnswer a;
+            a.run = id;
+            // A run that cannot be replayed is an answer, not a failure: the
+            // panel says why (no tokens, a counter pass, a change that
+            // matches no kernel).
+            try {
+                if (!scenario) {
+                    a.options = suggestOptimizations(store, id, a.note);
+                } else {
+                    a.scenario = scenario->describe();
+                    a.prediction = predictWhatIf(loadWhatIfRun(store, id), *scenario);
+                }
+            } catch (const std::runtime_error& e) {
+                a.note = e.what();
+            }
+            return a;
+        },
+        [](StoreLoader& self, const WhatIfAnswer& a) { emit self.whatIfAnswered(a); });
 }
 
 void StoreLoader::loadTimeline(const QString& path, RunId id) {

@@ -20,6 +20,7 @@
 #include "analysis/occupancy.h"
 #include "analysis/run_analysis.h"
 #include "analysis/sweep.h"
+#include "analysis/whatif.h"
 #include "model/records.h"
 #include "report/report_data.h"
 #include "store/run_queries.h"
@@ -35,6 +36,16 @@ struct KernelDetails {
     std::optional<ApiCallRecord> launch;    // the API call that launched it
     std::optional<CaptureSite> captured;    // where its CUDA graph node was captured
     std::map<std::string, double> metrics;  // hardware counters (record --metrics)
+};
+
+// What the What-if panel shows: the options a run suggests, ranked, or one
+// scenario's prediction; `note` says why there is neither.
+struct WhatIfAnswer {
+    RunId run = 0;
+    std::vector<RankedOption> options;
+    std::optional<WhatIfPrediction> prediction;
+    std::string scenario;  // WhatIfScenario::describe() of the prediction
+    std::string note;
 };
 
 struct RunDetails {
@@ -86,6 +97,10 @@ class StoreLoader : public QObject {
     void loadCollectives(const QString& path, RunId run);
     // Loads the kernel that starts at `startNs` on `stream`; emits kernelLoaded.
     void loadKernel(const QString& path, RunId run, std::uint32_t stream, std::int64_t startNs);
+    // Ranks the options run `run` suggests (no scenario) or predicts one
+    // scenario by replaying the run; emits whatIfAnswered, with a note and
+    // nothing else when the run cannot be replayed.
+    void answerWhatIf(const QString& path, RunId run, std::optional<WhatIfScenario> scenario);
     // Analyses a run (against `baseline`) for its report; emits reportPrepared.
     void prepareReport(const QString& path, RunId run, std::optional<RunId> baseline);
     // Searches every kernel, copy and API call of a run by label (for a
@@ -113,6 +128,7 @@ class StoreLoader : public QObject {
     void runSearchFound(ws::RunId run, const QString& text,
                         std::shared_ptr<const ws::EventSearch> found);
     void reportPrepared(const std::shared_ptr<const ws::ReportInput>& input);
+    void whatIfAnswered(const ws::ui::WhatIfAnswer& answer);
     void failed(const QString& path, const QString& message);
     void busyChanged(bool busy);
 
@@ -133,6 +149,7 @@ class StoreLoader : public QObject {
 
     JobCounter runsJob_ = newCounter();
     JobCounter detailsJob_ = newCounter();
+    JobCounter whatIfJob_ = newCounter();
     JobCounter timelineJob_ = newCounter();
     JobCounter detailJob_ = newCounter();
     JobCounter analysisJob_ = newCounter();

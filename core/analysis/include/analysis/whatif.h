@@ -77,12 +77,18 @@ WhatIfPrediction predictWhatIf(WhatIfRun run, const WhatIfScenario& scenario, in
 // least 5 % of the GPU time while requests were served, 30 % faster, and a
 // run that launches kernel by kernel without its launch gaps.
 struct RankedOption {
-    std::string change;   // "attention kernels 30 % faster"
+    std::string change;   // "attention 30 % faster"
     std::string flags;    // the whatif flags that give it
     double gpuShare = 0;  // of the GPU time while requests were served (class options)
     WhatIfPrediction prediction;
     const PredictedValue* value(const std::string& metric, const std::string& statistic) const;
 };
 std::vector<RankedOption> rankOptions(const WhatIfRun& run, int resamples = 400);
+
+// rankOptions of a stored run, or nothing and `whyNot` in words: no tokens
+// or kernels, a counter pass (replayed kernels: no real times), or more
+// kernels and API calls than a replay of every option should copy.
+std::vector<RankedOption> suggestOptimizations(Store& store, RunId run, std::string& whyNot);
+inline constexpr std::int64_t kSuggestRecordLimit = 2'000'000;
 
 }  // namespace ws

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/engine_steps.h"
+#include "analysis/token_steps.h"
 #include "cli/cli_args.h"
 #include "cli/commands.h"
 #include "cli/open_store.h"
@@ -39,6 +40,70 @@ json kindJson(const StepKindSummary& k, std::size_t top) {
             {"gpu_busy_fraction", k.gpuBusyFraction}, {"kernels", kernels}};
 }
 
+// A run without engine steps but with tokens: its decode steps (token to
+// token) against their floor, and where the time above it went.
+int printTokenSteps(RunId id, const TokenStepReport& r, bool asJson) {
+    auto ms = [](double ns) { return formatFixed(ns / 1e6, 3); };
+    if (asJson) {
+        json classes = json::object();
+        for (const auto& [kind, ns] : r.kernelNs)
+            classes[toString(kind)] = ns;
+        json j = {{"run", id},
+                  {"engine_steps", 0},
+                  {"token_steps", r.steps},
+                  {"step_mean_ns", r.meanNs},
+                  {"step_p50_ns", r.p50Ns},
+                  {"step_p99_ns", r.p99Ns},
+                  {"kernel_ns_per_step", classes},
+                  {"launch_gap_ns_per_step", r.launchGapNs},
+                  {"host_ns_per_step", r.hostNs}};
+        if (r.floor) {
+            j["floor_ns"] = r.floor->ns();
+            j["floor_bytes"] = r.floor->bytes;
+            j["floor_bandwidth_gbs"] = r.floor->bandwidthGbs;
+            j["sol_percent_mean"] = r.solPercent(r.meanNs);
+            j["sol_percent_p99"] = r.solPercent(r.p99Ns);
+        }
+        std::cout << j.dump(2) << '\n';
+        return 0;
+    }
+    std::cout << "run " << id << ": no engine.step ranges; " << r.steps
+              << " decode steps told from its tokens (token to token)\n";
+    if (r.floor)
+        std::cout << "floor " << ms(r.floor->ns())
+                  << " ms per step: " << formatFixed(r.floor->bytes / 1e9, 2) << " GB at "
+                  << formatFixed(r.floor->bandwidthGbs, 0)
+                  << " GB/s (decoder.decode_step_bytes at the measured copy ceiling)\n";
+    else
+        std::cout << "no floor: the run does not declare its decode step's bytes "
+                     "(decoder.decode_step_bytes and ceiling.copy_gbs, "
+                     "docs/token-conventions.md)\n";
+    std::cout << '\n';
+    TextTable steps({"", "mean ms", "p50 ms", "p99 ms"});
+    steps.add({"step", ms(r.meanNs), ms(r.p50Ns), ms(r.p99Ns)});
+    if (r.floor)
+        steps.add({"SOL %", formatFixed(r.solPercent(r.meanNs), 1),
+                   formatFixed(r.solPercent(r.p50Ns), 1), formatFixed(r.solPercent(r.p99Ns), 1)});
+    steps.print(std::cout);
+    std::cout << "\nWhere a step's time goes (mean per step)\n";
+    TextTable parts({"ms", "% of step", "part"});
+    auto add = [&](double ns, const std::string& what) {
+        parts.add({ms(ns), formatFixed(r.meanNs > 0 ? 100 * ns / r.meanNs : 0, 1), what});
+    };
+    std::vector<std::pair<KernelClass, double>> classes(r.kernelNs.begin(), r.kernelNs.end());
+    std::sort(classes.begin(), classes.end(),
+              [](const auto& a, const auto& b) { return a.second > b.second; });
+    for (const auto& [kind, ns] : classes)
+        add(ns, std::string(toString(kind)) + " kernels");
+    add(r.launchGapNs, "launch gaps (GPU idle between the step's first and last kernel)");
+    add(r.hostNs, "host (before the step's first kernel and after its last)");
+    if (r.floor) add(r.floor->ns(), "of which the floor would be");
+    parts.print(std::cout);
+    std::cout << "(kernels on several streams at once count in each; `whatif " << id
+              << "` predicts what removing a part buys)\n";
+    return 0;
+}
+
 }  // namespace
 
 int cmdSteps(const std::vector<std::string>& argv) {
@@ -64,6 +129,11 @@ int cmdSteps(const std::vector<std::string>& argv) {
             j["kinds"].push_back(kindJson(*k, top));
         std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
         return 0;
+    }
+    if (summary.steps == 0 && runAggregates(*opened, id).tokenCount > 1) {
+        auto report =
+            tokenSteps(loadWhatIfRun(*opened, id), declaredStepFloor(runProperties(*opened, id)));
+        if (report.steps > 0) return printTokenSteps(id, report, args.flag("json"));
     }
     if (summary.steps == 0) {
         std::cout << "run " << id << " has no engine.step ranges: " << whyNoEngineSteps(*opened, id)

@@ -7,6 +7,7 @@
 
 #include "analysis/kernel_classes.h"
 #include "analysis/timeline_replay.h"
+#include "analysis/token_steps.h"
 #include "analysis/whatif.h"
 
 namespace ws {
@@ -245,6 +246,51 @@ TEST(WhatIf, OffersNoLaunchGapsToARunThatIsAlreadyGpuBound) {
     ASSERT_EQ(options.size(), 2u);
     EXPECT_EQ(options[0].flags, "--faster matmul=30%");
     EXPECT_NEAR(options[0].value("tpot", "mean")->change(), -120.0 / 411, 1e-9);
+}
+
+}  // namespace
+}  // namespace ws
+
+
+namespace ws {
+namespace {
+
+TEST(TokenSteps, SplitEachStepIntoKernelsLaunchGapsAndHostAgainstItsFloor) {
+    // GPU-bound: 411 µs from token to token, 400 of them back-to-back
+    // kernels, 11 outside them.
+    auto gpu = tokenSteps(gpuBoundLoop(3).run(), StepFloor{205.5e3, 1.0});
+    EXPECT_EQ(gpu.steps, 2);
+    EXPECT_DOUBLE_EQ(gpu.meanNs, 411 * us);
+    EXPECT_DOUBLE_EQ(gpu.kernelNs.at(KernelClass::Matmul), 400 * us);
+    EXPECT_DOUBLE_EQ(gpu.launchGapNs, 0);
+    EXPECT_DOUBLE_EQ(gpu.hostNs, 11 * us);
+    EXPECT_DOUBLE_EQ(gpu.solPercent(gpu.meanNs), 50.0);
+    // Launch-bound: 49 µs steps, 4 kernels of 2 µs spread over 35 µs.
+    auto host = tokenSteps(launchBoundLoop(3).run(), std::nullopt);
+    EXPECT_EQ(host.steps, 2);
+    EXPECT_DOUBLE_EQ(host.meanNs, 49 * us);
+    EXPECT_DOUBLE_EQ(host.kernelNs.at(KernelClass::Matmul), 8 * us);
+    EXPECT_DOUBLE_EQ(host.launchGapNs, 27 * us);
+    EXPECT_DOUBLE_EQ(host.hostNs, 14 * us);
+    EXPECT_EQ(host.solPercent(host.meanNs), 0);  // no floor declared
+}
+
+TEST(TokenSteps, ABatchedStepCountsOnceAndTheFloorComesFromTheRunsProperties) {
+    auto t = gpuBoundLoop(3);
+    auto other = t.in.tokens;  // a second request in the same batch, 1 µs behind
+    for (auto& token : other) {
+        token.requestId = 1;
+        token.timeNs += us;
+    }
+    t.in.tokens.insert(t.in.tokens.end(), other.begin(), other.end());
+    EXPECT_EQ(tokenSteps(t.run(), std::nullopt).steps, 2);
+    auto floor = declaredStepFloor(
+        {{"decoder.decode_step_bytes", "2488934400"}, {"ceiling.copy_gbs", "4173.955976"}});
+    ASSERT_TRUE(floor);
+    EXPECT_NEAR(floor->ns() / 1e6, 0.5963, 1e-4);
+    EXPECT_FALSE(declaredStepFloor({{"decoder.decode_step_bytes", "2488934400"}}));
+    EXPECT_FALSE(
+        declaredStepFloor({{"decoder.decode_step_bytes", "nan"}, {"ceiling.copy_gbs", "1"}}));
 }
 
 }  // namespace

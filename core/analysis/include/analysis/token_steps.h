@@ -1,0 +1,51 @@
+// Decode steps told from the tokens (the interval between two tokens of a
+// request), each set against its speed-of-light floor, and where the time
+// above it goes: kernels by class, launch gaps inside the step (the GPU idle
+// between its first and last kernel), and host time (before the step's first
+// kernel and after its last). For runs that mark tokens but have no engine
+// steps: the built-in decoder, a PyTorch generate() loop.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/kernel_classes.h"
+#include "analysis/whatif.h"
+
+namespace ws {
+
+// What one decode step must move at least, and how fast it can: the floor is
+// bytes / bandwidth (decode is memory-bound; FLOPs are far below the roof).
+struct StepFloor {
+    double bytes = 0;
+    double bandwidthGbs = 0;
+    double ns() const { return bandwidthGbs > 0 ? bytes / bandwidthGbs : 0; }
+};
+
+// From the run's properties (docs/token-conventions.md): decoder.decode_step_bytes
+// and ceiling.copy_gbs; nothing when either is missing.
+std::optional<StepFloor> declaredStepFloor(const std::map<std::string, std::string>& properties);
+
+struct TokenStepReport {
+    int steps = 0;
+    double meanNs = 0, p50Ns = 0, p99Ns = 0;  // step durations
+    std::optional<StepFloor> floor;
+    // Per step, mean over the steps: kernel time by class, GPU idle between
+    // the step's first and last kernel, and time outside both.
+    std::map<KernelClass, double> kernelNs;
+    double launchGapNs = 0;
+    double hostNs = 0;
+    double solPercent(double stepNs) const {
+        return floor && stepNs > 0 ? 100 * floor->ns() / stepNs : 0;
+    }
+};
+
+// Steps: intervals between consecutive tokens of each request; one that
+// overlaps a step already taken by more than half (another request's token of
+// the same batched step) is not counted again.
+TokenStepReport tokenSteps(const WhatIfRun& run, std::optional<StepFloor> floor);
+
+}  // namespace ws

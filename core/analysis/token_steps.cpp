@@ -1,0 +1,125 @@
+#include "analysis/token_steps.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "analysis/statistics.h"
+
+namespace ws {
+
+namespace {
+
+struct Interval {
+    std::int64_t begin, end;
+};
+
+// The intervals between consecutive tokens of each request, without the
+// repeats a batched step leaves (one per request in the batch).
+std::vector<Interval> stepsOf(std::vector<TokenRecord> tokens) {
+    std::sort(tokens.begin(), tokens.end(), [](const TokenRecord& a, const TokenRecord& b) {
+        return a.requestId != b.requestId ? a.requestId < b.requestId : a.index < b.index;
+    });
+    std::vector<Interval> all;
+    for (std::size_t i = 1; i < tokens.size(); ++i)
+        if (tokens[i].requestId == tokens[i - 1].requestId &&
+            tokens[i].timeNs > tokens[i - 1].timeNs)
+            all.push_back({tokens[i - 1].timeNs, tokens[i].timeNs});
+    std::sort(all.begin(), all.end(),
+              [](const Interval& a, const Interval& b) { return a.begin < b.begin; });
+    std::vector<Interval> steps;
+    for (const auto& s : all) {
+        if (!steps.empty()) {
+            const auto& last = steps.back();
+            const auto overlap = std::min(last.end, s.end) - std::max(last.begin, s.begin);
+            if (2 * overlap > s.end - s.begin) continue;
+        }
+        steps.push_back(s);
+    }
+    return steps;
+}
+
+}  // namespace
+
+std::optional<StepFloor> declaredStepFloor(const std::map<std::string, std::string>& properties) {
+    auto number = [&](const char* key) -> std::optional<double> {
+        auto it = properties.find(key);
+        if (it == properties.end()) return std::nullopt;
+        try {
+            const double v = std::stod(it->second);
+            return std::isfinite(v) && v > 0 ? std::optional<double>(v) : std::nullopt;
+        } catch (const std::exception&) {
+            return std::nullopt;
+        }
+    };
+    const auto bytes = number("decoder.decode_step_bytes");
+    const auto gbs = number("ceiling.copy_gbs");
+    if (!bytes || !gbs) return std::nullopt;
+    return StepFloor{*bytes, *gbs};
+}
+
+TokenStepReport tokenSteps(const WhatIfRun& run, std::optional<StepFloor> floor) {
+    TokenStepReport r;
+    r.floor = floor;
+    const auto steps = stepsOf(run.timeline.tokens);
+    if (steps.empty()) return r;
+    // Ops by start, each step taking those that start inside it.
+    std::vector<std::size_t> order(run.timeline.ops.size());
+    for (std::size_t i = 0; i < order.size(); ++i)
+        order[i] = i;
+    const auto& ops = run.timeline.ops;
+    std::sort(order.begin(), order.end(),
+              [&](std::size_t a, std::size_t b) { return ops[a].startNs < ops[b].startNs; });
+    std::vector<KernelClass> classOf(ops.size());
+    for (std::size_t i = 0; i < ops.size(); ++i)
+        classOf[i] = classifyKernel(run.opNames[i]);
+
+    std::vector<double> durations;
+    std::vector<Interval> busy;
+    for (const auto& s : steps) {
+        durations.push_back(static_cast<double>(s.end - s.begin));
+        auto it =
+            std::lower_bound(order.begin(), order.end(), s.begin,
+                             [&](std::size_t i, std::int64_t t) { return ops[i].startNs < t; });
+        busy.clear();
+        for (; it != order.end() && ops[*it].startNs < s.end; ++it) {
+            const auto& op = ops[*it];
+            const auto end = std::min(op.endNs, s.end);
+            r.kernelNs[classOf[*it]] += static_cast<double>(end - op.startNs);
+            busy.push_back({op.startNs, end});
+        }
+        if (busy.empty()) {
+            r.hostNs += static_cast<double>(s.end - s.begin);
+            continue;
+        }
+        // The union of the step's GPU work (streams may overlap), and its span.
+        std::sort(busy.begin(), busy.end(),
+                  [](const Interval& a, const Interval& b) { return a.begin < b.begin; });
+        std::int64_t covered = 0, spanEnd = busy.front().begin, curBegin = busy.front().begin,
+                     curEnd = busy.front().end;
+        for (const auto& b : busy) {
+            if (b.begin > curEnd) {
+                covered += curEnd - curBegin;
+                curBegin = b.begin;
+            }
+            curEnd = std::max(curEnd, b.end);
+            spanEnd = std::max(spanEnd, b.end);
+        }
+        covered += curEnd - curBegin;
+        const auto span = spanEnd - busy.front().begin;
+        r.launchGapNs += static_cast<double>(span - covered);
+        r.hostNs += static_cast<double>((s.end - s.begin) - span);
+    }
+    r.steps = static_cast<int>(steps.size());
+    const double n = r.steps;
+    for (auto& [kind, ns] : r.kernelNs)
+        ns /= n;
+    r.launchGapNs /= n;
+    r.hostNs /= n;
+    auto summary = stats::summarize(durations);
+    r.meanNs = summary.mean;
+    r.p50Ns = summary.median;
+    r.p99Ns = stats::percentile(durations, 99);
+    return r;
+}
+
+}  // namespace ws

@@ -355,7 +355,7 @@ std::vector<RankedOption> rankOptions(const WhatIfRun& run, int resamples) {
     return options;
 }
 
-std::vector<RankedOption> suggestOptimizations(Store& store, RunId run, std::string& whyNot) {
+std::optional<WhatIfRun> loadReplayableRun(Store& store, RunId run, std::string& whyNot) {
     whyNot.clear();
     const auto counts = runAggregates(store, run);
     if (counts.tokenCount == 0 || counts.kernelCount == 0) {
@@ -363,20 +363,25 @@ std::vector<RankedOption> suggestOptimizations(Store& store, RunId run, std::str
                      ? "the run has no tokens: record a program that marks them "
                        "(docs/token-conventions.md) or a server under bench serve --server"
                      : "the run has no kernels to replay";
-        return {};
+        return std::nullopt;
     }
     const auto props = runProperties(store, run);
     if (props.count("capture.metrics")) {
         whyNot = "a counter pass replays every kernel: its times are not the program's";
-        return {};
+        return std::nullopt;
     }
     if (counts.kernelCount + counts.apiCallCount > kSuggestRecordLimit) {
         whyNot = "the run has " + std::to_string(counts.kernelCount + counts.apiCallCount) +
                  " kernels and API calls, more than every option is replayed for; run "
                  "`warpscope-cli whatif` for the change you have in mind";
-        return {};
+        return std::nullopt;
     }
-    return rankOptions(loadWhatIfRun(store, run));
+    return loadWhatIfRun(store, run);
+}
+
+std::vector<RankedOption> suggestOptimizations(Store& store, RunId run, std::string& whyNot) {
+    auto loaded = loadReplayableRun(store, run, whyNot);
+    return loaded ? rankOptions(*loaded) : std::vector<RankedOption>{};
 }
 
 }  // namespace ws

@@ -379,12 +379,20 @@ std::vector<Finding> findFindings(const ReportData& d) {
 
 namespace {
 
-void addNextOptimizations(Store& store, ReportData& d) {
+// The advisor's part of the report, from one load of the run's timeline:
+// what the next optimization buys, and the decode steps against their floor.
+void addAdvice(Store& store, ReportData& d) {
     if (d.latency.requests.empty() || d.summary.kernels.empty()) return;
     if (d.properties.count("capture.metrics")) return;  // said once, above, for the whole report
     std::string whyNot;
     try {
-        d.nextOptimizations = suggestOptimizations(store, d.run.id, whyNot);
+        if (auto run = loadReplayableRun(store, d.run.id, whyNot)) {
+            d.nextOptimizations = rankOptions(*run);
+            if (!d.itlOutliers) {  // no engine steps: the tokens tell the steps
+                auto steps = tokenSteps(*run, declaredStepFloor(d.properties));
+                if (steps.steps > 0) d.tokenSteps = std::move(steps);
+            }
+        }
     } catch (const std::exception& e) {
         whyNot = e.what();
     }
@@ -518,7 +526,7 @@ ReportData buildReport(Store& store, const std::vector<RunAnalysis>& analyses) {
             "no hardware counters (achieved occupancy, counted FLOPs and DRAM bytes): record a "
             "counter pass with `warpscope-cli record --metrics roofline`; roofline points use "
             "declared or model FLOPs and bytes");
-    addNextOptimizations(store, d);
+    addAdvice(store, d);
     d.contract = checkContract(d);
     d.findings = findFindings(d);
     return d;

@@ -1,5 +1,6 @@
 #include "report/report_writer.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
@@ -326,6 +327,39 @@ void writeNextOptimizations(Doc& doc, const ReportData& d) {
               rows);
 }
 
+// Decode steps (token to token) against their floor, and where a step's
+// time goes: kernels by class, launch gaps, host.
+void writeTokenSteps(Doc& doc, const ReportData& d) {
+    if (!d.tokenSteps) return;
+    const auto& r = *d.tokenSteps;
+    auto ms = [](double ns) { return formatFixed(ns / 1e6, 3) + " ms"; };
+    doc.heading(2, "Decode steps against the speed of light");
+    doc.para(std::to_string(r.steps) + " decode steps told from the tokens (token to token). " +
+             (r.floor ? "Floor " + ms(r.floor->ns()) + " per step: " +
+                            formatFixed(r.floor->bytes / 1e9, 2) + " GB at the measured " +
+                            formatFixed(r.floor->bandwidthGbs, 0) + " GB/s copy bandwidth."
+                      : std::string("No floor: the run does not declare its decode step's bytes "
+                                    "(decoder.decode_step_bytes).")));
+    std::vector<std::vector<std::string>> rows;
+    auto pct = [&](double ns) {
+        return formatFixed(r.meanNs > 0 ? 100 * ns / r.meanNs : 0, 1) + " %";
+    };
+    rows.push_back({"step (mean / p50 / p99)",
+                    ms(r.meanNs) + " / " + ms(r.p50Ns) + " / " + ms(r.p99Ns),
+                    r.floor ? "SOL " + formatFixed(r.solPercent(r.meanNs), 1) + " % / " +
+                                  formatFixed(r.solPercent(r.p50Ns), 1) + " % / " +
+                                  formatFixed(r.solPercent(r.p99Ns), 1) + " %"
+                            : "—"});
+    std::vector<std::pair<KernelClass, double>> classes(r.kernelNs.begin(), r.kernelNs.end());
+    std::sort(classes.begin(), classes.end(),
+              [](const auto& a, const auto& b) { return a.second > b.second; });
+    for (const auto& [kind, ns] : classes)
+        rows.push_back({std::string(toString(kind)) + " kernels", ms(ns), pct(ns)});
+    rows.push_back({"launch gaps inside the step", ms(r.launchGapNs), pct(r.launchGapNs)});
+    rows.push_back({"host (before the first kernel, after the last)", ms(r.hostNs), pct(r.hostNs)});
+    doc.table({"part of a step", "time", "share"}, rows);
+}
+
 std::string writeReport(const ReportData& d, ReportFormat format, const ChartSource& chartSource) {
     Doc doc(format);
     auto chart = [&](const std::string& id) {
@@ -350,6 +384,7 @@ std::string writeReport(const ReportData& d, ReportFormat format, const ChartSou
         if (!doc.html()) doc.para("");
     }
     writeNextOptimizations(doc, d);
+    writeTokenSteps(doc, d);
 
     doc.heading(2, "Workload contract");
     if (d.contract.empty()) {

@@ -441,3 +441,34 @@ TEST(ReportWriter, WhatTheNextOptimizationBuysListsEachOptionWithItsInterval) {
 
 }  // namespace
 }  // namespace ws
+
+namespace ws {
+namespace {
+
+TEST(ReportWriter, DecodeStepsAgainstTheirFloorSplitTheMeanStep) {
+    auto d = decoderRun();
+    TokenStepReport steps;
+    steps.steps = 248;
+    steps.meanNs = 1.212e6;
+    steps.p50Ns = 1.201e6;
+    steps.p99Ns = 1.375e6;
+    steps.floor = StepFloor{2.4889344e9, 4174};
+    steps.kernelNs[KernelClass::Matmul] = 0.721e6;
+    steps.launchGapNs = 0.013e6;
+    steps.hostNs = 0.266e6;
+    d.tokenSteps = steps;
+    auto md = writeReport(d, ReportFormat::Markdown);
+    EXPECT_NE(md.find("## Decode steps against the speed of light"), std::string::npos) << md;
+    EXPECT_NE(md.find("Floor 0.596 ms per step: 2.49 GB at the measured 4174 GB/s"),
+              std::string::npos)
+        << md;
+    EXPECT_NE(md.find("| step (mean / p50 / p99) | 1.212 ms / 1.201 ms / 1.375 ms | SOL 49.2 %"),
+              std::string::npos)
+        << md;
+    EXPECT_NE(md.find("| host (before the first kernel, after the last) | 0.266 ms | 21.9 % |"),
+              std::string::npos)
+        << md;
+}
+
+}  // namespace
+}  // namespace ws

@@ -85,9 +85,11 @@ struct RankedOption {
 };
 std::vector<RankedOption> rankOptions(const WhatIfRun& run, int resamples = 400);
 
-// rankOptions of a stored run, or nothing and `whyNot` in words: no tokens
-// or kernels, a counter pass (replayed kernels: no real times), or more
-// kernels and API calls than a replay of every option should copy.
+// A stored run loaded for replaying, or nothing and `whyNot` in words: no
+// tokens or kernels, a counter pass (replayed kernels: no real times), or
+// more kernels and API calls than a replay of every option should copy.
+std::optional<WhatIfRun> loadReplayableRun(Store& store, RunId run, std::string& whyNot);
+// rankOptions of loadReplayableRun, or nothing and why.
 std::vector<RankedOption> suggestOptimizations(Store& store, RunId run, std::string& whyNot);
 inline constexpr std::int64_t kSuggestRecordLimit = 2'000'000;
 

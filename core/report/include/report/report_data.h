@@ -21,6 +21,7 @@
 #include "analysis/roofline.h"
 #include "analysis/run_analysis.h"
 #include "analysis/sweep.h"
+#include "analysis/token_steps.h"
 #include "analysis/whatif.h"
 #include "config/workload_config.h"
 #include "model/records.h"
@@ -80,6 +81,9 @@ struct ReportData {
     // What the next optimization buys: the options the run suggests, each
     // replayed from its own timeline (analysis/whatif.h), best first.
     std::vector<RankedOption> nextOptimizations;
+    // Decode steps told from the tokens against their floor, for runs with
+    // tokens and no engine steps (the built-in decoder, a generate() loop).
+    std::optional<TokenStepReport> tokenSteps;
     std::vector<std::string> missing;  // what the run does not have, in words
 };
 

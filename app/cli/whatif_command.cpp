@@ -75,8 +75,8 @@ int cmdWhatIf(const std::vector<std::string>& argv) {
                                         {"statistic", v.statistic},
                                         {"recorded", v.recorded},
                                         {"predicted", v.predicted},
-                                        {"ci95_low", v.ciLow},
-                                        {"ci95_high", v.ciHigh},
+                                        {"ci95_low", v.hasInterval ? json(v.ciLow) : json()},
+                                        {"ci95_high", v.hasInterval ? json(v.ciHigh) : json()},
                                         {"change", v.change()}});
         std::cout << j.dump(2) << '\n';
         return 0;
@@ -100,7 +100,9 @@ int cmdWhatIf(const std::vector<std::string>& argv) {
         const int digits = v.metric == "output throughput" ? 1 : 3;
         table.add({v.metric == "output throughput" ? v.metric : v.metric + " ms", v.statistic,
                    formatFixed(v.recorded, digits), valueText(v),
-                   "[" + formatFixed(v.ciLow, digits) + ", " + formatFixed(v.ciHigh, digits) + "]",
+                   v.hasInterval ? "[" + formatFixed(v.ciLow, digits) + ", " +
+                                       formatFixed(v.ciHigh, digits) + "]"
+                                 : std::string("— (one request)"),
                    percentChange(v.change())});
     }
     table.print(std::cout);

@@ -66,7 +66,9 @@ Structure structureOf(const ReplayInput& in) {
     s.launches.assign(calls.size(), false);
     for (std::size_t i = 0; i < ops.size(); ++i) {
         auto it = callByCorrelation.find({ops[i].processId, ops[i].correlationId});
-        if (it == callByCorrelation.end()) continue;
+        // An op seen to start before its call began is clock skew between the
+        // host and GPU records: it keeps its recorded place.
+        if (it == callByCorrelation.end() || ops[i].startNs < calls[it->second].startNs) continue;
         s.callOf[i] = it->second;
         s.launches[it->second] = true;
     }
@@ -107,8 +109,10 @@ ReplayFloors floorsOf(const ReplayInput& in, const Structure& s) {
     return {floorOf(std::move(latencies), 0), floorOf(std::move(gaps), 0)};
 }
 
-// How far each stamp moves: with the last blocking call (else any call) that
-// ended at or before it.
+// How far each stamp moves: with the last blocking call that ended at or
+// before it (the synchronize that made a token visible), unless that is more
+// than kBlockingReach older than the last call of any kind, then with that
+// call (a loop that polls instead of blocking).
 class StampMover {
   public:
     StampMover(const ReplayInput& in, const Structure& s, const std::vector<std::int64_t>& newEnd) {
@@ -120,18 +124,23 @@ class StampMover {
             std::sort(v->begin(), v->end());
     }
     std::int64_t moved(std::int64_t t) const {
-        if (auto shift = shiftAt(blocking_, t)) return t + *shift;
-        if (auto shift = shiftAt(any_, t)) return t + *shift;
+        const auto blocking = lastAt(blocking_, t);
+        const auto any = lastAt(any_, t);
+        if (blocking && (!any || any->first - blocking->first <= kBlockingReach))
+            return t + blocking->second;
+        if (any) return t + any->second;
         return t;
     }
+    static constexpr std::int64_t kBlockingReach = 1'000'000;  // 1 ms
 
   private:
-    static std::optional<std::int64_t> shiftAt(
+    // The (end, shift) of the last call that ended at or before t.
+    static std::optional<std::pair<std::int64_t, std::int64_t>> lastAt(
         const std::vector<std::pair<std::int64_t, std::int64_t>>& ends, std::int64_t t) {
         auto it = std::upper_bound(ends.begin(), ends.end(),
                                    std::pair{t, std::numeric_limits<std::int64_t>::max()});
         if (it == ends.begin()) return std::nullopt;
-        return std::prev(it)->second;
+        return *std::prev(it);
     }
     std::vector<std::pair<std::int64_t, std::int64_t>> blocking_, any_;
 };
@@ -197,8 +206,12 @@ ReplayResult replayTimeline(const ReplayInput& in, const ReplayOptions& options)
     auto awaited = [&](std::map<ThreadKey, Latest>& ofThread,
                        std::map<std::uint32_t, Latest>& ofProcess,
                        const ApiCallRecord& call) -> Latest {
-        if (waitsForWholeProcess(call)) return ofProcess[call.processId];
-        return ofThread[{call.processId, call.threadId}];
+        const auto& process = ofProcess[call.processId];
+        if (waitsForWholeProcess(call)) return process;
+        // Nothing of its own thread was running when it began: it waited for
+        // work another thread of the process launched, if any was running.
+        const auto& own = ofThread[{call.processId, call.threadId}];
+        return own.recorded <= call.startNs && process.recorded > call.startNs ? process : own;
     };
     auto noteEnd = [&](std::map<ThreadKey, Latest>& ofThread,
                        std::map<std::uint32_t, Latest>& ofProcess, std::size_t op) {
@@ -210,12 +223,13 @@ ReplayResult replayTimeline(const ReplayInput& in, const ReplayOptions& options)
     };
 
     // Wake-up after a wait: the run's typical one, for calls that did not
-    // wait in the recording but must in the replay.
-    std::int64_t wakeNs = 0;
+    // wait in the recording but must in the replay; and the typical time of a
+    // blocking call that did not wait, the least one that waited can take.
+    std::int64_t wakeNs = 0, ownNs = 0;
     {
         std::map<ThreadKey, Latest> ofThread;
         std::map<std::uint32_t, Latest> ofProcess;
-        std::vector<double> tails;
+        std::vector<double> tails, own;
         for (const auto& e : events) {
             const bool endsNow =
                 e.type == OpEnd || (e.type == OpStart && s.callOf[e.index] != kNone &&
@@ -228,9 +242,12 @@ ReplayResult replayTimeline(const ReplayInput& in, const ReplayOptions& options)
                 const auto latest = awaited(ofThread, ofProcess, call).recorded;
                 if (latest > call.startNs)
                     tails.push_back(static_cast<double>(call.endNs - latest));
+                else
+                    own.push_back(static_cast<double>(call.endNs - call.startNs));
             }
         }
         if (!tails.empty()) wakeNs = static_cast<std::int64_t>(stats::percentile(tails, 50));
+        if (!own.empty()) ownNs = static_cast<std::int64_t>(stats::percentile(own, 50));
     }
 
     struct Thread {
@@ -257,7 +274,7 @@ ReplayResult replayTimeline(const ReplayInput& in, const ReplayOptions& options)
                 if (t.inBurst) {
                     gap = duration = 0;
                     free[e.index] = true;
-                    ++result.launchesRemoved;
+                    if (s.launches[e.index]) ++result.launchesRemoved;
                 } else if (s.launches[e.index]) {  // the graph launch that replaces the burst
                     t.inBurst = true;
                     duration = options.graphLaunchNs;
@@ -275,16 +292,23 @@ ReplayResult replayTimeline(const ReplayInput& in, const ReplayOptions& options)
             const auto& call = calls[e.index];
             auto& t = threads[{call.processId, call.threadId}];
             const auto latest = awaited(latestOfThread, latestOfProcess, call);
-            std::int64_t end = newStart[e.index] + (call.endNs - call.startNs);
+            const auto duration = call.endNs - call.startNs;
+            std::int64_t end = newStart[e.index] + duration;
             if (latest.recorded != std::numeric_limits<std::int64_t>::min()) {
+                // Both forms give the recorded end back when nothing changed.
                 const bool waited = latest.recorded > call.startNs;
-                const auto tail = waited ? call.endNs - latest.recorded : wakeNs;
-                end = std::max(waited ? newStart[e.index] : end, latest.replayed + tail);
+                const auto tail = waited ? call.endNs - latest.recorded
+                                         : std::min(wakeNs, call.endNs - latest.recorded);
+                const auto least = waited ? std::min(duration, ownNs) : duration;
+                end = std::max(newStart[e.index] + least, latest.replayed + tail);
             }
             newEnd[e.index] = end;
             t.cursor = end;
             t.lastEnd = call.endNs;
-            t.inBurst = false;
+            // The burst of launches a blocking call ends is the process's:
+            // one thread may launch while another synchronizes.
+            for (auto& [key, other] : threads)
+                if (key.first == call.processId) other.inBurst = false;
         } else {
             const auto& op = ops[e.index];
             const auto prev = s.prevOnStream[e.index];
@@ -323,16 +347,19 @@ ReplayResult replayTimeline(const ReplayInput& in, const ReplayOptions& options)
     result.tokens = in.tokens;
     for (auto& token : result.tokens)
         token.timeNs = mover.moved(token.timeNs);
-    std::map<std::int64_t, std::int64_t> lastToken;
-    for (const auto& token : result.tokens) {
-        auto& last = lastToken.try_emplace(token.requestId, token.timeNs).first->second;
-        last = std::max(last, token.timeNs);
+    // A request's end moves as its last token does (it may end after it).
+    std::map<std::int64_t, std::pair<std::int64_t, std::int64_t>> lastToken;  // recorded, moved
+    for (std::size_t i = 0; i < in.tokens.size(); ++i) {
+        auto [it, fresh] = lastToken.try_emplace(in.tokens[i].requestId, in.tokens[i].timeNs,
+                                                 result.tokens[i].timeNs);
+        if (!fresh && in.tokens[i].timeNs > it->second.first)
+            it->second = {in.tokens[i].timeNs, result.tokens[i].timeNs};
     }
     result.requests = in.requests;
     for (auto& request : result.requests) {
         if (!in.arrivalsFixed) request.startNs = mover.moved(request.startNs);
         if (auto it = lastToken.find(request.requestId); it != lastToken.end())
-            request.endNs = it->second;
+            request.endNs += it->second.second - it->second.first;
         else
             request.endNs = mover.moved(request.endNs);
     }

@@ -73,20 +73,31 @@ TokenStepReport tokenSteps(const WhatIfRun& run, std::optional<StepFloor> floor)
     for (std::size_t i = 0; i < ops.size(); ++i)
         classOf[i] = classifyKernel(run.opNames[i]);
 
+    // One pass over the ops by start, steps in time order; an op still
+    // running at a step's end is carried into the next step for the part
+    // inside it.
     std::vector<double> durations;
     std::vector<Interval> busy;
+    std::vector<std::size_t> carried, stillRunning;
+    std::size_t next = 0;
     for (const auto& s : steps) {
         durations.push_back(static_cast<double>(s.end - s.begin));
-        auto it =
-            std::lower_bound(order.begin(), order.end(), s.begin,
-                             [&](std::size_t i, std::int64_t t) { return ops[i].startNs < t; });
         busy.clear();
-        for (; it != order.end() && ops[*it].startNs < s.end; ++it) {
-            const auto& op = ops[*it];
+        stillRunning.clear();
+        auto take = [&](std::size_t i) {
+            const auto& op = ops[i];
+            const auto begin = std::max(op.startNs, s.begin);
             const auto end = std::min(op.endNs, s.end);
-            r.kernelNs[classOf[*it]] += static_cast<double>(end - op.startNs);
-            busy.push_back({op.startNs, end});
-        }
+            if (op.endNs > s.end) stillRunning.push_back(i);
+            if (end <= begin) return;
+            r.kernelNs[classOf[i]] += static_cast<double>(end - begin);
+            busy.push_back({begin, end});
+        };
+        for (auto i : carried)
+            take(i);
+        for (; next < order.size() && ops[order[next]].startNs < s.end; ++next)
+            take(order[next]);
+        carried.swap(stillRunning);
         if (busy.empty()) {
             r.hostNs += static_cast<double>(s.end - s.begin);
             continue;

@@ -118,8 +118,9 @@ KernelChange parseKernelChange(const std::string& text) {
                                         "100 (exclusive)");
         change.timeFactor = 1 - value / 100;
     } else if (unit == 'x') {
-        if (value <= 0)
-            throw std::invalid_argument("--faster " + text + ": a speed-up must be above 0x");
+        if (value <= 0 || value > 1000)
+            throw std::invalid_argument("--faster " + text +
+                                        ": a speed-up must be above 0x and at most 1000x");
         change.timeFactor = 1 / value;
     } else {
         throw std::invalid_argument("--faster " + text +
@@ -259,8 +260,9 @@ WhatIfPrediction predictWhatIf(WhatIfRun run, const WhatIfScenario& scenario, in
     }
     auto interval = [&](const std::string& key, PredictedValue& v) {
         auto& d = draws[key];
-        if (d.size() < 2) {
+        if (d.size() < 2 || n < 2) {  // one request resampled is itself every time
             v.ciLow = v.ciHigh = v.predicted;
+            v.hasInterval = false;
             return;
         }
         std::sort(d.begin(), d.end());

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "analysis/capture_cost.h"
+#include "analysis/kernel_classes.h"
 #include "analysis/run_latency.h"
 #include "analysis/statistics.h"
 #include "model/model_shape.h"
@@ -184,7 +185,52 @@ std::vector<Finding> findFindings(const ReportData& d) {
                        "(" +
                            formatFixed(100 - k.timePercent, 1) + "% of kernel time is elsewhere)";
         f.rule = "top kernel ≥ 30% of kernel time";
+        // Replayed, 30 % off its class may buy far less than its share says:
+        // the step then waits on the host, not on this kernel.
+        const std::string classFlag =
+            std::string("--faster ") +
+            toString(classifyKernel(k.demangled.empty() ? k.name : k.demangled)) + "=30%";
+        for (const auto& o : d.nextOptimizations) {
+            const auto* v = o.flags == classFlag ? o.value("tpot", "mean") : nullptr;
+            if (!v || graphSpan) continue;
+            const double naive = 0.3 * k.timePercent / 100;
+            f.evidence += "; its class (" + o.change + ") predicts TPOT " +
+                          formatFixed(100 * v->change(), 1) + " % when replayed";
+            if (-v->change() < 0.5 * naive)
+                f.next = "making it faster buys little here: 30 % off its class predicts " +
+                         formatFixed(100 * v->change(), 1) + " % TPOT, not the " +
+                         formatFixed(-100 * naive, 1) +
+                         " % its share suggests, because the steps wait on something else "
+                         "(see What the next optimization buys)";
+            f.rule += "; the replayed prediction beside it";
+        }
         out.push_back(f);
+    }
+    // The best replayed option, naming the figure it rests on.
+    if (!d.nextOptimizations.empty()) {
+        const auto& best = d.nextOptimizations.front();
+        const bool tpot = best.value("tpot", "mean") != nullptr;
+        const auto* v = tpot ? best.value("tpot", "mean") : best.value("ttft", "mean");
+        if (v && v->change() <= -0.05) {
+            const std::string metric = tpot ? "TPOT" : "TTFT";
+            Finding f;
+            f.title = "Next: " + best.change + " would cut mean " + metric + " by " +
+                      formatFixed(-100 * v->change(), 1) + " %";
+            f.evidence = "predicted " + formatFixed(v->predicted, 3) + " ms" +
+                         (v->hasInterval ? " (95 % over requests " + formatFixed(v->ciLow, 3) +
+                                               "–" + formatFixed(v->ciHigh, 3) + ")"
+                                         : std::string()) +
+                         " against " + formatFixed(v->recorded, 3) +
+                         " ms recorded, by replaying the run's timeline with the change";
+            f.next = (best.flags == "--no-launch-gaps"
+                          ? std::string("replay each step as a CUDA graph (or fuse its kernels)")
+                          : "make the " + best.change.substr(0, best.change.find(' ')) +
+                                " kernels faster") +
+                     "; `warpscope-cli whatif " + std::to_string(d.run.id) + " " + best.flags +
+                     "` gives every metric";
+            f.rule = "best replayed option (what-if) predicts ≥ 5 % lower mean " + metric;
+            out.push_back(f);
+        }
     }
     if (d.samples.clockEvents.throttled()) {
         Finding f;

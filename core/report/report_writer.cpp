@@ -312,8 +312,10 @@ void writeNextOptimizations(Doc& doc, const ReportData& d) {
         std::to_string(d.run.id) + " FLAGS` gives the full table for any change.");
     auto cell = [](const PredictedValue* v, int digits) -> std::string {
         if (!v) return "—";
-        return formatFixed(v->predicted, digits) + " [" + formatFixed(v->ciLow, digits) + ", " +
-               formatFixed(v->ciHigh, digits) + "] (" + (v->change() >= 0 ? "+" : "") +
+        const std::string interval = v->hasInterval ? " [" + formatFixed(v->ciLow, digits) + ", " +
+                                                          formatFixed(v->ciHigh, digits) + "]"
+                                                    : std::string();
+        return formatFixed(v->predicted, digits) + interval + " (" + (v->change() >= 0 ? "+" : "") +
                formatFixed(100 * v->change(), 1) + " %)";
     };
     std::vector<std::vector<std::string>> rows;

@@ -472,3 +472,63 @@ TEST(ReportWriter, DecodeStepsAgainstTheirFloorSplitTheMeanStep) {
 
 }  // namespace
 }  // namespace ws
+
+namespace ws {
+namespace {
+
+// The eager 1B decode of the H200 samples, as the replay read it: GEMVs are
+// 78 % of kernel time, yet 30 % off them buys 3 %; no launch gaps buys 20 %.
+ReportData launchBoundDecode() {
+    auto d = decoderRun();
+    KernelStat k;
+    k.name = "gemvSplitK";
+    k.timePercent = 78;
+    k.time.count = 18144;
+    d.summary.kernels.push_back(k);
+    RankedOption gaps{"no launch gaps (CUDA graphs)", "--no-launch-gaps", 0, {}};
+    gaps.prediction.values.push_back({"tpot", "mean", 1.373, 1.096, 1.095, 1.098});
+    RankedOption matmul{"matmul 30 % faster", "--faster matmul=30%", 0.78, {}};
+    matmul.prediction.values.push_back({"tpot", "mean", 1.373, 1.332, 1.320, 1.346});
+    d.nextOptimizations = {gaps, matmul};
+    return d;
+}
+
+TEST(ReportFindings, TheBestReplayedOptionIsAFindingNamingItsFigure) {
+    auto findings = findFindings(launchBoundDecode());
+    auto next = std::find_if(findings.begin(), findings.end(),
+                             [](const Finding& f) { return f.title.rfind("Next: ", 0) == 0; });
+    ASSERT_NE(next, findings.end());
+    EXPECT_EQ(next->title, "Next: no launch gaps (CUDA graphs) would cut mean TPOT by 20.2 %");
+    EXPECT_NE(next->evidence.find("1.096 ms (95 % over requests 1.095–1.098) against 1.373 ms"),
+              std::string::npos)
+        << next->evidence;
+    EXPECT_NE(next->next.find("whatif 3 --no-launch-gaps"), std::string::npos) << next->next;
+    // Under 5 %: not worth a finding.
+    auto small = launchBoundDecode();
+    small.nextOptimizations.erase(small.nextOptimizations.begin());
+    for (const auto& f : findFindings(small))
+        EXPECT_NE(f.title.rfind("Next: ", 0), 0u) << f.title;
+}
+
+TEST(ReportFindings, ATopKernelThatBuysLittleWhenReplayedIsNotAdvisedFirst) {
+    auto findings = findFindings(launchBoundDecode());
+    auto top = std::find_if(findings.begin(), findings.end(), [](const Finding& f) {
+        return f.title == "gemvSplitK is 78.0% of kernel time";
+    });
+    ASSERT_NE(top, findings.end());
+    EXPECT_NE(top->evidence.find("its class (matmul 30 % faster) predicts TPOT -3.0 %"),
+              std::string::npos)
+        << top->evidence;
+    EXPECT_EQ(top->next.rfind("making it faster buys little here", 0), 0u) << top->next;
+    // Without a replay the old advice stands.
+    auto unreplayed = launchBoundDecode();
+    unreplayed.nextOptimizations.clear();
+    for (const auto& f : findFindings(unreplayed)) {
+        if (f.title == "gemvSplitK is 78.0% of kernel time") {
+            EXPECT_EQ(f.next.rfind("optimize or replace it first", 0), 0u) << f.next;
+        }
+    }
+}
+
+}  // namespace
+}  // namespace ws

@@ -15,15 +15,17 @@ namespace {
 
 constexpr std::int64_t us = 1000;
 
-// A program's timeline, written call by call as one host thread made it.
+// A program's timeline, written call by call as its host threads made it.
 struct Timeline {
     ReplayInput in;
     std::vector<std::string> names;
     std::uint32_t nextCorrelation = 1;
 
+    std::uint32_t thread = 7;  // the host thread the next calls are made on
+
     ApiCallRecord& call(std::int64_t start, std::int64_t end, const std::string& name) {
         in.apiCalls.push_back(
-            {start * us, end * us, 7, 7, nextCorrelation++, ApiKind::Runtime, 0, name, 0});
+            {start * us, end * us, 7, thread, nextCorrelation++, ApiKind::Runtime, 0, name, 0});
         return in.apiCalls.back();
     }
     // A launch call [start, end) whose kernel ran [kStart, kEnd) on `stream`.
@@ -56,6 +58,7 @@ Timeline gpuBoundLoop(int steps) {
         t.token(0, s, first + 404);
         at = first + 406;  // the host's next step starts 2 µs after the token
     }
+    t.in.requests[0].endNs = t.in.tokens.back().timeNs;
     return t;
 }
 
@@ -75,6 +78,7 @@ Timeline launchBoundLoop(int steps) {
         t.token(0, s, syncStart + 3);
         at = syncStart + 5;
     }
+    t.in.requests[0].endNs = t.in.tokens.back().timeNs;
     return t;
 }
 
@@ -169,6 +173,14 @@ TEST(TimelineReplay, FixedArrivalsStayWhereTheClientSentThem) {
 
 TEST(WhatIf, PredictsTpotFromTheReplayWithAnInterval) {
     auto t = gpuBoundLoop(6);
+    // Two requests of three tokens each, the second arriving at the first's end.
+    for (std::size_t i = 3; i < 6; ++i) {
+        t.in.tokens[i].requestId = 1;
+        t.in.tokens[i].index = static_cast<std::int32_t>(i - 3);
+    }
+    t.in.requests[0].endNs = t.in.tokens[2].timeNs;
+    t.in.requests[0].outputTokens = 3;
+    t.in.requests.push_back({1, t.in.tokens[2].timeNs, t.in.tokens[5].timeNs, 512, 3, true});
     WhatIfScenario halve;
     halve.faster.push_back(parseKernelChange("gemv=2x"));
     auto p = predictWhatIf(t.run(), halve, 200);
@@ -180,6 +192,7 @@ TEST(WhatIf, PredictsTpotFromTheReplayWithAnInterval) {
     ASSERT_NE(tpot, p.values.end());
     EXPECT_NEAR(tpot->recorded, 0.411, 1e-9);  // 411 µs apart after the first
     EXPECT_NEAR(tpot->predicted, 0.211, 1e-9);
+    EXPECT_TRUE(tpot->hasInterval);
     EXPECT_LE(tpot->ciLow, tpot->predicted);
     EXPECT_GE(tpot->ciHigh, tpot->predicted);
 }
@@ -251,7 +264,6 @@ TEST(WhatIf, OffersNoLaunchGapsToARunThatIsAlreadyGpuBound) {
 }  // namespace
 }  // namespace ws
 
-
 namespace ws {
 namespace {
 
@@ -291,6 +303,50 @@ TEST(TokenSteps, ABatchedStepCountsOnceAndTheFloorComesFromTheRunsProperties) {
     EXPECT_FALSE(declaredStepFloor({{"decoder.decode_step_bytes", "2488934400"}}));
     EXPECT_FALSE(
         declaredStepFloor({{"decoder.decode_step_bytes", "nan"}, {"ceiling.copy_gbs", "1"}}));
+}
+
+}  // namespace
+}  // namespace ws
+
+namespace ws {
+namespace {
+
+TEST(TimelineReplay, ASynchronizeThatDidNotWaitIsReproducedBesideOnesThatDid) {
+    // The GPU-bound loop's synchronizes wait (3 µs wake-up); then a last
+    // 2 µs kernel ends 1 µs before a synchronize that finds it done.
+    auto t = gpuBoundLoop(2);
+    const std::int64_t at = t.in.tokens.back().timeNs / us + 2;
+    t.launch(at, at + 1, at + 5, at + 7);
+    t.sync(at + 8, at + 9);
+    t.token(0, 2, at + 10);
+    t.in.requests[0].endNs = (at + 12) * us;  // the request ends 2 µs after its last token
+    auto same = replayed(t, 1.0);
+    for (std::size_t i = 0; i < same.tokens.size(); ++i)
+        EXPECT_EQ(same.tokens[i].timeNs, t.in.tokens[i].timeNs) << "token " << i;
+    EXPECT_EQ(same.requests[0].endNs, t.in.requests[0].endNs);
+}
+
+TEST(TimelineReplay, ASynchronizeOnAnotherThreadWaitsForTheWorkItLaunched) {
+    // Thread 7 launches a 300 µs kernel; thread 8 synchronizes and marks the
+    // token. At half the time the token comes 150 µs sooner.
+    Timeline t;
+    t.in.requests.push_back({0, 0, 0, 16, 1, true});
+    t.launch(0, 1, 5, 305);
+    t.thread = 8;
+    t.sync(2, 308);
+    t.token(0, 0, 309);
+    t.in.requests[0].endNs = 309 * us;
+    EXPECT_EQ(replayed(t, 0.5).tokens[0].timeNs, (309 - 150) * us);
+}
+
+TEST(WhatIf, OneRequestGivesNoInterval) {
+    auto t = gpuBoundLoop(4);  // one request
+    WhatIfScenario halve;
+    halve.faster.push_back(parseKernelChange("matmul=2x"));
+    auto p = predictWhatIf(t.run(), halve, 100);
+    ASSERT_FALSE(p.values.empty());
+    for (const auto& v : p.values)
+        EXPECT_FALSE(v.hasInterval) << v.metric << " " << v.statistic;
 }
 
 }  // namespace

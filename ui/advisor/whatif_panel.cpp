@@ -29,10 +29,13 @@ QTableWidgetItem* predictedItem(const PredictedValue* v, int digits) {
                                           .arg(number(v->predicted, digits),
                                                v->change() >= 0 ? QStringLiteral("+") : QString(),
                                                number(100 * v->change(), 1)));
-    item->setToolTip(QObject::tr("recorded %1; predicted %2, 95 % interval [%3, %4] over the "
-                                 "run's requests")
-                         .arg(number(v->recorded, digits), number(v->predicted, digits),
-                              number(v->ciLow, digits), number(v->ciHigh, digits)));
+    item->setToolTip(v->hasInterval
+                         ? QObject::tr("recorded %1; predicted %2, 95 % interval [%3, %4] over "
+                                       "the run's requests")
+                               .arg(number(v->recorded, digits), number(v->predicted, digits),
+                                    number(v->ciLow, digits), number(v->ciHigh, digits))
+                         : QObject::tr("recorded %1; predicted %2; no interval: one request")
+                               .arg(number(v->recorded, digits), number(v->predicted, digits)));
     return item;
 }
 
@@ -177,10 +180,11 @@ void WhatIfPanel::showPrediction(const WhatIfPrediction& p) {
         table_->setItem(row, 1, new QTableWidgetItem(QString::fromStdString(v.statistic)));
         table_->setItem(row, 2, new QTableWidgetItem(number(v.recorded, digits)));
         table_->setItem(row, 3, predictedItem(&v, digits));
-        table_->setItem(
-            row, 4,
-            new QTableWidgetItem(
-                QStringLiteral("[%1, %2]").arg(number(v.ciLow, digits), number(v.ciHigh, digits))));
+        table_->setItem(row, 4,
+                        new QTableWidgetItem(v.hasInterval ? QStringLiteral("[%1, %2]")
+                                                                 .arg(number(v.ciLow, digits),
+                                                                      number(v.ciHigh, digits))
+                                                           : tr("— (one request)")));
     }
 }
 

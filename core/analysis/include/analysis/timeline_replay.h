@@ -13,18 +13,21 @@
 //   are the recorded ones for whichever of the two the operation waited on,
 //   and the run's floors (low percentiles) for the other, so an unchanged
 //   replay reproduces the recording exactly.
-// - A blocking call (a synchronize, a synchronous copy) returns when the last
-//   operation its thread launched before it has ended, plus the wake-up time
-//   it took in the recording; streams are not told apart there (CUPTI does
-//   not record which stream a synchronize named).
-// - A token or request stamp moves with the last API call that ended before
-//   it (the synchronize that made the token visible, for a decode loop).
+// - A blocking call (a synchronize, a synchronous copy) returns when the
+//   work its thread launched has ended (its process's, for a device-wide
+//   synchronize, or when its own thread had nothing running), plus the
+//   wake-up time it took in the recording; streams are not told apart there
+//   (CUPTI does not record which stream a synchronize named).
+// - A token or request stamp moves with the last blocking call that ended
+//   before it (the synchronize that made the token visible, for a decode
+//   loop), or with the last call of any kind when no blocking call ended
+//   within the millisecond before that one (a loop that polls).
 // - Operations on different streams do not slow each other: a kernel's
 //   duration is its own whatever runs beside it.
-// - Without launch gaps (what CUDA graphs buy), the launch calls and the
-//   host time between them cost nothing; the first launch after a blocking
-//   call costs one graph launch, and queued operations follow each other at
-//   the node gap.
+// - Without launch gaps (what CUDA graphs buy), the calls after a blocking
+//   call's first launch, and the host time between them, cost nothing until
+//   the process's next blocking call; that first launch costs one graph
+//   launch, and its operations follow each other at the node gap.
 #pragma once
 
 #include <cstdint>

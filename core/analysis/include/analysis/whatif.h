@@ -49,6 +49,7 @@ struct PredictedValue {
     double recorded = 0;
     double predicted = 0;
     double ciLow = 0, ciHigh = 0;  // 95 % bootstrap over requests, of the prediction
+    bool hasInterval = true;       // false with fewer than two requests to resample
     double change() const { return recorded != 0 ? predicted / recorded - 1 : 0; }
 };
 

@@ -88,9 +88,7 @@ int cmdWhatIf(const std::vector<std::string>& argv) {
                   << " GPU time\n";
     if (scenario.replay.noLaunchGaps)
         std::cout << "  " << p.launchesRemoved << " launch calls made free; graph nodes "
-                  << formatDuration(scenario.replay.nodeGapNs >= 0 ? scenario.replay.nodeGapNs
-                                                                   : p.floors.queuedGapNs)
-                  << " apart\n";
+                  << formatDuration(scenario.replay.nodeGapNs) << " apart\n";
     std::cout << "  replayed over " << p.requests << " requests and " << p.tokens
               << " tokens; the run's floors: launch to kernel "
               << formatDuration(p.floors.launchLatencyNs) << ", queued kernel to kernel "

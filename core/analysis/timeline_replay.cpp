@@ -166,8 +166,7 @@ ReplayResult replayTimeline(const ReplayInput& in, const ReplayOptions& options)
     result.floors = floorsOf(in, s);
     const auto& calls = in.apiCalls;
     const auto& ops = in.ops;
-    const std::int64_t nodeGap =
-        options.nodeGapNs >= 0 ? options.nodeGapNs : result.floors.queuedGapNs;
+    const std::int64_t nodeGap = std::max<std::int64_t>(0, options.nodeGapNs);
 
     // Events in recorded time: op ends, then a blocking call's end, then call
     // starts, then op starts; each depends only on events before it in this

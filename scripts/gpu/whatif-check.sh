@@ -32,6 +32,7 @@ for model in 1b 8b; do
   record $model-graphs "$preset" "--graph-trace graph" variant='"optimized"' cuda_graphs=true
   record $model-graphs-nodes "$preset" "" variant='"optimized"' cuda_graphs=true
   record $model-int8-graphs "$preset" "--graph-trace graph" variant='"optimized"' cuda_graphs=true precision='"int8-weight-only"'
+  record $model-int8-graphs-nodes "$preset" "" variant='"optimized"' cuda_graphs=true precision='"int8-weight-only"'
   record $model-cublas-graphs-nodes "$preset" "" variant='"cublas"' cuda_graphs=true
 done
 "$cli" ls --db "$db"

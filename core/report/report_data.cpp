@@ -168,8 +168,16 @@ std::vector<Finding> findFindings(const ReportData& d) {
     // "optimize it first" would be advice against the workload's own design.
     const bool ladder = d.run.workloadKind == "kernel";
     const bool counterPass = d.properties.count("capture.metrics") > 0;
-    if (!ladder && !s.kernels.empty() && s.kernels.front().timePercent >= 30) {
-        const auto& k = s.kernels.front();
+    // Fills and copies run as kernels (input initialisation, cache moves) are
+    // not what a user optimizes: the rule reads the first other kernel.
+    auto classOfKernel = [](const KernelStat& k) {
+        return classifyKernel(k.demangled.empty() ? k.name : k.demangled);
+    };
+    const auto top = std::find_if(s.kernels.begin(), s.kernels.end(), [&](const KernelStat& k) {
+        return classOfKernel(k) != KernelClass::Copy;
+    });
+    if (!ladder && top != s.kernels.end() && top->timePercent >= 30) {
+        const auto& k = *top;
         Finding f;
         f.title = k.name + " is " + formatFixed(k.timePercent, 1) + "% of kernel time";
         f.evidence = std::to_string(k.time.count) + " launches, mean " +
@@ -188,8 +196,7 @@ std::vector<Finding> findFindings(const ReportData& d) {
         // Replayed, 30 % off its class may buy far less than its share says:
         // the step then waits on the host, not on this kernel.
         const std::string classFlag =
-            std::string("--faster ") +
-            toString(classifyKernel(k.demangled.empty() ? k.name : k.demangled)) + "=30%";
+            std::string("--faster ") + toString(classOfKernel(k)) + "=30%";
         for (const auto& o : d.nextOptimizations) {
             const auto* v = o.flags == classFlag ? o.value("tpot", "mean") : nullptr;
             if (!v || graphSpan) continue;

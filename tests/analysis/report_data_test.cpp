@@ -532,3 +532,26 @@ TEST(ReportFindings, ATopKernelThatBuysLittleWhenReplayedIsNotAdvisedFirst) {
 
 }  // namespace
 }  // namespace ws
+
+namespace ws {
+namespace {
+
+TEST(ReportFindings, InputInitialisationIsNotTheKernelToOptimize) {
+    auto d = decoderRun();
+    KernelStat fill;
+    fill.name = "fillKernel<ws::kernels::fillUniform>";
+    fill.timePercent = 60;
+    KernelStat gemv;
+    gemv.name = "gemvSplitK";
+    gemv.timePercent = 35;
+    d.summary.kernels = {fill, gemv};
+    auto findings = findFindings(d);
+    for (const auto& f : findings)
+        EXPECT_EQ(f.title.find("fillKernel"), std::string::npos) << f.title;
+    EXPECT_TRUE(std::any_of(findings.begin(), findings.end(), [](const Finding& f) {
+        return f.title == "gemvSplitK is 35.0% of kernel time";
+    }));
+}
+
+}  // namespace
+}  // namespace ws

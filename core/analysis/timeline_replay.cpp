@@ -343,9 +343,21 @@ ReplayResult replayTimeline(const ReplayInput& in, const ReplayOptions& options)
     }
 
     StampMover mover(in, s, newEnd);
+    // A request sent by a client sees only the time saved while it was in
+    // the system: what the server gained before it arrived became idle time
+    // (the server could not start it sooner), so its stamps move by the
+    // shift since its arrival, not by the whole run's.
+    std::map<std::int64_t, std::int64_t> shiftAtArrival;
+    if (in.arrivalsFixed)
+        for (const auto& r : in.requests)
+            shiftAtArrival[r.requestId] = mover.moved(r.startNs) - r.startNs;
+    auto moveStamp = [&](std::int64_t requestId, std::int64_t t) {
+        auto it = shiftAtArrival.find(requestId);
+        return mover.moved(t) - (it != shiftAtArrival.end() ? it->second : 0);
+    };
     result.tokens = in.tokens;
     for (auto& token : result.tokens)
-        token.timeNs = mover.moved(token.timeNs);
+        token.timeNs = moveStamp(token.requestId, token.timeNs);
     // A request's end moves as its last token does (it may end after it).
     std::map<std::int64_t, std::pair<std::int64_t, std::int64_t>> lastToken;  // recorded, moved
     for (std::size_t i = 0; i < in.tokens.size(); ++i) {
@@ -360,7 +372,7 @@ ReplayResult replayTimeline(const ReplayInput& in, const ReplayOptions& options)
         if (auto it = lastToken.find(request.requestId); it != lastToken.end())
             request.endNs += it->second.second - it->second.first;
         else
-            request.endNs = mover.moved(request.endNs);
+            request.endNs = moveStamp(request.requestId, request.endNs);
     }
     return result;
 }

@@ -351,3 +351,31 @@ TEST(WhatIf, OneRequestGivesNoInterval) {
 
 }  // namespace
 }  // namespace ws
+
+namespace ws {
+namespace {
+
+TEST(TimelineReplay, AServerWaitingForRequestsDoesNotAnswerBeforeTheyArrive) {
+    // Requests arrive every 1000 µs; each is served by one 400 µs step that
+    // starts 10 µs after its arrival, and its token comes at the step's end.
+    // Faster kernels shorten each answer, never move it before its arrival.
+    Timeline t;
+    t.in.arrivalsFixed = true;
+    for (int r = 0; r < 3; ++r) {
+        const std::int64_t arrival = 1000 * r;
+        const std::int64_t at = arrival + 10;
+        t.launch(at, at + 1, at + 5, at + 405);
+        t.sync(at + 2, at + 408);
+        t.token(r, 0, at + 409);
+        t.in.requests.push_back({r, arrival * us, (at + 409) * us, 16, 1, true});
+    }
+    auto r = replayed(t, 0.5);
+    for (int i = 0; i < 3; ++i) {
+        EXPECT_EQ(r.requests[i].startNs, 1000 * i * us);
+        // 10 µs to the launch, 5 to the kernel, 200 of kernel, 3 of wake-up, 1 to the token.
+        EXPECT_EQ(r.tokens[i].timeNs, (1000 * i + 10 + 5 + 200 + 3 + 1) * us) << "request " << i;
+    }
+}
+
+}  // namespace
+}  // namespace ws

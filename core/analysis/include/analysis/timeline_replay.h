@@ -22,6 +22,11 @@
 //   before it (the synchronize that made the token visible, for a decode
 //   loop), or with the last call of any kind when no blocking call ended
 //   within the millisecond before that one (a loop that polls).
+// - Arrivals sent by a client outside the traced process stay where they
+//   were (an open-loop load). A request's stamps move by the time the server
+//   saved while that request was in the system, not before: time gained
+//   earlier becomes idle time, since the server could not start it sooner.
+//   Requests are not re-batched: each step keeps the requests it ran.
 // - Operations on different streams do not slow each other: a kernel's
 //   duration is its own whatever runs beside it.
 // - Without launch gaps (what CUDA graphs buy), the calls after a blocking

@@ -35,6 +35,24 @@ for model in 1b 8b; do
   record $model-int8-graphs-nodes "$preset" "" variant='"optimized"' cuda_graphs=true precision='"int8-weight-only"'
   record $model-cublas-graphs-nodes "$preset" "" variant='"cublas"' cuda_graphs=true
 done
+# Served: the built-in server at 32 req/s (open loop: arrivals stay put),
+# cuBLAS against our GEMV, under bench serve --server.
+runner=$build/app/warpscope-workload
+served() {  # NAME CAPTURE FIELDS...: one served run of 64 requests
+  local name=$1 capture=$2; shift 2
+  local cfg
+  # shellcheck disable=SC2086  # fields: key=value words
+  cfg=$(ws_preset_variant serve-llama-1b.toml "$name" "$@")
+  # shellcheck disable=SC2086  # capture: zero or more flags
+  timeout 300 "$cli" bench serve --endpoint http://127.0.0.1:8471 --input-len 256 --output-len 64 \
+    --ignore-eos --seed 1 --num-prompts 64 --request-rate 32 --label "$name" --db "$db" \
+    --server-timeout 240 $capture --server -- "$runner" serve "$cfg" --port 8471 \
+    > "$tmp/$name.log" 2>&1 || { fail=1; tail -5 "$tmp/$name.log"; }
+  { echo "-- $name"; cat "$tmp/$name.log"; } >> "$out/whatif-record.log"
+}
+served served-cublas-nodes "--graph-trace node" variant='"cublas"'
+served served-optimized "--graph-trace graph" variant='"optimized"'
+served served-optimized-nodes "--graph-trace node" variant='"optimized"'
 "$cli" ls --db "$db"
 python3 "$here/whatif_report.py" "$cli" "$db" | tee "$out/whatif-table.txt" || fail=1
 ws_finish

@@ -55,6 +55,11 @@ for m in ("1b", "8b"):
             pairs.append((f"{m}: {title}, matmuls at their measured {a / b:.2f}x", src, dst,
                           ["--faster", f"matmul={a / b:.4f}x"]))
 
+a, b = matmul_ns("served-cublas-nodes"), matmul_ns("served-optimized-nodes")
+if a and b:
+    pairs.append((f"1b served, 32 req/s: cuBLAS -> optimized GEMV at measured {a / b:.2f}x",
+                  "served-cublas-nodes", "served-optimized", ["--faster", f"matmul={a / b:.4f}x"]))
+
 print(f"{'pair':66} {'stat':5} {'source':>8} {'predicted':>9} {'measured':>8} {'error':>7}  target")
 worst = 0
 for title, src, dst, change in pairs:

@@ -69,9 +69,12 @@ TokenStepReport tokenSteps(const WhatIfRun& run, std::optional<StepFloor> floor)
     const auto& ops = run.timeline.ops;
     std::sort(order.begin(), order.end(),
               [&](std::size_t a, std::size_t b) { return ops[a].startNs < ops[b].startNs; });
+    std::vector<KernelClass> classOfName(run.names.size());
+    for (std::size_t n = 0; n < run.names.size(); ++n)
+        classOfName[n] = classifyKernel(run.names[n]);
     std::vector<KernelClass> classOf(ops.size());
     for (std::size_t i = 0; i < ops.size(); ++i)
-        classOf[i] = classifyKernel(run.opNames[i]);
+        classOf[i] = classOfName[run.opName[i]];
 
     // One pass over the ops by start, steps in time order; an op still
     // running at a step's end is carried into the next step for the part

@@ -161,39 +161,58 @@ WhatIfRun loadWhatIfRun(Store& store, RunId run) {
     for (const auto& a : t.apiCalls)
         processes.insert(a.processId);
     const std::uint32_t onlyProcess = processes.size() == 1 ? *processes.begin() : 0;
+    std::map<std::string, std::uint32_t> nameIds;  // shown name -> index
+    auto idOf = [&](const std::string& name) {
+        auto [it, fresh] = nameIds.try_emplace(name, static_cast<std::uint32_t>(out.names.size()));
+        if (fresh) out.names.push_back(name);
+        return it->second;
+    };
     auto add = [&](std::int64_t start, std::int64_t end, std::uint32_t device, std::uint32_t stream,
-                   std::uint32_t correlation, std::string name) {
+                   std::uint32_t correlation, std::uint32_t name) {
         auto it = processOfStream.find({device, stream});
         t.ops.push_back({start, end, it != processOfStream.end() ? it->second : onlyProcess, device,
                          stream, correlation});
-        out.opNames.push_back(std::move(name));
+        out.opName.push_back(name);
     };
-    std::map<std::string, std::string> demangled;  // once per distinct name
+    std::map<std::string, std::uint32_t> mangledIds;  // demangled once per distinct name
     for (auto& k : kernelsIn(store, run)) {
-        auto [it, fresh] = demangled.try_emplace(k.name);
-        if (fresh) it->second = demangle(k.name);
+        auto [it, fresh] = mangledIds.try_emplace(k.name);
+        if (fresh) it->second = idOf(demangle(k.name));
         add(k.startNs, k.endNs, k.deviceId, k.streamId, k.correlationId, it->second);
     }
     for (const auto& m : memcpysIn(store, run))
         add(m.startNs, m.endNs, m.deviceId, m.streamId, m.correlationId,
-            std::string("Memcpy ") + toString(m.kind));
+            idOf(std::string("Memcpy ") + toString(m.kind)));
     for (const auto& m : memsetsIn(store, run))
-        add(m.startNs, m.endNs, m.deviceId, m.streamId, m.correlationId, "Memset");
+        add(m.startNs, m.endNs, m.deviceId, m.streamId, m.correlationId, idOf("Memset"));
     return out;
 }
 
-WhatIfPrediction predictWhatIf(WhatIfRun run, const WhatIfScenario& scenario, int resamples,
+WhatIfRun WhatIfRun::withOpNames(ReplayInput timeline, const std::vector<std::string>& perOp) {
+    WhatIfRun run;
+    run.timeline = std::move(timeline);
+    std::map<std::string, std::uint32_t> ids;
+    for (const auto& name : perOp) {
+        auto [it, fresh] = ids.try_emplace(name, static_cast<std::uint32_t>(run.names.size()));
+        if (fresh) run.names.push_back(name);
+        run.opName.push_back(it->second);
+    }
+    return run;
+}
+
+WhatIfPrediction predictWhatIf(const WhatIfRun& run, const WhatIfScenario& scenario, int resamples,
                                unsigned seed) {
     WhatIfPrediction p;
-    auto& timeline = run.timeline;
+    ReplayInput timeline = run.timeline;  // the scales are this prediction's
     for (const auto& change : scenario.faster) {
         ChangeMatch m{change.asWritten};
         const auto needle = lower(change.match);
+        std::vector<bool> nameHit(run.names.size());
+        for (std::size_t n = 0; n < run.names.size(); ++n)
+            nameHit[n] = change.kernelClass ? classifyKernel(run.names[n]) == *change.kernelClass
+                                            : lower(run.names[n]).find(needle) != std::string::npos;
         for (std::size_t i = 0; i < timeline.ops.size(); ++i) {
-            const auto& name = run.opNames[i];
-            const bool hit = change.kernelClass ? classifyKernel(name) == *change.kernelClass
-                                                : lower(name).find(needle) != std::string::npos;
-            if (!hit) continue;
+            if (!nameHit[run.opName[i]]) continue;
             auto& op = timeline.ops[i];
             op.durationScale *= change.timeFactor;
             ++m.ops;
@@ -307,12 +326,15 @@ std::vector<RankedOption> rankOptions(const WhatIfRun& run, int resamples) {
     }
     for (const auto& token : t.tokens)
         to = std::max(to, token.timeNs);
+    std::vector<KernelClass> classOfName(run.names.size());
+    for (std::size_t n = 0; n < run.names.size(); ++n)
+        classOfName[n] = classifyKernel(run.names[n]);
     std::map<KernelClass, std::int64_t> byClass;
     std::int64_t total = 0;
     for (std::size_t i = 0; i < t.ops.size(); ++i) {
         const auto& op = t.ops[i];
         if (op.startNs < from || op.startNs > to) continue;
-        byClass[classifyKernel(run.opNames[i])] += op.endNs - op.startNs;
+        byClass[classOfName[run.opName[i]]] += op.endNs - op.startNs;
         total += op.endNs - op.startNs;
     }
     auto replay = [&](RankedOption option, const WhatIfScenario& scenario) {

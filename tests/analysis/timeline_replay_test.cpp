@@ -39,7 +39,7 @@ struct Timeline {
     void token(std::int64_t request, std::int32_t index, std::int64_t at) {
         in.tokens.push_back({request, index, at * us});
     }
-    WhatIfRun run() const { return {in, names}; }
+    WhatIfRun run() const { return WhatIfRun::withOpNames(in, names); }
 };
 
 // Decode steps of four 100 µs kernels, launched 2 µs apart, each step ending

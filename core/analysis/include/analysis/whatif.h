@@ -36,10 +36,15 @@ struct WhatIfScenario {
 };
 
 // A run's timeline with a name per op (kernels demangled, copies and sets as
-// the timeline names them), what the scenario matches against.
+// the timeline names them), what the scenario matches against. Names are
+// held once each: a run has millions of ops and a few hundred names.
 struct WhatIfRun {
     ReplayInput timeline;
-    std::vector<std::string> opNames;
+    std::vector<std::string> names;     // distinct
+    std::vector<std::uint32_t> opName;  // op -> names
+    const std::string& nameOf(std::size_t op) const { return names[opName[op]]; }
+    // From a name per op (tests, importers).
+    static WhatIfRun withOpNames(ReplayInput timeline, const std::vector<std::string>& perOp);
 };
 WhatIfRun loadWhatIfRun(Store& store, RunId run);
 
@@ -70,8 +75,8 @@ struct WhatIfPrediction {
 
 // Throws std::runtime_error when a change matches nothing or the run has no
 // tokens to predict.
-WhatIfPrediction predictWhatIf(WhatIfRun run, const WhatIfScenario& scenario, int resamples = 1000,
-                               unsigned seed = 1);
+WhatIfPrediction predictWhatIf(const WhatIfRun& run, const WhatIfScenario& scenario,
+                               int resamples = 1000, unsigned seed = 1);
 
 // The options a run suggests, each replayed, best first (by predicted TPOT
 // mean, TTFT mean for single-token runs): every kernel class that holds at

@@ -353,18 +353,19 @@ void MainWindow::setBaseline(std::optional<RunId> run) {
     onSelectionChanged();
 }
 
-void MainWindow::showOutliersPanel() {
-    if (auto* dock = findChild<QDockWidget*>(QStringLiteral("outliersDock"))) {
+void MainWindow::raiseDock(const QString& objectName) {
+    if (auto* dock = findChild<QDockWidget*>(objectName)) {
         dock->show();
         dock->raise();
     }
 }
 
+void MainWindow::showOutliersPanel() {
+    raiseDock(QStringLiteral("outliersDock"));
+}
+
 void MainWindow::showWhatIfPanel() {
-    if (auto* dock = findChild<QDockWidget*>(QStringLiteral("whatIfDock"))) {
-        dock->show();
-        dock->raise();
-    }
+    raiseDock(QStringLiteral("whatIfDock"));
 }
 
 void MainWindow::showInterval(RunId run, std::int64_t beginNs, std::int64_t endNs,

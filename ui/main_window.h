@@ -110,6 +110,11 @@ class MainWindow : public QMainWindow {
     void closeEvent(QCloseEvent* event) override;
 
   private:
+    // A dock named `objectName` (saved layouts know it by that name) holding
+    // `widget`, added to `area`.
+    QDockWidget* addDock(const QString& title, const QString& objectName, QWidget* widget,
+                         Qt::DockWidgetArea area);
+    void raiseDock(const QString& objectName);  // shown and in front
     // A paged timeline's search also runs over the whole run (Find Results
     // lists those matches); any other timeline's search is the view's own.
     void startRunSearch(const QString& text);

@@ -63,10 +63,7 @@ void MainWindow::buildPanels() {
                args, false);
     });
     connect(runs_, &RunsPanel::reportRequested, this, [this](RunId id) { exportReportOf(id); });
-    auto* runsDock = new QDockWidget(tr("Runs"), this);
-    runsDock->setObjectName(QStringLiteral("runsDock"));
-    runsDock->setWidget(runs_);
-    addDockWidget(Qt::LeftDockWidgetArea, runsDock);
+    auto* runsDock = addDock(tr("Runs"), QStringLiteral("runsDock"), runs_, Qt::LeftDockWidgetArea);
 
     // Timeline: the central area, with kernel search above it.
     auto* central = new QWidget(this);
@@ -138,19 +135,14 @@ void MainWindow::buildPanels() {
     details_ = new QTextBrowser(this);
     details_->setOpenLinks(false);
     details_->setPlaceholderText(tr("Select a run to see its details."));
-    auto* detailsDock = new QDockWidget(tr("Details"), this);
-    detailsDock->setObjectName(QStringLiteral("detailsDock"));
-    detailsDock->setWidget(details_);
-    addDockWidget(Qt::RightDockWidgetArea, detailsDock);
+    auto* detailsDock =
+        addDock(tr("Details"), QStringLiteral("detailsDock"), details_, Qt::RightDockWidgetArea);
 
     log_ = new QPlainTextEdit(this);
     log_->setReadOnly(true);
     log_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
     log_->setPlaceholderText(tr("The selected run's program output appears here."));
-    auto* logDock = new QDockWidget(tr("Log"), this);
-    logDock->setObjectName(QStringLiteral("logDock"));
-    logDock->setWidget(log_);
-    addDockWidget(Qt::RightDockWidgetArea, logDock);
+    auto* logDock = addDock(tr("Log"), QStringLiteral("logDock"), log_, Qt::RightDockWidgetArea);
     launch_ = new LaunchPanel(this);
     auto* launchDock = new QDockWidget(tr("Launch"), this);
     launchDock->setObjectName(QStringLiteral("launchDock"));
@@ -164,19 +156,15 @@ void MainWindow::buildPanels() {
     launchDock->setWidget(launchScroll);
     addDockWidget(Qt::RightDockWidgetArea, launchDock);
     outliers_ = new ItlOutliersPanel(this);
-    auto* outliersDock = new QDockWidget(tr("ITL outliers"), this);
-    outliersDock->setObjectName(QStringLiteral("outliersDock"));
-    outliersDock->setWidget(outliers_);
-    addDockWidget(Qt::RightDockWidgetArea, outliersDock);
+    auto* outliersDock = addDock(tr("ITL outliers"), QStringLiteral("outliersDock"), outliers_,
+                                 Qt::RightDockWidgetArea);
     connect(outliers_, &ItlOutliersPanel::intervalActivated, this,
             [this](RunId run, std::int64_t beginNs, std::int64_t endNs) {
                 showInterval(run, beginNs, endNs);
             });
     whatIf_ = new WhatIfPanel(this);
-    auto* whatIfDock = new QDockWidget(tr("What-if"), this);
-    whatIfDock->setObjectName(QStringLiteral("whatIfDock"));
-    whatIfDock->setWidget(whatIf_);
-    addDockWidget(Qt::RightDockWidgetArea, whatIfDock);
+    auto* whatIfDock =
+        addDock(tr("What-if"), QStringLiteral("whatIfDock"), whatIf_, Qt::RightDockWidgetArea);
     connect(whatIf_, &WhatIfPanel::predictRequested, this,
             [this](RunId run, const WhatIfScenario& scenario) {
                 loader_->answerWhatIf(storePath_, run, scenario);
@@ -186,10 +174,8 @@ void MainWindow::buildPanels() {
         if (a.run == whatIf_->run()) emit whatIfShown(a.run);
     });
     matches_ = new SearchMatchesList(this);
-    auto* matchesDock = new QDockWidget(tr("Find Results"), this);
-    matchesDock->setObjectName(QStringLiteral("matchesDock"));
-    matchesDock->setWidget(matches_);
-    addDockWidget(Qt::RightDockWidgetArea, matchesDock);
+    auto* matchesDock = addDock(tr("Find Results"), QStringLiteral("matchesDock"), matches_,
+                                Qt::RightDockWidgetArea);
     // A whole-run search's list stays while the paged view loads windows.
     connect(timeline_, &TimelineView::searchMatchesChanged, this, [this] {
         if (!matches_->showsRunMatches()) matches_->setMatches(*timeline_);
@@ -241,16 +227,23 @@ void MainWindow::buildPanels() {
     resizeDocks({runsDock, detailsDock}, {330, 380}, Qt::Horizontal);
 
     charts_ = new ChartsPanel(this);
-    auto* chartsDock = new QDockWidget(tr("Charts"), this);
-    chartsDock->setObjectName(QStringLiteral("chartsDock"));
-    chartsDock->setWidget(charts_);
-    addDockWidget(Qt::BottomDockWidgetArea, chartsDock);
+    auto* chartsDock =
+        addDock(tr("Charts"), QStringLiteral("chartsDock"), charts_, Qt::BottomDockWidgetArea);
     resizeDocks({chartsDock}, {330}, Qt::Vertical);
 
     storeLabel_ = new QLabel(this);
     busyLabel_ = new QLabel(this);
     statusBar()->addWidget(storeLabel_, 1);
     statusBar()->addPermanentWidget(busyLabel_);
+}
+
+QDockWidget* MainWindow::addDock(const QString& title, const QString& objectName, QWidget* widget,
+                                 Qt::DockWidgetArea area) {
+    auto* dock = new QDockWidget(title, this);
+    dock->setObjectName(objectName);
+    dock->setWidget(widget);
+    addDockWidget(area, dock);
+    return dock;
 }
 
 }  // namespace ws::ui

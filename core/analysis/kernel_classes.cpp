@@ -2,8 +2,9 @@
 
 #include <algorithm>
 #include <array>
-#include <cctype>
 #include <utility>
+
+#include "util/text.h"
 
 namespace ws {
 
@@ -41,13 +42,6 @@ const std::array<std::pair<KernelClass, std::vector<std::string_view>>, 6> kWord
       "advancecounters"}},
 }};
 
-std::string lower(std::string_view text) {
-    std::string out(text);
-    std::transform(out.begin(), out.end(), out.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    return out;
-}
-
 }  // namespace
 
 const char* toString(KernelClass k) {
@@ -57,7 +51,7 @@ const char* toString(KernelClass k) {
 }
 
 std::optional<KernelClass> kernelClassFromString(std::string_view name) {
-    const auto wanted = lower(name);
+    const auto wanted = asciiLower(name);
     for (const auto& n : kNames)
         if (wanted == n.name) return n.kind;
     return std::nullopt;
@@ -74,7 +68,7 @@ const std::vector<std::string>& kernelClassNames() {
 }
 
 KernelClass classifyKernel(std::string_view name) {
-    const auto text = lower(name);
+    const auto text = asciiLower(name);
     for (const auto& [kind, words] : kWords)
         for (auto word : words)
             if (text.find(word) != std::string::npos) return kind;

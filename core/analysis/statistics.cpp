@@ -207,4 +207,27 @@ Summary Accumulator::summary() const {
     return s;
 }
 
+double sumOf(std::vector<double>& values) {
+    double total = 0;
+    for (double x : values)
+        total += x;
+    return total;
+}
+
+double meanOf(std::vector<double>& values) {
+    return values.empty() ? 0 : sumOf(values) / static_cast<double>(values.size());
+}
+
+double medianOf(std::vector<double>& values) {
+    return percentileInPlace(values, 50);
+}
+
+double p90Of(std::vector<double>& values) {
+    return percentileInPlace(values, 90);
+}
+
+double p99Of(std::vector<double>& values) {
+    return percentileInPlace(values, 99);
+}
+
 }  // namespace ws::stats

@@ -156,10 +156,6 @@ bool isBlockingCall(const ApiCallRecord& call, bool launchesWork) {
            (contains(name, "Memcpy") || contains(name, "Memset"));
 }
 
-ReplayFloors replayFloors(const ReplayInput& input) {
-    return floorsOf(input, structureOf(input));
-}
-
 ReplayResult replayTimeline(const ReplayInput& in, const ReplayOptions& options) {
     const auto s = structureOf(in);
     ReplayResult result;

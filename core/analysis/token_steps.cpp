@@ -69,12 +69,7 @@ TokenStepReport tokenSteps(const WhatIfRun& run, std::optional<StepFloor> floor)
     const auto& ops = run.timeline.ops;
     std::sort(order.begin(), order.end(),
               [&](std::size_t a, std::size_t b) { return ops[a].startNs < ops[b].startNs; });
-    std::vector<KernelClass> classOfName(run.names.size());
-    for (std::size_t n = 0; n < run.names.size(); ++n)
-        classOfName[n] = classifyKernel(run.names[n]);
-    std::vector<KernelClass> classOf(ops.size());
-    for (std::size_t i = 0; i < ops.size(); ++i)
-        classOf[i] = classOfName[run.opName[i]];
+    const auto classOfName = run.nameClasses();
 
     // One pass over the ops by start, steps in time order; an op still
     // running at a step's end is carried into the next step for the part
@@ -93,7 +88,7 @@ TokenStepReport tokenSteps(const WhatIfRun& run, std::optional<StepFloor> floor)
             const auto end = std::min(op.endNs, s.end);
             if (op.endNs > s.end) stillRunning.push_back(i);
             if (end <= begin) return;
-            r.kernelNs[classOf[i]] += static_cast<double>(end - begin);
+            r.kernelNs[classOfName[run.opName[i]]] += static_cast<double>(end - begin);
             busy.push_back({begin, end});
         };
         for (auto i : carried)

@@ -14,16 +14,11 @@
 #include "analysis/statistics.h"
 #include "store/run_queries.h"
 #include "util/format.h"
+#include "util/text.h"
 
 namespace ws {
 
 namespace {
-
-std::string lower(std::string text) {
-    std::transform(text.begin(), text.end(), text.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    return text;
-}
 
 double parseAmount(const std::string& text, const std::string& whole) {
     std::size_t used = 0;
@@ -45,19 +40,8 @@ struct Statistic {
     const char* name;
     double (*of)(std::vector<double>&);
 };
-double meanOf(std::vector<double>& v) {
-    double total = 0;
-    for (double x : v)
-        total += x;
-    return v.empty() ? 0 : total / static_cast<double>(v.size());
-}
-double p50Of(std::vector<double>& v) {
-    return stats::percentileInPlace(v, 50);
-}
-double p99Of(std::vector<double>& v) {
-    return stats::percentileInPlace(v, 99);
-}
-constexpr Statistic kStatistics[] = {{"mean", meanOf}, {"p50", p50Of}, {"p99", p99Of}};
+constexpr Statistic kStatistics[] = {
+    {"mean", stats::meanOf}, {"p50", stats::medianOf}, {"p99", stats::p99Of}};
 
 // The latency samples of a chosen set of requests (a resample may pick one
 // request twice), pooled as computeLatency pools them.
@@ -200,17 +184,25 @@ WhatIfRun WhatIfRun::withOpNames(ReplayInput timeline, const std::vector<std::st
     return run;
 }
 
+std::vector<KernelClass> WhatIfRun::nameClasses() const {
+    std::vector<KernelClass> out(names.size());
+    for (std::size_t n = 0; n < names.size(); ++n)
+        out[n] = classifyKernel(names[n]);
+    return out;
+}
+
 WhatIfPrediction predictWhatIf(const WhatIfRun& run, const WhatIfScenario& scenario, int resamples,
                                unsigned seed) {
     WhatIfPrediction p;
     ReplayInput timeline = run.timeline;  // the scales are this prediction's
     for (const auto& change : scenario.faster) {
         ChangeMatch m{change.asWritten};
-        const auto needle = lower(change.match);
+        const auto needle = asciiLower(change.match);
         std::vector<bool> nameHit(run.names.size());
         for (std::size_t n = 0; n < run.names.size(); ++n)
-            nameHit[n] = change.kernelClass ? classifyKernel(run.names[n]) == *change.kernelClass
-                                            : lower(run.names[n]).find(needle) != std::string::npos;
+            nameHit[n] = change.kernelClass
+                             ? classifyKernel(run.names[n]) == *change.kernelClass
+                             : asciiLower(run.names[n]).find(needle) != std::string::npos;
         for (std::size_t i = 0; i < timeline.ops.size(); ++i) {
             if (!nameHit[run.opName[i]]) continue;
             auto& op = timeline.ops[i];
@@ -326,9 +318,7 @@ std::vector<RankedOption> rankOptions(const WhatIfRun& run, int resamples) {
     }
     for (const auto& token : t.tokens)
         to = std::max(to, token.timeNs);
-    std::vector<KernelClass> classOfName(run.names.size());
-    for (std::size_t n = 0; n < run.names.size(); ++n)
-        classOfName[n] = classifyKernel(run.names[n]);
+    const auto classOfName = run.nameClasses();
     std::map<KernelClass, std::int64_t> byClass;
     std::int64_t total = 0;
     for (std::size_t i = 0; i < t.ops.size(); ++i) {

@@ -1,7 +1,6 @@
 #include "io/kineto_import.h"
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <filesystem>
 #include <limits>
@@ -19,6 +18,7 @@
 #include "store/store.h"
 #include "store/store_writer.h"
 #include "util/spilling_sorter.h"
+#include "util/text.h"
 
 namespace ws {
 
@@ -92,12 +92,7 @@ void parseMemcpyName(std::string_view name, MemcpyRecord& r) {
     for (const auto& [text, kind] : kinds)
         if (name.find(text) != std::string_view::npos) r.kind = kind;
     // "Pageable", "Device", "Pinned": our names in lower case.
-    auto memoryKind = [](std::string_view text) {
-        std::string s(text);
-        std::transform(s.begin(), s.end(), s.begin(),
-                       [](unsigned char c) { return std::tolower(c); });
-        return memoryKindFromString(s);
-    };
+    auto memoryKind = [](std::string_view text) { return memoryKindFromString(asciiLower(text)); };
     auto open = name.find('('), arrow = name.find(" -> "), close = name.find(')');
     if (open == std::string_view::npos || arrow == std::string_view::npos ||
         close == std::string_view::npos)

@@ -29,6 +29,13 @@ double percentile(std::vector<double> values, double p);
 // The same, reordering `values` (no copy, linear time): for loops that
 // reuse one buffer, as a bootstrap does.
 double percentileInPlace(std::vector<double>& values, double p);
+// Statistics of one resample for a bootstrap (compare, whatif): each may
+// reorder its scratch buffer, none copies it.
+double meanOf(std::vector<double>& values);
+double sumOf(std::vector<double>& values);
+double medianOf(std::vector<double>& values);
+double p90Of(std::vector<double>& values);
+double p99Of(std::vector<double>& values);
 // The same on values already sorted ascending.
 double percentileSorted(const std::vector<double>& sorted, double p);
 

@@ -36,7 +36,6 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <vector>
 
 #include "model/records.h"
@@ -94,7 +93,6 @@ struct ReplayResult {
 // copies and sets).
 bool isBlockingCall(const ApiCallRecord& call, bool launchesWork);
 
-ReplayFloors replayFloors(const ReplayInput& input);
 ReplayResult replayTimeline(const ReplayInput& input, const ReplayOptions& options = {});
 
 }  // namespace ws

@@ -43,6 +43,8 @@ struct WhatIfRun {
     std::vector<std::string> names;     // distinct
     std::vector<std::uint32_t> opName;  // op -> names
     const std::string& nameOf(std::size_t op) const { return names[opName[op]]; }
+    // The class of each name (index as names).
+    std::vector<KernelClass> nameClasses() const;
     // From a name per op (tests, importers).
     static WhatIfRun withOpNames(ReplayInput timeline, const std::vector<std::string>& perOp);
 };

@@ -16,5 +16,8 @@ std::string toValidUtf8(std::string_view text);
 // For printing to a terminal: control characters (ESC, BEL, CR, ...) other
 // than tab and newline shown as \x1b-style escapes; UTF-8 kept.
 std::string forTerminal(std::string_view text);
+// ASCII letters in lower case, other bytes (UTF-8 included) as they are: for
+// matching names case-insensitively.
+std::string asciiLower(std::string_view text);
 
 }  // namespace ws

@@ -442,6 +442,7 @@ class SocketLoop final : public RequestLoop {
     std::vector<std::unique_ptr<Conn>> graveyard_;
     std::vector<ServeRequestResult> ended_;
     std::vector<int> idle_;
+    ReceiveStampsOn stampsOn_;  // before the first connection, so its reads are stamped too
     std::int64_t unixMinusSteady_ = unixMinusSteady();
     std::size_t kernelStamped_ = 0, noStamp_ = 0, stampOutside_ = 0;
     ServeClock::time_point lastTimeoutCheck_{};

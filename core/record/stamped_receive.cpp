@@ -4,10 +4,13 @@
 // after time.h: errqueue.h uses struct timespec
 #include <linux/errqueue.h>
 #include <linux/net_tstamp.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
+#include <thread>
 
 namespace ws {
 
@@ -39,6 +42,34 @@ StampedRead receiveStamped(int fd, char* buffer, std::size_t size) {
         if (ns > 0) r.unixNs = ns;
     }
     return r;
+}
+
+ReceiveStampsOn::ReceiveStampsOn(std::chrono::milliseconds limit) {
+    fd_ = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (fd_ < 0 || !enableReceiveStamps(fd_)) return;
+    sockaddr_in self{};
+    self.sin_family = AF_INET;
+    self.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t length = sizeof self;
+    if (::bind(fd_, reinterpret_cast<sockaddr*>(&self), sizeof self) != 0 ||
+        ::getsockname(fd_, reinterpret_cast<sockaddr*>(&self), &length) != 0)
+        return;
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    char byte = 0;
+    while (!live_ && std::chrono::steady_clock::now() < deadline) {
+        if (::sendto(fd_, &byte, 1, 0, reinterpret_cast<sockaddr*>(&self), sizeof self) != 1)
+            return;
+        StampedRead r;
+        // loopback delivers within the send; a short wait covers a busy host
+        for (int tries = 0; tries < 100 && (r = receiveStamped(fd_, &byte, 1)).bytes < 0; ++tries)
+            std::this_thread::sleep_for(std::chrono::microseconds(10));
+        live_ = r.bytes == 1 && r.unixNs.has_value();
+        if (!live_) std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+}
+
+ReceiveStampsOn::~ReceiveStampsOn() {
+    if (fd_ >= 0) ::close(fd_);
 }
 
 }  // namespace ws

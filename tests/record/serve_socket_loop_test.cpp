@@ -141,6 +141,30 @@ TEST(StampedReceive, TheStampIsWhenBytesArrivedNotWhenTheyWereRead) {
     EXPECT_GT(readAt - *r.unixNs, 50'000'000);      // read ~190 ms after it arrived
 }
 
+TEST(StampedReceive, StampsAreOnOnceTheHolderIsMadeAndStayOnWhileItLives) {
+    ReceiveStampsOn on;
+    ASSERT_TRUE(on.live());
+    // A stream opened and answered at once: its very first read is stamped.
+    RawServer server([](int fd, int) {
+        write(fd, "chunk");
+        readRequest(fd);
+    });
+    int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    ASSERT_TRUE(enableReceiveStamps(fd));
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    a.sin_port = htons(static_cast<std::uint16_t>(std::stoi(server.endpoint().substr(17))));
+    ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+    char buf[64];
+    StampedRead r;
+    for (int i = 0; i < 1000 && (r = receiveStamped(fd, buf, sizeof buf)).bytes < 0; ++i)
+        std::this_thread::sleep_for(1ms);
+    ::close(fd);
+    ASSERT_EQ(r.bytes, 5);
+    EXPECT_TRUE(r.unixNs.has_value());
+}
+
 TEST(SocketClient, LengthAndCloseDelimitedStreamsCompleteOnAKeptConnection) {
     // Every request on one connection, answered with a Content-Length body.
     RawServer kept([](int fd, int) {

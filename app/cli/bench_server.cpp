@@ -15,7 +15,6 @@
 #include "record/capture_clock.h"
 #include "record/served_recording.h"
 #include "store/run_queries.h"
-#include "store/sqlite_db.h"
 #include "store/store.h"
 
 namespace ws::cli {
@@ -188,7 +187,7 @@ int benchAttach(const BenchServe& bench, RunId run) {
         // The recorder writes this run every 100 ms and waits out our lock;
         // we wait out its writes as long.
         store.setBusyTimeout(60'000);
-        sql::Transaction tx(store.db());
+        Store::Transaction tx(store);
         for (const auto& [key, value] : mapping.properties(clock.source()))
             store.setProperty(run, key, value);
         if (!clock.note().empty()) store.appendLog(run, "[bench serve] " + clock.note() + "\n");

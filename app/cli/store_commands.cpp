@@ -219,7 +219,7 @@ int cmdRm(const std::vector<std::string>& argv) {
         ids.push_back(parseRunId(text));
     for (auto id : ids)
         requireRun(*store, id);
-    sql::Transaction tx(store->db());
+    Store::Transaction tx(*store);
     for (auto id : ids)
         store->deleteRun(id);
     tx.commit();

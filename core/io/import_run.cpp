@@ -20,7 +20,7 @@ ImportedRun storeImportedRun(Store& store, const NewRun& run,
     // One transaction: a failure, a full disk or kill -9 at any point leaves
     // no run, no half-written records and no orphan workload or device rows.
     store.requireWritable("import a run");
-    sql::Transaction tx(store.db());
+    Store::Transaction tx(store);
     RunId id = store.beginRun(run);
     ImportedRun out{id, 0, 0, 0};
     StoreWriter writer(store, id);

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "store/bundle_table.h"
 #include "store/run_copy.h"
 #include "store/run_queries.h"
 #include "store/schema.h"
@@ -19,17 +20,6 @@ namespace ws {
 namespace fs = std::filesystem;
 
 namespace {
-
-constexpr const char* kBundleTable = R"sql(
-CREATE TABLE bundle (
-    version INTEGER NOT NULL,
-    warpscope_version TEXT NOT NULL,
-    source_host TEXT NOT NULL,
-    source_store TEXT NOT NULL,
-    source_run INTEGER NOT NULL,
-    created_at INTEGER NOT NULL
-);
-)sql";
 
 // A private copy of a bundle, removed with whatever SQLite made beside it.
 class TempCopy {
@@ -76,18 +66,8 @@ BundleInfo writeRunBundle(Store& store, RunId run, const std::string& path) {
     {
         Store bundle(path);
         copyRun(store.path(), run, bundle);
-        auto& db = bundle.db();
-        db.exec(kBundleTable);
-        sql::Statement st(db, "INSERT INTO bundle VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
-        st.bind(1, stamp.version);
-        st.bind(2, std::string_view(stamp.warpscopeVersion));
-        st.bind(3, std::string_view(stamp.sourceHost));
-        st.bind(4, std::string_view(stamp.sourceStore));
-        st.bind(5, stamp.sourceRun);
-        st.bind(6, unixNowNs());
-        st.exec();
-        // One self-contained file: the write-ahead log folded back into it.
-        db.exec("PRAGMA journal_mode = DELETE");
+        stampBundle(bundle, {stamp.version, stamp.warpscopeVersion, stamp.sourceHost,
+                             stamp.sourceStore, stamp.sourceRun, unixNowNs()});
     }
     return stamp;
 }
@@ -102,11 +82,7 @@ bool isRunBundle(const std::string& path) {
         char header[16] = {};
         in.read(header, sizeof header);
         if (in.gcount() != 16 || std::memcmp(header, "SQLite format 3", 16) != 0) return false;
-        sql::Db probe(path, sql::Db::Mode::Snapshot);
-        return probe.queryInt("PRAGMA application_id") == schema::kApplicationId &&
-               probe.queryInt(
-                   "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'bundle'") >
-                   0;
+        return readBundleFile(path).has_value();
     } catch (const std::exception&) {
         return false;
     }
@@ -117,21 +93,18 @@ BundleInfo readBundleInfo(const std::string& path, const std::string& name) {
         throw BundleError(name +
                           ": not a Warpscope run bundle (no SQLite store with a bundle table); "
                           "nothing was imported");
-    sql::Db probe(path, sql::Db::Mode::Snapshot);
-    BundleInfo info;
-    info.schemaVersion = static_cast<int>(probe.queryInt("PRAGMA user_version"));
-    sql::Statement st(probe,
-                      "SELECT version, warpscope_version, source_host, source_store, source_run "
-                      "FROM bundle");
-    if (!st.step())
+    const auto file = readBundleFile(path);
+    if (!file || !file->stamp)
         throw BundleError(name +
                           ": a damaged run bundle (its bundle table is empty); nothing "
                           "was imported");
-    info.version = st.int32(0);
-    info.warpscopeVersion = st.text(1);
-    info.sourceHost = st.text(2);
-    info.sourceStore = st.text(3);
-    info.sourceRun = st.int64(4);
+    BundleInfo info;
+    info.schemaVersion = file->schemaVersion;
+    info.version = file->stamp->version;
+    info.warpscopeVersion = file->stamp->warpscopeVersion;
+    info.sourceHost = file->stamp->sourceHost;
+    info.sourceStore = file->stamp->sourceStore;
+    info.sourceRun = file->stamp->sourceRun;
     if (info.version > kRunBundleVersion || info.schemaVersion > schema::kCurrentVersion)
         throw BundleError(name + ": written by a newer Warpscope (" + info.warpscopeVersion +
                           ": run bundle version " + std::to_string(info.version) +

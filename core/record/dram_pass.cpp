@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "model/counter_metrics.h"
+#include "store/run_edits.h"
 #include "store/run_queries.h"
-#include "store/sqlite_db.h"
 #include "store/store.h"
 
 namespace ws {
@@ -45,16 +45,6 @@ Counted countedKernels(Store& store, RunId run) {
     return out;
 }
 
-std::int64_t internedId(sql::Db& db, const char* text) {
-    sql::Statement insert(db, "INSERT OR IGNORE INTO strings (value) VALUES (?1)");
-    insert.bind(1, std::string_view(text));
-    insert.exec();
-    sql::Statement select(db, "SELECT id FROM strings WHERE value = ?1");
-    select.bind(1, std::string_view(text));
-    select.step();
-    return select.int64(0);
-}
-
 }  // namespace
 
 DramMerge mergeDramBytes(Store& target, RunId run, Store& pass, RunId passRun) {
@@ -85,32 +75,13 @@ DramMerge mergeDramBytes(Store& target, RunId run, Store& pass, RunId passRun) {
         return result;
     }
 
-    sql::Db& db = target.db();
-    sql::Transaction tx(db);
-    const std::int64_t readId = internedId(db, counters::kDramRead);
-    const std::int64_t writeId = internedId(db, counters::kDramWrite);
-    sql::Statement remove(db,
-                          "DELETE FROM kernel_metrics WHERE run_id = ?1 AND correlation_id = ?2 "
-                          "AND metric_id IN (?3, ?4)");
-    sql::Statement insert(db,
-                          "INSERT INTO kernel_metrics (run_id, correlation_id, metric_id, value) "
-                          "VALUES (?1, ?2, ?3, ?4)");
+    std::vector<KernelMetricRecord> values;
+    values.reserve(2 * a.size());
     for (std::size_t i = 0; i < a.size(); ++i) {
-        remove.bind(1, run);
-        remove.bind(2, a[i].correlationId);
-        remove.bind(3, readId);
-        remove.bind(4, writeId);
-        remove.exec();
-        for (auto [metric, value] :
-             {std::pair{readId, b[i].read}, std::pair{writeId, b[i].write}}) {
-            insert.bind(1, run);
-            insert.bind(2, a[i].correlationId);
-            insert.bind(3, metric);
-            insert.bind(4, value);
-            insert.exec();
-        }
+        values.push_back({a[i].correlationId, counters::kDramRead, b[i].read});
+        values.push_back({a[i].correlationId, counters::kDramWrite, b[i].write});
     }
-    tx.commit();
+    replaceKernelMetrics(target, run, values);
     result.kernels = static_cast<std::int64_t>(a.size());
     return result;
 }

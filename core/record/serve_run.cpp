@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "record/serve_load.h"
-#include "store/sqlite_db.h"
+#include "store/run_queries.h"
 #include "store/store.h"
 #include "store/store_writer.h"
 
@@ -40,13 +40,7 @@ RunStatus writeServeRequests(Store& store, RunId id, const ServeLoadOptions& o,
                              const ServeLoadResult& r, const ServeRunInfo& info) {
     // Ids follow those the run holds already (a recorded program's own
     // ws.request marks, or another client attached before).
-    std::int64_t firstId = 0;
-    {
-        sql::Statement q(store.db(),
-                         "SELECT COALESCE(MAX(request_id) + 1, 0) FROM requests WHERE run_id = ?");
-        q.bind(1, id);
-        if (q.step()) firstId = q.int64(0);
-    }
+    const std::int64_t firstId = nextRequestId(store, id);
     {
         StoreWriter w(store, id);
         for (const auto& q : r.requests) {
@@ -141,7 +135,7 @@ RunId storeServeRun(Store& store, const ServeLoadOptions& o, const ServeLoadResu
     nr.workload = WorkloadInfo{o.model, "command", info.settingsJson};
     nr.command = info.command;
     nr.startedAtNs = r.startedNs;
-    sql::Transaction tx(store.db());
+    Store::Transaction tx(store);
     RunId id = store.beginRun(nr);
     RunStatus status = writeServeRequests(store, id, o, r, info);
     store.finishRun(id, status, std::nullopt, std::nullopt, r.endedNs);

@@ -1,4 +1,5 @@
 #include "store/chunk_directory.h"
+#include "store_db.h"
 
 #include "store/sqlite_db.h"
 #include "store/store.h"
@@ -8,7 +9,7 @@ namespace ws {
 std::vector<LaneChunks> chunkDirectory(Store& store, RunId id, codec::ChunkKind kind) {
     // The index (run_id, kind, group_id, lane_id, first_start_ns) gives this
     // order without a sort.
-    sql::Statement st(store.db(),
+    sql::Statement st(storeDb(store),
                       "SELECT group_id, lane_id, first_start_ns, max_end_ns, count, busy_ns FROM "
                       "event_chunks WHERE run_id = ?1 AND kind = ?2 ORDER BY group_id, lane_id, "
                       "first_start_ns");

@@ -1,4 +1,7 @@
 #include "store/compact.h"
+#include "store_db.h"
+
+#include <sqlite3.h>
 
 #include <algorithm>
 #include <chrono>
@@ -47,7 +50,7 @@ class Strings {
 constexpr std::size_t kChunksPerTransaction = 256;
 
 std::int64_t fileBytes(Store& store) {
-    store.db().exec("PRAGMA wal_checkpoint(TRUNCATE)");
+    storeDb(store).exec("PRAGMA wal_checkpoint(TRUNCATE)");
     std::error_code ec;
     auto bytes = std::filesystem::file_size(store.path(), ec);
     return ec ? 0 : static_cast<std::int64_t>(bytes);
@@ -55,7 +58,7 @@ std::int64_t fileBytes(Store& store) {
 
 // The first run still being recorded, and the host recording it.
 std::optional<std::pair<RunId, std::string>> runBeingRecorded(Store& store) {
-    sql::Statement st(store.db(),
+    sql::Statement st(storeDb(store),
                       "SELECT id, host FROM runs WHERE status = 'running' ORDER BY id LIMIT 1");
     if (!st.step()) return std::nullopt;
     return std::pair(st.int64(0), st.text(1));
@@ -93,7 +96,7 @@ void vacuumUnlessARecordingWaits(Store& store, CompactResult& result) {
         bool yielded = false;
     } watch{store.path(), std::chrono::steady_clock::now(), false};
     sqlite3_progress_handler(
-        store.db().handle(), 10000,
+        storeDb(store).handle(), 10000,
         [](void* p) -> int {
             auto& w = *static_cast<Watch*>(p);
             auto now = std::chrono::steady_clock::now();
@@ -104,14 +107,14 @@ void vacuumUnlessARecordingWaits(Store& store, CompactResult& result) {
         },
         &watch);
     try {
-        store.db().exec("VACUUM");
+        storeDb(store).exec("VACUUM");
     } catch (const StoreError&) {
-        sqlite3_progress_handler(store.db().handle(), 0, nullptr, nullptr);
+        sqlite3_progress_handler(storeDb(store).handle(), 0, nullptr, nullptr);
         if (!watch.yielded) throw;
         result.vacuumSkipped = "a recording started";
         return;
     }
-    sqlite3_progress_handler(store.db().handle(), 0, nullptr, nullptr);
+    sqlite3_progress_handler(storeDb(store).handle(), 0, nullptr, nullptr);
 }
 
 }  // namespace
@@ -119,7 +122,7 @@ void vacuumUnlessARecordingWaits(Store& store, CompactResult& result) {
 CompactResult compactStore(Store& store, codec::Format format, const CompactProgress& progress) {
     store.requireWritable("compact");
     refuseWhileRecording(store);
-    auto& db = store.db();
+    auto& db = storeDb(store);
     CompactResult result;
     result.bytesBefore = fileBytes(store);
     // Row ids first: updating the rows a SELECT is still walking is undefined.

@@ -1,4 +1,5 @@
 #include "store/run_copy.h"
+#include "store_db.h"
 
 #include <optional>
 #include <stdexcept>
@@ -222,7 +223,7 @@ void copyEventChunks(sql::Db& db, RunId from, RunId to, StringMap& strings) {
 RunId copyRun(const std::string& fromPath, RunId run, Store& to,
               const std::vector<std::pair<std::string, std::string>>& addProperties) {
     to.requireWritable("copy a run into it");
-    auto& db = to.db();
+    auto& db = storeDb(to);
     Attached src(db, fromPath);
     {
         sql::Statement st(db, "SELECT status FROM src.runs WHERE id = ?1");

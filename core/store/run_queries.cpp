@@ -1,4 +1,5 @@
 #include "store/run_queries.h"
+#include "store_db.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -57,7 +58,7 @@ MemoryKind memoryKindFromString(const std::string& text) {
 }
 
 std::vector<RunInfo> listRuns(Store& store) {
-    sql::Statement st(store.db(), std::string("SELECT ") + kRunColumns + "ORDER BY r.id");
+    sql::Statement st(storeDb(store), std::string("SELECT ") + kRunColumns + "ORDER BY r.id");
     std::vector<RunInfo> runs;
     while (st.step())
         runs.push_back(readRun(st));
@@ -65,7 +66,7 @@ std::vector<RunInfo> listRuns(Store& store) {
 }
 
 std::optional<RunInfo> findRun(Store& store, RunId id) {
-    sql::Statement st(store.db(), std::string("SELECT ") + kRunColumns + "WHERE r.id = ?1");
+    sql::Statement st(storeDb(store), std::string("SELECT ") + kRunColumns + "WHERE r.id = ?1");
     st.bind(1, id);
     if (!st.step()) return std::nullopt;
     return readRun(st);
@@ -83,9 +84,9 @@ std::optional<DeviceInfo> runDevice(Store& store, RunId id) {
     std::string columns;
     for (const auto& f : kDeviceFields)
         columns += std::string(columns.empty() ? "" : ", ") + "d." + f.column;
-    sql::Statement st(store.db(), "SELECT " + columns +
-                                      " FROM runs r JOIN devices d ON d.id = r.device_id "
-                                      "WHERE r.id = ?1");
+    sql::Statement st(storeDb(store), "SELECT " + columns +
+                                          " FROM runs r JOIN devices d ON d.id = r.device_id "
+                                          "WHERE r.id = ?1");
     st.bind(1, id);
     if (!st.step()) return std::nullopt;
     DeviceInfo d;
@@ -100,7 +101,7 @@ std::optional<DeviceInfo> runDevice(Store& store, RunId id) {
 }
 
 std::optional<WorkloadInfo> runWorkload(Store& store, RunId id) {
-    sql::Statement st(store.db(),
+    sql::Statement st(storeDb(store),
                       "SELECT w.name, w.kind, w.config_text FROM runs r JOIN workloads w ON "
                       "w.id = r.workload_id WHERE r.id = ?1");
     st.bind(1, id);
@@ -109,7 +110,7 @@ std::optional<WorkloadInfo> runWorkload(Store& store, RunId id) {
 }
 
 std::string runLog(Store& store, RunId id) {
-    sql::Statement st(store.db(), "SELECT log FROM runs WHERE id = ?1");
+    sql::Statement st(storeDb(store), "SELECT log FROM runs WHERE id = ?1");
     st.bind(1, id);
     return st.step() ? st.text(0) : std::string();
 }
@@ -125,7 +126,7 @@ std::optional<double> numberProperty(const std::map<std::string, std::string>& p
 }
 
 std::map<std::string, std::string> runProperties(Store& store, RunId id) {
-    sql::Statement st(store.db(), "SELECT key, value FROM run_properties WHERE run_id = ?1");
+    sql::Statement st(storeDb(store), "SELECT key, value FROM run_properties WHERE run_id = ?1");
     st.bind(1, id);
     std::map<std::string, std::string> props;
     while (st.step())
@@ -134,7 +135,7 @@ std::map<std::string, std::string> runProperties(Store& store, RunId id) {
 }
 
 std::vector<std::pair<RunId, std::string>> runsWithProperty(Store& store, const std::string& key) {
-    sql::Statement st(store.db(),
+    sql::Statement st(storeDb(store),
                       "SELECT run_id, value FROM run_properties WHERE key = ?1 ORDER BY run_id");
     st.bind(1, key);
     std::vector<std::pair<RunId, std::string>> out;
@@ -145,7 +146,7 @@ std::vector<std::pair<RunId, std::string>> runsWithProperty(Store& store, const 
 
 RunAggregates runAggregates(Store& store, RunId id) {
     RunAggregates a;
-    auto& db = store.db();
+    auto& db = storeDb(store);
     {
         sql::Statement st(db,
                           "SELECT kind, sum(count), sum(busy_ns), sum(bytes), min(first_start_ns), "
@@ -193,7 +194,7 @@ RunAggregates runAggregates(Store& store, RunId id) {
 }
 
 std::vector<StreamKey> runStreams(Store& store, RunId id) {
-    sql::Statement st(store.db(),
+    sql::Statement st(storeDb(store),
                       "SELECT DISTINCT group_id, lane_id FROM event_chunks WHERE run_id = ?1 AND "
                       "kind IN (1, 2, 3) ORDER BY 1, 2");
     st.bind(1, id);
@@ -210,7 +211,7 @@ namespace {
 class StringCache {
   public:
     explicit StringCache(Store& store)
-        : select_(store.db(), "SELECT value FROM strings WHERE id = ?1") {}
+        : select_(storeDb(store), "SELECT value FROM strings WHERE id = ?1") {}
     const std::string& operator()(std::int64_t id) {
         auto it = cache_.find(id);
         if (it != cache_.end()) return it->second;
@@ -240,7 +241,7 @@ void forEachChunked(Store& store, RunId id, TimeWindow window, std::optional<std
     StringCache strings(store);
     codec::Lookup lookup = [&](std::int64_t sid) -> const std::string& { return strings(sid); };
     sql::Statement st(
-        store.db(),
+        storeDb(store),
         "SELECT group_id, lane_id, count, data, format, first_start_ns FROM event_chunks "
         "WHERE run_id = ?1 AND kind = ?2 AND first_start_ns < ?4 AND max_end_ns > ?3 AND (?5 IS "
         "NULL OR lane_id = ?5) AND first_start_ns < ?7 AND max_end_ns >= ?6 ORDER BY group_id, "
@@ -349,10 +350,10 @@ struct StartOrderReader<T>::Impl {
           window(w),
           starts(startsIn),
           strings(s),
-          blob(s.db(), "SELECT data FROM event_chunks WHERE rowid = ?1") {
+          blob(storeDb(s), "SELECT data FROM event_chunks WHERE rowid = ?1") {
         lookup = [this](std::int64_t sid) -> const std::string& { return strings(sid); };
         // Positions only (no blobs), ordered by first start over all lanes.
-        sql::Statement st(s.db(),
+        sql::Statement st(storeDb(s),
                           "SELECT rowid, first_start_ns, count, group_id, lane_id, format FROM "
                           "event_chunks WHERE run_id = ?1 AND kind = ?2 AND first_start_ns < ?4 "
                           "AND max_end_ns > ?3 AND first_start_ns < ?6 AND max_end_ns >= ?5 "
@@ -610,8 +611,15 @@ std::optional<ApiCallRecord> launchingCall(Store& store, RunId id, const KernelR
     return found;
 }
 
+std::int64_t nextRequestId(Store& store, RunId id) {
+    sql::Statement q(storeDb(store),
+                     "SELECT COALESCE(MAX(request_id) + 1, 0) FROM requests WHERE run_id = ?");
+    q.bind(1, id);
+    return q.step() ? q.int64(0) : 0;
+}
+
 std::vector<RequestRecord> requestsOf(Store& store, RunId id) {
-    sql::Statement st(store.db(),
+    sql::Statement st(storeDb(store),
                       "SELECT request_id, start_ns, end_ns, prompt_tokens, output_tokens, success "
                       "FROM requests WHERE run_id = ?1 ORDER BY request_id");
     st.bind(1, id);
@@ -623,7 +631,7 @@ std::vector<RequestRecord> requestsOf(Store& store, RunId id) {
 }
 
 std::vector<TokenRecord> tokensOf(Store& store, RunId id) {
-    sql::Statement st(store.db(),
+    sql::Statement st(storeDb(store),
                       "SELECT request_id, token_index, time_ns FROM tokens WHERE run_id = ?1 "
                       "ORDER BY request_id, token_index");
     st.bind(1, id);
@@ -634,7 +642,7 @@ std::vector<TokenRecord> tokensOf(Store& store, RunId id) {
 }
 
 std::vector<SampleRecord> samplesOf(Store& store, RunId id) {
-    sql::Statement st(store.db(),
+    sql::Statement st(storeDb(store),
                       "SELECT time_ns, device_index, power_w, sm_clock_mhz, mem_clock_mhz, "
                       "temperature_c, memory_used_bytes, gpu_util_percent, mem_util_percent, "
                       "energy_j, clock_event_reasons, nvlink_tx_bytes, nvlink_rx_bytes FROM "
@@ -662,7 +670,7 @@ std::vector<SampleRecord> samplesOf(Store& store, RunId id) {
 }
 
 std::vector<KernelMetricRecord> kernelMetricsOf(Store& store, RunId id) {
-    sql::Statement st(store.db(),
+    sql::Statement st(storeDb(store),
                       "SELECT m.correlation_id, s.value, m.value FROM kernel_metrics m "
                       "JOIN strings s ON s.id = m.metric_id WHERE m.run_id = ?1 "
                       "ORDER BY m.correlation_id, s.value");
@@ -674,7 +682,7 @@ std::vector<KernelMetricRecord> kernelMetricsOf(Store& store, RunId id) {
 }
 
 std::map<std::string, double> kernelMetricsOf(Store& store, RunId id, std::uint32_t correlationId) {
-    sql::Statement st(store.db(),
+    sql::Statement st(storeDb(store),
                       "SELECT s.value, m.value FROM kernel_metrics m JOIN strings s ON s.id = "
                       "m.metric_id WHERE m.run_id = ?1 AND m.correlation_id = ?2");
     st.bind(1, id);
@@ -686,7 +694,7 @@ std::map<std::string, double> kernelMetricsOf(Store& store, RunId id, std::uint3
 }
 
 std::vector<QualityRecord> qualityOf(Store& store, RunId id) {
-    sql::Statement st(store.db(),
+    sql::Statement st(storeDb(store),
                       "SELECT check_name, reference_variant, token_agreement, max_logit_error, "
                       "tolerance, passed FROM quality WHERE run_id = ?1");
     st.bind(1, id);
@@ -698,7 +706,7 @@ std::vector<QualityRecord> qualityOf(Store& store, RunId id) {
 }
 
 std::vector<GraphNodeRecord> graphNodesOf(Store& store, RunId id) {
-    sql::Statement st(store.db(),
+    sql::Statement st(storeDb(store),
                       "SELECT node_id, original_node_id, graph_id, process_id, thread_id, time_ns, "
                       "node_type FROM graph_nodes WHERE run_id = ?1 ORDER BY rowid");
     st.bind(1, id);
@@ -718,7 +726,7 @@ std::vector<GraphNodeRecord> graphNodesOf(Store& store, RunId id) {
 }
 
 std::vector<CollectiveCallRecord> collectiveCallsOf(Store& store, RunId id) {
-    sql::Statement st(store.db(),
+    sql::Statement st(storeDb(store),
                       "SELECT process_id, thread_id, start_ns, end_ns, collective, communicator, "
                       "bytes FROM collective_calls WHERE run_id = ?1 ORDER BY start_ns, rowid");
     st.bind(1, id);
@@ -738,7 +746,7 @@ std::vector<CollectiveCallRecord> collectiveCallsOf(Store& store, RunId id) {
 }
 
 std::vector<GpuStreamRecord> gpuStreamsOf(Store& store, RunId id) {
-    sql::Statement st(store.db(),
+    sql::Statement st(storeDb(store),
                       "SELECT device_id, stream_id, process_id, cuda_stream_id FROM gpu_streams "
                       "WHERE run_id = ?1 ORDER BY device_id, stream_id");
     st.bind(1, id);

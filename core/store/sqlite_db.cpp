@@ -1,5 +1,7 @@
 #include "store/sqlite_db.h"
 
+#include <sqlite3.h>
+
 #include <cctype>
 #include <cstdio>
 #include <utility>
@@ -184,6 +186,43 @@ Statement::~Statement() {
 
 void Statement::check(int rc) {
     if (rc != SQLITE_OK) db_->fail(rc, "binding a value");
+}
+
+void Statement::bind(int index, std::int64_t value) {
+    check(sqlite3_bind_int64(stmt_, index, value));
+}
+void Statement::bind(int index, int value) {
+    check(sqlite3_bind_int(stmt_, index, value));
+}
+void Statement::bind(int index, double value) {
+    check(sqlite3_bind_double(stmt_, index, value));
+}
+void Statement::bindNull(int index) {
+    check(sqlite3_bind_null(stmt_, index));
+}
+void Statement::rewind() {
+    sqlite3_reset(stmt_);
+}
+bool Statement::isNull(int col) const {
+    return sqlite3_column_type(stmt_, col) == SQLITE_NULL;
+}
+bool Statement::isInteger(int col) const {
+    return sqlite3_column_type(stmt_, col) == SQLITE_INTEGER;
+}
+std::int64_t Statement::int64(int col) const {
+    return sqlite3_column_int64(stmt_, col);
+}
+int Statement::int32(int col) const {
+    return sqlite3_column_int(stmt_, col);
+}
+double Statement::real(int col) const {
+    return sqlite3_column_double(stmt_, col);
+}
+std::int64_t Db::lastInsertId() const {
+    return sqlite3_last_insert_rowid(db_);
+}
+int Db::changes() const {
+    return sqlite3_changes(db_);
 }
 
 void Statement::bind(int index, std::string_view value) {

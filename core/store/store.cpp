@@ -1,5 +1,6 @@
 #include "store/store.h"
 
+#include <sqlite3.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -12,6 +13,7 @@
 
 #include "model/device_fields.h"
 #include "store/schema.h"
+#include "store/sqlite_db.h"
 #include "util/process_identity.h"
 #include "util/version.h"
 
@@ -435,6 +437,28 @@ void Store::deleteRun(RunId id) {
     mark.bind(1, id);
     mark.exec();
     tx.commit();
+}
+
+const std::string& Store::path() const {
+    return db_->path();
+}
+bool Store::readOnly() const {
+    return db_->readOnly();
+}
+
+void Store::setBusyTimeout(int ms) {
+    sqlite3_busy_timeout(db_->handle(), ms);
+}
+
+struct Store::Transaction::Open {
+    explicit Open(sql::Db& db) : tx(db) {}
+    sql::Transaction tx;
+};
+
+Store::Transaction::Transaction(Store& store) : open_(std::make_unique<Open>(store.db())) {}
+Store::Transaction::~Transaction() = default;
+void Store::Transaction::commit() {
+    open_->tx.commit();
 }
 
 }  // namespace ws

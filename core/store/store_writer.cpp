@@ -1,4 +1,5 @@
 #include "store/store_writer.h"
+#include "store_db.h"
 
 #include <algorithm>
 #include <bit>
@@ -238,11 +239,11 @@ std::int64_t StoreWriter::intern(std::string_view text) {
 
 void StoreWriter::flush() {
     if (pending_ == 0) return;
-    if (!st_) st_ = std::make_unique<Statements>(store_.db());
+    if (!st_) st_ = std::make_unique<Statements>(storeDb(store_));
     internedThisBatch_.clear();
     rejectedThisBatch_ = 0;
     try {
-        sql::Transaction tx(store_.db());
+        sql::Transaction tx(storeDb(store_));
         writePending();
         tx.commit();
     } catch (...) {
@@ -372,7 +373,7 @@ template <typename Write>
 void StoreWriter::writeKind(const char* kind, std::size_t count, Write write) {
     if (count == 0) return;
     if (!tolerant_) return write();
-    auto& db = store_.db();
+    auto& db = storeDb(store_);
     const auto internedBefore = internedThisBatch_.size();
     db.exec("SAVEPOINT record_kind");
     try {

@@ -10,6 +10,7 @@
 #include "store/run_queries.h"
 #include "store/store.h"
 #include "store/store_writer.h"
+#include "store_db.h"
 
 namespace ws {
 namespace {
@@ -29,7 +30,7 @@ std::vector<std::string> otherRows(const std::string& db, RunId run) {
     Store store(db);
     std::vector<std::string> rows;
     sql::Statement ov(
-        store.db(),
+        storeDb(store),
         "SELECT start_ns, end_ns, kind FROM overheads WHERE run_id = ?1 ORDER BY rowid");
     ov.bind(1, run);
     while (ov.step())
@@ -47,7 +48,7 @@ std::vector<std::string> otherRows(const std::string& db, RunId run) {
     for (const auto& q : qualityOf(store, run))
         rows.push_back("quality " + q.check + " " + q.referenceVariant + " " +
                        std::to_string(q.tokenAgreement) + " " + std::to_string(q.maxLogitError));
-    sql::Statement w(store.db(),
+    sql::Statement w(storeDb(store),
                      "SELECT writer_pid, writer_start_ticks, heartbeat_at, status, log, "
                      "warpscope_version FROM runs WHERE id = ?1");
     w.bind(1, run);
@@ -67,7 +68,7 @@ std::vector<std::string> otherRows(const std::string& db, RunId run) {
 
 std::int64_t count(const std::string& db, const std::string& sql) {
     Store store(db);
-    return store.db().queryInt(sql);
+    return storeDb(store).queryInt(sql);
 }
 
 TEST_F(BundleTest, EveryTableArrivesEqualUnderANewId) {

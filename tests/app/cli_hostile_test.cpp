@@ -16,6 +16,7 @@
 #include "app/cli_fixture.h"
 #include "store/run_queries.h"
 #include "store/store.h"
+#include "store_db.h"
 #include "support/temp_dir.h"
 
 namespace ws {
@@ -133,7 +134,7 @@ TEST_F(CliHostileTest, KillNineDuringImportsNeverLeavesAPartialRun) {
     const auto trace = testing::dataFile("kineto_llama_h200.json");
     auto countRuns = [&] {
         Store store(db);
-        return store.db().queryInt("SELECT count(*) FROM runs");
+        return storeDb(store).queryInt("SELECT count(*) FROM runs");
     };
     const auto before = countRuns();
     std::int64_t imported = 0;
@@ -155,18 +156,18 @@ TEST_F(CliHostileTest, KillNineDuringImportsNeverLeavesAPartialRun) {
         int status = 0;
         ::waitpid(pid, &status, 0);
         Store store(db);
-        EXPECT_EQ(store.db().queryInt("SELECT count(*) FROM runs WHERE status != 'ok' AND id > 4"),
-                  0)
+        EXPECT_EQ(
+            storeDb(store).queryInt("SELECT count(*) FROM runs WHERE status != 'ok' AND id > 4"), 0)
             << "round " << round;
         // A kill after the commit (before the process exits) leaves a whole
         // run too; a finished import always does.
-        const auto added = store.db().queryInt("SELECT count(*) FROM runs") - before - imported;
+        const auto added = storeDb(store).queryInt("SELECT count(*) FROM runs") - before - imported;
         if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
             EXPECT_EQ(added, 1) << "round " << round;
         else
             EXPECT_TRUE(added == 0 || added == 1) << "round " << round << ": " << added;
         imported += added;
-        sql::Statement check(store.db(), "PRAGMA integrity_check");
+        sql::Statement check(storeDb(store), "PRAGMA integrity_check");
         ASSERT_TRUE(check.step());
         EXPECT_EQ(check.text(0), "ok");
     }

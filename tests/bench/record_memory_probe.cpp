@@ -23,6 +23,7 @@
 #include "model/counter_metrics.h"
 #include "record/recorder.h"
 #include "store/store.h"
+#include "store_db.h"
 #include "util/process_identity.h"
 #include "wire/frames.h"
 
@@ -129,8 +130,8 @@ int main(int argc, char** argv) {
         // Every kernel stored, each at a time (a replayed one at its launch call).
         ws::Store store(request.storePath);
         const auto stored =
-            store.db().queryInt("SELECT SUM(count) FROM event_chunks WHERE kind = 1");
-        const auto untimed = store.db().queryInt(
+            storeDb(store).queryInt("SELECT SUM(count) FROM event_chunks WHERE kind = 1");
+        const auto untimed = storeDb(store).queryInt(
             "SELECT COUNT(*) FROM event_chunks WHERE kind = 1 AND "
             "first_start_ns <= 0");
         std::printf("stored %lld kernels, %lld chunks starting at 0\n",

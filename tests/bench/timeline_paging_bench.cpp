@@ -25,6 +25,7 @@
 
 #include "analysis/event_search.h"
 #include "store/store.h"
+#include "store_db.h"
 #include "timeline/lane_painter.h"
 #include "viewmodels/timeline_data.h"
 
@@ -82,7 +83,7 @@ const char* storePath() {
 }
 
 ws::RunId firstRun(ws::Store& store) {
-    return store.db().queryInt("SELECT min(id) FROM runs");
+    return storeDb(store).queryInt("SELECT min(id) FROM runs");
 }
 
 void BM_TimelineOpen(benchmark::State& state) {

@@ -17,6 +17,7 @@
 #include "store/run_queries.h"
 #include "store/sqlite_db.h"
 #include "store/store.h"
+#include "store_db.h"
 #include "support/temp_dir.h"
 #include "wire/event_codec.h"
 
@@ -26,7 +27,7 @@ namespace {
 // The quoted names of `column ... CHECK (column IN ('a','b'))` in a table's
 // CREATE statement, as the store now holds it.
 std::set<std::string> checkList(Store& store, const std::string& table, const std::string& column) {
-    sql::Statement q(store.db(),
+    sql::Statement q(storeDb(store),
                      "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?1");
     q.bind(1, table);
     EXPECT_TRUE(q.step()) << table;
@@ -60,7 +61,8 @@ TEST(ClosedLists, TheStoreChecksEveryEventChunkKindTheCodecWrites) {
     testing::TempDir dir;
     Store store(dir.file("runs.wsdb"));
     sql::Statement q(
-        store.db(), "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'event_chunks'");
+        storeDb(store),
+        "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'event_chunks'");
     ASSERT_TRUE(q.step());
     const std::string ddl = q.text(0);
     std::smatch m;

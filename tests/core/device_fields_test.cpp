@@ -8,6 +8,7 @@
 #include "model/device_fields.h"
 #include "store/run_queries.h"
 #include "store/store.h"
+#include "store_db.h"
 #include "support/temp_dir.h"
 #include "wire/frames.h"
 
@@ -75,7 +76,7 @@ TEST(DeviceFields, EveryFieldIsStoredAndTheTableHasExactlyTheseColumns) {
     std::set<std::string> described, stored;
     for (const auto& f : kDeviceFields)
         described.insert(f.column);
-    sql::Statement info(store.db(), "SELECT name FROM pragma_table_info('devices')");
+    sql::Statement info(storeDb(store), "SELECT name FROM pragma_table_info('devices')");
     while (info.step())
         if (info.text(0) != "id") stored.insert(info.text(0));
     EXPECT_EQ(stored, described);

@@ -14,6 +14,7 @@
 #include "store/schema.h"
 #include "store/store.h"
 #include "store/store_writer.h"
+#include "store_db.h"
 #include "support/fixture_store.h"
 #include "support/temp_dir.h"
 #include "wire/event_codec.h"
@@ -39,12 +40,12 @@ void writeFinishedFixture(const std::string& path) {
 }
 
 std::int64_t chunksIn(Store& store, codec::Format format) {
-    return store.db().queryInt("SELECT count(*) FROM event_chunks WHERE format = " +
-                               std::to_string(static_cast<int>(format)));
+    return storeDb(store).queryInt("SELECT count(*) FROM event_chunks WHERE format = " +
+                                   std::to_string(static_cast<int>(format)));
 }
 
 std::int64_t blobBytes(Store& store) {
-    return store.db().queryInt("SELECT sum(length(data)) FROM event_chunks");
+    return storeDb(store).queryInt("SELECT sum(length(data)) FROM event_chunks");
 }
 
 TEST(EventCodec, EveryKindRoundTripsInBothFormats) {

@@ -11,6 +11,7 @@
 #include "store/schema.h"
 #include "store/sqlite_db.h"
 #include "store/store.h"
+#include "store_db.h"
 #include "support/fixture_store.h"
 #include "support/temp_dir.h"
 #include "support/unprivileged.h"
@@ -60,13 +61,13 @@ TEST(StoreOpen, CreatesNewStoreWithSchemaVersionAndApplicationId) {
     {
         Store store(path);
         EXPECT_FALSE(store.readOnly());
-        EXPECT_EQ(store.db().queryInt("PRAGMA user_version"), schema::kCurrentVersion);
-        EXPECT_EQ(store.db().queryInt("PRAGMA application_id"), schema::kApplicationId);
-        EXPECT_EQ(store.db().queryInt("PRAGMA foreign_keys"), 1);
+        EXPECT_EQ(storeDb(store).queryInt("PRAGMA user_version"), schema::kCurrentVersion);
+        EXPECT_EQ(storeDb(store).queryInt("PRAGMA application_id"), schema::kApplicationId);
+        EXPECT_EQ(storeDb(store).queryInt("PRAGMA foreign_keys"), 1);
         EXPECT_TRUE(listRuns(store).empty());
     }
     Store again(path);
-    EXPECT_EQ(again.db().queryInt("PRAGMA user_version"), schema::kCurrentVersion);
+    EXPECT_EQ(storeDb(again).queryInt("PRAGMA user_version"), schema::kCurrentVersion);
 }
 
 // A store from a build before the chunk summary index gets it when opened
@@ -80,8 +81,8 @@ TEST(StoreOpen, ChunkSummaryIndexIsAddedWithoutAVersionChange) {
                "DROP INDEX event_chunks_spans; CREATE INDEX event_chunks_by_lane ON "
                "event_chunks(run_id, kind, group_id, lane_id, first_start_ns);");
     auto hasIndex = [](Store& store, const std::string& name) {
-        return store.db().queryInt("SELECT count(*) FROM sqlite_master WHERE name = '" + name +
-                                   "'") > 0;
+        return storeDb(store).queryInt("SELECT count(*) FROM sqlite_master WHERE name = '" + name +
+                                       "'") > 0;
     };
     {
         Store readOnly(path, {.readOnly = true});
@@ -90,8 +91,8 @@ TEST(StoreOpen, ChunkSummaryIndexIsAddedWithoutAVersionChange) {
     Store store(path);
     EXPECT_TRUE(hasIndex(store, "event_chunks_spans"));
     EXPECT_FALSE(hasIndex(store, "event_chunks_by_lane"));
-    EXPECT_EQ(store.db().queryInt("PRAGMA user_version"), schema::kCurrentVersion);
-    sql::Statement plan(store.db(),
+    EXPECT_EQ(storeDb(store).queryInt("PRAGMA user_version"), schema::kCurrentVersion);
+    sql::Statement plan(storeDb(store),
                         "EXPLAIN QUERY PLAN SELECT group_id, lane_id, first_start_ns, max_end_ns, "
                         "count, busy_ns FROM event_chunks WHERE run_id = 1 AND kind = 1 ORDER BY "
                         "group_id, lane_id, first_start_ns");
@@ -347,7 +348,7 @@ TEST(StoreOpen, UpgradesAVersion1StoreKeepingItsRuns) {
     TempDir dir;
     auto path = version1Store(dir);
     Store store(path);
-    EXPECT_EQ(store.db().queryInt("PRAGMA user_version"), schema::kCurrentVersion);
+    EXPECT_EQ(storeDb(store).queryInt("PRAGMA user_version"), schema::kCurrentVersion);
     auto runs = listRuns(store);
     ASSERT_EQ(runs.size(), 4u);
     auto samples = samplesOf(store, runs[0].id);

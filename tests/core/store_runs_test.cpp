@@ -4,9 +4,11 @@
 #include <unistd.h>
 
 #include "store/chunk_directory.h"
+#include "store/run_edits.h"
 #include "store/run_queries.h"
 #include "store/store.h"
 #include "store/store_writer.h"
+#include "store_db.h"
 #include "support/fixture_store.h"
 #include "support/temp_dir.h"
 
@@ -49,8 +51,8 @@ TEST(StoreRuns, LifeCycleRunningToOk) {
     EXPECT_EQ(device->reservedSmemPerBlock, 1024);
     // The same device and workload are stored once.
     store.beginRun(nr);
-    EXPECT_EQ(store.db().queryInt("SELECT count(*) FROM devices"), 1);
-    EXPECT_EQ(store.db().queryInt("SELECT count(*) FROM workloads"), 1);
+    EXPECT_EQ(storeDb(store).queryInt("SELECT count(*) FROM devices"), 1);
+    EXPECT_EQ(storeDb(store).queryInt("SELECT count(*) FROM workloads"), 1);
 }
 
 TEST(StoreRuns, RemovedRunIdsAreNeverHandedOutAgain) {
@@ -153,9 +155,9 @@ TEST(StoreRuns, WriterBatchesAndInternsStrings) {
         EXPECT_EQ(w.pending(), 0u);
     }
     EXPECT_EQ(runAggregates(store, id).kernelCount, 1000);
-    EXPECT_EQ(store.db().queryInt("SELECT count(*) FROM strings"), 2);
+    EXPECT_EQ(storeDb(store).queryInt("SELECT count(*) FROM strings"), 2);
     // Each batch of 100 holds two lanes (streams 0 and 1): two chunks per batch.
-    EXPECT_EQ(store.db().queryInt("SELECT count(*) FROM event_chunks"), 20);
+    EXPECT_EQ(storeDb(store).queryInt("SELECT count(*) FROM event_chunks"), 20);
 }
 
 TEST(StoreRuns, ChunkDirectoryDescribesEachLaneWithoutDecoding) {
@@ -242,8 +244,33 @@ TEST(StoreRuns, DamagedChunkGivesAStoreError) {
         StoreWriter w(store, id);
         w.add(kernelAt(0, 10, 1, "k"));
     }
-    store.db().exec("UPDATE event_chunks SET data = x'ff'");
+    storeDb(store).exec("UPDATE event_chunks SET data = x'ff'");
     EXPECT_THROW(kernelsIn(store, id), StoreError);
+}
+
+TEST(StoreRuns, KernelMetricsAreReplacedOneByOneAndRequestIdsContinue) {
+    TempDir dir;
+    Store store(dir.file("runs.wsdb"));
+    NewRun nr;
+    nr.label = "m";
+    auto id = store.beginRun(nr);
+    EXPECT_EQ(nextRequestId(store, id), 0);
+    {
+        StoreWriter w(store, id);
+        w.add(KernelMetricRecord{7, "dram__bytes_read.sum", 100});
+        w.add(KernelMetricRecord{7, "sm__throughput", 50});
+        RequestRecord r;
+        r.requestId = 4;
+        w.add(r);
+    }
+    replaceKernelMetrics(store, id,
+                         {{7, "dram__bytes_read.sum", 250}, {8, "dram__bytes_read.sum", 3}});
+    auto seven = kernelMetricsOf(store, id, 7);
+    EXPECT_EQ(seven.size(), 2u);
+    EXPECT_EQ(seven["dram__bytes_read.sum"], 250);  // replaced, not added beside
+    EXPECT_EQ(seven["sm__throughput"], 50);         // the other metric kept
+    EXPECT_EQ(kernelMetricsOf(store, id, 8)["dram__bytes_read.sum"], 3);
+    EXPECT_EQ(nextRequestId(store, id), 5);
 }
 
 TEST(StoreRuns, FixtureAggregatesAndTables) {
@@ -280,10 +307,10 @@ TEST(StoreRuns, DeleteRemovesRecordsToo) {
     Store store(path);
     store.deleteRun(runs.decoderOk);
     EXPECT_FALSE(findRun(store, runs.decoderOk));
-    EXPECT_EQ(store.db().queryInt("SELECT count(*) FROM event_chunks WHERE run_id = " +
-                                  std::to_string(runs.decoderOk)),
+    EXPECT_EQ(storeDb(store).queryInt("SELECT count(*) FROM event_chunks WHERE run_id = " +
+                                      std::to_string(runs.decoderOk)),
               0);
-    EXPECT_EQ(store.db().queryInt("SELECT count(*) FROM tokens"), 0);
+    EXPECT_EQ(storeDb(store).queryInt("SELECT count(*) FROM tokens"), 0);
     EXPECT_THROW(store.deleteRun(runs.decoderOk), StoreError);
 }
 
@@ -329,9 +356,9 @@ TEST(StoreRuns, DiskFullRollsBackBatchAndKeepsRecordsPending) {
     auto path = dir.file("runs.wsdb");
     Store store(path);
     auto id = store.beginRun({});
-    auto pages = store.db().queryInt("PRAGMA page_count");
+    auto pages = storeDb(store).queryInt("PRAGMA page_count");
     // Cap the file a few pages above its size: SQLite then fails with SQLITE_FULL.
-    store.db().exec("PRAGMA max_page_count = " + std::to_string(pages + 2));
+    storeDb(store).exec("PRAGMA max_page_count = " + std::to_string(pages + 2));
     StoreWriter w(store, id, 1 << 20);
     for (int i = 0; i < 20000; ++i)
         w.add(kernelAt(i, 1, 1, "kernel_" + std::to_string(i)));
@@ -345,9 +372,9 @@ TEST(StoreRuns, DiskFullRollsBackBatchAndKeepsRecordsPending) {
     }
     EXPECT_EQ(w.pending(), 20000u);
     EXPECT_EQ(runAggregates(store, id).kernelCount, 0);
-    EXPECT_EQ(store.db().queryInt("SELECT count(*) FROM strings"), 0);
+    EXPECT_EQ(storeDb(store).queryInt("SELECT count(*) FROM strings"), 0);
     // Space comes back: the pending batch is written whole, strings included.
-    store.db().exec("PRAGMA max_page_count = 1000000");
+    storeDb(store).exec("PRAGMA max_page_count = 1000000");
     w.flush();
     EXPECT_EQ(runAggregates(store, id).kernelCount, 20000);
     EXPECT_EQ(kernelsIn(store, id, {5, 6})[0].name, "kernel_5");

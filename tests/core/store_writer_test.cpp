@@ -16,6 +16,7 @@
 #include "store/run_queries.h"
 #include "store/store.h"
 #include "store/store_writer.h"
+#include "store_db.h"
 #include "support/temp_dir.h"
 
 namespace ws {
@@ -55,8 +56,8 @@ struct Fixture {
     RunId run = store.beginRun({});
     // Every insert into `table` fails, as a store that rejects one kind does.
     void refuseInsertsInto(const std::string& table) {
-        store.db().exec("CREATE TRIGGER refuse BEFORE INSERT ON " + table +
-                        " BEGIN SELECT RAISE(ABORT, 'injected rejection'); END");
+        storeDb(store).exec("CREATE TRIGGER refuse BEFORE INSERT ON " + table +
+                            " BEGIN SELECT RAISE(ABORT, 'injected rejection'); END");
     }
 };
 
@@ -160,7 +161,7 @@ TEST(StoreWriter, ManyNamesAlikeButInTheMiddleAndLanesOutOfOrderReadBackExactly)
             ASSERT_EQ(stored[i].name, expected[i].name) << "stream " << stream << " #" << i;
         }
     }
-    EXPECT_EQ(f.store.db().queryInt("SELECT count(*) FROM strings"), 300);
+    EXPECT_EQ(storeDb(f.store).queryInt("SELECT count(*) FROM strings"), 300);
 }
 
 TEST(StoreWriterRecording, OutsideRecordingModeAStoreErrorStillThrows) {

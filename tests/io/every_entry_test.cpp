@@ -15,6 +15,7 @@
 #include "model/value_limits.h"
 #include "store/sqlite_db.h"
 #include "store/store.h"
+#include "store_db.h"
 #include "support/temp_dir.h"
 #include "wire/frames.h"
 
@@ -44,7 +45,7 @@ std::pair<std::string, std::int64_t> imported(const std::string& path) {
     } catch (const std::runtime_error& e) {
         error = e.what();
     }
-    return {error, store.db().queryInt("SELECT count(*) FROM runs")};
+    return {error, storeDb(store).queryInt("SELECT count(*) FROM runs")};
 }
 
 TEST(EveryEntry, TheSameOutOfRangeTimeIsRefusedByEachWayIn) {
@@ -137,7 +138,7 @@ TEST(EveryEntry, TheSameOutOfRangeTimeIsRefusedByEachWayIn) {
                 error = e.what();
             }
             EXPECT_NE(error.find("a token of request 7"), std::string::npos) << error;
-            EXPECT_EQ(target.db().queryInt("SELECT count(*) FROM runs"), 0);
+            EXPECT_EQ(storeDb(target).queryInt("SELECT count(*) FROM runs"), 0);
         }
     }
 }

@@ -12,6 +12,7 @@
 #include "store/run_queries.h"
 #include "store/sqlite_db.h"
 #include "store/store.h"
+#include "store_db.h"
 #include "support/temp_dir.h"
 
 namespace ws {
@@ -33,10 +34,10 @@ Outcome importFile(const std::string& path) {
     } catch (const std::runtime_error& e) {
         out.error = e.what();
     }
-    out.runs = store.db().queryInt("SELECT count(*) FROM runs");
-    out.workloads = store.db().queryInt("SELECT count(*) FROM workloads");
-    out.devices = store.db().queryInt("SELECT count(*) FROM devices");
-    out.strings = store.db().queryInt("SELECT count(*) FROM strings");
+    out.runs = storeDb(store).queryInt("SELECT count(*) FROM runs");
+    out.workloads = storeDb(store).queryInt("SELECT count(*) FROM workloads");
+    out.devices = storeDb(store).queryInt("SELECT count(*) FROM devices");
+    out.strings = storeDb(store).queryInt("SELECT count(*) FROM strings");
     return out;
 }
 
@@ -190,16 +191,16 @@ TEST(HostileImport, AFailureLateInTheImportLeavesNoRunAndNoOrphanRows) {
     // The run row used to be committed first, and the clean-up could fail too.
     TempDir dir;
     Store store(dir.file("runs.wsdb"));
-    store.db().exec(
+    storeDb(store).exec(
         "CREATE TRIGGER refuse BEFORE INSERT ON run_properties BEGIN SELECT RAISE(ABORT, "
         "'injected failure'); END");
     auto path = nsysExport(dir, "SELECT 1");
     EXPECT_THROW(importTrace(store, readTraceFile(path), ""), std::exception);
-    EXPECT_EQ(store.db().queryInt("SELECT count(*) FROM runs"), 0);
-    EXPECT_EQ(store.db().queryInt("SELECT count(*) FROM workloads"), 0);
-    EXPECT_EQ(store.db().queryInt("SELECT count(*) FROM devices"), 0);
-    EXPECT_EQ(store.db().queryInt("SELECT count(*) FROM event_chunks"), 0);
-    EXPECT_EQ(store.db().queryInt("SELECT count(*) FROM strings"), 0);
+    EXPECT_EQ(storeDb(store).queryInt("SELECT count(*) FROM runs"), 0);
+    EXPECT_EQ(storeDb(store).queryInt("SELECT count(*) FROM workloads"), 0);
+    EXPECT_EQ(storeDb(store).queryInt("SELECT count(*) FROM devices"), 0);
+    EXPECT_EQ(storeDb(store).queryInt("SELECT count(*) FROM event_chunks"), 0);
+    EXPECT_EQ(storeDb(store).queryInt("SELECT count(*) FROM strings"), 0);
 }
 
 TEST(HostileImport, PipesAndFoldersAreNamedNotReadForever) {

@@ -8,6 +8,7 @@
 #include "io/trace_import.h"
 #include "store/run_queries.h"
 #include "store/store.h"
+#include "store_db.h"
 #include "support/temp_dir.h"
 
 namespace ws {
@@ -45,7 +46,7 @@ Summary summarize(Store& store, RunId run) {
 }
 
 std::int64_t count(Store& store, const char* table) {
-    return store.db().queryInt(std::string("SELECT count(*) FROM ") + table);
+    return storeDb(store).queryInt(std::string("SELECT count(*) FROM ") + table);
 }
 
 TEST(KinetoStream, FilePlainAndGzipGiveTheRunTheTextGives) {

@@ -1,4 +1,5 @@
 #include "support/fixture_store.h"
+#include "store_db.h"
 
 #include "store/store.h"
 #include "store/store_writer.h"
@@ -189,7 +190,7 @@ FixtureRuns writeFixtureStore(const std::string& path) {
     remote.startedAtNs = kStart + 180'000'000'000;
     runs.remoteRunning = store.beginRun(remote);
     // Recorded elsewhere: its writer cannot be checked from this machine.
-    sql::Statement st(store.db(),
+    sql::Statement st(storeDb(store),
                       "UPDATE runs SET host = 'gpu-node-7', writer_pid = 1 WHERE id = ?1");
     st.bind(1, runs.remoteRunning);
     st.exec();

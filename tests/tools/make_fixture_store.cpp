@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "store/store.h"
+#include "store_db.h"
 #include "support/fixture_store.h"
 
 int main(int argc, char** argv) {
@@ -17,8 +18,8 @@ int main(int argc, char** argv) {
         // Fold the WAL into the main file so one committed file holds everything;
         // the file stays in WAL mode, so opening it later changes no byte of it.
         ws::Store store(argv[1]);
-        store.db().exec("PRAGMA wal_checkpoint(TRUNCATE)");
-        store.db().exec("VACUUM");
+        storeDb(store).exec("PRAGMA wal_checkpoint(TRUNCATE)");
+        storeDb(store).exec("VACUUM");
     }
     std::cout << "wrote " << argv[1] << '\n';
     return 0;

@@ -17,6 +17,7 @@
 #include "store/compact.h"
 #include "store/run_queries.h"
 #include "store/store.h"
+#include "store_db.h"
 #include "support/temp_dir.h"
 #include "timeline/search_matches_list.h"
 #include "timeline/timeline_view.h"
@@ -340,8 +341,8 @@ TEST_F(MainWindowTest, CompactStoreRewritesOlderChunksInTheBackgroundAndReloads)
     ASSERT_TRUE(waitFor(loaded, 60000));  // reloaded after warpscope-cli compact finished
     qunsetenv("WARPSCOPE_CLI");
     Store after(store);
-    EXPECT_EQ(after.db().queryInt("SELECT count(*) FROM event_chunks WHERE format = 1"), 0);
-    EXPECT_GT(after.db().queryInt("SELECT count(*) FROM event_chunks"), 0);
+    EXPECT_EQ(storeDb(after).queryInt("SELECT count(*) FROM event_chunks WHERE format = 1"), 0);
+    EXPECT_GT(storeDb(after).queryInt("SELECT count(*) FROM event_chunks"), 0);
 }
 
 TEST_F(MainWindowTest, RunsAreRenamedTaggedAndDeletedFromTheListAndTheFocusedRunStays) {

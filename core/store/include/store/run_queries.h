@@ -141,6 +141,9 @@ extern template class StartOrderReader<codec::ApiCallBrief>;
 std::optional<ApiCallRecord> launchingCall(Store& store, RunId id, const KernelRecord& kernel);
 
 std::vector<RequestRecord> requestsOf(Store& store, RunId id);
+// One past the highest request id the run holds (0 for none): where another
+// client's requests of the same run begin.
+std::int64_t nextRequestId(Store& store, RunId id);
 std::vector<TokenRecord> tokensOf(Store& store, RunId id);
 std::vector<SampleRecord> samplesOf(Store& store, RunId id);
 std::vector<QualityRecord> qualityOf(Store& store, RunId id);

@@ -1,8 +1,7 @@
 // Thin RAII wrappers over the SQLite C API; every failure becomes a StoreError
-// naming the database file.
+// naming the database file. <sqlite3.h> stays in the .cpp: a reader of this
+// header cannot call SQLite around the wrappers.
 #pragma once
-
-#include <sqlite3.h>
 
 #include <cstdint>
 #include <optional>
@@ -10,6 +9,9 @@
 #include <string_view>
 
 #include "store/store_error.h"
+
+struct sqlite3;
+struct sqlite3_stmt;
 
 namespace ws::sql {
 
@@ -25,15 +27,15 @@ class Statement {
     Statement& operator=(const Statement&) = delete;
     ~Statement();
 
-    void bind(int index, std::int64_t value) { check(sqlite3_bind_int64(stmt_, index, value)); }
-    void bind(int index, int value) { check(sqlite3_bind_int(stmt_, index, value)); }
+    void bind(int index, std::int64_t value);
+    void bind(int index, int value);
     void bind(int index, std::uint32_t value) { bind(index, static_cast<std::int64_t>(value)); }
     void bind(int index, std::uint64_t value) { bind(index, static_cast<std::int64_t>(value)); }
-    void bind(int index, double value) { check(sqlite3_bind_double(stmt_, index, value)); }
+    void bind(int index, double value);
     void bind(int index, bool value) { bind(index, value ? 1 : 0); }
     void bind(int index, std::string_view value);
     void bindBlob(int index, std::string_view bytes);
-    void bindNull(int index) { check(sqlite3_bind_null(stmt_, index)); }
+    void bindNull(int index);
     template <typename T>
     void bind(int index, const std::optional<T>& value) {
         if (value)
@@ -49,13 +51,13 @@ class Statement {
     void reset();
     // Resets for the next step without clearing bindings: for hot insert loops
     // that rebind every parameter anyway.
-    void rewind() { sqlite3_reset(stmt_); }
+    void rewind();
 
-    bool isNull(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }
-    bool isInteger(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_INTEGER; }
-    std::int64_t int64(int col) const { return sqlite3_column_int64(stmt_, col); }
-    int int32(int col) const { return sqlite3_column_int(stmt_, col); }
-    double real(int col) const { return sqlite3_column_double(stmt_, col); }
+    bool isNull(int col) const;
+    bool isInteger(int col) const;
+    std::int64_t int64(int col) const;
+    int int32(int col) const;
+    double real(int col) const;
     std::string text(int col) const;
     // Valid until the next step or reset.
     std::string_view blob(int col) const;
@@ -86,8 +88,8 @@ class Db {
 
     void exec(std::string_view sql);
     std::int64_t queryInt(std::string_view sql);
-    std::int64_t lastInsertId() const { return sqlite3_last_insert_rowid(db_); }
-    int changes() const { return sqlite3_changes(db_); }
+    std::int64_t lastInsertId() const;
+    int changes() const;
     sqlite3* handle() const { return db_; }
     const std::string& path() const { return path_; }
     bool readOnly() const { return mode_ == Mode::ReadOnly || mode_ == Mode::Snapshot; }

@@ -10,9 +10,13 @@
 #include <vector>
 
 #include "model/records.h"
-#include "store/sqlite_db.h"
+#include "store/store_error.h"
 
 namespace ws {
+
+namespace sql {
+class Db;
+}
 
 struct NewRun {
     std::string label;
@@ -44,8 +48,8 @@ class Store {
     Store(const Store&) = delete;
     Store& operator=(const Store&) = delete;
 
-    const std::string& path() const { return db_->path(); }
-    bool readOnly() const { return db_->readOnly(); }
+    const std::string& path() const;
+    bool readOnly() const;
     // Runs found `running` whose writer had died, marked killed by this open.
     const std::vector<RunId>& recoveredRuns() const { return recovered_; }
 
@@ -65,13 +69,32 @@ class Store {
     void setTags(RunId id, std::string_view tags);
 
     // How long a write waits for another process's lock before StoreError(Locked).
-    void setBusyTimeout(int ms) { sqlite3_busy_timeout(db_->handle(), ms); }
+    void setBusyTimeout(int ms);
 
-    sql::Db& db() { return *db_; }
     // Throws StoreError(ReadOnly) with a message naming the store.
     void requireWritable(std::string_view action) const;
 
+    // Several writes made one: committed by commit(), rolled back when it
+    // goes out of scope first. Inside another it is a savepoint of that one.
+    class Transaction {
+      public:
+        explicit Transaction(Store& store);
+        ~Transaction();
+        Transaction(const Transaction&) = delete;
+        Transaction& operator=(const Transaction&) = delete;
+        void commit();
+
+      private:
+        struct Open;
+        std::unique_ptr<Open> open_;
+    };
+
   private:
+    // The one door to SQL: the store's own sources (store_db.h) and nothing
+    // else, so every query lives in core/store.
+    friend sql::Db& storeDb(Store& store);
+    sql::Db& db() { return *db_; }
+
     void checkBeforeWriting(const std::string& path, const std::string& shownAs, bool& readOnly);
     void recoverAbandonedRuns();
     std::int64_t upsertDevice(const DeviceInfo& device);

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <map>
+#include <unordered_map>
 
 #include "analysis/kernel_summary.h"
 #include "analysis/run_latency.h"
@@ -143,13 +144,18 @@ Comparison compareRuns(Store& store, RunId base, RunId candidate, int resamples,
     auto candidateWindow = resolveWindow(store, candidate, window, true);
     c.baseWindow = baseWindow.label;
     c.candidateWindow = candidateWindow.label;
+    // Each distinct name demangled and shortened once, not once per launch.
+    std::unordered_map<std::string, std::pair<std::vector<double>, std::vector<double>>*> byRaw;
+    auto samplesOf = [&](const std::string& raw) {
+        auto [it, added] = byRaw.try_emplace(raw, nullptr);
+        if (added) it->second = &byName[shortKernelName(demangle(raw))];
+        return it->second;
+    };
     forEachKernel(store, base, baseWindow.span, std::nullopt, [&](const KernelRecord& k) {
-        byName[shortKernelName(demangle(k.name))].first.push_back(
-            static_cast<double>(k.durationNs()));
+        samplesOf(k.name)->first.push_back(static_cast<double>(k.durationNs()));
     });
     forEachKernel(store, candidate, candidateWindow.span, std::nullopt, [&](const KernelRecord& k) {
-        byName[shortKernelName(demangle(k.name))].second.push_back(
-            static_cast<double>(k.durationNs()));
+        samplesOf(k.name)->second.push_back(static_cast<double>(k.durationNs()));
     });
     double sumB = 0, sumC = 0;
     for (auto& [name, samples] : byName) {

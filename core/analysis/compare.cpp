@@ -4,10 +4,11 @@
 #include <cmath>
 #include <cstdlib>
 #include <map>
-#include <unordered_map>
 
 #include "analysis/kernel_summary.h"
+#include "analysis/run_analysis.h"
 #include "analysis/run_latency.h"
+#include "analysis/series_compare.h"
 #include "analysis/statistics.h"
 #include "resampling.h"
 #include "store/run_queries.h"
@@ -23,6 +24,75 @@ using stats::medianOf;
 using stats::p90Of;
 using stats::p99Of;
 using stats::sumOf;
+
+// The verdict of a delta whose interval is set: lower is better.
+void judge(MetricDelta& d) {
+    // Rounding in the resampled statistics must not turn "identical" into a verdict.
+    const double tolerance = 1e-9 * std::max(std::fabs(d.base), std::fabs(d.candidate));
+    if (std::fabs(d.delta) < kPracticalChange * std::fabs(d.base))
+        d.verdict = Verdict::WithinNoise;  // certain or not, too small to act on
+    else if (*d.ciHigh < -tolerance)
+        d.verdict = Verdict::Faster;
+    else if (*d.ciLow > tolerance)
+        d.verdict = Verdict::Slower;
+    else
+        d.verdict = Verdict::WithinNoise;
+}
+
+// The launches of one short kernel name: count, mean and Σ (x − mean)²,
+// merged from the kernel table's rows of that name (Chan's pairwise update),
+// so a comparison needs the tables, not the records.
+struct Launches {
+    double n = 0, mean = 0, squares = 0;
+    void merge(const DurationStats& t) {
+        const auto m = static_cast<double>(t.count);
+        if (m == 0) return;
+        const double delta = t.meanNs - mean, total = n + m;
+        mean += delta * m / total;
+        squares += t.stdNs * t.stdNs * m + delta * delta * n * m / total;
+        n = total;
+    }
+    double total() const { return n * mean; }
+};
+
+// Welch's 95 % interval of the difference of the means (sums: of n times
+// the mean, n fixed, as a bootstrap of the sum resamples), and its verdict.
+// The t quantile keeps a kernel launched a handful of times honest, where a
+// bootstrap of so few launches is too narrow.
+MetricDelta launchDelta(const std::string& name, const Launches& a, const Launches& b, bool sums) {
+    MetricDelta d;
+    d.metric = name;
+    d.base = sums ? a.total() : a.mean;
+    d.candidate = sums ? b.total() : b.mean;
+    d.delta = d.candidate - d.base;
+    if (a.n < 2 || b.n < 2) {
+        d.verdict = d.delta == 0 ? Verdict::WithinNoise : Verdict::NotComparable;
+        return d;
+    }
+    const double va = a.squares / (a.n - 1), vb = b.squares / (b.n - 1);
+    const double sa = sums ? a.n * va : va / a.n, sb = sums ? b.n * vb : vb / b.n;
+    const double df = sa + sb > 0
+                          ? (sa + sb) * (sa + sb) / (sa * sa / (a.n - 1) + sb * sb / (b.n - 1))
+                          : a.n + b.n - 2;
+    const double half = studentTQuantile(0.975, df) * std::sqrt(sa + sb);
+    d.ciLow = d.delta - half;
+    d.ciHigh = d.delta + half;
+    judge(d);
+    return d;
+}
+
+// What compareRuns reads of one run: no roofline, no occupancy.
+RunAnalysis comparedRun(Store& store, RunId id, const WindowChoice& choice) {
+    RunAnalysis a;
+    a.run = requireRun(store, id);
+    a.latency = runLatency(store, id, contractTargets(store, id));
+    const auto window = resolveWindow(store, id, choice, true);
+    a.summary = summarizeRun(store, id, window.span, window.label);
+    a.properties = runProperties(store, id);
+    a.quality = qualityOf(store, id);
+    return a;
+}
+
 }  // namespace
 
 const char* toString(Verdict v) {
@@ -81,26 +151,23 @@ MetricDelta compareSamples(const std::string& metric, const std::vector<double>&
     std::sort(deltas.begin(), deltas.end());
     d.ciLow = stats::percentileSorted(deltas, 2.5);
     d.ciHigh = stats::percentileSorted(deltas, 97.5);
-    // Rounding in the resampled statistics must not turn "identical" into a verdict.
-    const double tolerance = 1e-9 * std::max(std::fabs(d.base), std::fabs(d.candidate));
-    if (std::fabs(d.delta) < kPracticalChange * std::fabs(d.base))
-        d.verdict = Verdict::WithinNoise;  // certain or not, too small to act on
-    else if (*d.ciHigh < -tolerance)
-        d.verdict = Verdict::Faster;
-    else if (*d.ciLow > tolerance)
-        d.verdict = Verdict::Slower;
-    else
-        d.verdict = Verdict::WithinNoise;
+    judge(d);
     return d;
 }
 
 Comparison compareRuns(Store& store, RunId base, RunId candidate, int resamples,
                        const WindowChoice& window) {
+    return compareAnalyses(comparedRun(store, base, window), comparedRun(store, candidate, window),
+                           resamples);
+}
+
+Comparison compareAnalyses(const RunAnalysis& baseRun, const RunAnalysis& candidateRun,
+                           int resamples) {
     Comparison c;
-    c.base = base;
-    c.candidate = candidate;
-    auto lb = runLatency(store, base, contractTargets(store, base));
-    auto lc = runLatency(store, candidate, contractTargets(store, candidate));
+    c.base = baseRun.run.id;
+    c.candidate = candidateRun.run.id;
+    const auto& lb = baseRun.latency;
+    const auto& lc = candidateRun.latency;
     unsigned seed = 12345;
     if (!lb.requests.empty() && !lc.requests.empty()) {
         struct Metric {
@@ -137,59 +204,47 @@ Comparison compareRuns(Store& store, RunId base, RunId candidate, int resamples,
             " has no requests with tokens");
     }
 
-    // Kernels matched by short name; an interval for the mean duration.
-    std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> byName;
-    std::vector<double> totalsB, totalsC;
-    auto baseWindow = resolveWindow(store, base, window, true);
-    auto candidateWindow = resolveWindow(store, candidate, window, true);
-    c.baseWindow = baseWindow.label;
-    c.candidateWindow = candidateWindow.label;
-    // Each distinct name demangled and shortened once, not once per launch.
-    std::unordered_map<std::string, std::pair<std::vector<double>, std::vector<double>>*> byRaw;
-    auto samplesOf = [&](const std::string& raw) {
-        auto [it, added] = byRaw.try_emplace(raw, nullptr);
-        if (added) it->second = &byName[shortKernelName(demangle(raw))];
-        return it->second;
-    };
-    forEachKernel(store, base, baseWindow.span, std::nullopt, [&](const KernelRecord& k) {
-        samplesOf(k.name)->first.push_back(static_cast<double>(k.durationNs()));
-    });
-    forEachKernel(store, candidate, candidateWindow.span, std::nullopt, [&](const KernelRecord& k) {
-        samplesOf(k.name)->second.push_back(static_cast<double>(k.durationNs()));
-    });
+    // Kernels matched by short name, from each run's kernel table over its
+    // window: an interval for the time per launch and for the total.
+    // Template instances are one kernel here (gemm<128> and gemm<256> of one
+    // run meet gemm<64> of another), as a variant often changes only those.
+    std::map<std::string, std::pair<Launches, Launches>> byName;
+    for (const auto& k : baseRun.summary.kernels)
+        byName[shortKernelName(k.demangled)].first.merge(k.time);
+    for (const auto& k : candidateRun.summary.kernels)
+        byName[shortKernelName(k.demangled)].second.merge(k.time);
+    c.baseWindow = baseRun.summary.window;
+    c.candidateWindow = candidateRun.summary.window;
     double sumB = 0, sumC = 0;
-    for (auto& [name, samples] : byName) {
+    for (const auto& [name, launches] : byName) {
+        const auto& [a, b] = launches;
         KernelDelta k;
         k.name = name;
-        for (double v : samples.first)
-            k.baseTotalNs += v;
-        for (double v : samples.second)
-            k.candidateTotalNs += v;
-        k.baseLaunches = static_cast<std::int64_t>(samples.first.size());
-        k.candidateLaunches = static_cast<std::int64_t>(samples.second.size());
+        k.baseTotalNs = a.total();
+        k.candidateTotalNs = b.total();
+        k.baseLaunches = static_cast<std::int64_t>(a.n);
+        k.candidateLaunches = static_cast<std::int64_t>(b.n);
         sumB += k.baseTotalNs;
         sumC += k.candidateTotalNs;
         // A kernel in one run only keeps its own time per launch on that side
         // (the other side has none; readers show it as absent, not as 0 ns).
-        if (samples.first.empty()) {
+        if (a.n == 0) {
             k.presence = KernelDelta::Presence::New;
-            k.candidateMeanNs = k.candidateTotalNs / static_cast<double>(k.candidateLaunches);
-        } else if (samples.second.empty()) {
+            k.candidateMeanNs = b.mean;
+        } else if (b.n == 0) {
             k.presence = KernelDelta::Presence::Vanished;
-            k.baseMeanNs = k.baseTotalNs / static_cast<double>(k.baseLaunches);
+            k.baseMeanNs = a.mean;
         } else {
-            auto d = compareSamples(name, samples.first, samples.second, meanOf,
-                                    std::min(resamples, 500), seed++);
-            k.baseMeanNs = d.base;
-            k.candidateMeanNs = d.candidate;
-            k.ciLow = d.ciLow;
-            k.ciHigh = d.ciHigh;
-            k.perLaunchVerdict = d.verdict;
-            auto t = compareSamples(name, samples.first, samples.second, sumOf,
-                                    std::min(resamples, 500), seed++);
-            k.totalCiLow = t.ciLow;
-            k.totalCiHigh = t.ciHigh;
-            k.totalVerdict = t.verdict;
+            const auto perLaunch = launchDelta(name, a, b, false);
+            k.baseMeanNs = perLaunch.base;
+            k.candidateMeanNs = perLaunch.candidate;
+            k.ciLow = perLaunch.ciLow;
+            k.ciHigh = perLaunch.ciHigh;
+            k.perLaunchVerdict = perLaunch.verdict;
+            const auto total = launchDelta(name, a, b, true);
+            k.totalCiLow = total.ciLow;
+            k.totalCiHigh = total.ciHigh;
+            k.totalVerdict = total.verdict;
         }
         c.kernels.push_back(std::move(k));
     }
@@ -208,15 +263,16 @@ Comparison compareRuns(Store& store, RunId base, RunId candidate, int resamples,
     } else {
         c.notes.push_back("kernels: neither run recorded any");
     }
-    auto pb = runProperties(store, base), pc = runProperties(store, candidate);
+    const auto& pb = baseRun.properties;
+    const auto& pc = candidateRun.properties;
     for (const char* key : {"peak_device_memory_bytes", "kv_cache_bytes", "model.weight_bytes"}) {
         ValueDelta v{key, numberProperty(pb, key), numberProperty(pc, key)};
         if (v.base || v.candidate) c.memory.push_back(v);
     }
     std::map<std::string, QualityDelta> quality;
-    for (const auto& q : qualityOf(store, base))
+    for (const auto& q : baseRun.quality)
         quality[q.check].base = q;
-    for (const auto& q : qualityOf(store, candidate))
+    for (const auto& q : candidateRun.quality)
         quality[q.check].candidate = q;
     for (auto& [check, q] : quality) {
         q.check = check;

@@ -17,6 +17,8 @@ RunAnalysis analyzeRun(Store& store, RunId id, const WindowChoice& choice,
     a.roofline = computeRoofline(store, id);
     a.rangeRoofline = computeRangeRoofline(store, id, &a.roofline);
     a.occupancy = topKernelOccupancy(store, id, a.summary, window);
+    a.properties = runProperties(store, id);
+    a.quality = qualityOf(store, id);
     return a;
 }
 
@@ -31,9 +33,7 @@ std::vector<RunAnalysis> analyzeRuns(Store& store, const std::vector<RunId>& ids
         } catch (const SummaryStopped&) {
             break;  // a run of millions of kernels stops within a few thousand
         }
-        if (i > 0)
-            runs.back().againstFirst =
-                compareRuns(store, ids[0], ids[i], kComparisonResamples, window);
+        if (i > 0) runs.back().againstFirst = compareAnalyses(runs.front(), runs.back());
     }
     return runs;
 }

@@ -4,7 +4,9 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "analysis/compare.h"
@@ -26,7 +28,14 @@ struct RunAnalysis {
     Roofline rangeRoofline;                  // a point per NVTX range; points only with counters
     std::vector<KernelOccupancy> occupancy;  // top kernels by time
     std::optional<Comparison> againstFirst;  // this run against the first of analyzeRuns
+    std::map<std::string, std::string> properties;
+    std::vector<QualityRecord> quality;
 };
+
+// `candidate` against `base` from what their analyses hold (latency samples,
+// kernel tables over each one's window, properties, quality): no store read.
+Comparison compareAnalyses(const RunAnalysis& base, const RunAnalysis& candidate,
+                           int resamples = kComparisonResamples);
 
 // Kernel tables, occupancy and comparisons over `window` (by default while
 // requests were served: not set-up or checks); a range the run lacks falls

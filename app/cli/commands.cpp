@@ -114,15 +114,18 @@ const std::vector<Command>& commands() {
          "      only): step times, batch, tokens, GPU busy, and the kernels of each kind",
          cmdSteps},
         {"whatif",
-         "whatif RUN [--faster NAME_OR_CLASS=N%|Nx ...] [--no-launch-gaps [--graph-launch-us N]] "
-         "[--seed S] [--json] [--db FILE]",
+         "whatif RUN [--faster NAME_OR_CLASS=N%|Nx ...] [--kernel-at-roof NAME_OR_CLASS ... "
+         "[--counters-from RUN]] [--no-launch-gaps [--graph-launch-us N]] [--seed S] [--json] "
+         "[--db FILE]",
          "TTFT, TPOT, ITL and throughput as they would be with some kernels faster or without\n"
          "      launch gaps, from a replay of the run's own timeline (streams, launching threads,\n"
          "      synchronizations). --faster takes a kernel class (matmul, attention, elementwise,\n"
          "      sampling, collective, copy, other) or part of a kernel name, and N% less time or "
          "N\n"
          "      times as fast; repeat it for several. --no-launch-gaps: as if each step were one\n"
-         "      CUDA graph launch of --graph-launch-us (10 by default)",
+         "      CUDA graph launch of --graph-launch-us (10 by default). --kernel-at-roof: the\n"
+         "      kernels at their roofline floor, their work counted by the run's counters or by\n"
+         "      --counters-from RUN (record --metrics roofline of the same program)",
          cmdWhatIf},
         {"summary",
          "summary RUN [--top N] [--window run|requests|range:NAME|FROM:TO] [--json] [--db FILE]",

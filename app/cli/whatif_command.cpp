@@ -31,12 +31,17 @@ std::string percentChange(double fraction) {
 
 int cmdWhatIf(const std::vector<std::string>& argv) {
     auto args = Args::parse(
-        argv, {{"json", "no-launch-gaps"}, {"db", "faster", "graph-launch-us", "seed"}, 1, 1});
+        argv, {{"json", "no-launch-gaps"},
+               {"db", "faster", "kernel-at-roof", "counters-from", "graph-launch-us", "seed"},
+               1,
+               1});
     const auto id = parseRunId(args.positional()[0]);
     WhatIfScenario scenario;
     try {
         for (const auto& text : args.values("faster"))
             scenario.faster.push_back(parseKernelChange(text));
+        for (const auto& text : args.values("kernel-at-roof"))
+            scenario.faster.push_back(kernelAtRoof(text));
     } catch (const std::invalid_argument& e) {
         throw UsageError(e.what());
     }
@@ -50,11 +55,37 @@ int cmdWhatIf(const std::vector<std::string>& argv) {
     }
     if (scenario.faster.empty() && !scenario.replay.noLaunchGaps)
         throw UsageError(
-            "whatif needs a change: --faster NAME_OR_CLASS=30% (or =2x), repeated as "
-            "needed, and/or --no-launch-gaps");
+            "whatif needs a change: --faster NAME_OR_CLASS=30% (or =2x), "
+            "--kernel-at-roof NAME_OR_CLASS, repeated as needed, and/or --no-launch-gaps");
+    const bool atRoof = !args.values("kernel-at-roof").empty();
+    if (args.value("counters-from") && !atRoof)
+        throw UsageError(
+            "--counters-from names the run whose counted work sets the floors of "
+            "--kernel-at-roof: give it with --kernel-at-roof");
     const auto seed =
         static_cast<unsigned>(parseInteger("seed", args.valueOr("seed", "1"), 0, 1u << 31));
     auto opened = openStore(args);
+    if (atRoof) {
+        // The work of each kernel from counters: the run's own (a DRAM pass
+        // merged into it) or a counter run of the same program; the ceilings
+        // are the timed run's.
+        const RunId countersRun =
+            args.value("counters-from") ? parseRunId(*args.value("counters-from")) : id;
+        requireRun(*opened, countersRun);
+        const auto counted = kernelCounterStats(*opened, countersRun);
+        if (counted.empty())
+            throw std::runtime_error(
+                "--kernel-at-roof: run " + std::to_string(countersRun) +
+                " has no hardware counters; record the same program with --metrics roofline "
+                "and give that run as --counters-from RUN");
+        const auto ceilings = computeRoofline(*opened, id).ceilings;
+        if (ceilings.dramGBs <= 0)
+            throw std::runtime_error("--kernel-at-roof: run " + std::to_string(id) +
+                                     " has no DRAM ceiling (no measured copy bandwidth and its "
+                                     "GPU is not in the spec table)");
+        for (auto& change : scenario.faster)
+            if (change.atRoof) setRoofFloors(change, counted, ceilings);
+    }
     auto run = loadWhatIfRun(*opened, id);
     const auto p = predictWhatIf(std::move(run), scenario, 1000, seed);
 
@@ -62,8 +93,11 @@ int cmdWhatIf(const std::vector<std::string>& argv) {
         json j = {{"run", id}, {"scenario", scenario.describe()}};
         j["matched"] = json::array();
         for (const auto& m : p.matches)
-            j["matched"].push_back(
-                {{"change", m.asWritten}, {"ops", m.ops}, {"gpu_time_ns", m.timeNs}});
+            j["matched"].push_back({{"change", m.asWritten},
+                                    {"ops", m.ops},
+                                    {"gpu_time_ns", m.timeNs},
+                                    {"ops_without_counted_work", m.opsWithoutWork},
+                                    {"gpu_time_at_floor_ns", m.floorNs}});
         j["gpu_time_ns"] = p.gpuTimeNs;
         j["replayed_gpu_time_ns"] = p.replayedGpuTimeNs;
         j["launches_removed"] = p.launchesRemoved;
@@ -82,10 +116,17 @@ int cmdWhatIf(const std::vector<std::string>& argv) {
         return 0;
     }
     std::cout << "run " << id << " if: " << scenario.describe() << '\n';
-    for (const auto& m : p.matches)
+    for (const auto& m : p.matches) {
         std::cout << "  " << m.asWritten << " matched " << m.ops << " launches, "
                   << formatDuration(m.timeNs) << " of " << formatDuration(p.gpuTimeNs)
-                  << " GPU time\n";
+                  << " GPU time";
+        if (m.atRoof)
+            std::cout << "; at their floors " << formatDuration(m.floorNs)
+                      << (m.opsWithoutWork ? " (" + std::to_string(m.opsWithoutWork) +
+                                                 " launches without counted work kept)"
+                                           : std::string());
+        std::cout << '\n';
+    }
     if (scenario.replay.noLaunchGaps)
         std::cout << "  " << p.launchesRemoved << " launch calls made free; graph nodes "
                   << formatDuration(scenario.replay.nodeGapNs) << " apart\n";

@@ -113,12 +113,44 @@ KernelChange parseKernelChange(const std::string& text) {
     return change;
 }
 
+KernelChange kernelAtRoof(const std::string& what) {
+    if (what.empty() || what.find('=') != std::string::npos)
+        throw std::invalid_argument("--kernel-at-roof '" + what +
+                                    "': expected a kernel name or class, e.g. gemv or matmul "
+                                    "(no amount: the roofline sets it)");
+    KernelChange change;
+    change.asWritten = what + " at roof";
+    change.match = what;
+    change.kernelClass = kernelClassFromString(what);
+    change.atRoof = true;
+    return change;
+}
+
+void setRoofFloors(KernelChange& change, const std::map<std::string, KernelCounterStat>& counted,
+                   const RooflineCeilings& ceilings) {
+    change.floorNs.clear();
+    for (const auto& [mangled, stat] : counted) {
+        if (stat.instances == 0) continue;
+        // GB/s is bytes per ns; TFLOP/s is 1e3 FLOP per ns.
+        double ns = ceilings.dramGBs > 0 ? stat.meanDramBytes / ceilings.dramGBs : 0;
+        if (stat.flopsCounted) {
+            if (ceilings.tensorTflops > 0)
+                ns = std::max(ns, stat.meanTensorFlops / (ceilings.tensorTflops * 1e3));
+            if (ceilings.fp32Tflops > 0)
+                ns = std::max(ns, stat.meanFp32Flops / (ceilings.fp32Tflops * 1e3));
+        }
+        if (ns > 0) change.floorNs[demangle(mangled)] = ns;
+    }
+}
+
 std::string WhatIfScenario::describe() const {
     std::string out;
     for (const auto& f : faster) {
         if (!out.empty()) out += "; ";
         out += (f.kernelClass ? std::string("class ") : std::string("kernels matching ")) + "'" +
-               f.match + "' at " + formatFixed(f.timeFactor * 100, 1) + " % of their time";
+               f.match + "' at " +
+               (f.atRoof ? std::string("the roofline (their counted work at the ceilings)")
+                         : formatFixed(f.timeFactor * 100, 1) + " % of their time");
     }
     if (replay.noLaunchGaps) {
         if (!out.empty()) out += "; ";
@@ -195,26 +227,64 @@ WhatIfPrediction predictWhatIf(const WhatIfRun& run, const WhatIfScenario& scena
                                unsigned seed) {
     WhatIfPrediction p;
     ReplayInput timeline = run.timeline;  // the scales are this prediction's
+    // A floor is never below the run's shortest kernel: the roofline has no
+    // fixed cost, and a kernel has one (its launch on the GPU, a wave's ramp).
+    double shortestKernelNs = 0;
+    if (std::any_of(scenario.faster.begin(), scenario.faster.end(),
+                    [](const KernelChange& c) { return c.atRoof; })) {
+        const auto classes = run.nameClasses();
+        for (std::size_t i = 0; i < timeline.ops.size(); ++i) {
+            const auto ns = static_cast<double>(timeline.ops[i].endNs - timeline.ops[i].startNs);
+            if (classes[run.opName[i]] != KernelClass::Copy && ns > 0 &&
+                (shortestKernelNs == 0 || ns < shortestKernelNs))
+                shortestKernelNs = ns;
+        }
+    }
     for (const auto& change : scenario.faster) {
         ChangeMatch m{change.asWritten};
+        m.atRoof = change.atRoof;
         const auto needle = asciiLower(change.match);
         std::vector<bool> nameHit(run.names.size());
         for (std::size_t n = 0; n < run.names.size(); ++n)
             nameHit[n] = change.kernelClass
                              ? classifyKernel(run.names[n]) == *change.kernelClass
                              : asciiLower(run.names[n]).find(needle) != std::string::npos;
+        // At roof: the floor of each hit name, where its work was counted.
+        std::vector<std::optional<double>> nameFloor(run.names.size());
+        if (change.atRoof)
+            for (std::size_t n = 0; n < run.names.size(); ++n)
+                if (auto it = change.floorNs.find(run.names[n]);
+                    nameHit[n] && it != change.floorNs.end())
+                    nameFloor[n] = std::max(it->second, shortestKernelNs);
         for (std::size_t i = 0; i < timeline.ops.size(); ++i) {
             if (!nameHit[run.opName[i]]) continue;
             auto& op = timeline.ops[i];
-            op.durationScale *= change.timeFactor;
+            const auto recordedNs = static_cast<double>(op.endNs - op.startNs);
             ++m.ops;
             m.timeNs += op.endNs - op.startNs;
+            if (!change.atRoof) {
+                op.durationScale *= change.timeFactor;
+            } else if (const auto& floor = nameFloor[run.opName[i]]; !floor) {
+                ++m.opsWithoutWork;
+                m.floorNs += op.endNs - op.startNs;
+            } else if (recordedNs > 0) {
+                const double scale = std::min(1.0, *floor / recordedNs);
+                op.durationScale *= scale;
+                m.floorNs += static_cast<std::int64_t>(std::llround(recordedNs * scale));
+            }
         }
+        if (change.atRoof && m.ops > 0 && m.opsWithoutWork == m.ops)
+            throw std::runtime_error(
+                "--kernel-at-roof " + change.match + ": none of the " + std::to_string(m.ops) +
+                " matched launches has counted work (DRAM bytes or FLOPs); record the same "
+                "program with --metrics roofline and give that run as --counters-from");
         if (m.ops == 0) {
             std::string classes;
             for (const auto& c : kernelClassNames())
                 classes += (classes.empty() ? "" : ", ") + c;
-            throw std::runtime_error("--faster " + change.asWritten + ": no kernel of the run " +
+            throw std::runtime_error((change.atRoof ? "--kernel-at-roof " + change.match
+                                                    : "--faster " + change.asWritten) +
+                                     ": no kernel of the run " +
                                      (change.kernelClass ? "is of class '" : "has '") +
                                      change.match + (change.kernelClass ? "'" : "' in its name") +
                                      " (classes: " + classes + ")");

@@ -339,6 +339,75 @@ TEST(TimelineReplay, ASynchronizeOnAnotherThreadWaitsForTheWorkItLaunched) {
     EXPECT_EQ(replayed(t, 0.5).tokens[0].timeNs, (309 - 150) * us);
 }
 
+// Steps of a 100 µs GEMV and a 10 µs norm, then a synchronize and a token:
+// GPU-bound, 121 µs apart.
+Timeline gemvAndNormLoop(int steps) {
+    Timeline t;
+    t.in.requests.push_back({0, 0, 0, 512, steps, true});
+    std::int64_t at = 0;
+    for (int s = 0; s < steps; ++s) {
+        const std::int64_t first = at + 5;
+        t.launch(at, at + 1, first, first + 100, "gemvSplitK");
+        t.launch(at + 2, at + 3, first + 100, first + 110, "rmsnormFused");
+        t.sync(at + 4, first + 113);
+        t.token(0, s, first + 114);
+        at = first + 116;
+    }
+    t.in.requests[0].endNs = t.in.tokens.back().timeNs;
+    return t;
+}
+
+double tpotMean(const WhatIfPrediction& p, bool predicted) {
+    for (const auto& v : p.values)
+        if (v.metric == "tpot" && v.statistic == "mean")
+            return predicted ? v.predicted : v.recorded;
+    return -1;
+}
+
+TEST(WhatIf, AKernelAtRoofTakesItsCountedWorkAtTheCeilingsButNoLessThanTheShortestKernel) {
+    const auto t = gemvAndNormLoop(6);
+    RooflineCeilings ceilings;
+    ceilings.dramGBs = 1000;  // bytes per ns
+    ceilings.tensorTflops = 100;
+    std::map<std::string, KernelCounterStat> counted;
+    counted["gemvSplitK"].instances = 6;
+    counted["gemvSplitK"].meanDramBytes = 40e3 * 1000;  // 40 µs at 1000 GB/s
+    counted["rmsnormFused"].instances = 6;
+    counted["rmsnormFused"].meanDramBytes = 1e3 * 1000;  // 1 µs: below the 10 µs norm itself
+
+    WhatIfScenario gemv;
+    gemv.faster.push_back(kernelAtRoof("gemv"));
+    setRoofFloors(gemv.faster[0], counted, ceilings);
+    auto p = predictWhatIf(t.run(), gemv, 100);
+    EXPECT_NEAR(tpotMean(p, false), 0.121, 1e-9);
+    EXPECT_NEAR(tpotMean(p, true), 0.061, 1e-9);  // 60 µs of each step saved
+    EXPECT_EQ(p.matches[0].floorNs, 6 * 40'000);
+
+    // The norm's roofline floor (1 µs) lies below the run's shortest kernel:
+    // it stays at 10 µs, and nothing changes.
+    WhatIfScenario norm;
+    norm.faster.push_back(kernelAtRoof("rmsnorm"));
+    setRoofFloors(norm.faster[0], counted, ceilings);
+    EXPECT_NEAR(tpotMean(predictWhatIf(t.run(), norm, 100), true), 0.121, 1e-9);
+
+    // FLOPs set the floor where they take longer than the bytes.
+    counted["gemvSplitK"].flopsCounted = true;
+    counted["gemvSplitK"].meanTensorFlops = 8e9;  // 80 µs at 100 TFLOP/s
+    setRoofFloors(gemv.faster[0], counted, ceilings);
+    EXPECT_NEAR(tpotMean(predictWhatIf(t.run(), gemv, 100), true), 0.101, 1e-9);
+
+    // Matched kernels without counted work: refused, saying how to count them.
+    WhatIfScenario uncounted;
+    uncounted.faster.push_back(kernelAtRoof("gemv"));
+    try {
+        predictWhatIf(t.run(), uncounted, 100);
+        FAIL() << "no error";
+    } catch (const std::runtime_error& e) {
+        EXPECT_NE(std::string(e.what()).find("--metrics roofline"), std::string::npos) << e.what();
+    }
+    EXPECT_THROW(kernelAtRoof("gemv=30%"), std::invalid_argument);
+}
+
 TEST(WhatIf, OneRequestGivesNoInterval) {
     auto t = gpuBoundLoop(4);  // one request
     WhatIfScenario halve;

@@ -4,11 +4,14 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "analysis/kernel_classes.h"
+#include "analysis/kernel_counters.h"
+#include "analysis/roofline.h"
 #include "analysis/timeline_replay.h"
 #include "model/records.h"
 
@@ -18,16 +21,33 @@ class Store;
 
 // One "--faster WHAT=AMOUNT": the kernels of a class, or whose name contains
 // `match` (case-insensitive), take `timeFactor` of their recorded time.
+// "--kernel-at-roof WHAT" is the same match with a floor per kernel name
+// instead of a factor: each matched launch takes the longest of its DRAM
+// bytes at the copy ceiling and its FLOPs at the tensor and FP32 peaks, but
+// never below the run's shortest kernel (a kernel's fixed cost, which the
+// roofline lacks), or its recorded time where that is shorter; names without
+// counted work keep theirs.
 struct KernelChange {
     std::string match;
     std::optional<KernelClass> kernelClass;
     double timeFactor = 1.0;
     std::string asWritten;  // e.g. "gemv=30%"
+    bool atRoof = false;
+    std::map<std::string, double> floorNs;  // at roof: demangled name -> ns per launch
 };
 
 // Parses WHAT=N% (N % less time) or WHAT=Nx (N times as fast); throws
 // std::invalid_argument with a sentence naming what is wrong.
 KernelChange parseKernelChange(const std::string& text);
+// "--kernel-at-roof WHAT", floors still to be set (setRoofFloors).
+KernelChange kernelAtRoof(const std::string& what);
+
+// The roofline floor of each counted kernel (by demangled name) at the
+// ceilings: what an at-roof change needs. `counted` is kernelCounterStats of
+// a run with counters (the run itself after a DRAM pass, or a counter run of
+// the same program).
+void setRoofFloors(KernelChange& change, const std::map<std::string, KernelCounterStat>& counted,
+                   const RooflineCeilings& ceilings);
 
 struct WhatIfScenario {
     std::vector<KernelChange> faster;
@@ -64,6 +84,10 @@ struct ChangeMatch {
     std::string asWritten;
     std::int64_t ops = 0;
     std::int64_t timeNs = 0;  // recorded GPU time of the matched ops
+    // At roof: matched launches whose name has no counted work (kept as recorded).
+    std::int64_t opsWithoutWork = 0;
+    std::int64_t floorNs = 0;  // at roof: the matched ops' time at their floors
+    bool atRoof = false;
 };
 
 struct WhatIfPrediction {

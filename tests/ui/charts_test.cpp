@@ -177,6 +177,51 @@ TEST(Charts, RooflineDrawsCeilingsAndNamesPointsOnHover) {
     EXPECT_EQ(clicked.count(), 1);
 }
 
+TEST(Charts, RooflineLabelsKeepOffTheRoofLines) {
+    // Points just under the DRAM slope: a label to the right of each, as
+    // placed first, would be struck through by the roof.
+    RunAnalysis a;
+    a.run.id = 3;
+    a.roofline.ceilings.dramGBs = 4800;
+    a.roofline.ceilings.tensorTflops = 989;
+    a.roofline.ceilings.fp32Tflops = 67;
+    for (double intensity : {0.9, 1.1, 1.7, 2.1, 6.8, 9.0}) {
+        const double tflops = 0.7 * a.roofline.ceilings.attainableTflops(intensity);
+        const double bytes = 1e8;  // meanNs from TFLOP/s: flops / (tflops * 1e3)
+        a.roofline.points.push_back({"gemvSplitKVariant" + std::to_string(intensity),
+                                     "counters",
+                                     intensity * bytes,
+                                     bytes,
+                                     intensity * bytes / (tflops * 1e3),
+                                     10,
+                                     0.1,
+                                     {},
+                                     {}});
+    }
+    RooflineChart chart;
+    chart.resize(1300, 260);
+    chart.setViewport(QRect(0, 0, 1300, 260));
+    chart.setRuns({a});
+    chart.toPixmap(1300, 260);  // a render places the labels
+    const auto rects = chart.labelRects();
+    ASSERT_FALSE(rects.empty());
+    const auto& c = a.roofline.ceilings;
+    auto roofY = [&](double px) {  // the roof's pixel height over a pixel column
+        const double x = chart.xAxis->pixelToCoord(px);
+        return chart.yAxis->coordToPixel(std::min(c.attainableTflops(x), c.tensorTflops));
+    };
+    auto fp32Y = [&](double px) {
+        const double x = chart.xAxis->pixelToCoord(px);
+        return x >= c.fp32Tflops * 1e3 / c.dramGBs ? chart.yAxis->coordToPixel(c.fp32Tflops) : -1e9;
+    };
+    for (const auto& r : rects)
+        for (double px = r.left(); px <= r.right(); px += 1) {
+            for (double y : {roofY(px), fp32Y(px)})
+                EXPECT_FALSE(y > r.top() && y < r.bottom())
+                    << "a label at " << r.left() << "," << r.top() << " crosses a roof at x " << px;
+        }
+}
+
 TEST(Charts, ComparisonModeShowsEachMetricAgainstTheFirstRun) {
     testing::TempDir dir;
     auto path = dir.file("runs.wsdb");

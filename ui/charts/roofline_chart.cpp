@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <optional>
 
 #include "charts/chart_style.h"
 
@@ -35,7 +36,8 @@ RooflineChart::RooflineChart(QWidget* parent) : FittedChart(parent) {
 
 void RooflineChart::spreadLabels() {
     // Top to bottom; each label takes the nearest free line slot (0, up 1,
-    // down 1, up 2, …) to the right of its point, inside the axes. Every
+    // down 1, up 2, …) to the right of its point, inside the axes and off
+    // the roof lines. Every
     // point's disc is taken from the start: a label must not hide another
     // point. Within three lines of its point a label still reads as its
     // point's; one without a free slot there is left out (its point names
@@ -51,6 +53,28 @@ void RooflineChart::spreadLabels() {
                          &l});
         placed.push_back(QRectF(at.x() - l.radius, at.y() - l.radius, 2 * l.radius, 2 * l.radius));
     }
+    // The roof lines as pixel segments: a label must not be struck through.
+    std::vector<QLineF> roofLines;
+    for (const QCPGraph* roof : roofs_) {
+        std::optional<QPointF> last;
+        for (auto it = roof->data()->constBegin(); it != roof->data()->constEnd(); ++it) {
+            const QPointF at(xAxis->coordToPixel(it->key), yAxis->coordToPixel(it->value));
+            if (last) roofLines.emplace_back(*last, at);
+            last = at;
+        }
+    }
+    auto crossesRoof = [&](const QRectF& r) {
+        const QLineF edges[] = {{r.topLeft(), r.topRight()},
+                                {r.topRight(), r.bottomRight()},
+                                {r.bottomRight(), r.bottomLeft()},
+                                {r.bottomLeft(), r.topLeft()}};
+        return std::any_of(roofLines.begin(), roofLines.end(), [&](const QLineF& line) {
+            if (r.contains(line.p1()) || r.contains(line.p2())) return true;
+            return std::any_of(std::begin(edges), std::end(edges), [&](const QLineF& e) {
+                return line.intersects(e, nullptr) == QLineF::BoundedIntersection;
+            });
+        });
+    };
     std::sort(order.begin(), order.end(),
               [](const auto& a, const auto& b) { return a.first.top() < b.first.top(); });
     for (const auto& [rect, label] : order) {
@@ -61,7 +85,7 @@ void RooflineChart::spreadLabels() {
             int lines = attempt % 2 ? -(attempt + 1) / 2 : attempt / 2;
             up = int(lines * rect.height());
             moved = rect.translated(0, -up);
-            free = area.contains(moved) &&
+            free = area.contains(moved) && !crossesRoof(moved) &&
                    std::none_of(placed.begin(), placed.end(),
                                 [&](const QRectF& p) { return p.intersects(moved); });
         }
@@ -80,6 +104,7 @@ void RooflineChart::setRuns(const std::vector<RunAnalysis>& runs) {
     clearItems();
     hits_.clear();
     labels_.clear();
+    roofs_.clear();
     const RooflineCeilings* ceilings = nullptr;
     for (const auto& r : runs)
         if (r.roofline.ceilings.known()) {
@@ -97,6 +122,7 @@ void RooflineChart::setRuns(const std::vector<RunAnalysis>& runs) {
         roof->addData(xMin, ceilings->attainableTflops(xMin));
         roof->addData(ceilings->ridge(), ceilings->tensorTflops);
         roof->addData(xMax, ceilings->tensorTflops);
+        roofs_.push_back(roof);
         if (ceilings->fp32Tflops > 0) {
             auto* fp32 = addGraph();
             fp32->setName(
@@ -105,6 +131,7 @@ void RooflineChart::setRuns(const std::vector<RunAnalysis>& runs) {
             double ridge = ceilings->fp32Tflops * 1e3 / ceilings->dramGBs;
             fp32->addData(ridge, ceilings->fp32Tflops);
             fp32->addData(xMax, ceilings->fp32Tflops);
+            roofs_.push_back(fp32);
         }
     }
     for (std::size_t i = 0; i < runs.size(); ++i) {
@@ -201,6 +228,19 @@ bool RooflineChart::clickAt(const QPointF& pos) {
 QPointF RooflineChart::pointPosition(int i) const {
     const auto& h = hits_.at(std::size_t(i));
     return {xAxis->coordToPixel(h.intensity), yAxis->coordToPixel(h.tflops)};
+}
+
+std::vector<QRectF> RooflineChart::labelRects() const {
+    std::vector<QRectF> rects;
+    for (const auto& l : labels_) {
+        if (!l.item->visible()) continue;
+        const QPointF at = l.item->position->pixelPosition();
+        const QRectF text = QFontMetrics(l.item->font()).boundingRect(l.item->text());
+        const QMargins pad = l.item->padding();
+        rects.emplace_back(at.x() + pad.left(), at.y() - pad.bottom() - text.height(), text.width(),
+                           text.height());
+    }
+    return rects;
 }
 
 void RooflineChart::mousePressEvent(QMouseEvent* event) {

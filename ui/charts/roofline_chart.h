@@ -25,6 +25,8 @@ class RooflineChart : public FittedChart {
     bool clickAt(const QPointF& pos);
     // Widget position of the i-th point drawn (for tests and scripted use).
     QPointF pointPosition(int i) const;
+    // Widget rectangles of the point labels shown at the last render.
+    std::vector<QRectF> labelRects() const;
 
   signals:
     // `name` is a kernel's short name (counters), a rung ("gemm_bf16/mma",
@@ -56,6 +58,7 @@ class RooflineChart : public FittedChart {
         double radius;  // of the point's disc, in pixels
     };
     std::vector<Label> labels_;
+    std::vector<QCPGraph*> roofs_;  // the ceilings' lines, which labels keep off
 };
 
 }  // namespace ws::ui

@@ -106,12 +106,16 @@ void KernelChart::setRuns(const std::vector<RunAnalysis>& runs, int topKernels) 
     std::sort(ranked.rbegin(), ranked.rend());
     if (static_cast<int>(ranked.size()) > topKernels)
         ranked.resize(static_cast<std::size_t>(topKernels));
+    // Labels elided in the middle: what tells runs of one model apart
+    // (variant, graphs, batch) is at the end of their labels.
     QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
+    const QFontMetrics metrics(yAxis->tickLabelFont());
     for (std::size_t i = 0; i < runs.size(); ++i)
         ticker->addTick(static_cast<double>(i + 1),
-                        QStringLiteral("#%1 %2")
-                            .arg(runs[i].run.id)
-                            .arg(QString::fromStdString(runs[i].run.label).left(28)));
+                        metrics.elidedText(QStringLiteral("#%1 %2")
+                                               .arg(runs[i].run.id)
+                                               .arg(QString::fromStdString(runs[i].run.label)),
+                                           Qt::ElideMiddle, metrics.averageCharWidth() * 34));
     setCategoryTicks(yAxis, ticker);
     yAxis->setRange(0.4, static_cast<double>(runs.size()) + 0.6);
     QCPBars* below = nullptr;
@@ -134,7 +138,9 @@ void KernelChart::setRuns(const std::vector<RunAnalysis>& runs, int topKernels) 
     for (std::size_t k = 0; k < ranked.size(); ++k) {
         const std::string& name = ranked[k].second;
         names_ << QString::fromStdString(name);
-        addLayer(QString::fromStdString(name).left(40),
+        addLayer(QFontMetrics(legend->font())
+                     .elidedText(QString::fromStdString(name), Qt::ElideMiddle,
+                                 QFontMetrics(legend->font()).averageCharWidth() * 40),
                  QColor::fromHsv(
                      static_cast<int>(k * 360 / std::max<std::size_t>(ranked.size(), 1)), 130, 215),
                  [&](const RunAnalysis& r) {

@@ -362,32 +362,14 @@ void writeTokenSteps(Doc& doc, const ReportData& d) {
     doc.table({"part of a step", "time", "share"}, rows);
 }
 
-std::string writeReport(const ReportData& d, ReportFormat format, const ChartSource& chartSource) {
-    Doc doc(format);
-    auto chart = [&](const std::string& id) {
-        return chartSource ? chartSource(id) : std::string();
-    };
-    std::ostringstream head;
-    std::string title = "Warpscope report: run " + std::to_string(d.run.id) +
-                        (d.run.label.empty() ? "" : " — " + d.run.label);
-    doc.heading(1, title);
-    std::string sub = std::string("status ") + toString(d.run.status) + " · started " +
-                      formatTimestamp(d.run.startedAtNs) + " · " +
-                      (d.device ? d.device->name : std::string("no device")) +
-                      (d.baseline ? " · baseline run " + std::to_string(d.baseline->id) + " (" +
-                                        d.baseline->label + ")"
-                                  : "");
-    doc.para(sub, "subtitle");
+namespace {
 
-    if (!d.findings.empty()) {
-        doc.heading(2, "Findings");
-        for (const auto& f : d.findings)
-            doc.finding(f);
-        if (!doc.html()) doc.para("");
-    }
-    writeNextOptimizations(doc, d);
-    writeTokenSteps(doc, d);
+std::string chartOf(const ChartSource& charts, const std::string& id) {
+    return charts ? charts(id) : std::string();
+}
 
+// The workload contract: each target against what was measured.
+void writeContract(Doc& doc, const ReportData& d) {
     doc.heading(2, "Workload contract");
     if (d.contract.empty()) {
         doc.para("No contract: the run was not started from a workload config.");
@@ -406,7 +388,10 @@ std::string writeReport(const ReportData& d, ReportFormat format, const ChartSou
             rows.push_back({l.what, l.target, l.measured, toString(l.result), l.note});
         doc.table({"line", "target", "measured", "result", "note"}, rows, 3);
     }
+}
 
+// The GPU, its clocks, power, NVLink and the measured ceilings.
+void writeEnvironment(Doc& doc, const ReportData& d) {
     doc.heading(2, "Environment");
     std::vector<std::vector<std::string>> env;
     if (d.device) {
@@ -467,7 +452,10 @@ std::string writeReport(const ReportData& d, ReportFormat format, const ChartSou
     env.push_back({"recorded by", "Warpscope " + d.run.warpscopeVersion + " (report by Warpscope " +
                                       std::string(kWarpscopeVersion) + ")"});
     doc.table({"", ""}, env);
+}
 
+// Latency and throughput as vLLM reports them, the ITL outliers and the sweep.
+void writeLatency(Doc& doc, const ReportData& d, const ChartSource& charts) {
     doc.heading(2, "Latency and throughput");
     const auto& l = d.latency;
     if (l.requests.empty()) {
@@ -502,13 +490,16 @@ std::string writeReport(const ReportData& d, ReportFormat format, const ChartSou
                             " J per output token");
         if (auto client = clientMeasurementLine(d.properties)) items.push_back(*client);
         doc.list(items);
-        doc.image(chart("latency"), "TTFT and TPOT distributions (CDF)");
-        doc.image(chart("token-latency"), "Per-token latency across decode steps");
+        doc.image(chartOf(charts, "latency"), "TTFT and TPOT distributions (CDF)");
+        doc.image(chartOf(charts, "token-latency"), "Per-token latency across decode steps");
     }
 
     if (d.itlOutliers) writeItlOutliers(doc, *d.itlOutliers);
-    if (d.sweep) writeSweep(doc, *d.sweep, d.run.id, chart("pareto"));
+    if (d.sweep) writeSweep(doc, *d.sweep, d.run.id, chartOf(charts, "pareto"));
+}
 
+// The kernel table over the window.
+void writeKernels(Doc& doc, const ReportData& d, const ChartSource& charts) {
     doc.heading(2, "Kernels");
     if (d.summary.kernels.empty()) {
         doc.para("No kernels recorded.");
@@ -526,9 +517,12 @@ std::string writeReport(const ReportData& d, ReportFormat format, const ChartSou
                             formatFixed(k.time.medianNs / 1e3, 2), k.name});
         }
         doc.table({"time %", "total ms", "instances", "mean µs", "median µs", "kernel"}, rows);
-        doc.image(chart("kernels"), "Kernel breakdown");
+        doc.image(chartOf(charts, "kernels"), "Kernel breakdown");
     }
+}
 
+// The roofline: ceilings and points.
+void writeRoofline(Doc& doc, const ReportData& d, const ChartSource& charts) {
     doc.heading(2, "Roofline");
     const auto& r = d.roofline;
     if (r.ceilings.known())
@@ -547,11 +541,14 @@ std::string writeReport(const ReportData& d, ReportFormat format, const ChartSou
                      : "—",
                  formatFixed(100 * p.timeShare, 1)});
         doc.table({"point", "origin", "FLOP/B", "TFLOP/s", "GB/s", "% of roof", "time %"}, rows);
-        doc.image(chart("roofline"), "Roofline");
+        doc.image(chartOf(charts, "roofline"), "Roofline");
     }
     for (const auto& n : r.notes)
         doc.para(n);
+}
 
+// Theoretical occupancy of the top kernels.
+void writeOccupancy(Doc& doc, const ReportData& d, const ChartSource& charts) {
     doc.heading(2, "Occupancy");
     if (d.occupancy.empty()) {
         doc.para("No kernels on a recorded device.");
@@ -573,9 +570,12 @@ std::string writeReport(const ReportData& d, ReportFormat format, const ChartSou
             "Theoretical occupancy by the CUDA occupancy calculator's rules, from one launch "
             "of each kernel; achieved occupancy from the sm__warps_active counter where the run "
             "was recorded with --metrics roofline (— otherwise).");
-        doc.image(chart("occupancy"), "Theoretical occupancy of the top kernels");
+        doc.image(chartOf(charts, "occupancy"), "Theoretical occupancy of the top kernels");
     }
+}
 
+// The run against its baseline.
+void writeComparison(Doc& doc, const ReportData& d) {
     if (d.comparison) {
         doc.heading(2, "Against the baseline");
         const auto& c = *d.comparison;
@@ -624,7 +624,10 @@ std::string writeReport(const ReportData& d, ReportFormat format, const ChartSou
         for (const auto& n : c.notes)
             doc.para(n);
     }
+}
 
+// Output quality checks.
+void writeQuality(Doc& doc, const ReportData& d) {
     doc.heading(2, "Output quality");
     if (d.quality.empty()) {
         doc.para(
@@ -639,7 +642,10 @@ std::string writeReport(const ReportData& d, ReportFormat format, const ChartSou
         doc.table({"check", "against", "token agreement", "max logit error", "tolerance", "result"},
                   rows, 5);
     }
+}
 
+// What the capture recorded and what it cost.
+void writeCapture(Doc& doc, const ReportData& d) {
     doc.heading(2, "Capture");
     // A run without a device traced nothing (a bench serve load without
     // --server, an imported result): no capture advice for it.
@@ -663,6 +669,41 @@ std::string writeReport(const ReportData& d, ReportFormat format, const ChartSou
                                 "while this run was recorded: its trace lacks CUDA activity, "
                                 "this run is complete");
     doc.list(capture);
+}
+
+}  // namespace
+
+std::string writeReport(const ReportData& d, ReportFormat format, const ChartSource& chartSource) {
+    Doc doc(format);
+    std::string title = "Warpscope report: run " + std::to_string(d.run.id) +
+                        (d.run.label.empty() ? "" : " — " + d.run.label);
+    doc.heading(1, title);
+    std::string sub = std::string("status ") + toString(d.run.status) + " · started " +
+                      formatTimestamp(d.run.startedAtNs) + " · " +
+                      (d.device ? d.device->name : std::string("no device")) +
+                      (d.baseline ? " · baseline run " + std::to_string(d.baseline->id) + " (" +
+                                        d.baseline->label + ")"
+                                  : "");
+    doc.para(sub, "subtitle");
+
+    if (!d.findings.empty()) {
+        doc.heading(2, "Findings");
+        for (const auto& f : d.findings)
+            doc.finding(f);
+        if (!doc.html()) doc.para("");
+    }
+    writeNextOptimizations(doc, d);
+    writeTokenSteps(doc, d);
+
+    writeContract(doc, d);
+    writeEnvironment(doc, d);
+    writeLatency(doc, d, chartSource);
+    writeKernels(doc, d, chartSource);
+    writeRoofline(doc, d, chartSource);
+    writeOccupancy(doc, d, chartSource);
+    writeComparison(doc, d);
+    writeQuality(doc, d);
+    writeCapture(doc, d);
 
     doc.heading(2, "What this run does not have");
     doc.list(d.missing);

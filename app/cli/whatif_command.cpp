@@ -1,5 +1,6 @@
 // whatif RUN: the run's latency and throughput with some kernels faster or
 // without launch gaps, predicted by replaying its own timeline.
+#include <algorithm>
 #include <cmath>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -85,6 +86,14 @@ int cmdWhatIf(const std::vector<std::string>& argv) {
                                      "GPU is not in the spec table)");
         for (auto& change : scenario.faster)
             if (change.atRoof) setRoofFloors(change, counted, ceilings);
+        const bool flopsCounted =
+            std::any_of(counted.begin(), counted.end(),
+                        [](const auto& entry) { return entry.second.flopsCounted; });
+        if (flopsCounted && (ceilings.tensorTflops <= 0 || ceilings.fp32Tflops <= 0))
+            std::cerr << "whatif: run " << id
+                      << " has no tensor or FP32 peak (its GPU is not in the spec table): "
+                         "the floors count DRAM bytes only, so compute-bound kernels' floors "
+                         "are too low\n";
     }
     auto run = loadWhatIfRun(*opened, id);
     const auto p = predictWhatIf(std::move(run), scenario, 1000, seed);
@@ -92,12 +101,14 @@ int cmdWhatIf(const std::vector<std::string>& argv) {
     if (args.flag("json")) {
         json j = {{"run", id}, {"scenario", scenario.describe()}};
         j["matched"] = json::array();
-        for (const auto& m : p.matches)
-            j["matched"].push_back({{"change", m.asWritten},
-                                    {"ops", m.ops},
-                                    {"gpu_time_ns", m.timeNs},
-                                    {"ops_without_counted_work", m.opsWithoutWork},
-                                    {"gpu_time_at_floor_ns", m.floorNs}});
+        for (const auto& m : p.matches) {
+            json match = {{"change", m.asWritten}, {"ops", m.ops}, {"gpu_time_ns", m.timeNs}};
+            if (m.atRoof) {
+                match["ops_without_counted_work"] = m.opsWithoutWork;
+                match["gpu_time_at_floor_ns"] = m.floorNs;
+            }
+            j["matched"].push_back(match);
+        }
         j["gpu_time_ns"] = p.gpuTimeNs;
         j["replayed_gpu_time_ns"] = p.replayedGpuTimeNs;
         j["launches_removed"] = p.launchesRemoved;

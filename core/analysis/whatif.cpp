@@ -249,13 +249,23 @@ WhatIfPrediction predictWhatIf(const WhatIfRun& run, const WhatIfScenario& scena
             nameHit[n] = change.kernelClass
                              ? classifyKernel(run.names[n]) == *change.kernelClass
                              : asciiLower(run.names[n]).find(needle) != std::string::npos;
-        // At roof: the floor of each hit name, where its work was counted.
-        std::vector<std::optional<double>> nameFloor(run.names.size());
-        if (change.atRoof)
+        // At roof: each hit name's launches take its mean floor over its mean
+        // recorded time, so a name's large launches keep their share of its
+        // work (its floor is a mean over launches of different sizes).
+        std::vector<std::optional<double>> nameScale(run.names.size());
+        if (change.atRoof) {
+            std::vector<double> recordedSum(run.names.size()), launches(run.names.size());
+            for (std::size_t i = 0; i < timeline.ops.size(); ++i) {
+                recordedSum[run.opName[i]] +=
+                    static_cast<double>(timeline.ops[i].endNs - timeline.ops[i].startNs);
+                launches[run.opName[i]] += 1;
+            }
             for (std::size_t n = 0; n < run.names.size(); ++n)
                 if (auto it = change.floorNs.find(run.names[n]);
-                    nameHit[n] && it != change.floorNs.end())
-                    nameFloor[n] = std::max(it->second, shortestKernelNs);
+                    nameHit[n] && it != change.floorNs.end() && recordedSum[n] > 0)
+                    nameScale[n] = std::min(1.0, std::max(it->second, shortestKernelNs) /
+                                                     (recordedSum[n] / launches[n]));
+        }
         for (std::size_t i = 0; i < timeline.ops.size(); ++i) {
             if (!nameHit[run.opName[i]]) continue;
             auto& op = timeline.ops[i];
@@ -264,13 +274,14 @@ WhatIfPrediction predictWhatIf(const WhatIfRun& run, const WhatIfScenario& scena
             m.timeNs += op.endNs - op.startNs;
             if (!change.atRoof) {
                 op.durationScale *= change.timeFactor;
-            } else if (const auto& floor = nameFloor[run.opName[i]]; !floor) {
+            } else if (const auto& scale = nameScale[run.opName[i]]; !scale) {
                 ++m.opsWithoutWork;
-                m.floorNs += op.endNs - op.startNs;
-            } else if (recordedNs > 0) {
-                const double scale = std::min(1.0, *floor / recordedNs);
-                op.durationScale *= scale;
-                m.floorNs += static_cast<std::int64_t>(std::llround(recordedNs * scale));
+                m.floorNs += static_cast<std::int64_t>(std::llround(recordedNs * op.durationScale));
+            } else {
+                // At its floor, not below it: a kernel matched by two changes
+                // takes the shorter, not their product.
+                op.durationScale = std::min(op.durationScale, *scale);
+                m.floorNs += static_cast<std::int64_t>(std::llround(recordedNs * op.durationScale));
             }
         }
         if (change.atRoof && m.ops > 0 && m.opsWithoutWork == m.ops)

@@ -82,7 +82,7 @@ bool isRunBundle(const std::string& path) {
         char header[16] = {};
         in.read(header, sizeof header);
         if (in.gcount() != 16 || std::memcmp(header, "SQLite format 3", 16) != 0) return false;
-        return readBundleFile(path).has_value();
+        return hasBundleTable(path);
     } catch (const std::exception&) {
         return false;
     }
@@ -93,7 +93,12 @@ BundleInfo readBundleInfo(const std::string& path, const std::string& name) {
         throw BundleError(name +
                           ": not a Warpscope run bundle (no SQLite store with a bundle table); "
                           "nothing was imported");
-    const auto file = readBundleFile(path);
+    std::optional<BundleFile> file;
+    try {
+        file = readBundleFile(path);
+    } catch (const StoreError& e) {
+        throw BundleError(name + ": a damaged run bundle (" + e.what() + "); nothing was imported");
+    }
     if (!file || !file->stamp)
         throw BundleError(name +
                           ": a damaged run bundle (its bundle table is empty); nothing "

@@ -59,12 +59,14 @@ ReceiveStampsOn::ReceiveStampsOn(std::chrono::milliseconds limit) {
     while (!live_ && std::chrono::steady_clock::now() < deadline) {
         if (::sendto(fd_, &byte, 1, 0, reinterpret_cast<sockaddr*>(&self), sizeof self) != 1)
             return;
-        StampedRead r;
-        // loopback delivers within the send; a short wait covers a busy host
-        for (int tries = 0; tries < 100 && (r = receiveStamped(fd_, &byte, 1)).bytes < 0; ++tries)
-            std::this_thread::sleep_for(std::chrono::microseconds(10));
-        live_ = r.bytes == 1 && r.unixNs.has_value();
-        if (!live_) std::this_thread::sleep_for(std::chrono::microseconds(200));
+        // Loopback delivers within the send; a short wait covers a busy host.
+        // Every datagram queued so far is read: any one stamped will do.
+        for (int tries = 0; tries < 100 && !live_; ++tries) {
+            StampedRead r;
+            while (!live_ && (r = receiveStamped(fd_, &byte, 1)).bytes == 1)
+                live_ = r.unixNs.has_value();
+            if (!live_) std::this_thread::sleep_for(std::chrono::microseconds(10));
+        }
     }
 }
 

@@ -35,13 +35,25 @@ void stampBundle(Store& bundle, const BundleStamp& stamp) {
     db.exec("PRAGMA journal_mode = DELETE");
 }
 
-std::optional<BundleFile> readBundleFile(const std::string& path) {
-    sql::Db probe(path, sql::Db::Mode::Snapshot);
+namespace {
+
+bool hasBundleTable(sql::Db& probe, const std::string& path) {
     if (probe.queryInt("PRAGMA application_id") != schema::kApplicationId)
         throw StoreError(StoreError::Kind::Foreign, path + ": not a Warpscope store");
-    if (probe.queryInt(
-            "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'bundle'") == 0)
-        return std::nullopt;
+    return probe.queryInt(
+               "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'bundle'") > 0;
+}
+
+}  // namespace
+
+bool hasBundleTable(const std::string& path) {
+    sql::Db probe(path, sql::Db::Mode::Snapshot);
+    return hasBundleTable(probe, path);
+}
+
+std::optional<BundleFile> readBundleFile(const std::string& path) {
+    sql::Db probe(path, sql::Db::Mode::Snapshot);
+    if (!hasBundleTable(probe, path)) return std::nullopt;
     BundleFile file;
     file.schemaVersion = static_cast<int>(probe.queryInt("PRAGMA user_version"));
     sql::Statement st(probe,

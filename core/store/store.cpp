@@ -439,6 +439,10 @@ void Store::deleteRun(RunId id) {
     tx.commit();
 }
 
+sql::Db& storeDb(Store& store) {
+    return store.db();
+}
+
 const std::string& Store::path() const {
     return db_->path();
 }

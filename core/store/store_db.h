@@ -8,8 +8,6 @@
 
 namespace ws {
 
-inline sql::Db& storeDb(Store& store) {
-    return store.db();
-}
+sql::Db& storeDb(Store& store);
 
 }  // namespace ws

@@ -383,6 +383,13 @@ TEST(WhatIf, AKernelAtRoofTakesItsCountedWorkAtTheCeilingsButNoLessThanTheShorte
     EXPECT_NEAR(tpotMean(p, true), 0.061, 1e-9);  // 60 µs of each step saved
     EXPECT_EQ(p.matches[0].floorNs, 6 * 40'000);
 
+    // Matched twice (by name and by its class), a kernel is still at its
+    // floor, not below it.
+    WhatIfScenario twice = gemv;
+    twice.faster.push_back(kernelAtRoof("matmul"));
+    setRoofFloors(twice.faster[1], counted, ceilings);
+    EXPECT_NEAR(tpotMean(predictWhatIf(t.run(), twice, 100), true), 0.061, 1e-9);
+
     // The norm's roofline floor (1 µs) lies below the run's shortest kernel:
     // it stays at 10 µs, and nothing changes.
     WhatIfScenario norm;

@@ -153,6 +153,21 @@ TEST_F(BundleTest, NewerBundleRefusedUntouched) {
     EXPECT_FALSE(std::filesystem::exists(target));  // no store made for it
 }
 
+TEST_F(BundleTest, ABundleWithADamagedStampIsCalledADamagedBundle) {
+    auto bundle = dir.file("run.wsbundle");
+    ASSERT_EQ(cli({"bundle", "1", "--db", db, "-o", bundle}).exitCode, 0);
+    {
+        sql::Db raw(bundle, sql::Db::Mode::ReadWrite);
+        raw.exec("ALTER TABLE bundle DROP COLUMN created_at");
+    }
+    auto target = dir.file("target.wsdb");
+    auto r = cli({"import", bundle, "--db", target});
+    EXPECT_EQ(r.exitCode, 1);
+    // A bundle, not a trace in an unknown format.
+    EXPECT_NE(r.err.find("a damaged run bundle"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("nothing was imported"), std::string::npos) << r.err;
+}
+
 TEST_F(BundleTest, DamagedBundleLeavesNothingHalfImported) {
     // The target holds another run (other strings) before.
     auto target = dir.file("target.wsdb");

@@ -22,11 +22,12 @@ class Store;
 // One "--faster WHAT=AMOUNT": the kernels of a class, or whose name contains
 // `match` (case-insensitive), take `timeFactor` of their recorded time.
 // "--kernel-at-roof WHAT" is the same match with a floor per kernel name
-// instead of a factor: each matched launch takes the longest of its DRAM
-// bytes at the copy ceiling and its FLOPs at the tensor and FP32 peaks, but
-// never below the run's shortest kernel (a kernel's fixed cost, which the
-// roofline lacks), or its recorded time where that is shorter; names without
-// counted work keep theirs.
+// instead of a factor: a name's floor is the longest of its mean DRAM bytes
+// at the copy ceiling and its mean FLOPs at the tensor and FP32 peaks, never
+// below the run's shortest kernel (a kernel's fixed cost, which the roofline
+// lacks); each of its launches is scaled by that floor over the name's mean
+// recorded time, at most 1 (never slower, and never below what another
+// change already gave it). Names without counted work keep their time.
 struct KernelChange {
     std::string match;
     std::optional<KernelClass> kernelClass;

@@ -31,9 +31,13 @@ struct BundleFile {
     std::optional<BundleStamp> stamp;  // none: the table is there but empty
 };
 
-// The bundle table of the Warpscope store at `path`, read without writing
-// or locking; none where the file is a Warpscope store without one. Throws
-// StoreError where it is no Warpscope store or cannot be read.
+// Whether the file at `path` is a Warpscope store with a bundle table, read
+// without writing or locking; a damaged table still counts (reading it says
+// what is wrong). Throws StoreError where it is no Warpscope store.
+bool hasBundleTable(const std::string& path);
+// The bundle table of the Warpscope store at `path`, read the same way; none
+// where the file is a Warpscope store without one. Throws StoreError where it
+// is no Warpscope store or its bundle table cannot be read.
 std::optional<BundleFile> readBundleFile(const std::string& path);
 
 }  // namespace ws

@@ -115,19 +115,30 @@ ServeLoadOptions options(const RawServer& server, int prompts) {
     return o;
 }
 
+// A blocking loopback connection to `server` that asks for receive stamps;
+// -1 where either fails.
+int connectStamped(const RawServer& server) {
+    int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    a.sin_port = htons(static_cast<std::uint16_t>(std::stoi(server.endpoint().substr(17))));
+    if (fd < 0 || !enableReceiveStamps(fd) ||
+        ::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
+        if (fd >= 0) ::close(fd);
+        return -1;
+    }
+    return fd;
+}
+
 TEST(StampedReceive, TheStampIsWhenBytesArrivedNotWhenTheyWereRead) {
     RawServer server([](int fd, int) {
         std::this_thread::sleep_for(10ms);
         write(fd, "chunk");
         readRequest(fd);  // until the client closes
     });
-    int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    ASSERT_TRUE(enableReceiveStamps(fd));
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    a.sin_port = htons(static_cast<std::uint16_t>(std::stoi(server.endpoint().substr(17))));
-    ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+    const int fd = connectStamped(server);
+    ASSERT_GE(fd, 0);
     const std::int64_t connected = unixNowNs();
     std::this_thread::sleep_for(200ms);  // the chunk waits in the socket
     char buf[64];
@@ -149,17 +160,12 @@ TEST(StampedReceive, StampsAreOnOnceTheHolderIsMadeAndStayOnWhileItLives) {
         write(fd, "chunk");
         readRequest(fd);
     });
-    int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    ASSERT_TRUE(enableReceiveStamps(fd));
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    a.sin_port = htons(static_cast<std::uint16_t>(std::stoi(server.endpoint().substr(17))));
-    ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+    const int fd = connectStamped(server);
+    ASSERT_GE(fd, 0);
     char buf[64];
-    StampedRead r;
-    for (int i = 0; i < 1000 && (r = receiveStamped(fd, buf, sizeof buf)).bytes < 0; ++i)
-        std::this_thread::sleep_for(1ms);
+    pollfd readable{fd, POLLIN, 0};
+    ASSERT_EQ(::poll(&readable, 1, 5000), 1);  // the chunk has arrived
+    const StampedRead r = receiveStamped(fd, buf, sizeof buf);
     ::close(fd);
     ASSERT_EQ(r.bytes, 5);
     EXPECT_TRUE(r.unixNs.has_value());

@@ -11,7 +11,8 @@ namespace ws {
 class Store;
 
 // Sets each metric of `run`'s kernels to the given value, replacing a value
-// the kernel held for that metric; one transaction, all or nothing.
+// the kernel held for that metric (each kernel and metric once in `values`);
+// one transaction, all or nothing.
 void replaceKernelMetrics(Store& store, RunId run, const std::vector<KernelMetricRecord>& values);
 
 }  // namespace ws

@@ -4,6 +4,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "analysis/engine_step_sol.h"
 #include "analysis/engine_steps.h"
 #include "analysis/token_steps.h"
 #include "cli/cli_args.h"
@@ -104,6 +105,71 @@ int printTokenSteps(RunId id, const TokenStepReport& r, bool asJson) {
     return 0;
 }
 
+json solJson(const EngineStepSol& sol) {
+    json kinds = json::array();
+    for (const auto& k : sol.kinds)
+        kinds.push_back({{"kind", k.kind},
+                         {"steps", k.steps},
+                         {"step_total_ns", k.stepNs},
+                         {"floor_total_ns", k.floorNs},
+                         {"sol_percent", k.solPercent()},
+                         {"sol_percent_p50", k.solP50},
+                         {"sol_percent_p1", k.solP1}});
+    json classes = json::object();
+    for (const auto& [kind, ns] : sol.kernelNs)
+        classes[toString(kind)] = ns;
+    return {{"kinds", kinds},
+            {"steps_without_work", sol.stepsWithoutWork},
+            {"window_ns", sol.windowNs},
+            {"floor_ns", sol.floorNs()},
+            {"floor_matmul_ns", sol.floorMatmulNs},
+            {"floor_attention_ns", sol.floorAttentionNs},
+            {"kernel_ns", classes},
+            {"launch_gap_ns", sol.launchGapNs},
+            {"host_in_steps_ns", sol.hostInStepsNs},
+            {"host_between_steps_ns", sol.hostBetweenStepsNs},
+            {"prefill_interference_ns", sol.prefillInterferenceNs},
+            {"copy_gbs", sol.cost.copyGbs},
+            {"tensor_tflops", sol.cost.tensorTflops}};
+}
+
+// The steps against their floors, and where the serving window's time above
+// the floors goes.
+void printEngineStepSol(RunId id, const EngineStepSol& sol) {
+    auto ms = [](double ns) { return formatFixed(ns / 1e6, 3); };
+    std::cout << "\nSpeed of light: each step's floor is its weights once, the KV it reads and "
+                 "writes at "
+              << formatFixed(sol.cost.copyGbs, 0) << " GB/s, or its FLOPs at "
+              << formatFixed(sol.cost.tensorTflops, 0)
+              << " TFLOP/s, whichever is longer (linear layers and attention apart)\n";
+    TextTable kinds({"steps", "time ms", "floor ms", "SOL %", "p50 %", "slowest 1 % %", "kind"});
+    for (const auto& k : sol.kinds)
+        kinds.add({std::to_string(k.steps), ms(k.stepNs), ms(k.floorNs),
+                   formatFixed(k.solPercent(), 1), formatFixed(k.solP50, 1),
+                   formatFixed(k.solP1, 1), k.kind});
+    kinds.print(std::cout);
+    if (sol.stepsWithoutWork > 0)
+        std::cout << "(" << sol.stepsWithoutWork
+                  << " steps name no attention work and are left out)\n";
+
+    std::cout << "\nWhere the serving window's " << ms(sol.windowNs)
+              << " ms go (first step's start to last step's end)\n";
+    TextTable parts({"ms", "% of window", "part"});
+    auto add = [&](double ns, const std::string& what) {
+        parts.add({ms(ns), formatFixed(sol.windowNs > 0 ? 100 * ns / sol.windowNs : 0, 1), what});
+    };
+    for (const auto& part : windowParts(sol))
+        add(part.ns, part.what);
+    parts.print(std::cout);
+    std::cout << "prefill interference: decodes waited " << ms(sol.prefillInterferenceNs)
+              << " ms on prefill ("
+              << formatFixed(sol.windowNs > 0 ? 100 * sol.prefillInterferenceNs / sol.windowNs : 0,
+                             1)
+              << " % of the window; part of the rows above)\n"
+              << "(kernels on several streams at once count in each; `whatif " << id
+              << "` predicts what removing a part buys)\n";
+}
+
 }  // namespace
 
 int cmdSteps(const std::vector<std::string>& argv) {
@@ -120,6 +186,22 @@ int cmdSteps(const std::vector<std::string>& argv) {
     auto opened = openStore(args);
     requireRun(*opened, id);
     auto summary = summarizeEngineSteps(*opened, id);
+    if (summary.steps == 0 && runAggregates(*opened, id).tokenCount > 1) {
+        auto report =
+            tokenSteps(loadWhatIfRun(*opened, id), declaredStepFloor(runProperties(*opened, id)));
+        if (report.steps > 0) return printTokenSteps(id, report, args.flag("json"));
+    }
+    if (summary.steps == 0) {
+        const auto why = whyNoEngineSteps(*opened, id);
+        if (args.flag("json"))
+            std::cout << json{{"run", id}, {"engine_steps", 0}, {"why", why}}.dump(2) << '\n';
+        else
+            std::cout << "run " << id << " has no engine.step ranges: " << why << '\n';
+        return 0;
+    }
+    std::optional<EngineStepSol> sol;
+    const auto cost = declaredEngineStepCost(runProperties(*opened, id));
+    if (cost) sol = engineStepSol(engineStepsOf(*opened, id), loadWhatIfRun(*opened, id), *cost);
     std::vector<const StepKindSummary*> shown;
     for (const auto& k : summary.kinds)
         if (!only || k.kind == *only) shown.push_back(&k);
@@ -127,17 +209,8 @@ int cmdSteps(const std::vector<std::string>& argv) {
         json j = {{"run", id}, {"engine_steps", summary.steps}, {"kinds", json::array()}};
         for (const auto* k : shown)
             j["kinds"].push_back(kindJson(*k, top));
+        if (sol) j["speed_of_light"] = solJson(*sol);
         std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
-        return 0;
-    }
-    if (summary.steps == 0 && runAggregates(*opened, id).tokenCount > 1) {
-        auto report =
-            tokenSteps(loadWhatIfRun(*opened, id), declaredStepFloor(runProperties(*opened, id)));
-        if (report.steps > 0) return printTokenSteps(id, report, args.flag("json"));
-    }
-    if (summary.steps == 0) {
-        std::cout << "run " << id << " has no engine.step ranges: " << whyNoEngineSteps(*opened, id)
-                  << '\n';
         return 0;
     }
     std::cout << "run " << id << ": " << summary.steps << " engine steps\n\n";
@@ -154,6 +227,15 @@ int cmdSteps(const std::vector<std::string>& argv) {
     kinds.print(std::cout);
     std::cout << "(batch: mean running requests; prefill, decode: tokens the steps ran; "
                  "kernels: those starting inside the steps)\n";
+    if (sol)
+        printEngineStepSol(id, *sol);
+    else
+        std::cout << "\nno speed-of-light floor: "
+                  << (cost ? "the steps do not name their attention work (kv_read_tokens, "
+                             "attention_pairs)"
+                           : "the server does not declare what a step costs (serve.* and "
+                             "ceiling.* properties)")
+                  << ", docs/serving.md \"Speed of light\"\n";
     if (only && shown.empty())
         std::cout << "\nno " << stepKindName(*only) << " steps in this run\n";
     for (const auto* k : shown) {

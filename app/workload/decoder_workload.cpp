@@ -14,7 +14,7 @@
 #include <iostream>
 #include <optional>
 
-#include "ceilings/ceilings.h"
+#include "ceiling_marks.h"
 #include "common/cuda_check.h"
 #include "decoder/decoder.h"
 #include "decoder/decoder_quality.h"
@@ -102,20 +102,9 @@ int runDecoderWorkload(const WorkloadConfig& config) {
             c.outputTokens,
             opt.ranks > 1 ? (", tensor parallel " + std::to_string(opt.ranks)).c_str() : "");
 
-    double copyGBs = 0, tflops = 0;
-    if (leader) {
-        {
-            NvtxRange range("ceilings (copy bandwidth, cuBLAS bf16)");
-            copyGBs = measureCopyBandwidth(std::size_t(512) << 20, 10, stream).best();
-            cublasHandle_t h;
-            WS_CUBLAS(cublasCreate(&h));
-            WS_CUBLAS(cublasSetStream(h, stream));
-            tflops = measureCublasBf16Tflops(4096, 10, h, stream);
-            cublasDestroy(h);
-        }
-        markProperty("ceiling.copy_gbs", copyGBs);
-        markProperty("ceiling.bf16_tflops", tflops);
-    }
+    MeasuredCeilings ceilings;
+    if (leader) ceilings = markMeasuredCeilings(stream);
+    const double copyGBs = ceilings.copyGBs, tflops = ceilings.bf16Tflops;
 
     std::int64_t before = deviceBytesInUse();
     std::optional<Decoder> decoder;

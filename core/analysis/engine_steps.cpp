@@ -109,11 +109,16 @@ EngineStepSummary summarizeEngineSteps(std::vector<EngineStep> steps,
     return acc.finish();
 }
 
-EngineStepSummary summarizeEngineSteps(Store& store, RunId run) {
+std::vector<EngineStep> engineStepsOf(Store& store, RunId run) {
     std::vector<EngineStep> steps;
     forEachRange(store, run, {}, std::nullopt, [&](const RangeRecord& r) {
         if (auto s = engineStepOf(r)) steps.push_back(*s);
     });
+    return steps;
+}
+
+EngineStepSummary summarizeEngineSteps(Store& store, RunId run) {
+    auto steps = engineStepsOf(store, run);
     if (steps.empty()) return {};
     StepKindAccumulator acc(std::move(steps));
     forEachKernel(store, run, {}, std::nullopt, [&](const KernelRecord& k) { acc.add(k); });

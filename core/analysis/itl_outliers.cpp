@@ -70,8 +70,9 @@ class IntervalSet {
     std::vector<std::int64_t> before_;
 };
 
-int intField(std::string_view value) {
-    int v = 0;
+template <typename T = int>
+T intField(std::string_view value) {
+    T v = 0;
     std::from_chars(value.data(), value.data() + value.size(), v);
     return v;
 }
@@ -109,6 +110,9 @@ std::optional<EngineStep> engineStepOf(const RangeRecord& range) {
             if (key == "waiting") step.waiting = intField(value);
             if (key == "prefill_tokens") step.prefillTokens = intField(value);
             if (key == "decode_tokens") step.decodeTokens = intField(value);
+            if (key == "prefill_seqs") step.prefillSeqs = intField(value);
+            if (key == "kv_read_tokens") step.kvReadTokens = intField<std::int64_t>(value);
+            if (key == "attention_pairs") step.attentionPairs = intField<std::int64_t>(value);
         }
         first = false;
     }

@@ -57,16 +57,13 @@ std::optional<StepFloor> declaredStepFloor(const std::map<std::string, std::stri
     return StepFloor{*bytes, *gbs};
 }
 
-TokenStepReport tokenSteps(const WhatIfRun& run, std::optional<StepFloor> floor) {
-    TokenStepReport r;
-    r.floor = floor;
-    const auto steps = stepsOf(run.timeline.tokens);
-    if (steps.empty()) return r;
+std::vector<StepTimeParts> stepTimeParts(const WhatIfRun& run, const std::vector<StepSpan>& steps) {
+    std::vector<StepTimeParts> parts(steps.size());
     // Ops by start, each step taking those that start inside it.
-    std::vector<std::size_t> order(run.timeline.ops.size());
+    const auto& ops = run.timeline.ops;
+    std::vector<std::size_t> order(ops.size());
     for (std::size_t i = 0; i < order.size(); ++i)
         order[i] = i;
-    const auto& ops = run.timeline.ops;
     std::sort(order.begin(), order.end(),
               [&](std::size_t a, std::size_t b) { return ops[a].startNs < ops[b].startNs; });
     const auto classOfName = run.nameClasses();
@@ -74,12 +71,12 @@ TokenStepReport tokenSteps(const WhatIfRun& run, std::optional<StepFloor> floor)
     // One pass over the ops by start, steps in time order; an op still
     // running at a step's end is carried into the next step for the part
     // inside it.
-    std::vector<double> durations;
     std::vector<Interval> busy;
     std::vector<std::size_t> carried, stillRunning;
     std::size_t next = 0;
-    for (const auto& s : steps) {
-        durations.push_back(static_cast<double>(s.end - s.begin));
+    for (std::size_t k = 0; k < steps.size(); ++k) {
+        const Interval s{steps[k].beginNs, steps[k].endNs};
+        auto& r = parts[k];
         busy.clear();
         stillRunning.clear();
         auto take = [&](std::size_t i) {
@@ -97,7 +94,7 @@ TokenStepReport tokenSteps(const WhatIfRun& run, std::optional<StepFloor> floor)
             take(order[next]);
         carried.swap(stillRunning);
         if (busy.empty()) {
-            r.hostNs += static_cast<double>(s.end - s.begin);
+            r.hostNs = static_cast<double>(s.end - s.begin);
             continue;
         }
         // The union of the step's GPU work (streams may overlap), and its span.
@@ -115,8 +112,28 @@ TokenStepReport tokenSteps(const WhatIfRun& run, std::optional<StepFloor> floor)
         }
         covered += curEnd - curBegin;
         const auto span = spanEnd - busy.front().begin;
-        r.launchGapNs += static_cast<double>(span - covered);
-        r.hostNs += static_cast<double>((s.end - s.begin) - span);
+        r.launchGapNs = static_cast<double>(span - covered);
+        r.hostNs = static_cast<double>((s.end - s.begin) - span);
+    }
+    return parts;
+}
+
+TokenStepReport tokenSteps(const WhatIfRun& run, std::optional<StepFloor> floor) {
+    TokenStepReport r;
+    r.floor = floor;
+    const auto steps = stepsOf(run.timeline.tokens);
+    if (steps.empty()) return r;
+    std::vector<StepSpan> spans;
+    std::vector<double> durations;
+    for (const auto& s : steps) {
+        spans.push_back({s.begin, s.end});
+        durations.push_back(static_cast<double>(s.end - s.begin));
+    }
+    for (const auto& p : stepTimeParts(run, spans)) {
+        for (const auto& [kind, ns] : p.kernelNs)
+            r.kernelNs[kind] += ns;
+        r.launchGapNs += p.launchGapNs;
+        r.hostNs += p.hostNs;
     }
     r.steps = static_cast<int>(steps.size());
     const double n = r.steps;

@@ -129,6 +129,8 @@ void addAdvice(Store& store, ReportData& d) {
             if (!d.itlOutliers) {  // no engine steps: the tokens tell the steps
                 auto steps = tokenSteps(*run, declaredStepFloor(d.properties));
                 if (steps.steps > 0) d.tokenSteps = std::move(steps);
+            } else if (auto cost = declaredEngineStepCost(d.properties)) {
+                d.engineStepSol = engineStepSol(engineStepsOf(store, d.run.id), *run, *cost);
             }
         }
     } catch (const std::exception& e) {

@@ -362,6 +362,37 @@ void writeTokenSteps(Doc& doc, const ReportData& d) {
     doc.table({"part of a step", "time", "share"}, rows);
 }
 
+// A served run's engine steps against their floors, and where the serving
+// window's time above them goes.
+void writeEngineStepSol(Doc& doc, const ReportData& d) {
+    if (!d.engineStepSol) return;
+    const auto& sol = *d.engineStepSol;
+    auto ms = [](double ns) { return formatFixed(ns / 1e6, 3) + " ms"; };
+    auto pct = [](double v) { return formatFixed(v, 1) + " %"; };
+    doc.heading(2, "Engine steps against the speed of light");
+    doc.para(
+        "Each step's floor: its weights once, the KV its attention reads and writes at the "
+        "measured " +
+        formatFixed(sol.cost.copyGbs, 0) + " GB/s copy bandwidth, or its FLOPs at " +
+        formatFixed(sol.cost.tensorTflops, 0) +
+        " TFLOP/s, whichever is longer, for the linear layers and attention apart." +
+        (sol.stepsWithoutWork > 0 ? " " + std::to_string(sol.stepsWithoutWork) +
+                                        " steps name no attention work and are left out."
+                                  : std::string()));
+    std::vector<std::vector<std::string>> kinds;
+    for (const auto& k : sol.kinds)
+        kinds.push_back({k.kind, std::to_string(k.steps), ms(k.stepNs), ms(k.floorNs),
+                         pct(k.solPercent()), pct(k.solP50), pct(k.solP1)});
+    doc.table({"steps", "count", "time", "floor", "SOL", "median step", "slowest 1 %"}, kinds);
+    std::vector<std::vector<std::string>> parts;
+    auto share = [&](double ns) { return pct(sol.windowNs > 0 ? 100 * ns / sol.windowNs : 0); };
+    for (const auto& p : windowParts(sol))
+        parts.push_back({p.what, ms(p.ns), share(p.ns)});
+    parts.push_back({"of which decodes waited on prefill", ms(sol.prefillInterferenceNs),
+                     share(sol.prefillInterferenceNs)});
+    doc.table({"where the serving window goes", "time", "share"}, parts);
+}
+
 namespace {
 
 std::string chartOf(const ChartSource& charts, const std::string& id) {
@@ -694,6 +725,7 @@ std::string writeReport(const ReportData& d, ReportFormat format, const ChartSou
     }
     writeNextOptimizations(doc, d);
     writeTokenSteps(doc, d);
+    writeEngineStepSol(doc, d);
 
     writeContract(doc, d);
     writeEnvironment(doc, d);

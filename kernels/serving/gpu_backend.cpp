@@ -37,7 +37,9 @@ std::string stepRangeName(const StepStats& s) {
            ";kv_blocks_used=" + std::to_string(s.kvBlocksUsed) +
            ";kv_blocks_total=" + std::to_string(s.kvBlocksTotal) +
            ";preemptions=" + std::to_string(s.preemptions) +
-           ";preemptions_total=" + std::to_string(s.preemptionsTotal);
+           ";preemptions_total=" + std::to_string(s.preemptionsTotal) +
+           ";kv_read_tokens=" + std::to_string(s.kvReadTokens) +
+           ";attention_pairs=" + std::to_string(s.attentionPairs);
 }
 
 struct NvtxStep {

@@ -138,6 +138,8 @@ StepPlan Scheduler::schedule() {
     st.waiting = numWaiting();
     for (const auto& e : plan.seqs) {
         int n = static_cast<int>(e.tokens.size());
+        st.kvReadTokens += e.end();
+        st.attentionPairs += std::int64_t(n) * e.start + std::int64_t(n) * (n + 1) / 2;
         if (e.prefill) {
             ++st.prefillSeqs;
             st.prefillTokens += n;

@@ -40,6 +40,12 @@ struct StepStats {
     int kvBlocksTotal = 0;
     int preemptions = 0;  // sequences preempted (blocks freed, to recompute) this step
     std::int64_t preemptionsTotal = 0;
+    // What the step's attention must touch, for its speed-of-light floor:
+    // the KV positions it reads at least once (each scheduled sequence's
+    // whole context, this step's own tokens included) and the (query, key)
+    // pairs it scores (causal: a token at position p attends to p + 1 keys).
+    std::int64_t kvReadTokens = 0;
+    std::int64_t attentionPairs = 0;
 };
 
 struct StepPlan {

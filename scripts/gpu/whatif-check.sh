@@ -25,18 +25,9 @@ record() {
   { echo "-- $name"; cat "$tmp/$name.log"; } >> "$out/whatif-record.log"
 }
 
-l1=llama-3.2-1b-bf16.toml; l8=llama-3.1-8b-bf16.toml
-for model in 1b 8b; do
-  preset=$l1; [ $model = 8b ] && preset=$l8
-  record $model-eager "$preset" "" variant='"optimized"' cuda_graphs=false
-  record $model-graphs "$preset" "--graph-trace graph" variant='"optimized"' cuda_graphs=true
-  record $model-graphs-nodes "$preset" "" variant='"optimized"' cuda_graphs=true
-  record $model-int8-graphs "$preset" "--graph-trace graph" variant='"optimized"' cuda_graphs=true precision='"int8-weight-only"'
-  record $model-int8-graphs-nodes "$preset" "" variant='"optimized"' cuda_graphs=true precision='"int8-weight-only"'
-  record $model-cublas-graphs-nodes "$preset" "" variant='"cublas"' cuda_graphs=true
-done
-# Served: the built-in server at 32 req/s (open loop: arrivals stay put),
-# cuBLAS against our GEMV, under bench serve --server.
+# Served first, so a call cut short keeps them: the built-in server at 32
+# req/s (open loop: arrivals stay put), cuBLAS against our GEMV, under
+# bench serve --server. Then `steps` sets each step against its floor.
 runner=$build/app/warpscope-workload
 served() {  # NAME CAPTURE FIELDS...: one served run of 64 requests
   local name=$1 capture=$2; shift 2
@@ -53,6 +44,20 @@ served() {  # NAME CAPTURE FIELDS...: one served run of 64 requests
 served served-cublas-nodes "--graph-trace node" variant='"cublas"'
 served served-optimized "--graph-trace graph" variant='"optimized"'
 served served-optimized-nodes "--graph-trace node" variant='"optimized"'
+for name in served-optimized-nodes served-cublas-nodes; do
+  id=$("$cli" ls --db "$db" --json | python3 -c "import json,sys; print(next(r['id'] for r in json.load(sys.stdin) if r['label'] == '$name'))") &&
+    "$cli" steps "$id" --db "$db" | tee "$out/steps-$name.txt" || fail=1
+done
+l1=llama-3.2-1b-bf16.toml; l8=llama-3.1-8b-bf16.toml
+for model in 1b 8b; do
+  preset=$l1; [ $model = 8b ] && preset=$l8
+  record $model-eager "$preset" "" variant='"optimized"' cuda_graphs=false
+  record $model-graphs "$preset" "--graph-trace graph" variant='"optimized"' cuda_graphs=true
+  record $model-graphs-nodes "$preset" "" variant='"optimized"' cuda_graphs=true
+  record $model-int8-graphs "$preset" "--graph-trace graph" variant='"optimized"' cuda_graphs=true precision='"int8-weight-only"'
+  record $model-int8-graphs-nodes "$preset" "" variant='"optimized"' cuda_graphs=true precision='"int8-weight-only"'
+  record $model-cublas-graphs-nodes "$preset" "" variant='"cublas"' cuda_graphs=true
+done
 "$cli" ls --db "$db"
 python3 "$here/whatif_report.py" "$cli" "$db" | tee "$out/whatif-table.txt" || fail=1
 ws_finish

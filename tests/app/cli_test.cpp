@@ -396,8 +396,12 @@ TEST_F(CliTest, StepsSplitTheServersStepsAndKernelsByKind) {
     EXPECT_NEAR(mixed["step_mean_ns"].get<double>(), 9e6, 1e-6);
     EXPECT_NEAR(mixed["gpu_busy_fraction"].get<double>(), 0.8 / 9, 1e-9);
     EXPECT_EQ(mixed["kernels"][0]["name"], "decode");
+    EXPECT_FALSE(j.contains("speed_of_light"));  // the server declares no step costs
     auto text = cli({"steps", std::to_string(served), "--db", db, "--kind", "mixed"});
     ASSERT_EQ(text.exitCode, 0) << text.err;
+    EXPECT_NE(text.out.find("no speed-of-light floor: the server does not declare"),
+              std::string::npos)
+        << text.out;
     EXPECT_NE(text.out.find("Kernels in mixed steps"), std::string::npos) << text.out;
     EXPECT_EQ(text.out.find("Kernels in decode steps"), std::string::npos) << text.out;
     auto bad = cli({"steps", std::to_string(served), "--db", db, "--kind", "warmup"});
@@ -412,6 +416,31 @@ TEST_F(CliTest, StepsSplitTheServersStepsAndKernelsByKind) {
     EXPECT_NE(tokens.out.find("decode steps told from its tokens"), std::string::npos)
         << tokens.out;
     EXPECT_NE(tokens.out.find("launch gaps (GPU idle between"), std::string::npos) << tokens.out;
+    auto tokensJson = cli({"steps", std::to_string(runs.decoderOk), "--db", db, "--json"});
+    ASSERT_EQ(tokensJson.exitCode, 0) << tokensJson.err;
+    EXPECT_GT(nlohmann::json::parse(tokensJson.out)["token_steps"].get<int>(), 0) << tokensJson.out;
+}
+
+// A server that declares its step costs: each step against its floor
+// (served_run.h works the figures out), and where the window goes.
+TEST_F(CliTest, StepsSetAServersStepsAgainstTheirSpeedOfLight) {
+    RunId served = testing::writeServedRun(db, true);
+    auto r = cli({"steps", std::to_string(served), "--db", db, "--json"});
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    const auto sol = nlohmann::json::parse(r.out)["speed_of_light"];
+    ASSERT_EQ(sol["kinds"].size(), 3u) << sol.dump();
+    EXPECT_EQ(sol["kinds"][0]["kind"], "decode");
+    EXPECT_NEAR(sol["kinds"][0]["sol_percent"].get<double>(), 44.04, 1e-9);
+    EXPECT_EQ(sol["kinds"][1]["kind"], "mixed");
+    EXPECT_NEAR(sol["kinds"][1]["floor_total_ns"].get<double>(), 532'700, 1e-6);
+    EXPECT_EQ(sol["kinds"][2]["kind"], "all");
+    EXPECT_NEAR(sol["kinds"][2]["sol_percent"].get<double>(), 100 * 8'900'300 / 28e6, 1e-9);
+    EXPECT_NEAR(sol["window_ns"].get<double>(), 28e6, 1e-6);
+    EXPECT_NEAR(sol["prefill_interference_ns"].get<double>(), 8e6, 1e-6);
+    auto text = cli({"steps", std::to_string(served), "--db", db});
+    ASSERT_EQ(text.exitCode, 0) << text.err;
+    EXPECT_NE(text.out.find("Speed of light: each step's floor"), std::string::npos) << text.out;
+    EXPECT_NE(text.out.find("decodes waited 8.000 ms on prefill"), std::string::npos) << text.out;
 }
 
 TEST_F(CliTest, ImportVllmResultAndRefuseForeignFile) {

@@ -5,7 +5,7 @@
 
 namespace ws::testing {
 
-RunId writeServedRun(const std::string& storePath) {
+RunId writeServedRun(const std::string& storePath, bool declareStepCosts) {
     Store store(storePath);
     NewRun info;
     info.label = "served";
@@ -19,7 +19,10 @@ RunId writeServedRun(const std::string& storePath) {
             w.add(RangeRecord{t, t + length, 1, 1,
                               "engine.step:" + std::to_string(i) +
                                   ";running=4;prefill_tokens=" + std::to_string(prefill ? 512 : 0) +
-                                  ";decode_tokens=" + std::to_string(prefill ? 3 : 4),
+                                  ";decode_tokens=" + std::to_string(prefill ? 3 : 4) +
+                                  // contexts of 100 positions; the prompt's 512 score 512·513/2
+                                  (prefill ? ";kv_read_tokens=812;attention_pairs=131628"
+                                           : ";kv_read_tokens=400;attention_pairs=400"),
                               "", RangeKind::PushPop, 0, 0});
             KernelRecord k;
             k.startNs = t + 100'000;
@@ -37,6 +40,14 @@ RunId writeServedRun(const std::string& storePath) {
         r.outputTokens = 20;
         w.add(r);
     }
+    if (declareStepCosts)
+        for (auto [key, value] :
+             {std::pair{"serve.step_weight_bytes", "4e5"},
+              std::pair{"serve.kv_bytes_per_token", "100"},
+              std::pair{"serve.matmul_flops_per_token", "1000"},
+              std::pair{"serve.attention_flops_per_pair", "1000"},
+              std::pair{"ceiling.copy_gbs", "1"}, std::pair{"ceiling.bf16_tflops", "1"}})
+            store.setProperty(run, key, value);
     store.finishRun(run, RunStatus::Ok, 0);
     return run;
 }

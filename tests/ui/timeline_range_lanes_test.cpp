@@ -8,6 +8,7 @@
 
 #include "store/store.h"
 #include "store/store_writer.h"
+#include "support/served_run.h"
 #include "support/temp_dir.h"
 #include "viewmodels/timeline_data.h"
 
@@ -25,6 +26,33 @@ RangeRecord range(std::uint32_t thread, int depth, const char* domain, const cha
     r.name = name;
     r.kind = thread ? RangeKind::PushPop : RangeKind::StartEnd;
     return r;
+}
+
+// A server that declares its step costs gets a track of each engine step's
+// SOL %, held over the step, on a 0-100 scale (served_run.h: a decode step's
+// floor is 440.4 µs of its 1 ms, the mixed step's 532.7 µs of its 9 ms).
+TEST(TimelineRangeLanes, EngineStepsGetASpeedOfLightTrack) {
+    testing::TempDir dir;
+    const auto db = dir.file("runs.wsdb");
+    const RunId plain = testing::writeServedRun(db);
+    const RunId declared = testing::writeServedRun(db, true);
+    Store store(db);
+    auto without = loadTimeline(store, plain);
+    ASSERT_TRUE(without);
+    for (const auto& track : without->counters)
+        EXPECT_NE(track.title, QStringLiteral("Engine step SOL (%)"));
+    auto data = loadTimeline(store, declared);
+    ASSERT_TRUE(data);
+    const CounterTrack* sol = nullptr;
+    for (const auto& track : data->counters)
+        if (track.title == QStringLiteral("Engine step SOL (%)")) sol = &track;
+    ASSERT_NE(sol, nullptr);
+    ASSERT_EQ(sol->value.size(), 40u);  // a step's start and end
+    EXPECT_NEAR(sol->value[0], 44.04, 1e-9);
+    EXPECT_EQ(sol->timeNs[1] - sol->timeNs[0], 1'000'000);
+    const auto mixed = 2 * testing::kServedPrefillStep;
+    EXPECT_NEAR(sol->value[mixed], 100 * 532'700 / 9e6, 1e-9);
+    EXPECT_DOUBLE_EQ(sol->maxValue, 100);
 }
 
 // (Depths of thread-0 ranges are CUPTI's count over every thread-less marker:

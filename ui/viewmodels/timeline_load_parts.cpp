@@ -7,9 +7,11 @@
 #include <string>
 #include <tuple>
 
+#include "analysis/engine_step_sol.h"
 #include "analysis/kernel_summary.h"
 #include "analysis/nvlink_rates.h"
 #include "model/process_keys.h"
+#include "store/run_queries.h"
 #include "store/store.h"
 
 namespace ws::ui::load {
@@ -142,9 +144,11 @@ void addRangeLanes(Store& store, RunId run, TimelineData& data, Labels& label, P
         auto operator<=>(const Key&) const = default;
     };
     std::map<Key, std::vector<RangeRecord>> byLane;
+    std::vector<EngineStep> steps;
     forEachRange(store, run, {}, std::nullopt, [&](const RangeRecord& r) {
         poll();
         if (r.kind == RangeKind::Mark) return;
+        if (auto step = engineStepOf(r)) steps.push_back(*step);
         if (r.threadId) {
             byLane[{r.threadId, r.depth, {}}].push_back(r);
         } else {
@@ -178,6 +182,8 @@ void addRangeLanes(Store& store, RunId run, TimelineData& data, Labels& label, P
         }
         data.lanes.push_back(std::move(lane));
     }
+    if (auto cost = declaredEngineStepCost(runProperties(store, run)))
+        addStepSolTrack(steps, *cost, data);
 }
 
 namespace {
@@ -189,6 +195,26 @@ void addPoint(CounterTrack& track, std::int64_t timeNs, double value) {
 }
 
 }  // namespace
+
+// Each engine step's SOL % held over the step (its floor over its time,
+// docs/serving.md "Speed of light"), on a 0-100 scale so tracks of two runs
+// read alike; steps whose range names no attention work have no point.
+void addStepSolTrack(std::vector<EngineStep> steps, const EngineStepCost& cost,
+                     TimelineData& data) {
+    std::sort(steps.begin(), steps.end(),
+              [](const EngineStep& a, const EngineStep& b) { return a.startNs < b.startNs; });
+    CounterTrack sol{QStringLiteral("Engine step SOL (%)"), {}, {}, 0};
+    for (const auto& s : steps) {
+        auto floor = engineStepFloor(s, cost);
+        if (!floor || s.endNs <= s.startNs) continue;
+        const double percent = 100 * floor->total() / double(s.endNs - s.startNs);
+        addPoint(sol, s.startNs, percent);
+        addPoint(sol, s.endNs, percent);
+    }
+    if (sol.timeNs.empty()) return;
+    sol.maxValue = std::max(sol.maxValue, 100.0);
+    data.counters.push_back(std::move(sol));
+}
 
 // Power and SM clock of each GPU the run kept busy (a one-GPU run on an
 // eight-GPU server gets no idle GPUs' tracks), and the NVLink rate (both

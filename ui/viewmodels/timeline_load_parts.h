@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "analysis/engine_step_sol.h"
 #include "store/run_queries.h"
 #include "viewmodels/timeline_data.h"
 
@@ -91,5 +92,6 @@ void addTokensAndCounters(Store& store, RunId run, TimelineData& data, Extent& e
 // Counter tracks from device samples (time order): power, SM clock and
 // NVLink rate of each GPU the run kept busy (analysis/nvlink_rates.h).
 void addDeviceCounters(const std::vector<SampleRecord>& samples, TimelineData& data);
+void addStepSolTrack(std::vector<EngineStep> steps, const EngineStepCost& cost, TimelineData& data);
 
 }  // namespace ws::ui::load

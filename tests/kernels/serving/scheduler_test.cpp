@@ -72,6 +72,27 @@ TEST(Scheduler, AdmitsNoMoreThanMaxNumSeqs) {
     EXPECT_EQ(plan.stats.step, 1);
 }
 
+// The step's attention work, its speed-of-light input: every scheduled
+// sequence reads its whole context once, and a token at position p scores
+// p + 1 keys.
+TEST(Scheduler, StepStatsCountTheKvReadAndTheAttentionPairsOfChunksAndDecodes) {
+    Scheduler s(limits(4, 8, 64, 4, 64), kEos);
+    s.add(1, prompt(12), maxTokens(4), 0);
+    StepPlan plan = s.schedule();  // chunk [0, 8): 8 positions read, 1 + 2 + ... + 8 pairs
+    EXPECT_EQ(plan.stats.kvReadTokens, 8);
+    EXPECT_EQ(plan.stats.attentionPairs, 36);
+    s.update(plan, sampleAll(plan));
+    s.add(2, prompt(3), maxTokens(4), 0);
+    plan = s.schedule();  // chunk [8, 12) of 1: 12 read, 9 + 10 + 11 + 12; 2's [0, 3): 3, 1 + 2 + 3
+    EXPECT_EQ(plan.stats.kvReadTokens, 12 + 3);
+    EXPECT_EQ(plan.stats.attentionPairs, 42 + 6);
+    s.update(plan, sampleAll(plan));
+    plan = s.schedule();  // two decodes at positions 12 and 3: 13 and 4 keys each
+    EXPECT_EQ(plan.stats.decodeTokens, 2);
+    EXPECT_EQ(plan.stats.kvReadTokens, 13 + 4);
+    EXPECT_EQ(plan.stats.attentionPairs, 13 + 4);
+}
+
 TEST(Scheduler, AFinishedSequenceLeavesAndTheNextIsAdmittedInTheNextStep) {
     Scheduler s(limits(1, 64, 64, 16, 64), kEos);
     s.add(1, prompt(4), maxTokens(1), 0);

@@ -45,6 +45,9 @@ struct EngineStepSummary {
     std::vector<StepKindSummary> kinds;  // decode, mixed, prefill, other; only those present
 };
 
+// The run's engine.step ranges as steps, in the store's order.
+std::vector<EngineStep> engineStepsOf(Store& store, RunId run);
+
 EngineStepSummary summarizeEngineSteps(std::vector<EngineStep> steps,
                                        const std::vector<KernelRecord>& kernels);
 EngineStepSummary summarizeEngineSteps(Store& store, RunId run);

@@ -30,6 +30,11 @@ struct EngineStep {
     int waiting = 0;
     int prefillTokens = 0;
     int decodeTokens = 0;
+    int prefillSeqs = -1;  // -1: not named (older servers)
+    // The attention's work (docs/serving.md), for the step's floor; -1 when
+    // the range does not name it.
+    std::int64_t kvReadTokens = -1;
+    std::int64_t attentionPairs = -1;
 };
 
 // The step an NVTX range describes, or nothing when it is not an engine step.

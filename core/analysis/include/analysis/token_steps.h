@@ -43,6 +43,22 @@ struct TokenStepReport {
     }
 };
 
+// A step's span on the timeline, and where its time went: GPU time by kernel
+// class (the ops starting inside it, clipped to it; an op running past the
+// step's end counts in the next step for the part inside that one), launch
+// gaps (the GPU idle between the step's first and last op) and host time
+// (before its first op and after its last).
+struct StepSpan {
+    std::int64_t beginNs = 0, endNs = 0;
+};
+struct StepTimeParts {
+    std::map<KernelClass, double> kernelNs;
+    double launchGapNs = 0;
+    double hostNs = 0;
+};
+// `steps` sorted by begin and not overlapping; one StepTimeParts per step.
+std::vector<StepTimeParts> stepTimeParts(const WhatIfRun& run, const std::vector<StepSpan>& steps);
+
 // Steps: intervals between consecutive tokens of each request; one that
 // overlaps a step already taken by more than half (another request's token of
 // the same batched step) is not counted again.

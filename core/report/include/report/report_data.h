@@ -13,6 +13,7 @@
 #include "analysis/clock_events.h"
 #include "analysis/cold_start.h"
 #include "analysis/compare.h"
+#include "analysis/engine_step_sol.h"
 #include "analysis/itl_outliers.h"
 #include "analysis/kernel_occupancy.h"
 #include "analysis/kernel_summary.h"
@@ -84,6 +85,9 @@ struct ReportData {
     // Decode steps told from the tokens against their floor, for runs with
     // tokens and no engine steps (the built-in decoder, a generate() loop).
     std::optional<TokenStepReport> tokenSteps;
+    // A served run's engine steps against their floors, where the server
+    // declares its step costs (docs/serving.md, "Speed of light").
+    std::optional<EngineStepSol> engineStepSol;
     std::vector<std::string> missing;  // what the run does not have, in words
 };
 

@@ -4,11 +4,15 @@
 # pair's second run from its first with `warpscope-cli whatif`, and prints
 # predicted against measured TPOT (scripts/gpu/whatif_report.py).
 # Usage: whatif-check.sh BUILD_DIR OUT_DIR   (OUT_DIR/whatif.wsdb keeps the runs)
+# WHATIF_PAIRS=served,int8 records only the runs of those pairs (a short call;
+# the others then print "not recorded").
 source "$(dirname "$0")/lib.sh"
 ws_args "BUILD_DIR OUT_DIR" 2 "$@"
 cli=$build/app/warpscope-cli
 ws_header
 db=$out/whatif.wsdb; rm -f "$db"*
+pairs=${WHATIF_PAIRS:-served,graphs,int8,cublas}
+wanted() { [[ ,$pairs, == *,$1,* ]]; }
 
 # record NAME PRESET CAPTURE "FIELDS": one recorded run; prints nothing, logs to OUT.
 # Sources are recorded with every kernel (the replay needs them); targets with
@@ -41,22 +45,32 @@ served() {  # NAME CAPTURE FIELDS...: one served run of 64 requests
     > "$tmp/$name.log" 2>&1 || { fail=1; tail -5 "$tmp/$name.log"; }
   { echo "-- $name"; cat "$tmp/$name.log"; } >> "$out/whatif-record.log"
 }
-served served-cublas-nodes "--graph-trace node" variant='"cublas"'
-served served-optimized "--graph-trace graph" variant='"optimized"'
-served served-optimized-nodes "--graph-trace node" variant='"optimized"'
-for name in served-optimized-nodes served-cublas-nodes; do
-  id=$("$cli" ls --db "$db" --json | python3 -c "import json,sys; print(next(r['id'] for r in json.load(sys.stdin) if r['label'] == '$name'))") &&
-    "$cli" steps "$id" --db "$db" | tee "$out/steps-$name.txt" || fail=1
-done
+if wanted served; then
+  served served-cublas-nodes "--graph-trace node" variant='"cublas"'
+  served served-optimized "--graph-trace graph" variant='"optimized"'
+  served served-optimized-nodes "--graph-trace node" variant='"optimized"'
+  for name in served-optimized-nodes served-cublas-nodes; do
+    id=$("$cli" ls --db "$db" --json | python3 -c "import json,sys; print(next(r['id'] for r in json.load(sys.stdin) if r['label'] == '$name'))") &&
+      "$cli" steps "$id" --db "$db" | tee "$out/steps-$name.txt" || fail=1
+  done
+fi
 l1=llama-3.2-1b-bf16.toml; l8=llama-3.1-8b-bf16.toml
 for model in 1b 8b; do
   preset=$l1; [ $model = 8b ] && preset=$l8
-  record $model-eager "$preset" "" variant='"optimized"' cuda_graphs=false
-  record $model-graphs "$preset" "--graph-trace graph" variant='"optimized"' cuda_graphs=true
-  record $model-graphs-nodes "$preset" "" variant='"optimized"' cuda_graphs=true
-  record $model-int8-graphs "$preset" "--graph-trace graph" variant='"optimized"' cuda_graphs=true precision='"int8-weight-only"'
-  record $model-int8-graphs-nodes "$preset" "" variant='"optimized"' cuda_graphs=true precision='"int8-weight-only"'
-  record $model-cublas-graphs-nodes "$preset" "" variant='"cublas"' cuda_graphs=true
+  if wanted graphs; then
+    record $model-eager "$preset" "" variant='"optimized"' cuda_graphs=false
+    record $model-graphs "$preset" "--graph-trace graph" variant='"optimized"' cuda_graphs=true
+  fi
+  if wanted int8 || wanted cublas; then
+    record $model-graphs-nodes "$preset" "" variant='"optimized"' cuda_graphs=true
+  fi
+  if wanted int8; then
+    record $model-int8-graphs "$preset" "--graph-trace graph" variant='"optimized"' cuda_graphs=true precision='"int8-weight-only"'
+    record $model-int8-graphs-nodes "$preset" "" variant='"optimized"' cuda_graphs=true precision='"int8-weight-only"'
+  fi
+  if wanted cublas; then
+    record $model-cublas-graphs-nodes "$preset" "" variant='"cublas"' cuda_graphs=true
+  fi
 done
 "$cli" ls --db "$db"
 python3 "$here/whatif_report.py" "$cli" "$db" | tee "$out/whatif-table.txt" || fail=1

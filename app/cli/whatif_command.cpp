@@ -66,35 +66,9 @@ int cmdWhatIf(const std::vector<std::string>& argv) {
     const auto seed =
         static_cast<unsigned>(parseInteger("seed", args.valueOr("seed", "1"), 0, 1u << 31));
     auto opened = openStore(args);
-    if (atRoof) {
-        // The work of each kernel from counters: the run's own (a DRAM pass
-        // merged into it) or a counter run of the same program; the ceilings
-        // are the timed run's.
-        const RunId countersRun =
-            args.value("counters-from") ? parseRunId(*args.value("counters-from")) : id;
-        requireRun(*opened, countersRun);
-        const auto counted = kernelCounterStats(*opened, countersRun);
-        if (counted.empty())
-            throw std::runtime_error(
-                "--kernel-at-roof: run " + std::to_string(countersRun) +
-                " has no hardware counters; record the same program with --metrics roofline "
-                "and give that run as --counters-from RUN");
-        const auto ceilings = computeRoofline(*opened, id).ceilings;
-        if (ceilings.dramGBs <= 0)
-            throw std::runtime_error("--kernel-at-roof: run " + std::to_string(id) +
-                                     " has no DRAM ceiling (no measured copy bandwidth and its "
-                                     "GPU is not in the spec table)");
-        for (auto& change : scenario.faster)
-            if (change.atRoof) setRoofFloors(change, counted, ceilings);
-        const bool flopsCounted =
-            std::any_of(counted.begin(), counted.end(),
-                        [](const auto& entry) { return entry.second.flopsCounted; });
-        if (flopsCounted && (ceilings.tensorTflops <= 0 || ceilings.fp32Tflops <= 0))
-            std::cerr << "whatif: run " << id
-                      << " has no tensor or FP32 peak (its GPU is not in the spec table): "
-                         "the floors count DRAM bytes only, so compute-bound kernels' floors "
-                         "are too low\n";
-    }
+    if (auto counters = args.value("counters-from")) scenario.countersRun = parseRunId(*counters);
+    if (const auto warning = setRoofFloors(*opened, id, scenario); !warning.empty())
+        std::cerr << "whatif: " << warning << '\n';
     auto run = loadWhatIfRun(*opened, id);
     const auto p = predictWhatIf(std::move(run), scenario, 1000, seed);
 

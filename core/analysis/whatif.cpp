@@ -160,6 +160,38 @@ std::string WhatIfScenario::describe() const {
     return out.empty() ? "nothing changed (the replay of the run as recorded)" : out;
 }
 
+std::string setRoofFloors(Store& store, RunId run, WhatIfScenario& scenario) {
+    if (std::none_of(scenario.faster.begin(), scenario.faster.end(),
+                     [](const KernelChange& c) { return c.atRoof; }))
+        return {};
+    // The work of each kernel from counters: the run's own (a DRAM pass
+    // merged into it) or a counter run of the same program; the ceilings
+    // are the timed run's.
+    const RunId countersRun = scenario.countersRun.value_or(run);
+    requireRun(store, countersRun);
+    const auto counted = kernelCounterStats(store, countersRun);
+    if (counted.empty())
+        throw std::runtime_error(
+            "kernel at roof: run " + std::to_string(countersRun) +
+            " has no hardware counters; record the same program with --metrics roofline and "
+            "take its counters (whatif --counters-from RUN; in the What-if dock, WHAT@roof:RUN)");
+    const auto ceilings = computeRoofline(store, run).ceilings;
+    if (ceilings.dramGBs <= 0)
+        throw std::runtime_error("kernel at roof: run " + std::to_string(run) +
+                                 " has no DRAM ceiling (no measured copy bandwidth and its GPU is "
+                                 "not in the spec table)");
+    for (auto& change : scenario.faster)
+        if (change.atRoof) setRoofFloors(change, counted, ceilings);
+    const bool flopsCounted = std::any_of(counted.begin(), counted.end(), [](const auto& entry) {
+        return entry.second.flopsCounted;
+    });
+    if (flopsCounted && (ceilings.tensorTflops <= 0 || ceilings.fp32Tflops <= 0))
+        return "run " + std::to_string(run) +
+               " has no tensor or FP32 peak (its GPU is not in the spec table): the floors count "
+               "DRAM bytes only, so compute-bound kernels' floors are too low";
+    return {};
+}
+
 WhatIfRun loadWhatIfRun(Store& store, RunId run) {
     requireRun(store, run);
     WhatIfRun out;

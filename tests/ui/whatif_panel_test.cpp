@@ -88,6 +88,39 @@ TEST_F(WhatIfWindow, RanksTheOptionsOfTheSelectedRunAndPredictsATypedChange) {
     EXPECT_EQ(answers.count(), 0);
 }
 
+// Kernels at their roofline floor: the work counted in another run of the
+// same program (run 18, the eager decode's counter pass), or a sentence
+// saying the run has no counters of its own.
+TEST_F(WhatIfWindow, PutsKernelsAtTheirRooflineFloorWithTheCountersOfAnotherRun) {
+    auto* panel = window.whatIf();
+    QSignalSpy answers(window.findChild<StoreLoader*>(), &StoreLoader::whatIfAnswered);
+    window.selectRun(kEagerDecode);
+    ASSERT_TRUE(answered(answers, kEagerDecode));
+
+    answers.clear();
+    panel->fasterEdit()->setText("gemv@roof:18");
+    panel->predictButton()->click();
+    ASSERT_TRUE(answered(answers, kEagerDecode));
+    ASSERT_GT(panel->table()->rowCount(), 0) << panel->summaryText().toStdString();
+    EXPECT_TRUE(panel->summaryText().contains("'gemv' at the roofline"))
+        << panel->summaryText().toStdString();
+
+    answers.clear();
+    panel->fasterEdit()->setText("gemv@roof");
+    panel->predictButton()->click();
+    ASSERT_TRUE(answered(answers, kEagerDecode));
+    EXPECT_TRUE(panel->summaryText().contains("run 6 has no hardware counters"))
+        << panel->summaryText().toStdString();
+    EXPECT_EQ(panel->table()->rowCount(), 0);
+
+    answers.clear();
+    panel->fasterEdit()->setText("gemv@roof:18, matmul@roof:9");
+    panel->predictButton()->click();
+    EXPECT_TRUE(panel->summaryText().contains("counters from one run"))
+        << panel->summaryText().toStdString();
+    EXPECT_EQ(answers.count(), 0);
+}
+
 TEST_F(WhatIfWindow, ARunWithoutTokensSaysWhy) {
     QSignalSpy answers(window.findChild<StoreLoader*>(), &StoreLoader::whatIfAnswered);
     window.selectRun(15);  // the GEMM ladder: kernels, no tokens

@@ -6,6 +6,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QTableWidget>
 #include <QVBoxLayout>
 #include <stdexcept>
@@ -39,6 +40,24 @@ QTableWidgetItem* predictedItem(const PredictedValue* v, int digits) {
     return item;
 }
 
+// WHAT@roof (the kernels at their roofline floor, their work counted in the
+// run itself) or WHAT@roof:RUN (counted in RUN), else WHAT=N% or WHAT=Nx.
+void addChange(const QString& text, WhatIfScenario& scenario) {
+    static const QRegularExpression atRoof(QStringLiteral("^(.+)@roof(?::(\\d+))?$"));
+    const auto m = atRoof.match(text);
+    if (!m.hasMatch()) {
+        scenario.faster.push_back(parseKernelChange(text.toStdString()));
+        return;
+    }
+    scenario.faster.push_back(kernelAtRoof(m.captured(1).trimmed().toStdString()));
+    if (m.captured(2).isEmpty()) return;
+    const RunId counters = m.captured(2).toLongLong();
+    if (scenario.countersRun && *scenario.countersRun != counters)
+        throw std::invalid_argument("'" + text.toStdString() +
+                                    "': the at-roof changes take their counters from one run");
+    scenario.countersRun = counters;
+}
+
 }  // namespace
 
 WhatIfPanel::WhatIfPanel(QWidget* parent)
@@ -55,10 +74,12 @@ WhatIfPanel::WhatIfPanel(QWidget* parent)
     layout->addWidget(summary_);
     auto* changeRow = new QHBoxLayout;
     changeRow->addWidget(new QLabel(tr("Faster:"), this));
-    faster_->setPlaceholderText(tr("matmul=30%, attention=2x"));
+    faster_->setPlaceholderText(tr("matmul=30%, attention=2x, gemv@roof"));
     faster_->setToolTip(
         tr("Kernel classes (matmul, attention, elementwise, sampling, collective, copy, other) "
-           "or part of a kernel name, each with N% less time or Nx as fast, separated by commas"));
+           "or part of a kernel name, each with N% less time or Nx as fast, or @roof: at its "
+           "roofline floor, its work counted in this run (@roof:RUN: in run RUN, a record "
+           "--metrics roofline of the same program); separated by commas"));
     changeRow->addWidget(faster_, 1);
     layout->addLayout(changeRow);
     auto* actionRow = new QHBoxLayout;
@@ -99,8 +120,7 @@ void WhatIfPanel::predict() {
     WhatIfScenario scenario;
     try {
         for (const auto& part : faster_->text().split(QLatin1Char(','), Qt::SkipEmptyParts))
-            if (auto text = part.trimmed(); !text.isEmpty())
-                scenario.faster.push_back(parseKernelChange(text.toStdString()));
+            if (auto text = part.trimmed(); !text.isEmpty()) addChange(text, scenario);
     } catch (const std::invalid_argument& e) {
         summary_->setText(QString::fromStdString(e.what()));
         return;

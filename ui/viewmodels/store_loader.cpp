@@ -129,8 +129,11 @@ void StoreLoader::answerWhatIf(const QString& path, RunId id,
                 if (!scenario) {
                     a.options = suggestOptimizations(store, id, a.note);
                 } else {
-                    a.scenario = scenario->describe();
-                    a.prediction = predictWhatIf(loadWhatIfRun(store, id), *scenario);
+                    auto withFloors = *scenario;
+                    const auto warning = setRoofFloors(store, id, withFloors);
+                    a.scenario = withFloors.describe() +
+                                 (warning.empty() ? std::string() : " (" + warning + ")");
+                    a.prediction = predictWhatIf(loadWhatIfRun(store, id), withFloors);
                 }
             } catch (const std::runtime_error& e) {
                 a.note = e.what();

@@ -53,8 +53,17 @@ void setRoofFloors(KernelChange& change, const std::map<std::string, KernelCount
 struct WhatIfScenario {
     std::vector<KernelChange> faster;
     ReplayOptions replay;
+    // The run whose counters give the at-roof changes their work; none: the
+    // run predicted (after a DRAM pass).
+    std::optional<RunId> countersRun;
     std::string describe() const;
 };
+
+// Sets the floors of the scenario's at-roof changes: the work each kernel
+// name did in the counters run, at the ceilings of `run`. Throws
+// std::runtime_error naming what is missing (counters, a DRAM ceiling);
+// returns a warning, empty when there is none.
+std::string setRoofFloors(Store& store, RunId run, WhatIfScenario& scenario);
 
 // A run's timeline with a name per op (kernels demangled, copies and sets as
 // the timeline names them), what the scenario matches against. Names are

@@ -42,6 +42,39 @@ void tpotFloorFinding(const ReportData& d, std::vector<Finding>& out) {
     }
 }
 
+// A server's engine steps far from their floors, naming the largest part of
+// the serving window above them.
+void engineStepSolFinding(const ReportData& d, std::vector<Finding>& out) {
+    if (!d.engineStepSol || d.engineStepSol->kinds.empty()) return;
+    const auto& sol = *d.engineStepSol;
+    const auto& all = sol.kinds.back();  // "all"
+    const double percent = all.solPercent();
+    if (percent >= 50) return;
+    auto parts = windowParts(sol);
+    const auto largest =
+        std::max_element(parts.begin() + 1, parts.end(),  // after the floor itself
+                         [](const SolPart& a, const SolPart& b) { return a.ns < b.ns; });
+    auto share = [&](double ns) {
+        return formatFixed(sol.windowNs > 0 ? 100 * ns / sol.windowNs : 0, 1) + " %";
+    };
+    Finding f;
+    f.title = "Engine steps run at " + formatFixed(percent, 1) +
+              " % of their speed of light; the largest part above it: " + largest->what;
+    f.evidence = std::to_string(all.steps) + " steps, " + formatFixed(all.stepNs / 1e6, 1) +
+                 " ms against floors of " + formatFixed(all.floorNs / 1e6, 1) + " ms; " +
+                 largest->what + " " + share(largest->ns) + " of the serving window" +
+                 (sol.prefillInterferenceNs > 0
+                      ? "; decodes waited " + share(sol.prefillInterferenceNs) + " of it on prefill"
+                      : std::string());
+    f.next = largest->what.rfind("host", 0) == 0 || largest->what.rfind("launch", 0) == 0
+                 ? "the GPU waits on the engine: CUDA graphs for more batch sizes, less "
+                   "scheduling work per step (whatif --no-launch-gaps predicts the first)"
+                 : "make those kernels faster; whatif --faster CLASS=30% or --kernel-at-roof "
+                   "predicts what it buys";
+    f.rule = "sum of step floors / sum of step times < 50 %";
+    out.push_back(f);
+}
+
 // Prefill in the steps behind the ITL tail.
 void prefillInterferenceFinding(const ReportData& d, std::vector<Finding>& out) {
     if (d.itlOutliers && d.itlOutliers->stepsDescribed) {
@@ -380,6 +413,7 @@ void captureCostFindings(const ReportData& d, std::vector<Finding>& out) {
 std::vector<Finding> findFindings(const ReportData& d) {
     std::vector<Finding> out;
     tpotFloorFinding(d, out);
+    engineStepSolFinding(d, out);
     prefillInterferenceFinding(d, out);
     topKernelFinding(d, out);
     nextOptimizationFinding(d, out);

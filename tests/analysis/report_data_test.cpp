@@ -315,6 +315,53 @@ TEST(ReportFindings, PrefillInterferenceInTheItlTailIsAFinding) {
     EXPECT_FALSE(fired());
 }
 
+// Engine steps far from their floors: a finding naming the largest part of
+// the window above them, and the report's section with both tables.
+TEST(ReportFindings, EngineStepsFarFromTheirFloorNameTheLargestGap) {
+    auto d = decoderRun();
+    auto fired = [&]() -> std::optional<Finding> {
+        for (const auto& f : findFindings(d))
+            if (f.rule == "sum of step floors / sum of step times < 50 %") return f;
+        return std::nullopt;
+    };
+    EXPECT_FALSE(fired());
+    EngineStepSol sol;
+    sol.cost.copyGbs = 4000;
+    sol.cost.tensorTflops = 800;
+    StepSolKind all;
+    all.kind = "all";
+    all.steps = 100;
+    all.stepNs = 100e6;
+    all.floorNs = 30e6;
+    sol.kinds = {all};
+    sol.windowNs = 120e6;
+    sol.floorMatmulNs = 25e6;
+    sol.floorAttentionNs = 5e6;
+    sol.kernelNs = {{KernelClass::Matmul, 40e6}, {KernelClass::Attention, 20e6}};
+    sol.launchGapNs = 10e6;
+    sol.hostInStepsNs = 30e6;
+    sol.hostBetweenStepsNs = 20e6;
+    sol.prefillInterferenceNs = 6e6;
+    d.engineStepSol = sol;
+    auto f = fired();
+    ASSERT_TRUE(f);
+    EXPECT_NE(f->title.find("30.0 % of their speed of light; the largest part above it: host "
+                            "inside steps"),
+              std::string::npos)
+        << f->title;
+    EXPECT_NE(f->evidence.find("decodes waited 5.0 % of it on prefill"), std::string::npos)
+        << f->evidence;
+    EXPECT_NE(f->next.find("the GPU waits on the engine"), std::string::npos) << f->next;
+    auto md = writeReport(d, ReportFormat::Markdown);
+    EXPECT_NE(md.find("## Engine steps against the speed of light"), std::string::npos) << md;
+    EXPECT_NE(md.find("| all | 100 | 100.000 ms | 30.000 ms | 30.0 % |"), std::string::npos) << md;
+    EXPECT_NE(md.find("| matmul kernels above their floor | 15.000 ms | 12.5 % |"),
+              std::string::npos)
+        << md;
+    d.engineStepSol->kinds[0].floorNs = 60e6;  // 60 %: no finding
+    EXPECT_FALSE(fired());
+}
+
 TEST(ReportData, SaysWhenStateReadingCallsWereLeftOut) {
     testing::TempDir dir;
     Store store(dir.file("runs.wsdb"));

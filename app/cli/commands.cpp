@@ -115,8 +115,8 @@ const std::vector<Command>& commands() {
          cmdSteps},
         {"whatif",
          "whatif RUN [--faster NAME_OR_CLASS=N%|Nx ...] [--kernel-at-roof NAME_OR_CLASS ... "
-         "[--counters-from RUN]] [--no-launch-gaps [--graph-launch-us N]] [--seed S] [--json] "
-         "[--db FILE]",
+         "[--counters-from RUN]] [--no-launch-gaps] [--untraced-graph-launches] "
+         "[--graph-launch-us N] [--seed S] [--json] [--db FILE]",
          "TTFT, TPOT, ITL and throughput as they would be with some kernels faster or without\n"
          "      launch gaps, from a replay of the run's own timeline (streams, launching threads,\n"
          "      synchronizations). --faster takes a kernel class (matmul, attention, elementwise,\n"
@@ -125,7 +125,10 @@ const std::vector<Command>& commands() {
          "      times as fast; repeat it for several. --no-launch-gaps: as if each step were one\n"
          "      CUDA graph launch of --graph-launch-us (10 by default). --kernel-at-roof: the\n"
          "      kernels at their roofline floor, their work counted by the run's counters or by\n"
-         "      --counters-from RUN (record --metrics roofline of the same program)",
+         "      --counters-from RUN (record --metrics roofline of the same program).\n"
+         "      --untraced-graph-launches: each CUDA graph's first node --graph-launch-us after "
+         "its\n"
+         "      launch, as without --graph-trace node (whose wait per launch is the tracer's)",
          cmdWhatIf},
         {"summary",
          "summary RUN [--top N] [--window run|requests|range:NAME|FROM:TO] [--json] [--db FILE]",

@@ -32,7 +32,7 @@ std::string percentChange(double fraction) {
 
 int cmdWhatIf(const std::vector<std::string>& argv) {
     auto args = Args::parse(
-        argv, {{"json", "no-launch-gaps"},
+        argv, {{"json", "no-launch-gaps", "untraced-graph-launches"},
                {"db", "faster", "kernel-at-roof", "counters-from", "graph-launch-us", "seed"},
                1,
                1});
@@ -47,17 +47,20 @@ int cmdWhatIf(const std::vector<std::string>& argv) {
         throw UsageError(e.what());
     }
     scenario.replay.noLaunchGaps = args.flag("no-launch-gaps");
+    scenario.replay.untracedGraphLaunches = args.flag("untraced-graph-launches");
     if (auto us = args.value("graph-launch-us")) {
-        if (!scenario.replay.noLaunchGaps)
+        if (!scenario.replay.noLaunchGaps && !scenario.replay.untracedGraphLaunches)
             throw UsageError(
-                "--graph-launch-us is the cost of the graph launch that replaces a "
-                "step's launches: give it with --no-launch-gaps");
+                "--graph-launch-us is the cost of a graph launch: give it with "
+                "--no-launch-gaps or --untraced-graph-launches");
         scenario.replay.graphLaunchNs = parseInteger("graph-launch-us", *us, 0, 1'000'000) * 1000;
     }
-    if (scenario.faster.empty() && !scenario.replay.noLaunchGaps)
+    if (scenario.faster.empty() && !scenario.replay.noLaunchGaps &&
+        !scenario.replay.untracedGraphLaunches)
         throw UsageError(
             "whatif needs a change: --faster NAME_OR_CLASS=30% (or =2x), "
-            "--kernel-at-roof NAME_OR_CLASS, repeated as needed, and/or --no-launch-gaps");
+            "--kernel-at-roof NAME_OR_CLASS, repeated as needed, --no-launch-gaps and/or "
+            "--untraced-graph-launches");
     const bool atRoof = !args.values("kernel-at-roof").empty();
     if (args.value("counters-from") && !atRoof)
         throw UsageError(

@@ -310,23 +310,38 @@ ReplayResult replayTimeline(const ReplayInput& in, const ReplayOptions& options)
             const auto c = s.callOf[e.index];
             const std::int64_t latency = c != kNone ? op.startNs - calls[c].startNs : 0;
             const std::int64_t gap = prev != kNone ? op.startNs - ops[prev].endNs : 0;
-            // Which of the two it waited on: the larger excess over its floor.
-            const bool hostBound =
-                c != kNone && (prev == kNone || latency - result.floors.launchLatencyNs <=
-                                                    gap - result.floors.queuedGapNs);
+            // Graph launches as untraced: the first node of a launch on its
+            // stream starts graphLaunchNs after the call at most; the nodes
+            // after it follow it as recorded.
+            const bool untracedGraph =
+                options.untracedGraphLaunches && c != kNone && isGraphLaunch(calls[c]);
             std::int64_t start = op.startNs;  // no launch call seen: it stays where it ran
-            if (c != kNone) {
-                if (free[c])
-                    start = newEnd[c];  // a graph node: ready when the graph launch is
-                else
+            if (untracedGraph && prev != kNone && s.callOf[prev] == c) {
+                start = opEnd[prev] + gap;
+            } else if (untracedGraph) {
+                start = newStart[c] + std::min(latency, options.graphLaunchNs);
+                if (prev != kNone)
+                    start = std::max(start, opEnd[prev] + std::min(gap, result.floors.queuedGapNs));
+            } else {
+                // Which of the two it waited on: the larger excess over its floor.
+                const bool hostBound =
+                    c != kNone && (prev == kNone || latency - result.floors.launchLatencyNs <=
+                                                        gap - result.floors.queuedGapNs);
+                if (c != kNone) {
+                    if (free[c])
+                        start = newEnd[c];  // a graph node: ready when the graph launch is
+                    else
+                        start = newStart[c] +
+                                (hostBound ? latency
+                                           : std::min(latency, result.floors.launchLatencyNs));
+                }
+                if (prev != kNone) {
+                    std::int64_t streamGap =
+                        hostBound ? std::min(gap, result.floors.queuedGapNs) : gap;
+                    if (c != kNone && free[c]) streamGap = nodeGap;
                     start =
-                        newStart[c] +
-                        (hostBound ? latency : std::min(latency, result.floors.launchLatencyNs));
-            }
-            if (prev != kNone) {
-                std::int64_t streamGap = hostBound ? std::min(gap, result.floors.queuedGapNs) : gap;
-                if (c != kNone && free[c]) streamGap = nodeGap;
-                start = c != kNone ? std::max(start, opEnd[prev] + streamGap) : opEnd[prev] + gap;
+                        c != kNone ? std::max(start, opEnd[prev] + streamGap) : opEnd[prev] + gap;
+                }
             }
             const auto duration = op.endNs - op.startNs;
             const auto scaled = static_cast<std::int64_t>(

@@ -152,6 +152,11 @@ std::string WhatIfScenario::describe() const {
                (f.atRoof ? std::string("the roofline (their counted work at the ceilings)")
                          : formatFixed(f.timeFactor * 100, 1) + " % of their time");
     }
+    if (replay.untracedGraphLaunches) {
+        if (!out.empty()) out += "; ";
+        out += "graph launches untraced (each graph's first node " +
+               formatDuration(replay.graphLaunchNs) + " after its launch)";
+    }
     if (replay.noLaunchGaps) {
         if (!out.empty()) out += "; ";
         out += "no launch gaps (as CUDA graphs: one " + formatDuration(replay.graphLaunchNs) +

@@ -40,7 +40,7 @@ served() {  # NAME CAPTURE FIELDS...: one served run of 64 requests
   cfg=$(ws_preset_variant serve-llama-1b.toml "$name" "$@")
   # shellcheck disable=SC2086  # capture: zero or more flags
   timeout 300 "$cli" bench serve --endpoint http://127.0.0.1:8471 --input-len 256 --output-len 64 \
-    --ignore-eos --seed 1 --num-prompts 64 --request-rate 32 --label "$name" --db "$db" \
+    --ignore-eos --seed 1 --num-prompts 64 --request-rate 32 --label "$name" --db "$db" --model "$name" \
     --server-timeout 240 $capture --server -- "$runner" serve "$cfg" --port 8471 \
     > "$tmp/$name.log" 2>&1 || { fail=1; tail -5 "$tmp/$name.log"; }
   { echo "-- $name"; cat "$tmp/$name.log"; } >> "$out/whatif-record.log"

@@ -145,6 +145,45 @@ TEST(TimelineReplay, NoLaunchGapsLeavesOneGraphLaunchAndTheKernels) {
     EXPECT_EQ(r.tokens[1].timeNs - r.tokens[0].timeNs, (2 + 15) * us);
 }
 
+// A decode loop of CUDA graphs traced node by node: each cudaGraphLaunch
+// [at, at + 5) waits 200 µs for its first node (the tracer's cost), then four
+// 100 µs nodes 1 µs apart; a synchronize returns 3 µs after the last, the
+// token 1 µs later, the next launch 2 µs after that. Step: 200 + 403 + 6.
+Timeline nodeTracedGraphLoop(int steps) {
+    Timeline t;
+    t.in.requests.push_back({0, 0, 0, 512, steps, true});
+    std::int64_t at = 0;
+    for (int s = 0; s < steps; ++s) {
+        const auto& c = t.call(at, at + 5, "cudaGraphLaunch_v10000");
+        const std::int64_t first = at + 200;
+        for (int k = 0; k < 4; ++k) {
+            t.in.ops.push_back(
+                {(first + 101 * k) * us, (first + 101 * k + 100) * us, 7, 0, 1, c.correlationId});
+            t.names.push_back("gemvSplitK");
+        }
+        t.sync(at + 6, first + 403 + 3);
+        t.token(0, s, first + 407);
+        at = first + 409;
+    }
+    t.in.requests[0].endNs = t.in.tokens.back().timeNs;
+    return t;
+}
+
+TEST(TimelineReplay, UntracedGraphLaunchesStartTheFirstNodeAtTheLaunchCostAndKeepTheNodeGaps) {
+    auto t = nodeTracedGraphLoop(3);
+    EXPECT_EQ(replayed(t, 1.0).tokens[2].timeNs, t.in.tokens[2].timeNs);  // off: as recorded
+    ReplayOptions untraced;
+    untraced.untracedGraphLaunches = true;
+    untraced.graphLaunchNs = 10 * us;
+    auto r = replayed(t, 1.0, untraced);
+    // Step 0: the first node at 10 instead of 200; the rest follow 1 µs apart.
+    EXPECT_EQ(r.tokens[0].timeNs, (10 + 403 + 3 + 1) * us);
+    // Each step 190 µs shorter: 609 µs recorded, 419 replayed.
+    EXPECT_EQ(r.tokens[2].timeNs - r.tokens[1].timeNs, 419 * us);
+    // The kernels themselves are as recorded.
+    EXPECT_EQ(r.replayedGpuTimeNs, r.gpuTimeNs);
+}
+
 TEST(TimelineReplay, AKernelOnAnotherStreamOverlapsAndCostsNothingUntilItIsLonger) {
     // One step: stream 1 runs 300 µs of work; stream 2 a 100 µs kernel beside
     // it; the synchronize waits for the later of the two.

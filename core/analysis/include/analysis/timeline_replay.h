@@ -69,7 +69,12 @@ inline constexpr std::int64_t kGraphNodeGapNs = 100;
 
 struct ReplayOptions {
     bool noLaunchGaps = false;
-    std::int64_t graphLaunchNs = 10'000;       // one graph launch, when noLaunchGaps
+    // Graph launches as without node tracing: a run recorded with
+    // --graph-trace node waits about 100-230 µs from each cudaGraphLaunch to
+    // its first node (the tracer's cost, not the program's); each launch's
+    // first node then starts at most graphLaunchNs after its call.
+    bool untracedGraphLaunches = false;
+    std::int64_t graphLaunchNs = 10'000;       // one graph launch, when noLaunchGaps or untraced
     std::int64_t nodeGapNs = kGraphNodeGapNs;  // between graph nodes
 };
 

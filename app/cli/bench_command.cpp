@@ -245,12 +245,10 @@ int cmdBench(const std::vector<std::string>& commandLine) {
         }
     }
     // vLLM's --model names the model (and the result file); --served-model-name,
-    // where given, is what requests carry. Without either, the server's first.
+    // where given, is what requests carry. Without either, the server's first:
+    // under --server asked once the server answers (ServedRecording).
     auto model = args.value("model");
     if (!model && !args.flag("server")) model = firstServedModel(o.endpoint);
-    if (!model && !args.value("served-model-name"))
-        throw UsageError(
-            "bench serve --server needs --model NAME (the server is not up yet to ask)");
     o.model = args.value("served-model-name").value_or(model.value_or(""));
     bench.modelId = model.value_or(o.model);
     if (auto warmups = args.value("num-warmups")) {
@@ -345,6 +343,10 @@ int cmdBench(const std::vector<std::string>& commandLine) {
     bench.info = ServeRunInfo{args.valueOr("label", ""), joined(argv), settings.dump()};
     bench.storePath = storePath(args);
     bench.saveResult = resultPath(args, backendName, o, bench.modelId);
+    if (bench.saveResult && bench.modelId.empty() && !args.value("result-filename"))
+        bench.resultPathFor = [args, backendName, o](const std::string& modelId) {
+            return *resultPath(args, backendName, o, modelId);
+        };
     bench.appendResult = args.flag("append-result");
     bench.label = args.valueOr("label", backendName);
     if (auto metadata = args.value("metadata")) bench.metadata = parseMetadata(*metadata);

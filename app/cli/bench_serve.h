@@ -6,6 +6,7 @@
 #include <signal.h>
 
 #include <atomic>
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -24,9 +25,12 @@ struct BenchServe {
     ServeRunInfo info;
     std::string storePath;
     std::optional<std::string> saveResult;  // --save-result's file (vLLM's name unless given)
-    bool appendResult = false;              // --append-result: appended as a line
-    std::string modelId;                    // --model (the result's model_id)
-    std::string label;                      // --label, else the backend as given
+    // vLLM's file name for a model named later (bench serve --server without
+    // --model: the server says which once it answers); empty otherwise.
+    std::function<std::string(const std::string& modelId)> resultPathFor;
+    bool appendResult = false;  // --append-result: appended as a line
+    std::string modelId;        // --model (the result's model_id)
+    std::string label;          // --label, else the backend as given
     std::vector<std::pair<std::string, std::string>> metadata;  // --metadata KEY=VALUE...
     std::optional<std::string> percentileMetrics;  // --percentile-metrics ttft,tpot,itl,e2el
     std::optional<std::string> metricPercentiles;  // --metric-percentiles 50,99

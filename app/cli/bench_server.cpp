@@ -127,15 +127,23 @@ int benchWithServer(const BenchServe& bench, const Args& args, ServedPoint* poin
         gServed = nullptr;
     }
     const RunId run = out.record.run;
+    // The result file and the summary name the model the server gave, where
+    // the command named none.
+    BenchServe named = bench;
+    if (named.options.model.empty()) named.options.model = out.model;
+    if (named.modelId.empty() && !out.model.empty()) {
+        named.modelId = out.model;
+        if (named.resultPathFor) named.saveResult = named.resultPathFor(out.model);
+    }
     int code = 0;
     if (point) {  // a sweep point: the sweep prints its own line and table
         point->run = run;
         point->load = out.load;
         point->interrupted = gServedSignalled.load() || out.load.interrupted;
-        if (out.loadRan && bench.saveResult)
-            saveVllmResult(bench, run, out.load, *bench.saveResult);
+        if (out.loadRan && named.saveResult)
+            saveVllmResult(named, run, out.load, *named.saveResult);
     } else if (out.loadRan) {
-        code = reportBenchRun(bench, run, out.load);
+        code = reportBenchRun(named, run, out.load);
     }
     if (!out.failure.empty()) {
         std::cerr << "warpscope-cli bench: " << out.failure << '\n';

@@ -69,6 +69,18 @@ ServedRecordingOutcome ServedRecording::run() {
         m.start = clock.read();
         wait = waitForServer(load.endpoint, request_.serverTimeoutS, serverEnded_, stop_);
         if (wait.state != ServerWait::Ready) return;
+        // No --model: the server is up now to say which it serves, as vLLM's
+        // bench asks a running server.
+        if (load.model.empty()) {
+            try {
+                load.model = firstServedModel(load.endpoint);
+            } catch (const std::runtime_error& e) {
+                out.failure =
+                    std::string("no --model given, and the server did not name one: ") + e.what();
+                return;
+            }
+        }
+        out.model = load.model;
         if (request_.onReady) request_.onReady(wait.waitedS);
         out.loadRan = true;
         out.load = runServeLoad(load);

@@ -198,6 +198,44 @@ class ServedRecordingTest : public ::testing::Test {
     std::string port_, config_;
 };
 
+// Without --model the server is asked which it serves once it answers, as
+// vLLM's bench asks a running server; the run and the result file name it.
+TEST_F(ServedRecordingTest, WithoutModelTheServersFirstModelIsAskedOnceItAnswers) {
+    std::vector<std::string> argv = {WARPSCOPE_CLI_PATH,
+                                     "bench",
+                                     "serve",
+                                     "--endpoint",
+                                     endpoint(),
+                                     "--db",
+                                     db(),
+                                     "--num-prompts",
+                                     "2",
+                                     "--input-len",
+                                     "8",
+                                     "--output-len",
+                                     "4",
+                                     "--save-result",
+                                     "--result-dir",
+                                     dir_.file("results"),
+                                     "--server",
+                                     "--"};
+    for (const auto& word : serverCommand())
+        argv.push_back(word);
+    auto r = runProcess(argv);
+    ASSERT_EQ(r.exitCode, 0) << r.out << r.err;
+    EXPECT_NE(r.out.find("stored run 1: 2 requests completed, 0 failed"), std::string::npos)
+        << r.out;
+    Store store(db());
+    EXPECT_EQ(runProperties(store, 1).at("bench.model"), "bench-model");
+    ASSERT_TRUE(std::filesystem::exists(dir_.file("results")));
+    int files = 0;
+    for (const auto& f : std::filesystem::directory_iterator(dir_.file("results"))) {
+        ++files;
+        EXPECT_NE(f.path().filename().string().find("bench-model"), std::string::npos) << f.path();
+    }
+    EXPECT_EQ(files, 1);
+}
+
 TEST_F(ServedRecordingTest, OneRunHoldsTheClientsRequestsAndTheServersSideOnOneClock) {
     auto r = runProcess(bench(
         {"--num-prompts", "6", "--input-len", "20", "--output-len", "10", "--max-concurrency", "3"},

@@ -43,6 +43,9 @@ struct ServedRecordingOutcome {
     ServeLoadResult load;  // on the capture clock when the load ran
     bool loadRan = false;  // the server answered and the load was started
     std::string failure;   // why the server side failed the run, empty when it did not
+    // The model the requests named: the load's own, or where it had none,
+    // the first the server listed at /v1/models once it answered.
+    std::string model;
 };
 
 class ServedRecording {

@@ -53,6 +53,11 @@ TEST(TimelineRangeLanes, EngineStepsGetASpeedOfLightTrack) {
     const auto mixed = 2 * testing::kServedPrefillStep;
     EXPECT_NEAR(sol->value[mixed], 100 * 532'700 / 9e6, 1e-9);
     EXPECT_DOUBLE_EQ(sol->maxValue, 100);
+    // For a person to look at (WARPSCOPE_SCREENSHOT_DIR): the store itself.
+    QString shots = qEnvironmentVariable("WARPSCOPE_SCREENSHOT_DIR");
+    if (!shots.isEmpty())
+        std::filesystem::copy_file(db, (shots + "/engine-step-sol.wsdb").toStdString(),
+                                   std::filesystem::copy_options::overwrite_existing);
 }
 
 // (Depths of thread-0 ranges are CUPTI's count over every thread-less marker:

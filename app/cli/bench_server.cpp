@@ -130,6 +130,11 @@ int benchWithServer(const BenchServe& bench, const Args& args, ServedPoint* poin
     // The result file and the summary name the model the server gave, where
     // the command named none.
     BenchServe named = bench;
+    if (named.options.model.empty() && !out.model.empty() && bench.info.label.empty()) {
+        // The run was labelled before the server said which model it serves.
+        Store store(bench.storePath);
+        store.setLabel(run, "bench serve " + out.model);
+    }
     if (named.options.model.empty()) named.options.model = out.model;
     if (named.modelId.empty() && !out.model.empty()) {
         named.modelId = out.model;

@@ -136,6 +136,7 @@ int benchSweep(BenchServe& bench, const SweepSpec& sweep, const Args* server) {
             BenchServe pointBench = bench;
             pointBench.info = info;
             pointBench.saveResult = resultPath;
+            pointBench.resultPathFor = nullptr;  // the point's own name, with its value
             ServedPoint served;
             benchWithServer(pointBench, *server, &served);
             run = served.run;

@@ -70,11 +70,12 @@ class IntervalSet {
     std::vector<std::int64_t> before_;
 };
 
+// The field's number, or `otherwise` when the value is not one whole number.
 template <typename T = int>
-T intField(std::string_view value) {
+T intField(std::string_view value, T otherwise = 0) {
     T v = 0;
-    std::from_chars(value.data(), value.data() + value.size(), v);
-    return v;
+    const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), v);
+    return error == std::errc() && end == value.data() + value.size() ? v : otherwise;
 }
 
 }  // namespace
@@ -110,9 +111,9 @@ std::optional<EngineStep> engineStepOf(const RangeRecord& range) {
             if (key == "waiting") step.waiting = intField(value);
             if (key == "prefill_tokens") step.prefillTokens = intField(value);
             if (key == "decode_tokens") step.decodeTokens = intField(value);
-            if (key == "prefill_seqs") step.prefillSeqs = intField(value);
-            if (key == "kv_read_tokens") step.kvReadTokens = intField<std::int64_t>(value);
-            if (key == "attention_pairs") step.attentionPairs = intField<std::int64_t>(value);
+            if (key == "prefill_seqs") step.prefillSeqs = intField(value, -1);
+            if (key == "kv_read_tokens") step.kvReadTokens = intField<std::int64_t>(value, -1);
+            if (key == "attention_pairs") step.attentionPairs = intField<std::int64_t>(value, -1);
         }
         first = false;
     }

@@ -75,8 +75,7 @@ ServedRecordingOutcome ServedRecording::run() {
             try {
                 load.model = firstServedModel(load.endpoint);
             } catch (const std::runtime_error& e) {
-                out.failure =
-                    std::string("no --model given, and the server did not name one: ") + e.what();
+                out.failure = e.what();  // "no --model given, and the server ..."
                 return;
             }
         }

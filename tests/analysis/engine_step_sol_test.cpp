@@ -53,6 +53,26 @@ TEST(EngineStepSol, TheFloorIsTheLongerOfBytesAndFlopsForLinearLayersAndAttentio
     EXPECT_FALSE(engineStepFloor(step(0, 1, 0, 2, -1, -1), cost()));
 }
 
+// The range's fields: attention work named, or -1 when absent or not a number
+// (a floor of no attention work would be wrong, not missing).
+TEST(EngineStepSol, AStepRangeNamesItsAttentionWorkOrLeavesItUnknown) {
+    RangeRecord r;
+    r.kind = RangeKind::PushPop;
+    r.name = "engine.step:3;running=2;prefill_seqs=1;kv_read_tokens=812;attention_pairs=131628";
+    auto named = engineStepOf(r);
+    ASSERT_TRUE(named);
+    EXPECT_EQ(named->prefillSeqs, 1);
+    EXPECT_EQ(named->kvReadTokens, 812);
+    EXPECT_EQ(named->attentionPairs, 131628);
+    r.name = "engine.step:3;prefill_seqs=?;kv_read_tokens=;attention_pairs=12x";
+    auto garbled = engineStepOf(r);
+    ASSERT_TRUE(garbled);
+    EXPECT_EQ(garbled->prefillSeqs, -1);
+    EXPECT_EQ(garbled->kvReadTokens, -1);
+    EXPECT_EQ(garbled->attentionPairs, -1);
+    EXPECT_FALSE(engineStepFloor(*garbled, cost()));
+}
+
 TEST(EngineStepSol, SplitsTheServingWindowIntoTheFloorKernelsGapsAndHostTime) {
     std::vector<EngineStep> steps = {
         step(8000, 10000, 0, 2, 152, 152),  // given out of order: sorted by start

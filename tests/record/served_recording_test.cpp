@@ -227,6 +227,7 @@ TEST_F(ServedRecordingTest, WithoutModelTheServersFirstModelIsAskedOnceItAnswers
         << r.out;
     Store store(db());
     EXPECT_EQ(runProperties(store, 1).at("bench.model"), "bench-model");
+    EXPECT_EQ(requireRun(store, 1).label, "bench serve bench-model");
     ASSERT_TRUE(std::filesystem::exists(dir_.file("results")));
     int files = 0;
     for (const auto& f : std::filesystem::directory_iterator(dir_.file("results"))) {

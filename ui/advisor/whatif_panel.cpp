@@ -9,6 +9,7 @@
 #include <QRegularExpression>
 #include <QTableWidget>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <stdexcept>
 
 #include "util/format.h"
@@ -49,13 +50,20 @@ void addChange(const QString& text, WhatIfScenario& scenario) {
         scenario.faster.push_back(parseKernelChange(text.toStdString()));
         return;
     }
-    scenario.faster.push_back(kernelAtRoof(m.captured(1).trimmed().toStdString()));
-    if (m.captured(2).isEmpty()) return;
-    const RunId counters = m.captured(2).toLongLong();
-    if (scenario.countersRun && *scenario.countersRun != counters)
+    // One counters run for every at-roof change: the run's own (plain @roof,
+    // 0 here) or RUN's.
+    bool ok = true;
+    const RunId counters = m.captured(2).isEmpty() ? 0 : m.captured(2).toLongLong(&ok);
+    if (!ok || (!m.captured(2).isEmpty() && counters <= 0))
+        throw std::invalid_argument("'" + text.toStdString() + "': no run " +
+                                    m.captured(2).toStdString());
+    const bool anyAtRoof = std::any_of(scenario.faster.begin(), scenario.faster.end(),
+                                       [](const KernelChange& c) { return c.atRoof; });
+    if (anyAtRoof && scenario.countersRun.value_or(0) != counters)
         throw std::invalid_argument("'" + text.toStdString() +
                                     "': the at-roof changes take their counters from one run");
-    scenario.countersRun = counters;
+    scenario.faster.push_back(kernelAtRoof(m.captured(1).trimmed().toStdString()));
+    if (counters > 0) scenario.countersRun = counters;
 }
 
 }  // namespace

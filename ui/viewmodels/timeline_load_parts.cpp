@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <compare>
+#include <limits>
 #include <map>
 #include <set>
 #include <string>
@@ -198,15 +199,20 @@ void addPoint(CounterTrack& track, std::int64_t timeNs, double value) {
 
 // Each engine step's SOL % held over the step (its floor over its time,
 // docs/serving.md "Speed of light"), on a 0-100 scale so tracks of two runs
-// read alike; steps whose range names no attention work have no point.
+// read alike (a step above 100 %, where the declared costs overstate the
+// work, widens it); steps whose range names no attention work have no point.
 void addStepSolTrack(std::vector<EngineStep> steps, const EngineStepCost& cost,
                      TimelineData& data) {
     std::sort(steps.begin(), steps.end(),
               [](const EngineStep& a, const EngineStep& b) { return a.startNs < b.startNs; });
     CounterTrack sol{QStringLiteral("Engine step SOL (%)"), {}, {}, 0};
+    std::int64_t reached = std::numeric_limits<std::int64_t>::min();
     for (const auto& s : steps) {
         auto floor = engineStepFloor(s, cost);
-        if (!floor || s.endNs <= s.startNs) continue;
+        // A step overlapping the one before (a second engine) is left out: a
+        // track holds one value at a time.
+        if (!floor || s.endNs <= s.startNs || s.startNs < reached) continue;
+        reached = s.endNs;
         const double percent = 100 * floor->total() / double(s.endNs - s.startNs);
         addPoint(sol, s.startNs, percent);
         addPoint(sol, s.endNs, percent);

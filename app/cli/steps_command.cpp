@@ -185,7 +185,8 @@ int cmdSteps(const std::vector<std::string>& argv) {
     }
     auto opened = openStore(args);
     requireRun(*opened, id);
-    auto summary = summarizeEngineSteps(*opened, id);
+    const auto engineSteps = engineStepsOf(*opened, id);
+    auto summary = summarizeEngineSteps(*opened, id, engineSteps);
     if (summary.steps == 0 && runAggregates(*opened, id).tokenCount > 1) {
         auto report =
             tokenSteps(loadWhatIfRun(*opened, id), declaredStepFloor(runProperties(*opened, id)));
@@ -201,7 +202,7 @@ int cmdSteps(const std::vector<std::string>& argv) {
     }
     std::optional<EngineStepSol> sol;
     const auto cost = declaredEngineStepCost(runProperties(*opened, id));
-    if (cost) sol = engineStepSol(engineStepsOf(*opened, id), loadWhatIfRun(*opened, id), *cost);
+    if (cost) sol = engineStepSol(engineSteps, loadWhatIfRun(*opened, id), *cost);
     std::vector<const StepKindSummary*> shown;
     for (const auto& k : summary.kinds)
         if (!only || k.kind == *only) shown.push_back(&k);

@@ -5,22 +5,11 @@
 
 #include "analysis/statistics.h"
 #include "analysis/token_steps.h"
+#include "store/run_queries.h"
 
 namespace ws {
 
 namespace {
-
-std::optional<double> positive(const std::map<std::string, std::string>& properties,
-                               const char* key) {
-    auto it = properties.find(key);
-    if (it == properties.end()) return std::nullopt;
-    try {
-        const double v = std::stod(it->second);
-        return std::isfinite(v) && v > 0 ? std::optional<double>(v) : std::nullopt;
-    } catch (const std::exception&) {
-        return std::nullopt;
-    }
-}
 
 StepSolKind solOf(std::string kind, const std::vector<double>& stepNs,
                   const std::vector<double>& floorNs) {
@@ -71,7 +60,7 @@ std::optional<EngineStepCost> declaredEngineStepCost(
                               std::pair{"serve.attention_flops_per_pair", &c.attentionFlopsPerPair},
                               std::pair{"ceiling.copy_gbs", &c.copyGbs},
                               std::pair{"ceiling.bf16_tflops", &c.tensorTflops}}) {
-        auto v = positive(properties, key);
+        auto v = positiveProperty(properties, key);
         if (!v) return std::nullopt;
         *field = *v;
     }

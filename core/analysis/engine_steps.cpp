@@ -118,7 +118,10 @@ std::vector<EngineStep> engineStepsOf(Store& store, RunId run) {
 }
 
 EngineStepSummary summarizeEngineSteps(Store& store, RunId run) {
-    auto steps = engineStepsOf(store, run);
+    return summarizeEngineSteps(store, run, engineStepsOf(store, run));
+}
+
+EngineStepSummary summarizeEngineSteps(Store& store, RunId run, std::vector<EngineStep> steps) {
     if (steps.empty()) return {};
     StepKindAccumulator acc(std::move(steps));
     forEachKernel(store, run, {}, std::nullopt, [&](const KernelRecord& k) { acc.add(k); });

@@ -92,12 +92,6 @@ std::optional<DeclaredWork> parseDeclaredWork(const std::string& name) {
 }
 
 // Ceilings, FLOPs and bytes only count when positive.
-std::optional<double> positiveProperty(const std::map<std::string, std::string>& props,
-                                       const std::string& key) {
-    auto v = numberProperty(props, key);
-    return v && *v > 0 ? v : std::nullopt;
-}
-
 struct Accumulator {
     std::string origin;
     double flops = 0, bytes = 0, totalNs = 0;

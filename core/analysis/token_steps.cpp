@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "analysis/statistics.h"
+#include "store/run_queries.h"
 
 namespace ws {
 
@@ -41,18 +42,8 @@ std::vector<Interval> stepsOf(std::vector<TokenRecord> tokens) {
 }  // namespace
 
 std::optional<StepFloor> declaredStepFloor(const std::map<std::string, std::string>& properties) {
-    auto number = [&](const char* key) -> std::optional<double> {
-        auto it = properties.find(key);
-        if (it == properties.end()) return std::nullopt;
-        try {
-            const double v = std::stod(it->second);
-            return std::isfinite(v) && v > 0 ? std::optional<double>(v) : std::nullopt;
-        } catch (const std::exception&) {
-            return std::nullopt;
-        }
-    };
-    const auto bytes = number("decoder.decode_step_bytes");
-    const auto gbs = number("ceiling.copy_gbs");
+    const auto bytes = positiveProperty(properties, "decoder.decode_step_bytes");
+    const auto gbs = positiveProperty(properties, "ceiling.copy_gbs");
     if (!bytes || !gbs) return std::nullopt;
     return StepFloor{*bytes, *gbs};
 }

@@ -1,7 +1,9 @@
 #include "store/run_queries.h"
+
 #include "store_db.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <iterator>
 #include <limits>
@@ -123,6 +125,12 @@ std::optional<double> numberProperty(const std::map<std::string, std::string>& p
     double v = std::strtod(it->second.c_str(), &end);
     if (end == it->second.c_str()) return std::nullopt;
     return v;
+}
+
+std::optional<double> positiveProperty(const std::map<std::string, std::string>& properties,
+                                       const std::string& key) {
+    auto v = numberProperty(properties, key);
+    return v && std::isfinite(*v) && *v > 0 ? v : std::nullopt;
 }
 
 std::map<std::string, std::string> runProperties(Store& store, RunId id) {

@@ -51,5 +51,7 @@ std::vector<EngineStep> engineStepsOf(Store& store, RunId run);
 EngineStepSummary summarizeEngineSteps(std::vector<EngineStep> steps,
                                        const std::vector<KernelRecord>& kernels);
 EngineStepSummary summarizeEngineSteps(Store& store, RunId run);
+// The same for steps already read (engineStepsOf), the kernels streamed.
+EngineStepSummary summarizeEngineSteps(Store& store, RunId run, std::vector<EngineStep> steps);
 
 }  // namespace ws

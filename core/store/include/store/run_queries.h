@@ -57,6 +57,9 @@ std::map<std::string, std::string> runProperties(Store& store, RunId id);
 // A property read as a number; nullopt when absent or not numeric.
 std::optional<double> numberProperty(const std::map<std::string, std::string>& properties,
                                      const std::string& key);
+// The same, only when it is a positive finite number (a byte count, a rate).
+std::optional<double> positiveProperty(const std::map<std::string, std::string>& properties,
+                                       const std::string& key);
 // Every run holding property `key`, with its value, by run id.
 std::vector<std::pair<RunId, std::string>> runsWithProperty(Store& store, const std::string& key);
 RunAggregates runAggregates(Store& store, RunId id);

@@ -61,10 +61,15 @@ for m in ("1b", "8b"):
                           ["--faster", f"matmul={a / b:.4f}x"] +
                           (untraced if dst != dst_kernels else [])))
 
+# Served runs: sources traced node by node, the target traced whole, as above.
+untraced = ["--untraced-graph-launches"]
+pairs.append(("1b served, 32 req/s: graphs traced node by node -> traced whole",
+              "served-optimized-nodes", "served-optimized", untraced))
 a, b = matmul_ns("served-cublas-nodes"), matmul_ns("served-optimized-nodes")
 if a and b:
     pairs.append((f"1b served, 32 req/s: cuBLAS -> optimized GEMV at measured {a / b:.2f}x",
-                  "served-cublas-nodes", "served-optimized", ["--faster", f"matmul={a / b:.4f}x"]))
+                  "served-cublas-nodes", "served-optimized",
+                  ["--faster", f"matmul={a / b:.4f}x"] + untraced))
 
 print(f"{'pair':66} {'stat':5} {'source':>8} {'predicted':>9} {'measured':>8} {'error':>7}  target")
 worst = 0

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/analysis_window.h"
+#include "analysis/kernel_classes.h"
 #include "analysis/kernel_summary.h"
 #include "analysis/process_summary.h"
 #include "cli/cli_args.h"
@@ -76,6 +77,7 @@ int cmdSummary(const std::vector<std::string>& argv) {
             row["time_percent"] = k.timePercent;
             row["name"] = k.name;
             row["demangled"] = k.demangled;
+            row["class"] = toString(classifyKernel(k.demangled.empty() ? k.name : k.demangled));
             if (k.dramGBs) row["dram_gb_per_s"] = *k.dramGBs;
             if (k.tflops) row["tflop_per_s"] = *k.tflops;
             if (k.achievedOccupancy) row["achieved_occupancy"] = *k.achievedOccupancy;

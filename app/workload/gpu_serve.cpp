@@ -41,6 +41,7 @@ std::unique_ptr<serving::Backend> makeGpuBackend(const DecoderParams& decoder,
     }
     options.textOnly = true;  // the server's tokenizer is the byte tokenizer
     options.tuneLinear = params.linear == "tuned";
+    options.fixedDecodeSplits = params.decodeSplits == "fixed";
     const auto blockBytes = serving::GpuBackend::blockBytes(options.shape, config.blockSize);
     if (!params.numBlocks) {
         config.numBlocks =

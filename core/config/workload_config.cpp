@@ -166,6 +166,7 @@ ServeParams readServe(TomlReader& r) {
     assign(p.maxWaiting, r.integer("max_waiting", 0, 1 << 20, false));
     assign(p.chunkedPrefill, r.boolean("chunked_prefill"));
     assign(p.linear, r.string("linear", false, {"tuned", "decoder"}));
+    assign(p.decodeSplits, r.string("decode_splits", false, {"wave", "fixed"}));
     assign(p.drainTimeoutS, r.number("drain_timeout_s", 0, 86400, false));
     assign(p.maxBodyBytes, r.integer("max_body_bytes", 1024, std::int64_t(1) << 32, false));
     assign(p.httpThreads, r.integer("http_threads", 0, 64, false));

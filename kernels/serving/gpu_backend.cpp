@@ -245,11 +245,11 @@ void GpuBackend::forward(const Counts& c) {
                           meta<int>(L.slots), opt_.ropeTheta, kPool_[std::size_t(l)].get(),
                           vPool_[std::size_t(l)].get(), stream_);
         if (c.decodeSeqs > 0)
-            pagedDecodeAttention(qkv_.get(), m.qkvWidth(), kPool_[std::size_t(l)].get(),
-                                 vPool_[std::size_t(l)].get(), decodeTables,
-                                 meta<int>(L.contextLens), attn_.get(), kvShape_, c.decodeSeqs,
-                                 limits_.maxSeqs, config_.maxModelLen, opt_.batchInvariant,
-                                 attnWorkspace_.get(), stream_);
+            pagedDecodeAttention(
+                qkv_.get(), m.qkvWidth(), kPool_[std::size_t(l)].get(),
+                vPool_[std::size_t(l)].get(), decodeTables, meta<int>(L.contextLens), attn_.get(),
+                kvShape_, c.decodeSeqs, limits_.maxSeqs, config_.maxModelLen,
+                opt_.batchInvariant || opt_.fixedDecodeSplits, attnWorkspace_.get(), stream_);
         if (c.prefillSeqs > 0)
             pagedPrefillAttention(qkv_.get(), m.qkvWidth(), kPool_[std::size_t(l)].get(),
                                   vPool_[std::size_t(l)].get(), prefillTables,

@@ -51,6 +51,9 @@ struct GpuBackendOptions {
     // count (split-K GEMV for 1-2 rows, ...), faster, equal only up to bf16
     // rounding across batch sizes.
     bool batchInvariant = false;
+    // 128-key decode splits at any batch, the linear layers as without
+    // batchInvariant: the attention rung of that mode alone.
+    bool fixedDecodeSplits = false;
     // Sample only tokens the byte tokenizer renders as text (printable ASCII
     // 32-126 and EOS 256), as the server does: its tokenizer has no text for
     // the model's other ids. The LM head still computes every logit. Off: the

@@ -70,6 +70,7 @@ ws_preset_variant() {
   sed -e "s/^name = .*/name = \"$name\"/" -e "s/^description = .*/description = \"$name: $what (from $from)\"/" "$src/resources/workloads/$from" > "$f"
   for kv in "$@"; do
     local k=${kv%%=*} v=${kv#*=}
+    grep -q "^$k = " "$f" || { echo "ws_preset_variant: $from has no field $k" >&2; return 1; }
     sed -i -e "s/^$k = .*/$k = $v/" "$f"
   done
   echo "$f"

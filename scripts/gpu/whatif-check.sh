@@ -11,7 +11,7 @@ ws_args "BUILD_DIR OUT_DIR" 2 "$@"
 cli=$build/app/warpscope-cli
 ws_header
 db=$out/whatif.wsdb; rm -f "$db"*
-pairs=${WHATIF_PAIRS:-served,graphs,int8,cublas}
+pairs=${WHATIF_PAIRS:-served,attention,batch,graphs,int8,cublas}
 wanted() { [[ ,$pairs, == *,$1,* ]]; }
 
 # record NAME PRESET CAPTURE "FIELDS": one recorded run; prints nothing, logs to OUT.
@@ -22,37 +22,50 @@ record() {
   local name=$1 preset=$2 capture=$3; shift 3
   local cfg
   # shellcheck disable=SC2086  # fields: key=value words
-  cfg=$(ws_preset_variant "$preset" "$name" "$@" output_tokens=64 requests=8)
+  cfg=$(ws_preset_variant "$preset" "$name" "$@" output_tokens=64 requests=8) || { fail=1; return; }
   # shellcheck disable=SC2086  # capture: zero or more flags
   "$cli" record --db "$db" --progress none --label "$name" $capture --workload "$cfg" \
     > "$tmp/$name.log" 2>&1 || { fail=1; tail -5 "$tmp/$name.log"; }
   { echo "-- $name"; cat "$tmp/$name.log"; } >> "$out/whatif-record.log"
 }
 
-# Served first, so a call cut short keeps them: the built-in server at 32
-# req/s (open loop: arrivals stay put), cuBLAS against our GEMV, under
+# Served first, so a call cut short keeps them: the built-in server under
 # bench serve --server. Then `steps` sets each step against its floor.
 runner=$build/app/warpscope-workload
-served() {  # NAME CAPTURE FIELDS...: one served run of 64 requests
-  local name=$1 capture=$2; shift 2
+served() {  # NAME CAPTURE "LOAD" FIELDS...: one served run of 64 requests
+  local name=$1 capture=$2 load=$3; shift 3
   local cfg
   # shellcheck disable=SC2086  # fields: key=value words
-  cfg=$(ws_preset_variant serve-llama-1b.toml "$name" "$@")
-  # shellcheck disable=SC2086  # capture: zero or more flags
-  timeout 300 "$cli" bench serve --endpoint http://127.0.0.1:8471 --input-len 256 --output-len 64 \
-    --ignore-eos --seed 1 --num-prompts 64 --request-rate 32 --label "$name" --db "$db" --model "$name" \
+  cfg=$(ws_preset_variant serve-llama-1b.toml "$name" "$@") || { fail=1; return; }
+  # shellcheck disable=SC2086  # capture and load: zero or more flags
+  timeout 300 "$cli" bench serve --endpoint http://127.0.0.1:8471 $load --output-len 64 \
+    --ignore-eos --seed 1 --num-prompts 64 --label "$name" --db "$db" --model "$name" \
     --server-timeout 240 $capture --server -- "$runner" serve "$cfg" --port 8471 \
     > "$tmp/$name.log" 2>&1 || { fail=1; tail -5 "$tmp/$name.log"; }
   { echo "-- $name"; cat "$tmp/$name.log"; } >> "$out/whatif-record.log"
 }
+steps_of() {  # LABEL: `steps` of a stored served run, kept in OUT
+  local id
+  id=$("$cli" ls --db "$db" --json | python3 -c "import json,sys; print(next(r['id'] for r in json.load(sys.stdin) if r['label'] == '$1'))") &&
+    "$cli" steps "$id" --db "$db" > "$out/steps-$1.txt" || fail=1
+}
+# At 32 req/s (open loop: arrivals stay put), cuBLAS against our GEMV.
+rate="--input-len 256 --request-rate 32"
 if wanted served; then
-  served served-cublas-nodes "--graph-trace node" variant='"cublas"'
-  served served-optimized "--graph-trace graph" variant='"optimized"'
-  served served-optimized-nodes "--graph-trace node" variant='"optimized"'
-  for name in served-optimized-nodes served-cublas-nodes; do
-    id=$("$cli" ls --db "$db" --json | python3 -c "import json,sys; print(next(r['id'] for r in json.load(sys.stdin) if r['label'] == '$name'))") &&
-      "$cli" steps "$id" --db "$db" | tee "$out/steps-$name.txt" || fail=1
-  done
+  served served-cublas-nodes "--graph-trace node" "$rate" variant='"cublas"'
+  served served-optimized "--graph-trace graph" "$rate" variant='"optimized"'
+  served served-optimized-nodes "--graph-trace node" "$rate" variant='"optimized"'
+  steps_of served-optimized-nodes; steps_of served-cublas-nodes
+fi
+# At concurrency 16 over 2048-token prompts, where attention weighs more:
+# decode attention's two split plans (serve.decode_splits), one the other's
+# swapped rung.
+closed="--input-len 2048 --max-concurrency 16 --request-rate inf"
+if wanted attention; then
+  served attn-wave-nodes "--graph-trace node" "$closed" decode_splits='"wave"'
+  served attn-fixed "--graph-trace graph" "$closed" decode_splits='"fixed"'
+  served attn-fixed-nodes "--graph-trace node" "$closed" decode_splits='"fixed"'
+  steps_of attn-wave-nodes; steps_of attn-fixed-nodes
 fi
 l1=llama-3.2-1b-bf16.toml; l8=llama-3.1-8b-bf16.toml
 for model in 1b 8b; do
@@ -61,7 +74,7 @@ for model in 1b 8b; do
     record $model-eager "$preset" "" variant='"optimized"' cuda_graphs=false
     record $model-graphs "$preset" "--graph-trace graph" variant='"optimized"' cuda_graphs=true
   fi
-  if wanted int8 || wanted cublas; then
+  if wanted int8 || wanted cublas || wanted batch; then
     record $model-graphs-nodes "$preset" "" variant='"optimized"' cuda_graphs=true
   fi
   if wanted int8; then
@@ -70,6 +83,10 @@ for model in 1b 8b; do
   fi
   if wanted cublas; then
     record $model-cublas-graphs-nodes "$preset" "" variant='"cublas"' cuda_graphs=true
+  fi
+  if wanted batch; then  # 8 requests at batch 8: one round of 64 steps
+    record $model-batch8 "$preset" "--graph-trace graph" variant='"optimized"' cuda_graphs=true batch=8
+    record $model-batch8-nodes "$preset" "" variant='"optimized"' cuda_graphs=true batch=8
   fi
 done
 "$cli" ls --db "$db"

@@ -35,6 +35,25 @@ def matmul_ns(label):
     return total or None
 
 
+def class_ns_per_step(label):
+    """GPU time per decode step by kernel class (`steps --json`: the token
+    steps of an offline decoder run, the engine steps of a served one)."""
+    if label not in runs:
+        return None
+    return run_json("steps", str(runs[label])).get("kernel_ns_per_step")
+
+
+def measured_classes(src, dst_kernels):
+    """--faster CLASS=Nx for each class whose time per step changed between a
+    source and a node-traced run of the target: the kernel figures right, so
+    what is left of the error is the replay's."""
+    a, b = class_ns_per_step(src), class_ns_per_step(dst_kernels)
+    if not a or not b:
+        return None
+    return [arg for c in sorted(a) if c in b and a[c] > 0 and b[c] > 0
+            for arg in ("--faster", f"{c}={a[c] / b[c]:.4f}x")]
+
+
 pairs = []
 for m in ("1b", "8b"):
     pairs.append((f"{m}: eager -> CUDA graphs", f"{m}-eager", f"{m}-graphs",
@@ -60,6 +79,12 @@ for m in ("1b", "8b"):
             pairs.append((f"{m}: {title}, matmuls at their measured {a / b:.2f}x", src, dst,
                           ["--faster", f"matmul={a / b:.4f}x"] +
                           (untraced if dst != dst_kernels else [])))
+    # Batch 1 -> 8: each class's time per decode step as the batch-8 run
+    # measured it (the replay does not scale kernels with the batch itself).
+    changes = measured_classes(f"{m}-graphs-nodes", f"{m}-batch8-nodes")
+    if changes:
+        pairs.append((f"{m}: batch 1 -> 8, kernel classes at their measured times",
+                      f"{m}-graphs-nodes", f"{m}-batch8", changes + untraced))
 
 # Served runs: sources traced node by node, the target traced whole, as above.
 untraced = ["--untraced-graph-launches"]
@@ -70,6 +95,20 @@ if a and b:
     pairs.append((f"1b served, 32 req/s: cuBLAS -> optimized GEMV at measured {a / b:.2f}x",
                   "served-cublas-nodes", "served-optimized",
                   ["--faster", f"matmul={a / b:.4f}x"] + untraced))
+
+# Attention's two decode split plans at concurrency 16: the issue's premise
+# (attention 2x faster) and attention at its measured speed-up.
+for title, change in (("attention 2x faster", ["--faster", "attention=2x"]),
+                      ("attention at its measured time", None)):
+    if change is None:
+        a = (class_ns_per_step("attn-wave-nodes") or {}).get("attention")
+        b = (class_ns_per_step("attn-fixed-nodes") or {}).get("attention")
+        if not a or not b:
+            continue
+        title = f"attention at its measured {a / b:.2f}x"
+        change = ["--faster", f"attention={a / b:.4f}x"]
+    pairs.append((f"1b served, concurrency 16: wave -> fixed decode splits, {title}",
+                  "attn-wave-nodes", "attn-fixed", change + untraced))
 
 print(f"{'pair':66} {'stat':5} {'source':>8} {'predicted':>9} {'measured':>8} {'error':>7}  target")
 worst = 0

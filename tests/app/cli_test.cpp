@@ -501,6 +501,13 @@ TEST_F(CliTest, CompareAndSummaryCommands) {
     EXPECT_EQ(sj["kernels"][0]["instances"], 60);
     EXPECT_EQ(sj["memcpys"].size(), 2u);
     EXPECT_EQ(sj["window"], "run");
+    // Each kernel names its class, as `whatif --faster CLASS=…` takes it.
+    std::map<std::string, std::string> classOf;
+    for (const auto& k : sj["kernels"])
+        classOf[k["name"]] = k["class"];
+    EXPECT_EQ(classOf["gemv_bf16_splitk"], "matmul");
+    EXPECT_EQ(classOf["attention_decode_splitkv"], "attention");
+    EXPECT_EQ(classOf["rmsnorm_fused_bf16"], "elementwise");
     // --top limits the JSON's tables too; the totals say what was left out.
     auto top = nlohmann::json::parse(
         cli({"summary", std::to_string(runs.decoderOk), "--db", db, "--json", "--top", "2"}).out);

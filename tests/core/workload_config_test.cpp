@@ -300,6 +300,10 @@ TEST(WorkloadConfig, ParsesServe) {
     ASSERT_TRUE(defaults.ok()) << defaults.errors[0].toString();
     EXPECT_EQ(defaults.config->serve->blockSize, 16);
     EXPECT_EQ(defaults.config->serve->backend, "cpu");
+    EXPECT_EQ(defaults.config->serve->decodeSplits, "wave");
+    auto fixed = parseWorkloadConfig(serveWith("decode_splits = \"fixed\"\n"), "f.toml");
+    ASSERT_TRUE(fixed.ok()) << fixed.errors[0].toString();
+    EXPECT_EQ(fixed.config->serve->decodeSplits, "fixed");
     EXPECT_FALSE(defaults.config->serve->numBlocks);
 }
 
@@ -325,6 +329,7 @@ TEST(WorkloadConfig, BadServeTablesNameLineAndField) {
         {"max_num_seqs = 0\n", "serve.max_num_seqs", 4, "out of range"},
         {"backend = \"tpu\"\n", "serve.backend", 4, "cpu, gpu"},
         {"linear = \"fast\"\n", "serve.linear", 4, "tuned, decoder"},
+        {"decode_splits = \"many\"\n", "serve.decode_splits", 4, "wave, fixed"},
         {"backend = \"gpu\"\n", "serve.backend", 4, "[decoder]"},
         {"block_size = 12\n", "serve.block_size", 4, "power of two"},
         {"max_num_seqs = 64\nmax_num_batched_tokens = 32\n", "serve.max_num_batched_tokens", 5,

@@ -63,6 +63,10 @@ struct ServeParams {
     // each decode batch bucket at start and runs the faster; "decoder" keeps
     // the [decoder] variant's choice at every batch.
     std::string linear = "tuned";
+    // gpu: how decode attention splits each sequence's keys: "wave" sizes the
+    // splits to fill one wave of the GPU at each batch; "fixed" takes 128 keys
+    // a split at any batch (the batch-invariant plan, attention alone).
+    std::string decodeSplits = "wave";
     double drainTimeoutS = 30;  // SIGINT/SIGTERM: how long running requests may finish
     std::int64_t maxBodyBytes = 4 << 20;
     int httpThreads = 0;  // threads of the HTTP event loop; 0: two

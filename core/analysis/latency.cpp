@@ -96,6 +96,8 @@ LatencyReport computeLatency(const std::vector<RequestRecord>& requests,
     }
     for (const auto& [second, count] : perSecond)
         rep.peakOutputThroughput = std::max(rep.peakOutputThroughput, static_cast<double>(count));
+    rep.windowBeginNs = first;
+    rep.windowEndNs = last;
     std::int64_t span = durationNs > 0 ? durationNs : last - first;
     rep.durationS = static_cast<double>(span) / 1e9;
     if (rep.durationS > 0) {

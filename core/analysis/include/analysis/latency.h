@@ -45,6 +45,8 @@ struct LatencyReport {
     double totalTokenThroughput = 0;                    // (input + output) tokens / s
     std::optional<double> requestGoodput;               // requests meeting every target / s
     std::optional<double> energyPerOutputTokenJ;
+    // The requests' span: the first one's start to the last one's end.
+    std::int64_t windowBeginNs = 0, windowEndNs = 0;
     int maxConcurrency = 0;  // most requests in flight at once (the effective batch)
     // Most output tokens in one whole second counted from the first request's
     // start, as vLLM's "Peak output token throughput (tok/s)".

@@ -3,9 +3,11 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "analysis/cold_start.h"
+#include "analysis/energy_split.h"
 #include "analysis/run_latency.h"
 #include "cli/cli_args.h"
 #include "cli/commands.h"
@@ -35,6 +37,30 @@ std::vector<double> parsePercentiles(const std::string& text) {
     return out;
 }
 
+nlohmann::ordered_json energyPartsJson(const EnergySplit& s, const std::vector<EnergyPart>& parts) {
+    auto out = nlohmann::ordered_json::array();
+    for (const auto& p : parts)
+        out.push_back({{"label", p.label},
+                       {"joules", p.joules},
+                       {"bound_joules", p.boundJ},
+                       {"j_per_output_token", s.perToken(p.joules)},
+                       {"bound_j_per_output_token", s.perToken(p.boundJ)}});
+    return out;
+}
+
+nlohmann::ordered_json energySplitJson(const std::optional<EnergySplit>& s,
+                                       const std::string& why) {
+    if (!s) return {{"why_not", why}};
+    return {{"total_joules", s->totalJ},
+            {"output_tokens", s->outputTokens},
+            {"reading_interval_ms", s->intervalMs},
+            {"power_range_w", {s->minPowerW, s->maxPowerW}},
+            {"phase_source", s->phaseSource},
+            {"why_no_phases", s->whyNoPhases},
+            {"phases", energyPartsJson(*s, s->phases)},
+            {"kernel_classes", energyPartsJson(*s, s->classes)}};
+}
+
 }  // namespace
 
 int cmdStats(const std::vector<std::string>& argv) {
@@ -60,7 +86,11 @@ int cmdStats(const std::vector<std::string>& argv) {
     auto report = runLatency(store, id, targets);
     auto j = latencyJson(report, percentiles);
     auto cold = checkColdStart(store, id);
+    std::string noSplit;
+    const auto energy = report.energyPerOutputTokenJ ? energySplitOf(store, id, noSplit)
+                                                     : std::optional<EnergySplit>{};
     if (args.flag("json")) {
+        if (report.energyPerOutputTokenJ) j["energy_split"] = energySplitJson(energy, noSplit);
         auto hits = nlohmann::ordered_json::array();
         for (const auto& h : cold.hits)
             hits.push_back({{"request_id", h.requestId},
@@ -87,7 +117,17 @@ int cmdStats(const std::vector<std::string>& argv) {
               << report.totalTokenThroughput << " total tok/s\n";
     if (report.requestGoodput) std::cout << "goodput " << *report.requestGoodput << " req/s\n";
     if (report.energyPerOutputTokenJ)
-        std::cout << "energy " << *report.energyPerOutputTokenJ << " J per output token\n";
+        std::cout << "energy " << formatFixed(*report.energyPerOutputTokenJ, 3)
+                  << " J per output token\n";
+    if (energy) {
+        if (!energy->phases.empty())
+            std::cout << "  by phase (" << energy->phaseSource
+                      << "): " << describeEnergyParts(*energy, energy->phases) << '\n';
+        else
+            std::cout << "  by phase: not split (" << energy->whyNoPhases << ")\n";
+        std::cout << "  by kernel class: " << describeEnergyParts(*energy, energy->classes)
+                  << "\n  (" << describeEnergyModel(*energy) << ")\n";
+    }
     std::cout << '\n'
               << std::left << std::setw(8) << "metric" << std::right << std::setw(12) << "mean ms"
               << std::setw(12) << "median" << std::setw(12) << "std";

@@ -8,6 +8,7 @@
 #include "analysis/nvlink_rates.h"
 #include "analysis/whatif.h"
 #include "store/run_queries.h"
+#include "util/format.h"
 
 namespace ws {
 
@@ -187,6 +188,25 @@ std::optional<EnergySplit> splitEnergy(const std::vector<SampleRecord>& samples,
     return out;
 }
 
+std::string describeEnergyParts(const EnergySplit& split, const std::vector<EnergyPart>& parts) {
+    std::string out;
+    for (const auto& p : parts) {
+        if (split.perToken(p.joules) < 0.0005) continue;  // rounds to 0.000
+        if (!out.empty()) out += ", ";
+        out += p.label + " " + formatFixed(split.perToken(p.joules), 3);
+        if (split.perToken(p.boundJ) >= 0.0005)
+            out += " ± " + formatFixed(split.perToken(p.boundJ), 3);
+    }
+    return out;
+}
+
+std::string describeEnergyModel(const EnergySplit& split) {
+    return "each " + formatFixed(split.intervalMs, 0) +
+           " ms energy reading split over what ran in it by time; ± if the parts drew anything "
+           "from " +
+           formatFixed(split.minPowerW, 0) + " to " + formatFixed(split.maxPowerW, 0) + " W";
+}
+
 namespace {
 
 const char* stepLabel(StepKind kind) {
@@ -251,7 +271,12 @@ std::vector<EnergySpan> requestPhases(const std::vector<RequestRecord>& requests
     }
     prefill = merged(prefill);
     decode = merged(decode);
-    if (overlapNs(prefill, decode) > 0) {
+    // A batch's requests stamp their first tokens one after another: a few
+    // microseconds of overlap are not requests prefilling while others decode.
+    std::int64_t span = 0;
+    for (const auto& [b, e] : decode)
+        span += e - b;
+    if (overlapNs(prefill, decode) > span / 100) {
         whyNot =
             "requests prefill while others decode and the run has no engine steps to tell the "
             "two apart";
@@ -265,18 +290,34 @@ std::vector<EnergySpan> requestPhases(const std::vector<RequestRecord>& requests
     return out;
 }
 
+bool hasPower(const std::vector<SampleRecord>& samples) {
+    return std::any_of(samples.begin(), samples.end(),
+                       [](const auto& s) { return s.energyJ || s.powerW; });
+}
+const char* const noPowerSamples =
+    "the run has no GPU power samples (record with --sample-ms above 0)";
+
 }  // namespace
 
 std::optional<EnergySplit> energySplitOf(Store& store, RunId run, std::string& whyNot) {
     auto samples = samplesOf(store, run);
-    const auto busy = busyDevices(samples, nvlinkRates(samples));
-    std::erase_if(samples, [&](const SampleRecord& s) { return !busy.count(s.deviceIndex); });
-    if (std::none_of(samples.begin(), samples.end(),
-                     [](const auto& s) { return s.energyJ || s.powerW; })) {
-        whyNot = "the run has no GPU power samples (record with --sample-ms above 0)";
+    if (!hasPower(samples)) {
+        whyNot = noPowerSamples;
         return std::nullopt;
     }
-    const auto loaded = loadWhatIfRun(store, run);
+    return energySplitOf(loadWhatIfRun(store, run), std::move(samples), engineStepsOf(store, run),
+                         whyNot);
+}
+
+std::optional<EnergySplit> energySplitOf(const WhatIfRun& loaded, std::vector<SampleRecord> samples,
+                                         const std::vector<EngineStep>& steps,
+                                         std::string& whyNot) {
+    const auto busy = busyDevices(samples, nvlinkRates(samples));
+    std::erase_if(samples, [&](const SampleRecord& s) { return !busy.count(s.deviceIndex); });
+    if (!hasPower(samples)) {
+        whyNot = noPowerSamples;
+        return std::nullopt;
+    }
     const auto& t = loaded.timeline;
     const auto latency = computeLatency(t.requests, t.tokens);
     if (latency.requests.empty()) {
@@ -286,11 +327,15 @@ std::optional<EnergySplit> energySplitOf(Store& store, RunId run, std::string& w
     std::vector<EnergySpan> kernels;
     kernels.reserve(t.ops.size());
     const auto classes = loaded.nameClasses();
-    for (std::size_t i = 0; i < t.ops.size(); ++i)
-        kernels.push_back({t.ops[i].startNs, t.ops[i].endNs, toString(classes[loaded.opName[i]])});
+    for (std::size_t i = 0; i < t.ops.size(); ++i) {
+        const auto name = loaded.opName[i];
+        kernels.push_back({t.ops[i].startNs, t.ops[i].endNs,
+                           isGraphSpanName(loaded.names[name]) ? "CUDA graphs traced whole"
+                                                               : toString(classes[name])});
+    }
     std::vector<EnergySpan> phases;
     std::string source, why, outside;
-    if (const auto steps = engineStepsOf(store, run); !steps.empty()) {
+    if (!steps.empty()) {
         for (const auto& s : steps)
             phases.push_back({s.startNs, s.endNs, stepLabel(stepKind(s))});
         source = "engine steps";

@@ -67,6 +67,10 @@ const std::vector<std::string>& kernelClassNames() {
     return names;
 }
 
+bool isGraphSpanName(std::string_view name) {
+    return name.starts_with("cuda_graph_");
+}
+
 KernelClass classifyKernel(std::string_view name) {
     const auto text = asciiLower(name);
     for (const auto& [kind, words] : kWords)

@@ -124,9 +124,8 @@ void topKernelFinding(const ReportData& d, std::vector<Finding>& out) {
         f.evidence = std::to_string(k.time.count) + " launches, mean " +
                      formatFixed(k.time.meanNs / 1e3, 1) + " µs, total " +
                      formatFixed(k.time.totalNs / 1e6, 2) + " ms";
-        // With --graph-trace graph a CUDA graph's replays are one record each,
-        // named cuda_graph_ID: not a kernel anyone can optimize as such.
-        const bool graphSpan = k.name.rfind("cuda_graph_", 0) == 0;
+        // A graph traced whole is not a kernel anyone can optimize as such.
+        const bool graphSpan = isGraphSpanName(k.name);
         f.next = graphSpan
                      ? "it is a CUDA graph's replays traced whole (--graph-trace graph): record "
                        "with --graph-trace node to see which of its kernels bound it"

@@ -126,11 +126,16 @@ void addAdvice(Store& store, ReportData& d) {
     try {
         if (auto run = loadReplayableRun(store, d.run.id, whyNot)) {
             d.nextOptimizations = rankOptions(*run);
+            const auto steps = engineStepsOf(store, d.run.id);
             if (!d.itlOutliers) {  // no engine steps: the tokens tell the steps
-                auto steps = tokenSteps(*run, declaredStepFloor(d.properties));
-                if (steps.steps > 0) d.tokenSteps = std::move(steps);
+                auto fromTokens = tokenSteps(*run, declaredStepFloor(d.properties));
+                if (fromTokens.steps > 0) d.tokenSteps = std::move(fromTokens);
             } else if (auto cost = declaredEngineStepCost(d.properties)) {
-                d.engineStepSol = engineStepSol(engineStepsOf(store, d.run.id), *run, *cost);
+                d.engineStepSol = engineStepSol(steps, *run, *cost);
+            }
+            if (d.latency.energyPerOutputTokenJ) {
+                std::string noSplit;
+                d.energySplit = energySplitOf(*run, samplesOf(store, d.run.id), steps, noSplit);
             }
         }
     } catch (const std::exception& e) {

@@ -519,6 +519,15 @@ void writeLatency(Doc& doc, const ReportData& d, const ChartSource& charts) {
         if (l.energyPerOutputTokenJ)
             items.push_back("energy " + formatFixed(*l.energyPerOutputTokenJ, 3) +
                             " J per output token");
+        if (const auto& e = d.energySplit) {
+            items.push_back(e->phases.empty()
+                                ? "energy by phase: not split (" + e->whyNoPhases + ")"
+                                : "energy by phase (" + e->phaseSource + "), J per output token: " +
+                                      describeEnergyParts(*e, e->phases));
+            items.push_back("energy by kernel class, J per output token: " +
+                            describeEnergyParts(*e, e->classes) + " (" + describeEnergyModel(*e) +
+                            ")");
+        }
         if (auto client = clientMeasurementLine(d.properties)) items.push_back(*client);
         doc.list(items);
         doc.image(chartOf(charts, "latency"), "TTFT and TPOT distributions (CDF)");

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "report/report_data.h"
+#include "report/report_writer.h"
 #include "store/store.h"
 #include "store/store_writer.h"
 #include "support/temp_dir.h"
@@ -143,6 +145,16 @@ TEST(EnergySplit, AStoredRunTakesItsPhasesFromItsRequests) {
     EXPECT_DOUBLE_EQ(part(s->phases, "decode").joules, 20);
     EXPECT_DOUBLE_EQ(part(s->classes, "matmul").joules, 20);
     EXPECT_DOUBLE_EQ(part(s->classes, "idle").joules, 20);
+    // The report says it beside the energy per token: 40 J over 4 tokens.
+    const auto md = writeReport(buildReport(store, apart), ReportFormat::Markdown);
+    EXPECT_NE(md.find("energy 10.000 J per output token"), std::string::npos) << md;
+    EXPECT_NE(
+        md.find("energy by phase (requests), J per output token: prefill 5.000, decode 5.000"),
+        std::string::npos)
+        << md;
+    EXPECT_NE(md.find("energy by kernel class, J per output token: matmul 5.000"),
+              std::string::npos)
+        << md;
 
     const auto overlapping = write(60);  // request 1 prefills while request 0 decodes
     auto o = energySplitOf(store, overlapping, why);

@@ -27,5 +27,8 @@ const std::vector<std::string>& kernelClassNames();
 // The class of a kernel from its name (demangled when there is one: templates
 // and namespaces say more than a mangled prefix). Case does not matter.
 KernelClass classifyKernel(std::string_view name);
+// With --graph-trace graph a CUDA graph's replay is one record named
+// cuda_graph_ID: a span over its kernels, not a kernel of any class.
+bool isGraphSpanName(std::string_view name);
 
 }  // namespace ws

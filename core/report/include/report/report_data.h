@@ -13,6 +13,7 @@
 #include "analysis/clock_events.h"
 #include "analysis/cold_start.h"
 #include "analysis/compare.h"
+#include "analysis/energy_split.h"
 #include "analysis/engine_step_sol.h"
 #include "analysis/itl_outliers.h"
 #include "analysis/kernel_occupancy.h"
@@ -88,6 +89,9 @@ struct ReportData {
     // A served run's engine steps against their floors, where the server
     // declares its step costs (docs/serving.md, "Speed of light").
     std::optional<EngineStepSol> engineStepSol;
+    // Energy per output token by phase and kernel class, where the run has
+    // energy samples.
+    std::optional<EnergySplit> energySplit;
     std::vector<std::string> missing;  // what the run does not have, in words
 };
 

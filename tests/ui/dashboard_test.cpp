@@ -11,6 +11,7 @@
 #include "charts/dashboard_view.h"
 #include "main_window.h"
 #include "store/store.h"
+#include "support/energy_run.h"
 #include "support/temp_dir.h"
 #include "synthetic_runs.h"
 
@@ -50,6 +51,23 @@ TEST(Dashboard, ExportHasTheHeaderAndNoScreenHints) {
     ASSERT_EQ(view.exportTo(pdf), QString());
     EXPECT_EQ(testing::readFile(pdf.toStdString()).substr(0, 5), "%PDF-");
     EXPECT_FALSE(view.exportTo(QString::fromStdString(dir.file("d.gif"))).isEmpty());
+}
+
+// A run with energy samples adds a line: J per output token and where it
+// went (the figures of support/energy_run.h).
+TEST(Dashboard, HeaderSaysWhereARunsEnergyWent) {
+    testing::TempDir dir;
+    Store store(dir.file("runs.wsdb"));
+    const auto run = testing::writeEnergyRun(store);
+    DashboardView view;
+    view.setRuns(analyzeRuns(store, {run}));
+    const auto header = view.headerLines();
+    ASSERT_EQ(header.size(), 5);
+    EXPECT_TRUE(
+        header[4].startsWith("Energy #1: 10.000 J per output token (prefill steps 2.000 "
+                             "± 0.667, decode steps 3.000 ± 0.667, outside steps 5.000; "
+                             "idle 7.500 ± 0.833, matmul 2.500 ± 0.833)"))
+        << header[4].toStdString();
 }
 
 TEST(Dashboard, CtrlDShowsItInTheWindowAndBack) {

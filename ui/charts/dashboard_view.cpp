@@ -152,10 +152,29 @@ QStringList DashboardView::headerLines() const {
     QString dates = !first                      ? tr("unknown")
                     : when(first) == when(last) ? when(first)
                                                 : tr("%1 to %2").arg(when(first), when(last));
-    return {
+    QStringList lines{
         tr("Runs: %1").arg(runs.join(QStringLiteral(", "))),
         tr("GPU: %1").arg(gpus.isEmpty() ? tr("none recorded") : gpus.join(QStringLiteral(", "))),
         tr("Recorded: %1").arg(dates), tr("Store: %1").arg(store_)};
+    // Energy per output token and where it went, for each run that sampled it.
+    for (const auto& r : runs_) {
+        if (!r.latency.energyPerOutputTokenJ) continue;
+        QString line = tr("Energy %1: %2 J per output token")
+                           .arg(runName(r).trimmed())
+                           .arg(*r.latency.energyPerOutputTokenJ, 0, 'f', 3);
+        if (const auto& e = r.energy) {
+            std::vector<EnergyPart> top(
+                e->classes.begin(),
+                e->classes.begin() + std::min<std::size_t>(3, e->classes.size()));
+            QStringList parts;
+            if (!e->phases.empty())
+                parts << QString::fromStdString(describeEnergyParts(*e, e->phases));
+            parts << QString::fromStdString(describeEnergyParts(*e, top));
+            line += QStringLiteral(" (%1)").arg(parts.join(QStringLiteral("; ")));
+        }
+        lines << line;
+    }
+    return lines;
 }
 
 std::vector<std::pair<QCustomPlot*, QRect>> DashboardView::cells(QSize size, int top) const {

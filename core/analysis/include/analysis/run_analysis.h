@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "analysis/compare.h"
+#include "analysis/energy_split.h"
 #include "analysis/kernel_occupancy.h"
 #include "analysis/kernel_summary.h"
 #include "analysis/latency.h"
@@ -30,6 +31,9 @@ struct RunAnalysis {
     std::optional<Comparison> againstFirst;  // this run against the first of analyzeRuns
     std::map<std::string, std::string> properties;
     std::vector<QualityRecord> quality;
+    // Energy per output token by phase and kernel class, where the run has
+    // energy samples and few enough records to replay (loadReplayableRun).
+    std::optional<EnergySplit> energy;
 };
 
 // `candidate` against `base` from what their analyses hold (latency samples,

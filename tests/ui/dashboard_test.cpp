@@ -64,7 +64,7 @@ TEST(Dashboard, HeaderSaysWhereARunsEnergyWent) {
     const auto header = view.headerLines();
     ASSERT_EQ(header.size(), 5);
     EXPECT_TRUE(
-        header[4].startsWith("Energy #1: 10.000 J per output token (prefill steps 2.000 "
+        header[4].startsWith("Energy #1: 10.000 J/token (prefill steps 2.000 "
                              "± 0.667, decode steps 3.000 ± 0.667, outside steps 5.000; "
                              "idle 7.500 ± 0.833, matmul 2.500 ± 0.833)"))
         << header[4].toStdString();

@@ -30,6 +30,14 @@ QString when(std::int64_t ns) {
         .toString(QStringLiteral("yyyy-MM-dd HH:mm"));
 }
 
+// GPU, dates and store on one line; each run's energy on a line of its own.
+QString detailsHtml(const QStringList& lines) {
+    QStringList out{lines.mid(1, 3).join(QStringLiteral(" · ")).toHtmlEscaped()};
+    for (const auto& line : lines.mid(4))
+        out << line.toHtmlEscaped();
+    return out.join(QStringLiteral("<br>"));
+}
+
 }  // namespace
 
 DashboardView::DashboardView(QWidget* parent)
@@ -103,8 +111,7 @@ void DashboardView::apply() {
     header_->setText(runs_.empty()
                          ? tr("Dashboard: select runs in the run list")
                          : QStringLiteral("<b>%1</b><br>%2")
-                               .arg(chips.join(QStringLiteral(" &nbsp; ")),
-                                    lines.mid(1).join(QStringLiteral(" · ")).toHtmlEscaped()));
+                               .arg(chips.join(QStringLiteral(" &nbsp; ")), detailsHtml(lines)));
 }
 
 void DashboardView::arrange() {
@@ -159,7 +166,7 @@ QStringList DashboardView::headerLines() const {
     // Energy per output token and where it went, for each run that sampled it.
     for (const auto& r : runs_) {
         if (!r.latency.energyPerOutputTokenJ) continue;
-        QString line = tr("Energy %1: %2 J per output token")
+        QString line = tr("Energy %1: %2 J/token")
                            .arg(runName(r).trimmed())
                            .arg(*r.latency.energyPerOutputTokenJ, 0, 'f', 3);
         if (const auto& e = r.energy) {

@@ -41,6 +41,21 @@ json kindJson(const StepKindSummary& k, std::size_t top) {
             {"gpu_busy_fraction", k.gpuBusyFraction}, {"kernels", kernels}};
 }
 
+// "prefill: 8 prompts, TTFT 4.53 ms mean; floor 1.21 ms (...): SOL 26.7 %".
+std::string prefillLine(const TokenStepReport& r) {
+    std::string line = "prefill: " + std::to_string(r.prefills) + " prompts, TTFT " +
+                       formatFixed(r.ttftMeanNs / 1e6, 3) + " ms mean";
+    if (!r.prefillFloor)
+        return line +
+               "; no floor (the run does not declare decoder.prefill_flops and "
+               "ceiling.bf16_tflops)";
+    const auto& f = *r.prefillFloor;
+    return line + "; floor " + formatFixed(f.ns() / 1e6, 3) + " ms a round (" +
+           formatFixed(f.flops / 1e12, 2) + " TFLOP at " + formatFixed(f.tflops, 0) +
+           " TFLOP/s, or the weights once, whichever is longer): SOL " +
+           formatFixed(r.prefillSolPercent(), 1) + " %";
+}
+
 // A run without engine steps but with tokens: its decode steps (token to
 // token) against their floor, and where the time above it went.
 int printTokenSteps(RunId id, const TokenStepReport& r, bool asJson) {
@@ -64,6 +79,15 @@ int printTokenSteps(RunId id, const TokenStepReport& r, bool asJson) {
             j["floor_bandwidth_gbs"] = r.floor->bandwidthGbs;
             j["sol_percent_mean"] = r.solPercent(r.meanNs);
             j["sol_percent_p99"] = r.solPercent(r.p99Ns);
+        }
+        if (r.prefills > 0) {
+            j["prefills"] = r.prefills;
+            j["ttft_mean_ns"] = r.ttftMeanNs;
+            if (r.prefillFloor) {
+                j["prefill_floor_ns"] = r.prefillFloor->ns();
+                j["prefill_flops"] = r.prefillFloor->flops;
+                j["prefill_sol_percent"] = r.prefillSolPercent();
+            }
         }
         std::cout << j.dump(2) << '\n';
         return 0;
@@ -102,6 +126,7 @@ int printTokenSteps(RunId id, const TokenStepReport& r, bool asJson) {
     parts.print(std::cout);
     std::cout << "(kernels on several streams at once count in each; `whatif " << id
               << "` predicts what removing a part buys)\n";
+    if (r.prefills > 0) std::cout << '\n' << prefillLine(r) << '\n';
     return 0;
 }
 
@@ -188,8 +213,9 @@ int cmdSteps(const std::vector<std::string>& argv) {
     const auto engineSteps = engineStepsOf(*opened, id);
     auto summary = summarizeEngineSteps(*opened, id, engineSteps);
     if (summary.steps == 0 && runAggregates(*opened, id).tokenCount > 1) {
-        auto report =
-            tokenSteps(loadWhatIfRun(*opened, id), declaredStepFloor(runProperties(*opened, id)));
+        const auto properties = runProperties(*opened, id);
+        auto report = tokenSteps(loadWhatIfRun(*opened, id), declaredStepFloor(properties),
+                                 declaredPrefillFloor(properties));
         if (report.steps > 0) return printTokenSteps(id, report, args.flag("json"));
     }
     if (summary.steps == 0) {

@@ -48,6 +48,21 @@ std::optional<StepFloor> declaredStepFloor(const std::map<std::string, std::stri
     return StepFloor{*bytes, *gbs};
 }
 
+std::optional<PrefillFloor> declaredPrefillFloor(
+    const std::map<std::string, std::string>& properties) {
+    const auto flops = positiveProperty(properties, "decoder.prefill_flops");
+    const auto tflops = positiveProperty(properties, "ceiling.bf16_tflops");
+    if (!flops || !tflops) return std::nullopt;
+    PrefillFloor f{*flops, *tflops, 0, 0};
+    const auto bytes = positiveProperty(properties, "model.weight_bytes");
+    const auto gbs = positiveProperty(properties, "ceiling.copy_gbs");
+    if (bytes && gbs) {
+        f.weightBytes = *bytes;
+        f.bandwidthGbs = *gbs;
+    }
+    return f;
+}
+
 std::vector<StepTimeParts> stepTimeParts(const WhatIfRun& run, const std::vector<StepSpan>& steps) {
     std::vector<StepTimeParts> parts(steps.size());
     // Ops by start, each step taking those that start inside it.
@@ -109,9 +124,26 @@ std::vector<StepTimeParts> stepTimeParts(const WhatIfRun& run, const std::vector
     return parts;
 }
 
-TokenStepReport tokenSteps(const WhatIfRun& run, std::optional<StepFloor> floor) {
+TokenStepReport tokenSteps(const WhatIfRun& run, std::optional<StepFloor> floor,
+                           std::optional<PrefillFloor> prefillFloor) {
     TokenStepReport r;
     r.floor = floor;
+    r.prefillFloor = prefillFloor;
+    {
+        std::map<std::int64_t, std::int64_t> firstToken;
+        for (const auto& t : run.timeline.tokens) {
+            auto [it, fresh] = firstToken.try_emplace(t.requestId, t.timeNs);
+            if (!fresh) it->second = std::min(it->second, t.timeNs);
+        }
+        double total = 0;
+        for (const auto& q : run.timeline.requests) {
+            auto it = firstToken.find(q.requestId);
+            if (!q.success || it == firstToken.end()) continue;
+            total += static_cast<double>(it->second - q.startNs);
+            ++r.prefills;
+        }
+        if (r.prefills > 0) r.ttftMeanNs = total / r.prefills;
+    }
     const auto steps = stepsOf(run.timeline.tokens);
     if (steps.empty()) return r;
     std::vector<StepSpan> spans;

@@ -128,7 +128,8 @@ void addAdvice(Store& store, ReportData& d) {
             d.nextOptimizations = rankOptions(*run);
             const auto steps = engineStepsOf(store, d.run.id);
             if (!d.itlOutliers) {  // no engine steps: the tokens tell the steps
-                auto fromTokens = tokenSteps(*run, declaredStepFloor(d.properties));
+                auto fromTokens = tokenSteps(*run, declaredStepFloor(d.properties),
+                                             declaredPrefillFloor(d.properties));
                 if (fromTokens.steps > 0) d.tokenSteps = std::move(fromTokens);
             } else if (auto cost = declaredEngineStepCost(d.properties)) {
                 d.engineStepSol = engineStepSol(steps, *run, *cost);

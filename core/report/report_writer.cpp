@@ -360,6 +360,13 @@ void writeTokenSteps(Doc& doc, const ReportData& d) {
     rows.push_back({"launch gaps inside the step", ms(r.launchGapNs), pct(r.launchGapNs)});
     rows.push_back({"host (before the first kernel, after the last)", ms(r.hostNs), pct(r.hostNs)});
     doc.table({"part of a step", "time", "share"}, rows);
+    if (r.prefills > 0 && r.prefillFloor)
+        doc.para("Prefill: " + std::to_string(r.prefills) + " prompts, TTFT " + ms(r.ttftMeanNs) +
+                 " mean against a floor of " + ms(r.prefillFloor->ns()) + " a round (" +
+                 formatFixed(r.prefillFloor->flops / 1e12, 2) + " TFLOP at the measured " +
+                 formatFixed(r.prefillFloor->tflops, 0) +
+                 " TFLOP/s, or the weights once, whichever is longer): SOL " +
+                 formatFixed(r.prefillSolPercent(), 1) + " %.");
 }
 
 // A served run's engine steps against their floors, and where the serving

@@ -344,6 +344,34 @@ TEST(TokenSteps, ABatchedStepCountsOnceAndTheFloorComesFromTheRunsProperties) {
         declaredStepFloor({{"decoder.decode_step_bytes", "nan"}, {"ceiling.copy_gbs", "1"}}));
 }
 
+TEST(TokenSteps, PrefillIsArrivalToFirstTokenAgainstTheLongerOfFlopsAndWeights) {
+    // The request arrives at 0 and its first token comes at 409 µs.
+    // 204.5 MFLOP at 1 TFLOP/s: 204.5 µs; 100 kB of weights at 1 GB/s: 100 µs.
+    auto flopsBound =
+        tokenSteps(gpuBoundLoop(3).run(), std::nullopt, PrefillFloor{204.5e6, 1.0, 100e3, 1.0});
+    EXPECT_EQ(flopsBound.prefills, 1);
+    EXPECT_DOUBLE_EQ(flopsBound.ttftMeanNs, 409 * us);
+    EXPECT_DOUBLE_EQ(flopsBound.prefillFloor->ns(), 204.5 * us);
+    EXPECT_DOUBLE_EQ(flopsBound.prefillSolPercent(), 50.0);
+    // 409 kB of weights: reading them once is the longer, the whole TTFT.
+    auto bytesBound =
+        tokenSteps(gpuBoundLoop(3).run(), std::nullopt, PrefillFloor{204.5e6, 1.0, 409e3, 1.0});
+    EXPECT_DOUBLE_EQ(bytesBound.prefillSolPercent(), 100.0);
+    EXPECT_EQ(tokenSteps(gpuBoundLoop(3).run(), std::nullopt).prefillSolPercent(), 0);
+
+    auto declared = declaredPrefillFloor({{"decoder.prefill_flops", "1.0e12"},
+                                          {"ceiling.bf16_tflops", "800"},
+                                          {"model.weight_bytes", "2.5e9"},
+                                          {"ceiling.copy_gbs", "3000"}});
+    ASSERT_TRUE(declared);
+    EXPECT_DOUBLE_EQ(declared->ns(), 1.25e6);  // FLOPs: 1.25 ms; weights 0.83 ms
+    auto noWeights =
+        declaredPrefillFloor({{"decoder.prefill_flops", "1.0e12"}, {"ceiling.bf16_tflops", "800"}});
+    ASSERT_TRUE(noWeights);
+    EXPECT_DOUBLE_EQ(noWeights->ns(), 1.25e6);
+    EXPECT_FALSE(declaredPrefillFloor({{"decoder.prefill_flops", "1.0e12"}}));
+}
+
 }  // namespace
 }  // namespace ws
 

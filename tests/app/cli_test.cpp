@@ -416,9 +416,16 @@ TEST_F(CliTest, StepsSplitTheServersStepsAndKernelsByKind) {
     EXPECT_NE(tokens.out.find("decode steps told from its tokens"), std::string::npos)
         << tokens.out;
     EXPECT_NE(tokens.out.find("launch gaps (GPU idle between"), std::string::npos) << tokens.out;
+    // Prefill: TTFTs of 200 and 220 µs; the fixture declares no prefill FLOPs.
+    EXPECT_NE(tokens.out.find("prefill: 2 prompts, TTFT 0.210 ms mean; no floor (the run does "
+                              "not declare decoder.prefill_flops"),
+              std::string::npos)
+        << tokens.out;
     auto tokensJson = cli({"steps", std::to_string(runs.decoderOk), "--db", db, "--json"});
     ASSERT_EQ(tokensJson.exitCode, 0) << tokensJson.err;
-    EXPECT_GT(nlohmann::json::parse(tokensJson.out)["token_steps"].get<int>(), 0) << tokensJson.out;
+    const auto tj = nlohmann::json::parse(tokensJson.out);
+    EXPECT_GT(tj["token_steps"].get<int>(), 0) << tokensJson.out;
+    EXPECT_DOUBLE_EQ(tj["ttft_mean_ns"].get<double>(), 210'000);
 }
 
 // A server that declares its step costs: each step against its floor

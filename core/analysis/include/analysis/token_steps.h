@@ -6,6 +6,7 @@
 // steps: the built-in decoder, a PyTorch generate() loop.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -29,6 +30,25 @@ struct StepFloor {
 // and ceiling.copy_gbs; nothing when either is missing.
 std::optional<StepFloor> declaredStepFloor(const std::map<std::string, std::string>& properties);
 
+// What one prompt round must do at least: its linear layers' FLOPs at the
+// tensor peak, or the weights read once at the copy bandwidth, whichever is
+// longer (prefill is compute-bound at a few hundred tokens; attention's
+// FLOPs, a few % of the total at 512 tokens, are left out).
+struct PrefillFloor {
+    double flops = 0, tflops = 0;
+    double weightBytes = 0, bandwidthGbs = 0;
+    double ns() const {
+        return std::max(tflops > 0 ? flops / (tflops * 1e3) : 0,
+                        bandwidthGbs > 0 ? weightBytes / bandwidthGbs : 0);
+    }
+};
+
+// From decoder.prefill_flops (one round of `batch` prompts) and
+// ceiling.bf16_tflops; model.weight_bytes and ceiling.copy_gbs where
+// declared. Nothing without the first two.
+std::optional<PrefillFloor> declaredPrefillFloor(
+    const std::map<std::string, std::string>& properties);
+
 struct TokenStepReport {
     int steps = 0;
     double meanNs = 0, p50Ns = 0, p99Ns = 0;  // step durations
@@ -40,6 +60,14 @@ struct TokenStepReport {
     double hostNs = 0;
     double solPercent(double stepNs) const {
         return floor && stepNs > 0 ? 100 * floor->ns() / stepNs : 0;
+    }
+    // Prefill: each request's arrival to its first token (a batch's prompts
+    // are one round, each with the round's time) against the round's floor.
+    int prefills = 0;
+    double ttftMeanNs = 0;
+    std::optional<PrefillFloor> prefillFloor;
+    double prefillSolPercent() const {
+        return prefillFloor && ttftMeanNs > 0 ? 100 * prefillFloor->ns() / ttftMeanNs : 0;
     }
 };
 
@@ -62,6 +90,7 @@ std::vector<StepTimeParts> stepTimeParts(const WhatIfRun& run, const std::vector
 // Steps: intervals between consecutive tokens of each request; one that
 // overlaps a step already taken by more than half (another request's token of
 // the same batched step) is not counted again.
-TokenStepReport tokenSteps(const WhatIfRun& run, std::optional<StepFloor> floor);
+TokenStepReport tokenSteps(const WhatIfRun& run, std::optional<StepFloor> floor,
+                           std::optional<PrefillFloor> prefillFloor = std::nullopt);
 
 }  // namespace ws

@@ -11,7 +11,7 @@ ws_args "BUILD_DIR OUT_DIR" 2 "$@"
 cli=$build/app/warpscope-cli
 ws_header
 db=$out/whatif.wsdb; rm -f "$db"*
-pairs=${WHATIF_PAIRS:-served,attention,batch,graphs,int8,cublas}
+pairs=${WHATIF_PAIRS:-served,attention,attention1,batch,graphs,int8,cublas}
 wanted() { [[ ,$pairs, == *,$1,* ]]; }
 
 # record NAME PRESET CAPTURE "FIELDS": one recorded run; prints nothing, logs to OUT.
@@ -66,6 +66,15 @@ if wanted attention; then
   served attn-fixed "--graph-trace graph" "$closed" decode_splits='"fixed"'
   served attn-fixed-nodes "--graph-trace node" "$closed" decode_splits='"fixed"'
   steps_of attn-wave-nodes; steps_of attn-fixed-nodes
+fi
+# One request at a time over 1024-token prompts: there the 128-key plan
+# leaves most SMs idle (8 splits x 8 KV heads) and the wave plan fills them,
+# so the swap is a large change to attention alone.
+single="--input-len 1024 --max-concurrency 1 --request-rate inf"
+if wanted attention1; then
+  served attn1-fixed-nodes "--graph-trace node" "$single" decode_splits='"fixed"'
+  served attn1-wave "--graph-trace graph" "$single" decode_splits='"wave"'
+  served attn1-wave-nodes "--graph-trace node" "$single" decode_splits='"wave"'
 fi
 l1=llama-3.2-1b-bf16.toml; l8=llama-3.1-8b-bf16.toml
 for model in 1b 8b; do

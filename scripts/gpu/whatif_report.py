@@ -103,19 +103,21 @@ if a and b:
                   "served-cublas-nodes", "served-optimized",
                   ["--faster", f"matmul={a / b:.4f}x"] + untraced))
 
-# Attention's two decode split plans at concurrency 16: the premise
-# (attention 2x faster) and attention at its measured speed-up.
-for title, change in (("attention 2x faster", ["--faster", "attention=2x"]),
-                      ("attention at its measured time", None)):
-    if change is None:
-        a = (class_ns_per_step("attn-wave-nodes") or {}).get("attention")
-        b = (class_ns_per_step("attn-fixed-nodes") or {}).get("attention")
-        if not a or not b:
-            continue
-        title = f"attention at its measured {a / b:.2f}x"
-        change = ["--faster", f"attention={a / b:.4f}x"]
-    pairs.append((f"1b served, concurrency 16: wave -> fixed decode splits, {title}",
-                  "attn-wave-nodes", "attn-fixed", change + untraced))
+# Attention's two decode split plans, each pair with the premise
+# (attention 2x faster) and with attention at its measured speed-up.
+for load, src, dst, dst_kernels in (
+        ("concurrency 16: wave -> fixed", "attn-wave-nodes", "attn-fixed", "attn-fixed-nodes"),
+        ("concurrency 1: fixed -> wave", "attn1-fixed-nodes", "attn1-wave", "attn1-wave-nodes")):
+    for title, change in (("attention 2x faster", ["--faster", "attention=2x"]),
+                          ("attention at its measured time", None)):
+        if change is None:
+            a = (class_ns_per_step(src) or {}).get("attention")
+            b = (class_ns_per_step(dst_kernels) or {}).get("attention")
+            if not a or not b:
+                continue
+            title = f"attention at its measured {a / b:.2f}x"
+            change = ["--faster", f"attention={a / b:.4f}x"]
+        pairs.append((f"1b served, {load} decode splits, {title}", src, dst, change + untraced))
 
 print(f"{'pair':66} {'stat':5} {'source':>8} {'predicted':>9} {'measured':>8} {'error':>7}  target")
 worst = 0

@@ -30,14 +30,18 @@ bool machineHasGpu() {
 }
 
 // Waits until `spy`'s text arguments, joined, contain `text`.
+QString loggedText(const QSignalSpy& spy) {
+    QString all;
+    for (const auto& args : spy)
+        all += args.at(0).toString();
+    return all;
+}
+
 bool waitForText(QSignalSpy& spy, const QString& text, int timeoutMs) {
     QElapsedTimer clock;
     clock.start();
     for (;;) {
-        QString all;
-        for (const auto& args : spy)
-            all += args.at(0).toString();
-        if (all.contains(text)) return true;
+        if (loggedText(spy).contains(text)) return true;
         const int left = timeoutMs - static_cast<int>(clock.elapsed());
         if (left <= 0 || !spy.wait(left)) return false;
     }
@@ -83,7 +87,10 @@ TEST(LaunchJourney, EveryBundledConfigFromTheLaunchButton) {
         loaded.clear();
         QTest::mouseClick(launch, Qt::LeftButton);
         if (cpuServer) {
-            ASSERT_TRUE(waitForText(log, QStringLiteral("warpscope-workload: ready"), 30000));
+            // On failure, what the server said (a port another program holds, ...).
+            ASSERT_TRUE(waitForText(log, QStringLiteral("warpscope-workload: ready"), 30000))
+                << "log: " << loggedText(log).toStdString()
+                << "\nstatus: " << panel->statusText().toStdString();
             QTest::mouseClick(cancel, Qt::LeftButton);
             expected[config.name] = RunStatus::Killed;
         } else {

@@ -150,7 +150,7 @@ std::optional<EnergySplit> splitEnergy(const std::vector<SampleRecord>& samples,
     const auto phaseSpans = sortedByBegin(phases, phaseLen);
     const auto kernelSpans = sortedByBegin(kernels, kernelLen);
     Accumulator byPhase, byClass;
-    for (const auto& p : phaseSpans)  // the order given, outside last
+    for (const auto& p : phaseSpans)  // in the order they first occur, outside last
         byPhase.add(p.label, 0, 0);
     std::vector<double> lengths;
     for (const auto& iv : intervals) {

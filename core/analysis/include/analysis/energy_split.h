@@ -42,7 +42,7 @@ struct EnergySplit {
     std::int64_t outputTokens = 0;
     double intervalMs = 0;                // median time between counter updates
     double minPowerW = 0, maxPowerW = 0;  // the powers the bounds assume
-    std::vector<EnergyPart> phases;       // in the order given, then what lies outside
+    std::vector<EnergyPart> phases;       // as they first occur, then what lies outside
     std::vector<EnergyPart> classes;      // largest first; "idle" where the GPU ran nothing
     std::string phaseSource;              // "engine steps", "requests"
     std::string whyNoPhases;              // when phases is empty

@@ -290,34 +290,29 @@ std::vector<EnergySpan> requestPhases(const std::vector<RequestRecord>& requests
     return out;
 }
 
-bool hasPower(const std::vector<SampleRecord>& samples) {
-    return std::any_of(samples.begin(), samples.end(),
-                       [](const auto& s) { return s.energyJ || s.powerW; });
-}
-const char* const noPowerSamples =
-    "the run has no GPU power samples (record with --sample-ms above 0)";
-
 }  // namespace
 
 std::optional<EnergySplit> energySplitOf(Store& store, RunId run, std::string& whyNot) {
     auto samples = samplesOf(store, run);
-    if (!hasPower(samples)) {
-        whyNot = noPowerSamples;
-        return std::nullopt;
-    }
-    return energySplitOf(loadWhatIfRun(store, run), std::move(samples), engineStepsOf(store, run),
-                         whyNot);
-}
-
-std::optional<EnergySplit> energySplitOf(const WhatIfRun& loaded, std::vector<SampleRecord> samples,
-                                         const std::vector<EngineStep>& steps,
-                                         std::string& whyNot) {
     const auto busy = busyDevices(samples, nvlinkRates(samples));
     std::erase_if(samples, [&](const SampleRecord& s) { return !busy.count(s.deviceIndex); });
-    if (!hasPower(samples)) {
-        whyNot = noPowerSamples;
+    if (std::none_of(samples.begin(), samples.end(),
+                     [](const auto& s) { return s.energyJ || s.powerW; })) {
+        whyNot = "the run has no GPU power samples (record with --sample-ms above 0)";
         return std::nullopt;
     }
+    if (runProperties(store, run).count("capture.metrics")) {
+        whyNot = "a counter pass replays every kernel: its power is not the program's";
+        return std::nullopt;
+    }
+    const auto counts = runAggregates(store, run);
+    if (counts.kernelCount + counts.apiCallCount > kSuggestRecordLimit) {
+        whyNot = "the run has " + std::to_string(counts.kernelCount + counts.apiCallCount) +
+                 " kernels and API calls, more than the split reads";
+        return std::nullopt;
+    }
+    const auto loaded = loadWhatIfRun(store, run);
+    const auto steps = engineStepsOf(store, run);
     const auto& t = loaded.timeline;
     const auto latency = computeLatency(t.requests, t.tokens);
     if (latency.requests.empty()) {

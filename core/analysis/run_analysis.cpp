@@ -1,9 +1,7 @@
 #include "analysis/run_analysis.h"
 
 #include "analysis/energy_split.h"
-#include "analysis/engine_steps.h"
 #include "analysis/run_latency.h"
-#include "analysis/whatif.h"
 #include "store/run_queries.h"
 #include "store/store.h"
 
@@ -24,9 +22,7 @@ RunAnalysis analyzeRun(Store& store, RunId id, const WindowChoice& choice,
     a.quality = qualityOf(store, id);
     if (a.latency.energyPerOutputTokenJ && !(stop && stop())) {
         std::string whyNot;
-        if (auto loaded = loadReplayableRun(store, id, whyNot))
-            a.energy =
-                energySplitOf(*loaded, samplesOf(store, id), engineStepsOf(store, id), whyNot);
+        a.energy = energySplitOf(store, id, whyNot);
     }
     return a;
 }

@@ -126,17 +126,12 @@ void addAdvice(Store& store, ReportData& d) {
     try {
         if (auto run = loadReplayableRun(store, d.run.id, whyNot)) {
             d.nextOptimizations = rankOptions(*run);
-            const auto steps = engineStepsOf(store, d.run.id);
             if (!d.itlOutliers) {  // no engine steps: the tokens tell the steps
-                auto fromTokens = tokenSteps(*run, declaredStepFloor(d.properties),
-                                             declaredPrefillFloor(d.properties));
-                if (fromTokens.steps > 0) d.tokenSteps = std::move(fromTokens);
+                auto steps = tokenSteps(*run, declaredStepFloor(d.properties),
+                                        declaredPrefillFloor(d.properties));
+                if (steps.steps > 0) d.tokenSteps = std::move(steps);
             } else if (auto cost = declaredEngineStepCost(d.properties)) {
-                d.engineStepSol = engineStepSol(steps, *run, *cost);
-            }
-            if (d.latency.energyPerOutputTokenJ) {
-                std::string noSplit;
-                d.energySplit = energySplitOf(*run, samplesOf(store, d.run.id), steps, noSplit);
+                d.engineStepSol = engineStepSol(engineStepsOf(store, d.run.id), *run, *cost);
             }
         }
     } catch (const std::exception& e) {
@@ -201,6 +196,7 @@ ReportData buildReport(Store& store, const std::vector<RunAnalysis>& analyses) {
     d.summary = analysed.summary;
     d.roofline = analysed.roofline;
     d.occupancy = analysed.occupancy;
+    d.energySplit = analysed.energy;
     d.quality = qualityOf(store, id);
     auto agg = runAggregates(store, id);
     d.overheadCount = agg.overheadCount;

@@ -16,9 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/itl_outliers.h"
 #include "analysis/kernel_classes.h"
-#include "analysis/whatif.h"
 #include "model/records.h"
 
 namespace ws {
@@ -66,18 +64,16 @@ std::optional<EnergySplit> splitEnergy(const std::vector<SampleRecord>& samples,
 // "prefill 0.012 ± 0.003, decode 0.140 ± 0.003" in J per output token; parts
 // that round to 0.000 left out.
 std::string describeEnergyParts(const EnergySplit& split, const std::vector<EnergyPart>& parts);
-// "(each 100 ms counter update split over what ran in it by time; ± if the
-// parts drew anything from 210 to 480 W)".
+// "each 100 ms energy reading split over what ran in it by time; ± if the
+// parts drew anything from 210 to 480 W".
 std::string describeEnergyModel(const EnergySplit& split);
 
 // A stored run's split: phases from its engine steps (prefill, mixed, decode
 // steps) or, without them, from its requests (before the first token, after
 // it) where no two requests overlap in different phases; classes from its
 // kernels. Nothing, and `whyNot`, when the run has no energy samples or no
-// requests with tokens.
+// requests with tokens, is a counter pass, or has more kernels and API calls
+// than kSuggestRecordLimit.
 std::optional<EnergySplit> energySplitOf(Store& store, RunId run, std::string& whyNot);
-// The same from what a caller already read.
-std::optional<EnergySplit> energySplitOf(const WhatIfRun& run, std::vector<SampleRecord> samples,
-                                         const std::vector<EngineStep>& steps, std::string& whyNot);
 
 }  // namespace ws

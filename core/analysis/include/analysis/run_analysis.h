@@ -32,7 +32,7 @@ struct RunAnalysis {
     std::map<std::string, std::string> properties;
     std::vector<QualityRecord> quality;
     // Energy per output token by phase and kernel class, where the run has
-    // energy samples and few enough records to replay (loadReplayableRun).
+    // energy samples (energySplitOf says where it has none).
     std::optional<EnergySplit> energy;
 };
 

@@ -49,32 +49,32 @@ steps_of() {  # LABEL: `steps` of a stored served run, kept in OUT
   id=$("$cli" ls --db "$db" --json | python3 -c "import json,sys; print(next(r['id'] for r in json.load(sys.stdin) if r['label'] == '$1'))") &&
     "$cli" steps "$id" --db "$db" > "$out/steps-$1.txt" || fail=1
 }
+# swap SRC DST LOAD SRC_FIELD DST_FIELD: a served pair under one load: the
+# source traced node by node, the target traced whole (its TPOT) and node by
+# node (its kernels' times).
+swap() {
+  served "$1-nodes" "--graph-trace node" "$3" "$4"
+  served "$2" "--graph-trace graph" "$3" "$5"
+  served "$2-nodes" "--graph-trace node" "$3" "$5"
+}
 # At 32 req/s (open loop: arrivals stay put), cuBLAS against our GEMV.
-rate="--input-len 256 --request-rate 32"
 if wanted served; then
-  served served-cublas-nodes "--graph-trace node" "$rate" variant='"cublas"'
-  served served-optimized "--graph-trace graph" "$rate" variant='"optimized"'
-  served served-optimized-nodes "--graph-trace node" "$rate" variant='"optimized"'
+  swap served-cublas served-optimized "--input-len 256 --request-rate 32" \
+    variant='"cublas"' variant='"optimized"'
   steps_of served-optimized-nodes; steps_of served-cublas-nodes
 fi
-# At concurrency 16 over 2048-token prompts, where attention weighs more:
-# decode attention's two split plans (serve.decode_splits), one the other's
-# swapped rung.
-closed="--input-len 2048 --max-concurrency 16 --request-rate inf"
+# Decode attention's two split plans (serve.decode_splits), one the other's
+# swapped rung: at concurrency 16 over 2048-token prompts, where attention
+# weighs more, and one request at a time over 1024-token prompts, where the
+# 128-key plan runs half as many blocks as the wave plan.
 if wanted attention; then
-  served attn-wave-nodes "--graph-trace node" "$closed" decode_splits='"wave"'
-  served attn-fixed "--graph-trace graph" "$closed" decode_splits='"fixed"'
-  served attn-fixed-nodes "--graph-trace node" "$closed" decode_splits='"fixed"'
+  swap attn-wave attn-fixed "--input-len 2048 --max-concurrency 16 --request-rate inf" \
+    decode_splits='"wave"' decode_splits='"fixed"'
   steps_of attn-wave-nodes; steps_of attn-fixed-nodes
 fi
-# One request at a time over 1024-token prompts: there the 128-key plan
-# leaves most SMs idle (8 splits x 8 KV heads) and the wave plan fills them,
-# so the swap is a large change to attention alone.
-single="--input-len 1024 --max-concurrency 1 --request-rate inf"
 if wanted attention1; then
-  served attn1-fixed-nodes "--graph-trace node" "$single" decode_splits='"fixed"'
-  served attn1-wave "--graph-trace graph" "$single" decode_splits='"wave"'
-  served attn1-wave-nodes "--graph-trace node" "$single" decode_splits='"wave"'
+  swap attn1-fixed attn1-wave "--input-len 1024 --max-concurrency 1 --request-rate inf" \
+    decode_splits='"fixed"' decode_splits='"wave"'
 fi
 l1=llama-3.2-1b-bf16.toml; l8=llama-3.1-8b-bf16.toml
 for model in 1b 8b; do

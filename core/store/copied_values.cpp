@@ -30,6 +30,7 @@ constexpr TimeColumns kTimes[] = {
     {"overheads", "start_ns", "end_ns", "overhead row", "rowid"},
     {"collective_calls", "start_ns", "end_ns", "collective call row", "rowid"},
     {"graph_nodes", "time_ns", nullptr, "graph node row", "rowid"},
+    {"gpu_metric_chunks", "first_start_ns", "last_end_ns", "GPU metric chunk row", "rowid"},
 };
 
 [[noreturn]] void refuse(const std::string& what) {

@@ -1,4 +1,5 @@
 #include "store/run_queries.h"
+#include "gpu_metric_blob.h"
 
 #include "store_db.h"
 
@@ -675,6 +676,40 @@ std::vector<SampleRecord> samplesOf(Store& store, RunId id) {
         out.push_back(s);
     }
     return out;
+}
+
+std::vector<GpuMetricSeries> gpuMetricsOf(Store& store, RunId id, std::int64_t startNs,
+                                          std::int64_t endNs) {
+    sql::Statement st(storeDb(store),
+                      "SELECT device_index, metric, first_start_ns, count, data FROM "
+                      "gpu_metric_chunks WHERE run_id = ?1 AND first_start_ns < ?3 AND "
+                      "last_end_ns > ?2 ORDER BY device_index, metric, first_start_ns");
+    st.bind(1, id);
+    st.bind(2, startNs);
+    st.bind(3, endNs);
+    std::vector<GpuMetricSeries> out;
+    while (st.step()) {
+        const auto device = static_cast<std::uint32_t>(st.int64(0));
+        std::string metric = st.text(1);
+        if (out.empty() || out.back().deviceIndex != device || out.back().metric != metric)
+            out.push_back({device, std::move(metric), {}});
+        std::vector<GpuMetricSample> samples;
+        try {
+            samples = gpu_metric_blob::decode(st.blob(4), st.int64(2), st.int64(3));
+        } catch (const std::runtime_error& e) {
+            throw StoreError(StoreError::Kind::Sql, store.path() + ": run " + std::to_string(id) +
+                                                        ": GPU metric " + out.back().metric + ": " +
+                                                        e.what());
+        }
+        for (const auto& s : samples)
+            if (s.endNs > startNs && s.startNs < endNs) out.back().samples.push_back(s);
+    }
+    return out;
+}
+
+std::vector<GpuMetricSeries> gpuMetricsOf(Store& store, RunId id) {
+    return gpuMetricsOf(store, id, std::numeric_limits<std::int64_t>::min(),
+                        std::numeric_limits<std::int64_t>::max());
 }
 
 std::vector<KernelMetricRecord> kernelMetricsOf(Store& store, RunId id) {

@@ -197,11 +197,28 @@ INSERT INTO workloads_v7 (id, name, kind, config_text)
 DROP TABLE workloads;
 ALTER TABLE workloads_v7 RENAME TO workloads;
 )sql";
+// Version 8: GPU performance-monitor samples (`record --gpu-metrics`), one
+// row per chunk of consecutive samples of one metric of one GPU; the blob is
+// store/gpu_metric_blob.h's. The metric's name is text in the row, not a
+// `strings` id, so copying a run copies the table as it is.
+constexpr const char* kVersion8 = R"sql(
+CREATE TABLE gpu_metric_chunks (
+    run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    device_index INTEGER NOT NULL,
+    metric TEXT NOT NULL,
+    first_start_ns INTEGER NOT NULL,
+    last_end_ns INTEGER NOT NULL,
+    count INTEGER NOT NULL CHECK (count > 0),
+    data BLOB NOT NULL
+);
+CREATE INDEX gpu_metric_chunks_by_run
+    ON gpu_metric_chunks(run_id, device_index, metric, first_start_ns);
+)sql";
 constexpr int kFirstTableRebuild = 6;  // index of the first migration that rebuilds a table
 
 // Index i holds the SQL that moves a store from version i to i + 1.
 constexpr const char* kMigrations[] = {kVersion1, kVersion2, kVersion3, kVersion4,
-                                       kVersion5, kVersion6, kVersion7};
+                                       kVersion5, kVersion6, kVersion7, kVersion8};
 static_assert(std::size(kMigrations) == kCurrentVersion);
 
 // Foreign keys off while it lives (when `off`), back as they were after:

@@ -9,6 +9,8 @@
 #include <string>
 #include <utility>
 
+#include "gpu_metric_blob.h"
+#include "model/value_limits.h"
 #include "wire/event_codec.h"
 
 #include "store/store.h"
@@ -92,11 +94,14 @@ struct StoreWriter::Statements {
                          {"run_id", "process_id", "thread_id", "start_ns", "end_ns", "collective",
                           "communicator", "bytes"}),
           gpuStream(db, "gpu_streams",
-                    {"run_id", "device_id", "stream_id", "process_id", "cuda_stream_id"}) {}
+                    {"run_id", "device_id", "stream_id", "process_id", "cuda_stream_id"}),
+          gpuMetric(db, "gpu_metric_chunks",
+                    {"run_id", "device_index", "metric", "first_start_ns", "last_end_ns", "count",
+                     "data"}) {}
 
     sql::Statement internInsert, internSelect, heartbeat;
     Table chunk, request, token, sample, overhead, metric, quality, graphNode, collectiveCall,
-        gpuStream;
+        gpuStream, gpuMetric;
 };
 
 StoreWriter::StoreWriter(Store& store, RunId run, std::size_t batchSize)
@@ -175,6 +180,34 @@ void StoreWriter::add(const CollectiveCallRecord& r) {
 }
 void StoreWriter::add(const GpuStreamRecord& r) {
     push(gpuStreams_, r);
+}
+
+void StoreWriter::add(const GpuMetricSeries& r) {
+    std::vector<GpuMetricSample> samples;
+    samples.reserve(r.samples.size());
+    for (const auto& sample : r.samples) {
+        if (limits::spanProblem(sample.startNs, sample.endNs)) {
+            ++discarded_;
+            continue;
+        }
+        samples.push_back(sample);
+    }
+    std::stable_sort(samples.begin(), samples.end(),
+                     [](const auto& a, const auto& b) { return a.startNs < b.startNs; });
+    for (std::size_t at = 0; at < samples.size(); at += kRecordsPerChunk) {
+        const auto part =
+            std::span(samples).subspan(at, std::min(kRecordsPerChunk, samples.size() - at));
+        GpuMetricChunk chunk;
+        chunk.deviceIndex = r.deviceIndex;
+        chunk.metric = r.metric;
+        chunk.firstStartNs = part.front().startNs;
+        chunk.lastEndNs = part.front().endNs;
+        for (const auto& sample : part)
+            chunk.lastEndNs = std::max(chunk.lastEndNs, sample.endNs);
+        chunk.count = static_cast<std::int64_t>(part.size());
+        chunk.data = gpu_metric_blob::encode(part);
+        push(gpuMetricChunks_, std::move(chunk));
+    }
 }
 
 void StoreWriter::keepRecordsWhenBlocked(std::size_t maxPending) {
@@ -273,6 +306,7 @@ void StoreWriter::clearPending() {
     graphNodes_.clear();
     collectiveCalls_.clear();
     gpuStreams_.clear();
+    gpuMetricChunks_.clear();
 }
 
 namespace {
@@ -503,6 +537,18 @@ void StoreWriter::writePending() {
                                   st.bind(i + 2, static_cast<std::int64_t>(r.streamId));
                                   st.bind(i + 3, static_cast<std::int64_t>(r.processId));
                                   st.bind(i + 4, static_cast<std::int64_t>(r.cudaStreamId));
+                              });
+    });
+    writeKind("GPU metric sample", gpuMetricChunks_.size(), [&] {
+        s.gpuMetric.insertAll(gpuMetricChunks_,
+                              [&](sql::Statement& st, int i, const GpuMetricChunk& c) {
+                                  st.bind(i, run);
+                                  st.bind(i + 1, static_cast<std::int64_t>(c.deviceIndex));
+                                  st.bind(i + 2, c.metric);
+                                  st.bind(i + 3, c.firstStartNs);
+                                  st.bind(i + 4, c.lastEndNs);
+                                  st.bind(i + 5, c.count);
+                                  st.bindBlob(i + 6, c.data);
                               });
     });
     s.heartbeat.bind(1, run);

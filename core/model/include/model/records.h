@@ -237,6 +237,22 @@ struct SampleRecord {
     std::optional<std::int64_t> nvlinkRxBytes;
 };
 
+// The GPU's performance monitors read over one interval (CUPTI PM sampling):
+// a metric's value over [startNs, endNs), on the capture clock. Samples of
+// one metric follow each other without gaps while sampling keeps up.
+struct GpuMetricSample {
+    std::int64_t startNs = 0;
+    std::int64_t endNs = 0;
+    double value = 0;
+};
+
+// Consecutive samples of one metric of one GPU (CUDA device ordinal), by start.
+struct GpuMetricSeries {
+    std::uint32_t deviceIndex = 0;
+    std::string metric;  // CUPTI's name, e.g. "sm__cycles_active.avg.pct_of_peak_sustained_elapsed"
+    std::vector<GpuMetricSample> samples;
+};
+
 struct OverheadRecord {
     std::int64_t startNs = 0;
     std::int64_t endNs = 0;

@@ -156,6 +156,12 @@ std::vector<GraphNodeRecord> graphNodesOf(Store& store, RunId id);
 std::vector<CollectiveCallRecord> collectiveCallsOf(Store& store, RunId id);
 // Which process each GPU stream's work came from (schema 4 on; older runs: none).
 std::vector<GpuStreamRecord> gpuStreamsOf(Store& store, RunId id);
+// GPU performance-monitor samples (record --gpu-metrics): one series per
+// (device, metric), by device then metric, samples by start; with a window,
+// the samples that overlap [startNs, endNs) only. Schema 8 on; older runs: none.
+std::vector<GpuMetricSeries> gpuMetricsOf(Store& store, RunId id);
+std::vector<GpuMetricSeries> gpuMetricsOf(Store& store, RunId id, std::int64_t startNs,
+                                          std::int64_t endNs);
 // Hardware counter values per kernel (record --metrics), by correlation id.
 std::vector<KernelMetricRecord> kernelMetricsOf(Store& store, RunId id);
 // One kernel's values (by the index on correlation id).

@@ -40,6 +40,9 @@ class StoreWriter {
     void add(const GraphNodeRecord& r);
     void add(const CollectiveCallRecord& r);
     void add(const GpuStreamRecord& r);
+    // Samples in any order; those with an end before their start or a time
+    // outside model/value_limits.h are discarded (and counted).
+    void add(const GpuMetricSeries& r);
 
     // Writes everything pending in one transaction. On failure (disk full, lock)
     // nothing of the batch is written and the records stay pending.
@@ -104,6 +107,13 @@ class StoreWriter {
     std::vector<GraphNodeRecord> graphNodes_;
     std::vector<CollectiveCallRecord> collectiveCalls_;
     std::vector<GpuStreamRecord> gpuStreams_;
+    struct GpuMetricChunk {
+        std::uint32_t deviceIndex = 0;
+        std::string metric;
+        std::int64_t firstStartNs = 0, lastEndNs = 0, count = 0;
+        std::string data;  // store/gpu_metric_blob.h
+    };
+    std::vector<GpuMetricChunk> gpuMetricChunks_;
 
     struct StringHash {
         using is_transparent = void;

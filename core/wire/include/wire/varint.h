@@ -66,6 +66,13 @@ class In {
         p_ += n;
         return v;
     }
+    // The next n raw bytes; throws when fewer are left.
+    std::string_view bytes(std::size_t n) {
+        if (n > static_cast<std::size_t>(end_ - p_)) throw std::runtime_error("truncated data");
+        std::string_view v(p_, n);
+        p_ += n;
+        return v;
+    }
     std::string_view rest() const { return {p_, static_cast<std::size_t>(end_ - p_)}; }
 
   private:

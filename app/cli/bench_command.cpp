@@ -21,6 +21,7 @@
 #include "cli/cli_args.h"
 #include "cli/commands.h"
 #include "cli/goodput_arg.h"
+#include "cli/inject_library.h"
 #include "cli/open_store.h"
 #include "io/vllm_result_export.h"
 #include "record/serve_file_dataset.h"
@@ -67,12 +68,13 @@ void checkServerCommand(const Args& args, const std::vector<std::string>& argv) 
     } else if (dashDash) {
         throw UsageError("a command after `--` is started only with --server");
     }
-    for (const char* option :
-         {"server-timeout", "stop-grace", "sample-ms", "graph-trace", "capture-range"})
+    for (const char* option : {"server-timeout", "stop-grace", "sample-ms", "graph-trace",
+                               "capture-range", kGpuMetricsValues[0], kGpuMetricsValues[1]})
         if (args.value(option) && !args.flag("server"))
             throw UsageError(std::string("--") + option + " applies to --server");
-    if (args.flag("all-apis") && !args.flag("server"))
-        throw UsageError("--all-apis applies to --server");
+    for (const char* flag : {"all-apis", kGpuMetricsFlag})
+        if (args.flag(flag) && !args.flag("server"))
+            throw UsageError(std::string("--") + flag + " applies to --server");
 }
 
 // --dataset random | sharegpt:FILE | jsonl:FILE: a file is read once, before
@@ -169,8 +171,8 @@ std::vector<std::pair<std::string, std::string>> parseMetadata(const std::string
 int cmdBench(const std::vector<std::string>& commandLine) {
     const VllmBenchLine line = translateVllmBenchArgs(commandLine);
     const std::vector<std::string>& argv = line.argv;
-    auto args = Args::parse(argv, {{"ignore-eos", "server", "all-apis", "profile", "save-result",
-                                    "save-detailed", "append-result"},
+    auto args = Args::parse(argv, {{"ignore-eos", "server", "all-apis", kGpuMetricsFlag, "profile",
+                                    "save-result", "save-detailed", "append-result"},
                                    {"db",
                                     "endpoint",
                                     "base-url",
@@ -212,6 +214,8 @@ int cmdBench(const std::vector<std::string>& commandLine) {
                                     "sample-ms",
                                     "graph-trace",
                                     "capture-range",
+                                    kGpuMetricsValues[0],
+                                    kGpuMetricsValues[1],
                                     "attach",
                                     "sweep",
                                     "gpus",

@@ -90,6 +90,7 @@ int benchWithServer(const BenchServe& bench, const Args& args, ServedPoint* poin
     // As record: --graph-trace graph (one record per graph launch) is what a
     // server replaying decode steps as CUDA graphs pays least for.
     applyCaptureChoices(args, r.env, r.properties);
+    r.gpuMetrics = gpuMetricsChoice(args, r.properties);
     if (windowedCapture(args) && !bench.options.profile)
         std::cerr << "[warpscope] --capture-range " << *args.value("capture-range")
                   << " without --profile: only what the server itself brackets with "

@@ -29,6 +29,7 @@ const std::vector<Command>& commands() {
          "[--graph-trace "
          "node|graph] [--capture-range none|cudaProfilerApi] [--metrics "
          "roofline|dram|NAME,... [--cache-control all|none] [--dram-pass on|off]] [--sample-ms N] "
+         "[--gpu-metrics [--gpu-metrics-set NAME,...] [--gpu-metrics-hz N]] "
          "[--progress line|json|none] [--host H [--remote-db FILE] [--remote-cli PATH]] -- "
          "PROGRAM ARGS...",
          "run any CUDA program with capture injected and store it as a run.\n"
@@ -37,7 +38,10 @@ const std::vector<Command>& commands() {
          "      --capture-range cudaProfilerApi traces only between the program's\n"
          "      cudaProfilerStart and cudaProfilerStop (torch.cuda.profiler.start/stop), every\n"
          "      such window, each stored as a 'capture range' range; nothing is stored\n"
-         "      elsewhere (though CUPTI slows the program there too after the first window)",
+         "      elsewhere (though CUPTI slows the program there too after the first window)\n"
+         "      --gpu-metrics samples the GPU's performance monitors device-wide while it runs\n"
+         "      (CUPTI PM sampling, 10 kHz: SM active, warps resident, tensor pipe, DRAM, L2,\n"
+         "      PCIe, NVLink; see `gpu-metrics RUN`); not with --metrics",
          cmdRecord},
         {"pull", "pull H RUN [--remote-db FILE] [--remote-cli PATH] [--db FILE]",
          "copy run RUN of host H's store into the local store over ssh (a run bundle)", cmdPull},
@@ -70,6 +74,7 @@ const std::vector<Command>& commands() {
          "[--attach RUN | "
          "[--server-timeout S] [--stop-grace S] [--sample-ms N] [--graph-trace node|graph] "
          "[--capture-range none|cudaProfilerApi] [--all-apis] "
+         "[--gpu-metrics [--gpu-metrics-set NAME,...] [--gpu-metrics-hz N]] "
          "--server -- "
          "CMD ARGS...]",
          "load an OpenAI-compatible server as `vllm bench serve` does (its flag names, the\n"
@@ -109,6 +114,11 @@ const std::vector<Command>& commands() {
          "      its NCCL time and share, how often it arrived last and its mean wait; per\n"
          "      collective the arrival skew (mean, p50, p99, max); findings",
          cmdCollectives},
+        {"gpu-metrics", "gpu-metrics RUN [--by run|kernel|range] [--top N] [--json] [--db FILE]",
+         "the GPU performance-monitor samples of a run recorded with --gpu-metrics (SM\n"
+         "      active, warps resident, tensor pipe, DRAM, L2, PCIe, NVLink): mean, p50, p99\n"
+         "      and max over the whole run, per kernel name or per NVTX range name",
+         cmdGpuMetrics},
         {"steps", "steps RUN [--kind decode|mixed|prefill|other] [--top N] [--json] [--db FILE]",
          "a served run's engine steps by kind (decode-only, prefill beside decodes, prefill\n"
          "      only): step times, batch, tokens, GPU busy, and the kernels of each kind",

@@ -37,6 +37,7 @@ int cmdOutliers(const std::vector<std::string>& args);
 int cmdSteps(const std::vector<std::string>& args);
 int cmdWhatIf(const std::vector<std::string>& args);
 int cmdCollectives(const std::vector<std::string>& args);
+int cmdGpuMetrics(const std::vector<std::string>& args);
 int cmdBundle(const std::vector<std::string>& args);
 int cmdPull(const std::vector<std::string>& args);
 

@@ -1,9 +1,13 @@
 #include "cli/inject_library.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
+#include <sstream>
 
 #include "model/capture_windows.h"
+#include "model/gpu_metrics.h"
 
 namespace ws::cli {
 
@@ -48,6 +52,44 @@ void applyCaptureChoices(const Args& args, std::vector<std::string>& env,
         env.push_back(std::string(capture_window::kEnvironment) + "=" + range);
     properties.emplace_back(capture_window::kRangeProperty,
                             windowedCapture(args) ? range : "whole run");
+}
+
+std::optional<GpuMetricsRequest> gpuMetricsChoice(
+    const Args& args, std::vector<std::pair<std::string, std::string>>& properties) {
+    const auto set = args.value("gpu-metrics-set");
+    const auto hz = args.value("gpu-metrics-hz");
+    if (!args.flag(kGpuMetricsFlag) && !set) {
+        if (hz) throw UsageError("--gpu-metrics-hz applies to --gpu-metrics");
+        return std::nullopt;
+    }
+    GpuMetricsRequest request;
+    if (set) {
+        std::stringstream in(*set);
+        for (std::string name; std::getline(in, name, ',');) {
+            const bool plain = !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+                return std::islower(static_cast<unsigned char>(c)) ||
+                       std::isdigit(static_cast<unsigned char>(c)) || c == '_' || c == '.';
+            });
+            if (!plain)
+                throw UsageError(
+                    "--gpu-metrics-set takes comma-separated CUPTI metric names "
+                    "such as dram__bytes_read.sum.per_second, not '" +
+                    *set + "'");
+            request.metrics.push_back(name);
+        }
+    }
+    const auto rate = hz ? parseInteger("gpu-metrics-hz", *hz, 10, 100'000)
+                         : 1'000'000'000 / gpu_metrics::kDefaultIntervalNs;
+    request.intervalNs = 1'000'000'000 / rate;
+    // Beside the injection library: both are the capture side of this build.
+    const auto inject = findInjectLibrary();
+    request.modulePath =
+        inject.empty()
+            ? std::string(gpu_metrics::kModuleName)
+            : (std::filesystem::path(inject).parent_path() / gpu_metrics::kModuleName).string();
+    properties.emplace_back("capture.gpu_metrics", set ? *set : "default");
+    properties.emplace_back("capture.gpu_metrics_hz", std::to_string(rate));
+    return request;
 }
 
 bool windowedCapture(const Args& args) {

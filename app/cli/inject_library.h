@@ -3,11 +3,13 @@
 // capture (record, bench serve --server).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "cli/cli_args.h"
+#include "record/gpu_metrics_sampler.h"
 
 namespace ws::cli {
 
@@ -27,6 +29,17 @@ std::string findBesideSelf(const std::string& name);
 // Throws UsageError on a bad value.
 void applyCaptureChoices(const Args& args, std::vector<std::string>& env,
                          std::vector<std::pair<std::string, std::string>>& properties);
+// --gpu-metrics (model/gpu_metrics.h's default set), --gpu-metrics-set
+// NAME,... (CUPTI PM-sampling metric names; implies --gpu-metrics) and
+// --gpu-metrics-hz N (10 to 100000, default 10000): the sampler's request and
+// the run's capture.gpu_metrics / capture.gpu_metrics_hz properties; none
+// without them. Throws UsageError on a bad value.
+std::optional<GpuMetricsRequest> gpuMetricsChoice(
+    const Args& args, std::vector<std::pair<std::string, std::string>>& properties);
+// The option names gpuMetricsChoice reads: one flag, then the valued ones.
+inline constexpr const char* kGpuMetricsFlag = "gpu-metrics";
+inline constexpr const char* kGpuMetricsValues[] = {"gpu-metrics-set", "gpu-metrics-hz"};
+
 // Whether --capture-range asks for windows (anything but its default, none).
 bool windowedCapture(const Args& args);
 

@@ -71,13 +71,13 @@ bool validMetricSpec(const std::string& spec) {
 }  // namespace
 
 int cmdRecord(const std::vector<std::string>& argv) {
-    ArgSpec spec{
-        {"no-driver-api", "all-apis"},
-        {"db", "label", "workload", "variant", "progress", "metrics", "cache-control", "sample-ms",
-         "dram-pass", "graph-trace", "capture-range", "host", "remote-db", "remote-cli"},
-        0,
-        0,
-        true};
+    ArgSpec spec{{"no-driver-api", "all-apis", kGpuMetricsFlag},
+                 {"db", "label", "workload", "variant", "progress", "metrics", "cache-control",
+                  "sample-ms", "dram-pass", "graph-trace", "capture-range", "host", "remote-db",
+                  "remote-cli", kGpuMetricsValues[0], kGpuMetricsValues[1]},
+                 0,
+                 0,
+                 true};
     auto args = Args::parse(argv, spec);
     if (args.value("host")) return recordOnHost(args, spec);
     for (const char* remoteOnly : {"remote-db", "remote-cli"})
@@ -90,7 +90,12 @@ int cmdRecord(const std::vector<std::string>& argv) {
     req.argv = args.passThrough();
     if (args.flag("no-driver-api")) req.env.push_back("WARPSCOPE_DRIVER_API=0");
     applyCaptureChoices(args, req.env, req.properties);
+    req.gpuMetrics = gpuMetricsChoice(args, req.properties);
     if (auto metrics = args.value("metrics")) {
+        if (req.gpuMetrics)
+            throw UsageError(
+                "--gpu-metrics and --metrics exclude each other: a counter pass replays every "
+                "kernel, so samples over time would measure the replays (record twice)");
         if (windowedCapture(args))
             throw UsageError(
                 "--capture-range and --metrics exclude each other: a counter pass counts "

@@ -7,6 +7,7 @@
 
 #include "analysis/kernel_summary.h"
 #include "analysis/nvlink_rates.h"
+#include "model/gpu_metrics.h"
 #include "store/run_queries.h"
 #include "store/store.h"
 
@@ -202,6 +203,25 @@ ChromeTraceStats exportChromeTrace(Store& store, RunId run, std::ostream& out, T
             for (const auto& p : rates.points)
                 nvlinkAt(device, p.startNs, p.txBytesPerS, p.rxBytesPerS);
             if (!rates.points.empty()) nvlinkAt(device, rates.points.back().endNs, 0, 0);
+        }
+        // GPU metrics (record --gpu-metrics): a counter per metric, named as
+        // the timeline names it, in its units; back to 0 after the last sample.
+        for (const auto& series : gpuMetricsOf(store, run, window.beginNs, window.endNs)) {
+            const auto name = gpu_metrics::describe(series.metric);
+            const std::string counter =
+                std::string(name.label) +
+                (name.unit.empty() ? "" : " (" + std::string(name.unit) + ")");
+            auto at = [&](std::int64_t t, double value) {
+                if (t < window.beginNs || t >= window.endNs) return;
+                w.emit({{"name", counter},
+                        {"ph", "C"},
+                        {"pid", gpuPid(series.deviceIndex)},
+                        {"ts", w.us(t)},
+                        {"args", {{"value", value * name.scale}}}});
+            };
+            for (const auto& sample : series.samples)
+                at(sample.startNs, sample.value);
+            if (!series.samples.empty()) at(series.samples.back().endNs, 0);
         }
         return w.stats;
     }

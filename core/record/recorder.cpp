@@ -282,6 +282,13 @@ RecordOutcome Recorder::run() {
     nr.command = shellQuoted(request_.argv);
     RunId runId = store.beginRun(nr);
     std::optional<ChildProcess> child;
+    // Sampling starts before the program, so its first kernels are covered.
+    std::string gpuMetricsLog;
+    std::optional<GpuMetricsSampler> gpuMetrics;
+    if (request_.gpuMetrics)
+        gpuMetrics.emplace(*request_.gpuMetrics, [&gpuMetricsLog](std::string line) {
+            gpuMetricsLog += "[warpscope] " + line + "\n";
+        });
     try {
         for (const auto& [key, value] : request_.properties)
             store.setProperty(runId, key, value);
@@ -297,7 +304,8 @@ RecordOutcome Recorder::run() {
     store.setProperty(runId, "capture.program_pid", std::to_string(child->pid()));
     session = std::make_unique<RecordingSession>(store, runId);
     try {
-        return supervise(*child, server, *session);
+        return supervise(*child, server, *session, gpuMetrics ? &*gpuMetrics : nullptr,
+                         gpuMetricsLog);
     } catch (const StoreError& e) {
         child->killAndReap();
         server.closeConnections();
@@ -307,7 +315,15 @@ RecordOutcome Recorder::run() {
 }
 
 RecordOutcome Recorder::supervise(ChildProcess& child, CaptureServer& server,
-                                  RecordingSession& session) {
+                                  RecordingSession& session, GpuMetricsSampler* gpuMetrics,
+                                  std::string& gpuMetricsLog) {
+    auto takeGpuMetrics = [&](std::vector<GpuMetricSeries> series) {
+        session.addGpuMetrics(std::move(series));
+        session.pendingLog += gpuMetricsLog;
+        gpuMetricsLog.clear();
+    };
+    if (gpuMetrics && gpuMetrics->sampling())
+        session.pendingLog += "[warpscope] sampling GPU metrics\n";
     NvmlSampler sampler;
     session.driverVersion = sampler.driverVersion();
     if (request_.sampleIntervalMs <= 0)
@@ -393,6 +409,7 @@ RecordOutcome Recorder::supervise(ChildProcess& child, CaptureServer& server,
             nextSample = now + std::chrono::milliseconds(request_.sampleIntervalMs);
         }
         if (now >= nextFlush) {
+            if (gpuMetrics) takeGpuMetrics(gpuMetrics->take());
             session.flush();
             nextFlush = now + std::chrono::milliseconds(request_.flushIntervalMs);
         }
@@ -403,6 +420,7 @@ RecordOutcome Recorder::supervise(ChildProcess& child, CaptureServer& server,
         }
     }
     int status = child.wait();
+    if (gpuMetrics) takeGpuMetrics(gpuMetrics->stop());
     if (request_.companion)
         stopWhatOutlivesIt(child, request_.companion->stopGraceMs, session.pendingLog);
     child.output().reset();

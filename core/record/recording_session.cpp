@@ -78,6 +78,7 @@ wire::Sink RecordingSession::sink() {
                 writer_.add(sample);
             }
             unplacedSamples_.clear();
+            addGpuMetrics(std::exchange(unplacedGpuMetrics_, {}));
         }
     };
     s.device = [this](const DeviceInfo& reported) {
@@ -252,6 +253,20 @@ std::uint32_t RecordingSession::correlationOf(std::uint32_t pid, std::uint32_t i
     return stored;
 }
 
+void RecordingSession::addGpuMetrics(std::vector<GpuMetricSeries> series) {
+    for (auto& s : series) {
+        if (!clockOffset_) {
+            unplacedGpuMetrics_.push_back(std::move(s));
+            continue;
+        }
+        for (auto& sample : s.samples) {
+            sample.startNs += *clockOffset_;
+            sample.endNs += *clockOffset_;
+        }
+        writer_.add(s);
+    }
+}
+
 void RecordingSession::addSamples(std::vector<SampleRecord> samples) {
     for (auto& s : samples) {
         if (clockOffset_) {
@@ -389,6 +404,9 @@ RecordOutcome RecordingSession::finish(const Ending& ending) {
     for (const auto& s : unplacedSamples_)
         writer_.add(s);
     unplacedSamples_.clear();
+    for (const auto& s : unplacedGpuMetrics_)
+        writer_.add(s);
+    unplacedGpuMetrics_.clear();
     for (const auto& k : replayed_.release())
         writer_.add(k);
     if (replayed_.unplaced() > 0)

@@ -30,6 +30,8 @@ class RecordingSession {
     wire::Sink sink();
     // NVML samples, placed on the CUPTI clock once a process reported it.
     void addSamples(std::vector<SampleRecord> samples);
+    // GPU performance-monitor series on Unix time, placed the same way.
+    void addGpuMetrics(std::vector<GpuMetricSeries> series);
     // Writes what is buffered, the pending log, properties, the device and
     // dropped-record counts. A store locked by another process (or full) only
     // delays this: records wait in memory, bounded, and the log says so.
@@ -89,6 +91,7 @@ class RecordingSession {
     std::int64_t queryCalls_ = 0;  // state-reading calls made while traced, all processes
     bool queryCallsChanged_ = false;
     std::vector<SampleRecord> unplacedSamples_;
+    std::vector<GpuMetricSeries> unplacedGpuMetrics_;
     std::optional<DeviceInfo> pendingDevice_;
     bool deviceSeen_ = false;
     std::vector<std::pair<std::string, std::string>> pendingProperties_;

@@ -2,6 +2,7 @@
 
 #include <QPainterPath>
 #include <algorithm>
+#include <cmath>
 
 namespace ws::ui {
 
@@ -107,21 +108,59 @@ void paintRuler(QPainter& p, const lod::TimeAxis& axis, std::int64_t zeroNs, con
 
 void paintCounter(QPainter& p, const CounterTrack& track, const lod::TimeAxis& axis,
                   const QRectF& rect) {
-    if (track.timeNs.empty() || track.maxValue <= 0) return;
+    const auto& t = track.timeNs;
+    if (t.empty() || track.maxValue <= 0) return;
+    // Only the samples on screen, from the one holding at the left edge.
+    auto first = std::upper_bound(t.begin(), t.end(), axis.toTime(0));
+    const std::size_t begin = first == t.begin() ? 0 : std::size_t(first - t.begin()) - 1;
+    const std::size_t end =
+        std::size_t(std::upper_bound(t.begin(), t.end(), axis.toTime(rect.width())) - t.begin());
+    auto xOf = [&](std::int64_t time) {
+        return rect.left() + std::clamp<qreal>(axis.toPx(time), -1, rect.width() + 1);
+    };
+    auto yOf = [&](double v) {
+        return rect.bottom() - (rect.height() - 2) * std::clamp(v / track.maxValue, 0.0, 1.0);
+    };
     QPainterPath path;
-    path.moveTo(
-        rect.left() + std::clamp<qreal>(axis.toPx(track.timeNs.front()), -1, rect.width() + 1),
-        rect.bottom());
-    for (std::size_t i = 0; i < track.timeNs.size(); ++i) {
-        qreal x = rect.left() + std::clamp<qreal>(axis.toPx(track.timeNs[i]), -1, rect.width() + 1);
-        qreal y = rect.bottom() - (rect.height() - 2) * track.value[i] / track.maxValue;
-        path.lineTo(x, y);
-        if (i + 1 < track.timeNs.size()) {
-            qreal nx = rect.left() +
-                       std::clamp<qreal>(axis.toPx(track.timeNs[i + 1]), -1, rect.width() + 1);
-            path.lineTo(nx, y);  // a sample holds until the next one
+    bool started = false;
+    auto step = [&](qreal from, qreal to, double v) {  // a value held from `from` to `to`
+        if (!started) path.moveTo(from, rect.bottom());
+        started = true;
+        path.lineTo(from, yOf(v));
+        path.lineTo(to, yOf(v));
+    };
+    // Samples narrower than a pixel (10 kHz GPU metrics zoomed out) are
+    // drawn as their time-weighted mean per pixel column: one step a pixel,
+    // however many samples the run holds.
+    qreal columnFrom = 0, columnTo = 0;
+    double sum = 0, weight = 0;
+    int column = 0;
+    auto flushColumn = [&] {
+        if (weight > 0) step(columnFrom, columnTo, sum / weight);
+        sum = weight = 0;
+    };
+    for (std::size_t i = begin; i < end; ++i) {
+        const qreal xs = xOf(t[i]);
+        // A sample holds until the next one; the last for one pixel.
+        const qreal xe = i + 1 < t.size() ? xOf(t[i + 1]) : xs + 1;
+        if (xe - xs >= 1) {
+            flushColumn();
+            step(xs, xe, track.value[i]);
+            continue;
         }
+        const int col = static_cast<int>(std::floor(xs));
+        if (weight > 0 && col != column) flushColumn();
+        if (weight == 0) {
+            columnFrom = xs;
+            column = col;
+        }
+        const double w = std::max<qreal>(xe - xs, 1e-9);
+        sum += track.value[i] * w;
+        weight += w;
+        columnTo = xe;
     }
+    flushColumn();
+    if (!started) return;
     path.lineTo(path.currentPosition().x(), rect.bottom());
     path.closeSubpath();
     p.setPen(QColor(0xe6, 0x7e, 0x22));

@@ -11,6 +11,7 @@
 #include "analysis/engine_step_sol.h"
 #include "analysis/kernel_summary.h"
 #include "analysis/nvlink_rates.h"
+#include "model/gpu_metrics.h"
 #include "model/process_keys.h"
 #include "store/run_queries.h"
 #include "store/store.h"
@@ -261,6 +262,30 @@ void addDeviceCounters(const std::vector<SampleRecord>& samples, TimelineData& d
     }
 }
 
+void addGpuMetricTracks(const std::vector<GpuMetricSeries>& series, TimelineData& data) {
+    std::set<std::uint32_t> devices;
+    for (const auto& s : series)
+        devices.insert(s.deviceIndex);
+    for (const auto& s : series) {
+        if (s.samples.empty()) continue;
+        const auto name = gpu_metrics::describe(s.metric);
+        QString title = QString::fromUtf8(name.label.data(), qsizetype(name.label.size()));
+        if (!name.unit.empty())
+            title += QStringLiteral(" (%1)").arg(
+                QString::fromUtf8(name.unit.data(), qsizetype(name.unit.size())));
+        if (devices.size() > 1) title = QStringLiteral("GPU %1 %2").arg(s.deviceIndex).arg(title);
+        CounterTrack track{title, {}, {}, 0};
+        track.timeNs.reserve(s.samples.size() + 1);
+        track.value.reserve(s.samples.size() + 1);
+        for (const auto& sample : s.samples)
+            addPoint(track, sample.startNs, sample.value * name.scale);
+        addPoint(track, s.samples.back().endNs, track.value.back());
+        // Percentages on their own scale, so 30 % reads as 30 % of the row.
+        if (name.unit == "%") track.maxValue = 100;
+        data.counters.push_back(std::move(track));
+    }
+}
+
 void addTokensAndCounters(Store& store, RunId run, TimelineData& data, Extent& extent) {
     for (const auto& t : tokensOf(store, run))
         data.tokenTimes.push_back(t.timeNs);
@@ -270,6 +295,7 @@ void addTokensAndCounters(Store& store, RunId run, TimelineData& data, Extent& e
     if (!data.tokenTimes.empty()) extent(data.tokenTimes.front(), data.tokenTimes.back());
 
     addDeviceCounters(samplesOf(store, run), data);
+    addGpuMetricTracks(gpuMetricsOf(store, run), data);
 }
 
 }  // namespace ws::ui::load

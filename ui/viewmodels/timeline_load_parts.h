@@ -92,6 +92,9 @@ void addTokensAndCounters(Store& store, RunId run, TimelineData& data, Extent& e
 // Counter tracks from device samples (time order): power, SM clock and
 // NVLink rate of each GPU the run kept busy (analysis/nvlink_rates.h).
 void addDeviceCounters(const std::vector<SampleRecord>& samples, TimelineData& data);
+// A counter track per GPU metric series (record --gpu-metrics), in the
+// units of model/gpu_metrics.h; percentages scaled to 100.
+void addGpuMetricTracks(const std::vector<GpuMetricSeries>& series, TimelineData& data);
 void addStepSolTrack(std::vector<EngineStep> steps, const EngineStepCost& cost, TimelineData& data);
 
 }  // namespace ws::ui::load

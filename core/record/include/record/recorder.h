@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "model/records.h"
+#include "record/gpu_metrics_sampler.h"
 
 namespace ws {
 
@@ -66,6 +67,8 @@ struct RecordRequest {
     int progressIntervalMs = 500;
     std::function<void(const RecordProgress&)> onProgress;
     std::optional<Companion> companion;
+    // GPU metrics over time (CUPTI PM sampling), started before the program.
+    std::optional<GpuMetricsRequest> gpuMetrics;
 };
 
 struct RecordOutcome {
@@ -99,7 +102,8 @@ class Recorder {
 
   private:
     std::string checkRequest() const;  // the resolved program, or RecordError
-    RecordOutcome supervise(ChildProcess& child, CaptureServer& server, RecordingSession& session);
+    RecordOutcome supervise(ChildProcess& child, CaptureServer& server, RecordingSession& session,
+                            GpuMetricsSampler* gpuMetrics, std::string& gpuMetricsLog);
     RecordRequest request_;
     int cancelPipe_[2] = {-1, -1};
 };

@@ -97,6 +97,53 @@ TEST(TimelineData, AOneGpuRunOnAnotherGpuShowsThatGpu) {
     EXPECT_EQ(data.counters[0].value[0], 103);  // GPU 3's power
 }
 
+// GPU metric series become tracks in the units a user reads: percentages on
+// a 0-100 scale, bytes per second as GB/s; a metric named by the user keeps
+// its CUPTI name. Each sample holds to its end.
+TEST(TimelineData, GpuMetricSeriesBecomeTracksInTheirUnits) {
+    GpuMetricSeries sm{0, "sm__cycles_active.avg.pct_of_peak_sustained_elapsed",
+                       {{0, 100'000, 40}, {100'000, 200'000, 60}}};
+    GpuMetricSeries dram{0, "dram__bytes_read.sum.per_second", {{0, 100'000, 2.5e12}}};
+    GpuMetricSeries other{0, "gpc__cycles_elapsed.max", {{0, 100'000, 7}}};
+    TimelineData data;
+    load::addGpuMetricTracks({sm, dram, other}, data);
+    ASSERT_EQ(data.counters.size(), 3u);
+    EXPECT_EQ(data.counters[0].title, "SM active (%)");
+    EXPECT_DOUBLE_EQ(data.counters[0].maxValue, 100);
+    EXPECT_EQ(data.counters[0].timeNs, (std::vector<std::int64_t>{0, 100'000, 200'000}));
+    EXPECT_EQ(data.counters[1].title, "DRAM read (GB/s)");
+    EXPECT_DOUBLE_EQ(data.counters[1].value[0], 2500);
+    EXPECT_EQ(data.counters[2].title, "gpc__cycles_elapsed.max");
+}
+
+// A 10 kHz track zoomed out to a few hundred pixels draws each pixel column
+// as the mean of its samples: a 90 % first half, and a second half that
+// alternates 0 and 20 % every sample reads 10 % (not the 20 % envelope).
+TEST(TimelineData, ACounterOfManySamplesDrawsTheirMeanPerPixel) {
+    CounterTrack track{"SM active (%)", {}, {}, 100};
+    for (int i = 0; i < 200'000; ++i) {
+        track.timeNs.push_back(i * 100'000LL);
+        track.value.push_back(i < 100'000 ? 90 : (i % 2 ? 20 : 0));
+    }
+    QImage image(400, 50, QImage::Format_ARGB32);
+    image.fill(Qt::white);
+    lod::TimeAxis axis;
+    axis.originNs = 0;
+    axis.nsPerPx = 200'000 * 100'000.0 / 400;
+    {
+        QPainter p(&image);
+        paintCounter(p, track, axis, QRectF(0, 0, 400, 50));
+    }
+    auto filledRows = [&](int x) {
+        int n = 0;
+        for (int y = 0; y < image.height(); ++y)
+            n += image.pixelColor(x, y) != QColor(Qt::white);
+        return n;
+    };
+    EXPECT_NEAR(filledRows(100), 0.9 * 48, 3);
+    EXPECT_NEAR(filledRows(300), 0.1 * 48, 3);
+}
+
 // One GPU whose NVLink carried nothing: no flat NVLink tracks, plain titles.
 TEST(TimelineData, OneGpuWithoutNvlinkTrafficGetsPowerAndClockOnly) {
     std::vector<SampleRecord> samples;

@@ -56,6 +56,8 @@ LaunchPanel::LaunchPanel(QWidget* parent)
       graphTrace_(new QComboBox(this)),
       allApis_(new QCheckBox(tr("every API call"), this)),
       profilerApiRange_(new QCheckBox(tr("only cudaProfilerStart–Stop"), this)),
+      gpuMetrics_(
+          new QCheckBox(tr("GPU metrics over time (SM, tensor pipe, DRAM, PCIe, NVLink)"), this)),
       editor_(new QPlainTextEdit(this)),
       validation_(new QLabel(this)),
       launchButton_(new QPushButton(tr("Launch"), this)),
@@ -99,6 +101,11 @@ LaunchPanel::LaunchPanel(QWidget* parent)
     capture->addWidget(profilerApiRange_);
     capture->addStretch(1);
     layout->addLayout(capture);
+    gpuMetrics_->setToolTip(
+        tr("Sample the GPU's performance monitors 10,000 times a second while the program "
+           "runs (CUPTI PM sampling, device-wide): tracks under the kernels and "
+           "`warpscope-cli gpu-metrics RUN` (record --gpu-metrics)"));
+    layout->addWidget(gpuMetrics_);
     editor_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
     editor_->setPlaceholderText(tr("A workload config (TOML): name, kind, [contract], [command]"));
     layout->addWidget(editor_, 1);
@@ -224,6 +231,7 @@ void LaunchPanel::launch() {
     if (allApis_->isChecked()) args << QStringLiteral("--all-apis");
     if (profilerApiRange_->isChecked())
         args << QStringLiteral("--capture-range") << QStringLiteral("cudaProfilerApi");
+    if (gpuMetrics_->isChecked()) args << QStringLiteral("--gpu-metrics");
     const QString remote = host();
     if (!remote.isEmpty()) args << QStringLiteral("--host") << remote;
     status_->setText(remote.isEmpty() ? tr("Running…") : tr("Running on %1…").arg(remote));
@@ -235,11 +243,13 @@ void LaunchPanel::launch() {
     graphTrace_->setEnabled(false);
     allApis_->setEnabled(false);
     profilerApiRange_->setEnabled(false);
+    gpuMetrics_->setEnabled(false);
     job_.start(args);
 }
 
-void LaunchPanel::setCaptureOptions(const QString& graphTrace, bool allApis,
-                                    bool profilerApiRange) {
+void LaunchPanel::setCaptureOptions(const QString& graphTrace, bool allApis, bool profilerApiRange,
+                                    bool gpuMetrics) {
+    gpuMetrics_->setChecked(gpuMetrics);
     int i = graphTrace_->findData(graphTrace);
     if (i >= 0) graphTrace_->setCurrentIndex(i);
     allApis_->setChecked(allApis);
@@ -285,6 +295,7 @@ void LaunchPanel::onFinished(bool ok, const QString& summary) {
     graphTrace_->setEnabled(true);
     allApis_->setEnabled(true);
     profilerApiRange_->setEnabled(true);
+    gpuMetrics_->setEnabled(true);
     status_->setText(summary);
     emit runFinished(ok, summary);
 }

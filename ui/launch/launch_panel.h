@@ -41,9 +41,10 @@ class LaunchPanel : public QWidget {
     QString statusText() const;
     bool running() const { return job_.running(); }
     // How the next launch captures (record's --graph-trace node|graph,
-    // --all-apis and --capture-range cudaProfilerApi); per node, state reads
-    // left out and the whole run unless changed.
-    void setCaptureOptions(const QString& graphTrace, bool allApis, bool profilerApiRange = false);
+    // --all-apis, --capture-range cudaProfilerApi and --gpu-metrics); per
+    // node, state reads left out, the whole run and no GPU metrics unless changed.
+    void setCaptureOptions(const QString& graphTrace, bool allApis, bool profilerApiRange = false,
+                           bool gpuMetrics = false);
 
   public slots:
     void launch();
@@ -65,6 +66,7 @@ class LaunchPanel : public QWidget {
     QComboBox* graphTrace_;
     QCheckBox* allApis_;
     QCheckBox* profilerApiRange_;
+    QCheckBox* gpuMetrics_;
     QPlainTextEdit* editor_;
     QLabel* validation_;
     QPushButton* launchButton_;

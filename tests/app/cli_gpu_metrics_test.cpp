@@ -15,11 +15,11 @@ namespace {
 TEST(CliGpuMetrics, BadChoicesAreRefusedBeforeAnythingRuns) {
     testing::TempDir dir;
     const auto db = dir.file("runs.wsdb");
-    for (const auto& args : std::vector<std::vector<std::string>>{
-             {"--gpu-metrics-hz", "5", "--gpu-metrics"},
-             {"--gpu-metrics-hz", "1000"},
-             {"--gpu-metrics-set", "SM Active"},
-             {"--gpu-metrics", "--metrics", "dram"}}) {
+    for (const auto& args :
+         std::vector<std::vector<std::string>>{{"--gpu-metrics-hz", "5", "--gpu-metrics"},
+                                               {"--gpu-metrics-hz", "1000"},
+                                               {"--gpu-metrics-set", "SM Active"},
+                                               {"--gpu-metrics", "--metrics", "dram"}}) {
         std::vector<std::string> argv = {"record", "--db", db};
         argv.insert(argv.end(), args.begin(), args.end());
         argv.insert(argv.end(), {"--", "/bin/true"});

@@ -339,7 +339,8 @@ std::string version1Store(const TempDir& dir) {
                "clock_event_reasons; ALTER TABLE samples DROP COLUMN nvlink_tx_bytes; ALTER "
                "TABLE samples DROP COLUMN nvlink_rx_bytes; ALTER TABLE event_chunks DROP COLUMN "
                "format; DROP TABLE "
-               "graph_nodes; DROP TABLE gpu_streams; DROP TABLE collective_calls; DROP TABLE gpu_metric_chunks; PRAGMA "
+               "graph_nodes; DROP TABLE gpu_streams; DROP TABLE collective_calls; DROP TABLE "
+               "gpu_metric_chunks; PRAGMA "
                "user_version = 1;");
     return path;
 }

@@ -101,7 +101,8 @@ TEST(TimelineData, AOneGpuRunOnAnotherGpuShowsThatGpu) {
 // a 0-100 scale, bytes per second as GB/s; a metric named by the user keeps
 // its CUPTI name. Each sample holds to its end.
 TEST(TimelineData, GpuMetricSeriesBecomeTracksInTheirUnits) {
-    GpuMetricSeries sm{0, "sm__cycles_active.avg.pct_of_peak_sustained_elapsed",
+    GpuMetricSeries sm{0,
+                       "sm__cycles_active.avg.pct_of_peak_sustained_elapsed",
                        {{0, 100'000, 40}, {100'000, 200'000, 60}}};
     GpuMetricSeries dram{0, "dram__bytes_read.sum.per_second", {{0, 100'000, 2.5e12}}};
     GpuMetricSeries other{0, "gpc__cycles_elapsed.max", {{0, 100'000, 7}}};

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/analysis_window.h"
+#include "analysis/gpu_metric_summary.h"
 #include "analysis/kernel_classes.h"
 #include "analysis/kernel_summary.h"
 #include "analysis/process_summary.h"
@@ -15,6 +16,8 @@
 #include "cli/open_store.h"
 #include "cli/text_table.h"
 #include "cli/window_arg.h"
+#include "model/gpu_metrics.h"
+#include "store/run_queries.h"
 #include "store/store.h"
 #include "util/format.h"
 
@@ -54,6 +57,11 @@ int cmdSummary(const std::vector<std::string>& argv) {
     }
     auto s = summarizeRun(store, id, window.span, window.label);
     auto processes = summarizeProcesses(store, id, window.span, &s);
+    // GPU metrics (record --gpu-metrics) over the window: the whole-run view
+    // of `gpu-metrics RUN`.
+    const auto gpuMetrics =
+        summarizeGpuMetrics(gpuMetricsOf(store, id, window.span.beginNs, window.span.endNs),
+                            {{window.span.beginNs, window.span.endNs}});
     if (args.flag("json")) {
         // Every row unless --top was given (machine output keeps the whole
         // table by default); the totals say how many there were.
@@ -126,6 +134,15 @@ int cmdSummary(const std::vector<std::string>& argv) {
                                       {"kernel_share", p.kernelShare},
                                       {"memcpys", p.memcpys},
                                       {"memcpy_bytes", p.memcpyBytes}});
+        j["gpu_metrics"] = nlohmann::ordered_json::array();
+        for (const auto& m : gpuMetrics)
+            j["gpu_metrics"].push_back({{"device", m.deviceIndex},
+                                        {"metric", m.metric},
+                                        {"label", gpu_metrics::describe(m.metric).label},
+                                        {"unit", gpu_metrics::describe(m.metric).unit},
+                                        {"scale", gpu_metrics::describe(m.metric).scale},
+                                        {"mean", m.mean},
+                                        {"p99", m.p99}});
         std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
         return 0;
     }
@@ -201,6 +218,17 @@ int cmdSummary(const std::vector<std::string>& argv) {
                   << " of that time), " << s.graphs.inRange << " inside an NVTX range then ("
                   << share(s.graphs.inRangeNs)
                   << "); the ranges below count them where they were captured\n";
+    }
+    if (!gpuMetrics.empty()) {
+        std::cout << "\nGPU metrics over the window (gpu-metrics RUN --by kernel: per kernel)\n";
+        TextTable table({"GPU", "mean", "p99", "metric"});
+        for (const auto& m : gpuMetrics) {
+            const auto name = gpu_metrics::describe(m.metric);
+            const std::string unit = name.unit.empty() ? "" : " " + std::string(name.unit);
+            table.add({std::to_string(m.deviceIndex), formatFixed(m.mean * name.scale, 1) + unit,
+                       formatFixed(m.p99 * name.scale, 1) + unit, std::string(name.label)});
+        }
+        table.print(std::cout);
     }
     if (!s.ranges.empty()) {
         std::cout << "\nNVTX ranges\n";

@@ -93,6 +93,14 @@ TEST(CliGpuMetrics, PerKernelMeansInTheUnitsAUserReads) {
     EXPECT_NEAR(metrics[0]["mean"].get<double>(), 1.75e12, 1e6);  // stored as float32
     EXPECT_EQ(metrics[1]["unit"], "%");
 
+    // summary shows the whole window's means beside its kernels.
+    auto summary = cli({"summary", "1", "--db", db});
+    ASSERT_EQ(summary.exitCode, 0) << summary.err;
+    EXPECT_NE(summary.out.find("GPU metrics over the window"), std::string::npos) << summary.out;
+    EXPECT_NE(summary.out.find("1750.0 GB/s"), std::string::npos) << summary.out;
+    auto summaryJson = nlohmann::json::parse(cli({"summary", "1", "--db", db, "--json"}).out);
+    EXPECT_EQ(summaryJson["gpu_metrics"].size(), 2u);
+
     auto bad = cli({"gpu-metrics", "1", "--db", db, "--by", "thread"});
     EXPECT_EQ(bad.exitCode, 2);
 }

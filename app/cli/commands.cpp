@@ -163,7 +163,9 @@ const std::vector<Command>& commands() {
          "with their occupancy",
          cmdRoofline},
         {"occupancy",
-         "occupancy --cc 9.0 --threads N --regs R [--smem BYTES] [--carveout PCT] [--json]",
+         "occupancy --cc 9.0 --threads N --regs R [--smem BYTES] [--carveout PCT] [--grid BLOCKS "
+         "--sms N] "
+         "[--json]",
          "theoretical occupancy and its limiter, by the CUDA occupancy calculator's rules",
          cmdOccupancy},
         {"validate", "validate CONFIG|FOLDER...",

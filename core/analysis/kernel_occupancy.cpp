@@ -14,6 +14,24 @@ LaunchResources launchResourcesOf(const KernelRecord& k) {
     return launch;
 }
 
+std::optional<LaunchWaves> launchWaves(std::int64_t gridBlocks, int activeBlocksPerSm,
+                                       int smCount) {
+    if (gridBlocks <= 0 || activeBlocksPerSm <= 0 || smCount <= 0) return std::nullopt;
+    LaunchWaves w;
+    w.gridBlocks = gridBlocks;
+    w.blocksPerWave = std::int64_t(activeBlocksPerSm) * smCount;
+    w.wavesPerSm = double(gridBlocks) / double(w.blocksPerWave);
+    // Whole numbers for the split: a double's floor of e.g. 3.0000000001
+    // would invent a tail that is not there.
+    w.fullWaves = gridBlocks / w.blocksPerWave;
+    w.partialWaveBlocks = gridBlocks % w.blocksPerWave;
+    if (w.hasTail()) {
+        w.partialWaveFill = double(w.partialWaveBlocks) / double(w.blocksPerWave);
+        w.tailDurationShare = 1.0 / double(w.fullWaves + 1);
+    }
+    return w;
+}
+
 std::vector<KernelOccupancy> topKernelOccupancy(Store& store, RunId run, const RunSummary& summary,
                                                 TimeWindow window, int top) {
     std::vector<KernelOccupancy> out;
@@ -39,6 +57,9 @@ std::vector<KernelOccupancy> topKernelOccupancy(Store& store, RunId run, const R
         o.launch = launchResourcesOf(k);
         o.sm = sm;
         o.occupancy = theoreticalOccupancy(sm, o.launch);
+        bool gridKnown = k.gridX > 0 && k.gridY > 0 && k.gridZ > 0;
+        o.waves = launchWaves(gridKnown ? std::int64_t(k.gridX) * k.gridY * k.gridZ : 0,
+                              o.occupancy.activeBlocksPerSm, device->smCount);
     });
     return out;
 }

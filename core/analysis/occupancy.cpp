@@ -28,7 +28,13 @@ std::vector<int> smemConfigsKiB(const SmLimits& sm) {
         case 86:
         case 89:
             return {0, 8, 16, 32, 64, 100};
-        default:  // 9.0
+        // cudaOccAlignUpShmemSizeVoltaPlus in CUDA 13.0's cuda_occupancy.h:
+        // 12.0 and 12.1 configure as 8.6 and 8.9; 10.0, 10.1, 10.3 and 11.0
+        // as 9.0.
+        case 120:
+        case 121:
+            return {0, 8, 16, 32, 64, 100};
+        default:  // 9.0, 10.0
             return {0, 8, 16, 32, 64, 100, 132, 164, 196, 228};
     }
 }
@@ -103,6 +109,27 @@ std::optional<SmLimits> limitsForComputeCapability(int major, int minor) {
             s.smemPerBlockOptin = 101376;
             return s;
         case 90:  // H100, H200
+            return s;
+        // Blackwell. Sources, each figure checked against at least two:
+        // - NVIDIA's Blackwell Tuning Guide (docs.nvidia.com/cuda/blackwell-
+        //   tuning-guide, "Occupancy"): 64 resident warps per SM for 10.0 and
+        //   48 for 12.0, 64 K 32-bit registers per SM, 228 KB shared memory
+        //   per SM for 10.0, at most 227 KB (10.0) and 99 KB (12.0) per block.
+        // - CCCL's arch traits (libcudacxx cuda/__device/arch_traits.h), which
+        //   follow the Programming Guide's "Technical Specifications per
+        //   Compute Capability" table: sm_100 228 KB, sm_120 100 KB shared
+        //   memory per SM, 1 KB reserved per block, opt-in = per SM - 1 KB.
+        // - cuda_occupancy.h of CUDA 13.0 (cudaOccMaxBlocksPerMultiprocessor):
+        //   32 resident blocks per SM for 10.0, 24 for 12.x. The tuning guide
+        //   says 32 for 12.0, but CCCL corrected its sm_120 traits from 32 to
+        //   24 after the guide's table (NVIDIA/cccl PR 6185): 24 it is.
+        // - An RTX 5090 (12.0) reports 1536 threads and 102400 B per SM,
+        //   101376 B per block opted in.
+        case 100:  // B200, GB200 (sm_100): per SM as 9.0, the defaults
+            return s;
+        case 120:  // RTX 50, RTX PRO 6000 Blackwell (sm_120)
+            s.maxThreadsPerSm = 1536, s.maxBlocksPerSm = 24, s.smemPerSm = 102400,
+            s.smemPerBlockOptin = 101376;
             return s;
         default:
             return std::nullopt;

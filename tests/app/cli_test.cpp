@@ -287,6 +287,21 @@ TEST_F(CliTest, OccupancyJsonHasDocumentedKeys) {
                                          "32", "--smem", "100000", "--json"})
                                         .out)["limiter"],
               "shared_memory");
+    // Waves and the tail effect with a grid and SM count: 264 blocks a wave
+    // on 132 SMs, 600 blocks are 2 full waves and one 27 % full.
+    auto waves =
+        nlohmann::json::parse(cli({"occupancy", "--cc", "9.0", "--threads", "256", "--regs", "128",
+                                   "--grid", "600", "--sms", "132", "--json"})
+                                  .out);
+    EXPECT_EQ(waves["blocks_per_wave"], 264);
+    EXPECT_EQ(waves["full_waves"], 2);
+    EXPECT_EQ(waves["tail_wave_blocks"], 72);
+    EXPECT_NEAR(waves["waves_per_sm"].get<double>(), 600.0 / 264, 1e-12);
+    EXPECT_NEAR(waves["tail_duration_share"].get<double>(), 1.0 / 3, 1e-12);
+    EXPECT_EQ(cli({"occupancy", "--cc", "9.0", "--threads", "256", "--regs", "32", "--grid", "600"})
+                  .exitCode,
+              2);  // --grid without --sms
+    EXPECT_EQ(cli({"occupancy", "--cc", "10.0", "--threads", "256", "--regs", "32"}).exitCode, 0);
     EXPECT_EQ(cli({"occupancy", "--cc", "6.1", "--threads", "256", "--regs", "32"}).exitCode, 2);
     EXPECT_EQ(cli({"occupancy", "--cc", "9.0", "--threads", "abc", "--regs", "32"}).exitCode, 2);
 }

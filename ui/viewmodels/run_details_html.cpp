@@ -6,6 +6,7 @@
 
 #include "analysis/capture_cost.h"
 #include "analysis/client_measurement.h"
+#include "analysis/kernel_occupancy.h"
 #include "analysis/kernel_summary.h"
 #include "model/counter_metrics.h"
 #include "util/format.h"
@@ -70,6 +71,31 @@ class Table {
 
 QString count(std::int64_t n) {
     return QLocale().toString(static_cast<qlonglong>(n));
+}
+
+// Nsight Compute's launch statistics beside the limiter: the grid in waves
+// of resident blocks, and how long its last, partial wave leaves SM slots
+// idle. Empty (no row) without the device's SM count or a launch that runs.
+QString wavesText(const KernelRecord& k, const std::optional<DeviceInfo>& device,
+                  const Occupancy& o) {
+    bool gridKnown = k.gridX > 0 && k.gridY > 0 && k.gridZ > 0;
+    auto w = launchWaves(gridKnown ? std::int64_t(k.gridX) * k.gridY * k.gridZ : 0,
+                         o.activeBlocksPerSm, device ? device->smCount : 0);
+    if (!w) return {};
+    QString waves = QStringLiteral("%1 (%2 blocks, %3 a wave on %4 SMs)")
+                        .arg(w->wavesPerSm, 0, 'f', 2)
+                        .arg(count(w->gridBlocks), count(w->blocksPerWave))
+                        .arg(device->smCount);
+    if (!w->hasTail()) return waves + QStringLiteral(", no partial wave");
+    if (w->fullWaves == 0)
+        return waves + QStringLiteral("; one partial wave, %1% full, for all of the kernel's time")
+                           .arg(w->partialWaveFill * 100, 0, 'f', 1);
+    return waves + QStringLiteral(
+                       "; tail: a last wave of %1 blocks, %2% full, up to %3% of the "
+                       "kernel's time")
+                       .arg(count(w->partialWaveBlocks))
+                       .arg(w->partialWaveFill * 100, 0, 'f', 1)
+                       .arg(w->tailDurationShare * 100, 0, 'f', 1);
 }
 
 }  // namespace
@@ -240,6 +266,7 @@ QString kernelDetailsHtml(const KernelDetails& d) {
                     .arg(o.maxWarpsPerSm)
                     .arg(o.activeBlocksPerSm))
             .row(QStringLiteral("Limited by"), QString::fromLatin1(describe(o.limiter)))
+            .row(QStringLiteral("Waves per SM"), wavesText(d.kernel, d.device, o))
             .row(QStringLiteral("Block limits"),
                  QStringLiteral("warps %1, registers %2, shared memory %3, blocks %4")
                      .arg(o.blockLimitWarps)

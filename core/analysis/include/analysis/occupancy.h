@@ -1,5 +1,5 @@
 // Theoretical occupancy by the rules of CUDA's occupancy calculator
-// (cuda_occupancy.h), for compute capabilities 7.0 to 9.0: registers are
+// (cuda_occupancy.h), for compute capabilities 7.0 to 9.0, 10.0 and 12.0: registers are
 // allocated per warp in 256-register units within 4 sub-partitions, shared
 // memory in 128/256-byte units plus the driver's reserved bytes per block,
 // and the SM's shared-memory configuration follows the carveout.
@@ -28,7 +28,7 @@ struct SmLimits {
 };
 
 // Limits of a compute capability as CUDA reports them for its GPUs; nullopt
-// for one outside 7.0-9.0.
+// for one not in 7.0, 7.2, 7.5, 8.0, 8.6, 8.7, 8.9, 9.0, 10.0, 12.0.
 std::optional<SmLimits> limitsForComputeCapability(int major, int minor);
 // Limits as a recorded device reported them.
 SmLimits limitsOf(const DeviceInfo& device);

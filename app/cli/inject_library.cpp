@@ -78,7 +78,8 @@ std::optional<GpuMetricsRequest> gpuMetricsChoice(
             request.metrics.push_back(name);
         }
     }
-    const auto rate = hz ? parseInteger("gpu-metrics-hz", *hz, 10, 100'000)
+    const auto rate = hz ? parseInteger("gpu-metrics-hz", *hz, 10,
+                                        1'000'000'000 / gpu_metrics::kShortestIntervalNs)
                          : 1'000'000'000 / gpu_metrics::kDefaultIntervalNs;
     request.intervalNs = 1'000'000'000 / rate;
     // Beside the injection library: both are the capture side of this build.

@@ -4,6 +4,7 @@
 #include <map>
 #include <utility>
 
+#include "model/gpu_metrics.h"
 #include "store/run_queries.h"
 
 namespace ws {
@@ -96,13 +97,22 @@ std::vector<GpuMetricStats> summarizeGpuMetrics(const std::vector<GpuMetricSerie
         auto stats = statsOf(s, disjoint);
         if (stats.samples > 0) out.push_back(std::move(stats));
     }
+    std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
+        return std::pair(a.deviceIndex, gpu_metrics::displayRank(a.metric)) <
+               std::pair(b.deviceIndex, gpu_metrics::displayRank(b.metric));
+    });
     return out;
 }
 
 GpuMetricReport gpuMetricReport(Store& store, std::int64_t run, GpuMetricGrouping by,
                                 std::size_t top) {
+    return gpuMetricReport(store, run, by, top, gpuMetricsOf(store, run));
+}
+
+GpuMetricReport gpuMetricReport(Store& store, std::int64_t run, GpuMetricGrouping by,
+                                std::size_t top, std::vector<GpuMetricSeries> series) {
     GpuMetricReport report;
-    report.series = gpuMetricsOf(store, run);
+    report.series = std::move(series);
     if (report.series.empty()) return report;
     report.samplePeriodNs = medianPeriod(report.series);
 

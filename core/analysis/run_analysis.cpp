@@ -24,6 +24,12 @@ RunAnalysis analyzeRun(Store& store, RunId id, const WindowChoice& choice,
         std::string whyNot;
         a.energy = energySplitOf(store, id, whyNot);
     }
+    if (auto series = gpuMetricsOf(store, id); !series.empty() && !(stop && stop())) {
+        a.gpuMetrics = summarizeGpuMetrics(series, {{window.beginNs, window.endNs}});
+        a.gpuMetricsByKernel = gpuMetricReport(store, id, GpuMetricGrouping::Kernel,
+                                               kGpuMetricKernelsShown, std::move(series))
+                                   .groups;
+    }
     return a;
 }
 

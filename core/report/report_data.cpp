@@ -197,6 +197,8 @@ ReportData buildReport(Store& store, const std::vector<RunAnalysis>& analyses) {
     d.roofline = analysed.roofline;
     d.occupancy = analysed.occupancy;
     d.energySplit = analysed.energy;
+    d.gpuMetrics = analysed.gpuMetrics;
+    d.gpuMetricsByKernel = analysed.gpuMetricsByKernel;
     d.quality = qualityOf(store, id);
     auto agg = runAggregates(store, id);
     d.overheadCount = agg.overheadCount;

@@ -9,6 +9,7 @@
 #include "analysis/capture_cost.h"
 #include "analysis/client_measurement.h"
 #include "analysis/statistics.h"
+#include "model/gpu_metrics.h"
 #include "util/format.h"
 #include "util/version.h"
 
@@ -595,6 +596,14 @@ void writeRoofline(Doc& doc, const ReportData& d, const ChartSource& charts) {
 }
 
 // Theoretical occupancy of the top kernels.
+// "2.27 (tail ≤ 33 %)": waves per SM and, with a partial last wave, the
+// share of the kernel's time it may take (Nsight Compute's tail effect).
+std::string wavesCell(const std::optional<LaunchWaves>& w) {
+    if (!w) return "—";
+    return formatFixed(w->wavesPerSm, 2) +
+           (w->hasTail() ? " (tail ≤ " + formatFixed(100 * w->tailDurationShare, 0) + " %)" : "");
+}
+
 void writeOccupancy(Doc& doc, const ReportData& d, const ChartSource& charts) {
     doc.heading(2, "Occupancy");
     if (d.occupancy.empty()) {
@@ -602,23 +611,66 @@ void writeOccupancy(Doc& doc, const ReportData& d, const ChartSource& charts) {
     } else {
         std::vector<std::vector<std::string>> rows;
         for (const auto& o : d.occupancy)
-            rows.push_back({o.name, formatFixed(o.timePercent, 1),
-                            std::to_string(o.launch.threadsPerBlock),
-                            std::to_string(o.launch.registersPerThread),
-                            std::to_string(o.launch.sharedBytesPerBlock),
-                            formatFixed(100 * o.occupancy.occupancy, 0) + "%",
-                            o.achieved ? formatFixed(100 * *o.achieved, 0) + "%" : "—",
-                            o.occupancy.problem.empty() ? describe(o.occupancy.limiter)
-                                                        : o.occupancy.problem});
+            rows.push_back(
+                {o.name, formatFixed(o.timePercent, 1), std::to_string(o.launch.threadsPerBlock),
+                 std::to_string(o.launch.registersPerThread),
+                 std::to_string(o.launch.sharedBytesPerBlock),
+                 formatFixed(100 * o.occupancy.occupancy, 0) + "%",
+                 o.achieved ? formatFixed(100 * *o.achieved, 0) + "%" : "—",
+                 o.occupancy.problem.empty() ? describe(o.occupancy.limiter) : o.occupancy.problem,
+                 wavesCell(o.waves)});
         doc.table({"kernel", "time %", "threads", "registers", "shared B", "theoretical",
-                   "achieved", "limited by"},
+                   "achieved", "limited by", "waves (tail)"},
                   rows);
         doc.para(
             "Theoretical occupancy by the CUDA occupancy calculator's rules, from one launch "
             "of each kernel; achieved occupancy from the sm__warps_active counter where the run "
-            "was recorded with --metrics roofline (— otherwise).");
+            "was recorded with --metrics roofline (— otherwise). Waves: the grid over the blocks "
+            "all SMs hold at once; a partial last wave leaves SMs idle for up to the share of "
+            "the kernel's time in brackets.");
         doc.image(chartOf(charts, "occupancy"), "Theoretical occupancy of the top kernels");
     }
+}
+
+// GPU metrics over time (record --gpu-metrics): the window's mean, p99 and
+// max per metric, then each top kernel's means.
+void writeGpuMetrics(Doc& doc, const ReportData& d) {
+    if (d.gpuMetrics.empty()) return;
+    doc.heading(2, "GPU metrics");
+    auto inUnits = [](const GpuMetricStats& s, double v) {
+        const auto name = gpu_metrics::describe(s.metric);
+        return formatFixed(v * name.scale, 1) +
+               (name.unit.empty() ? "" : " " + std::string(name.unit));
+    };
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& s : d.gpuMetrics)
+        rows.push_back({std::string(gpu_metrics::describe(s.metric).label),
+                        std::to_string(s.deviceIndex), inUnits(s, s.mean), inUnits(s, s.p99),
+                        inUnits(s, s.max)});
+    doc.table({"metric", "GPU", "mean", "p99", "max"}, rows);
+    if (!d.gpuMetricsByKernel.empty()) {
+        std::vector<std::string> header = {"kernel", "time"};
+        const auto& first = d.gpuMetricsByKernel.front().stats;
+        for (const auto& s : first)
+            header.push_back(std::string(gpu_metrics::describe(s.metric).label));
+        std::vector<std::vector<std::string>> kernels;
+        for (const auto& g : d.gpuMetricsByKernel) {
+            std::vector<std::string> row = {g.name, formatDuration(g.totalNs)};
+            for (const auto& h : first) {
+                auto it = std::find_if(g.stats.begin(), g.stats.end(),
+                                       [&](const auto& s) { return s.metric == h.metric; });
+                row.push_back(it == g.stats.end() ? "—" : inUnits(*it, it->mean));
+            }
+            kernels.push_back(std::move(row));
+        }
+        doc.table(header, kernels);
+    }
+    doc.para(
+        "Sampled device-wide by the GPU's performance monitors (CUPTI PM sampling) while "
+        "the program ran. A kernel's figures are the means over the samples that overlap "
+        "its launches, each weighted by the time it shares with them: for kernels shorter "
+        "than a sample they include what ran around them (warpscope-cli gpu-metrics RUN "
+        "--by kernel says how much).");
 }
 
 // The run against its baseline.
@@ -749,6 +801,7 @@ std::string writeReport(const ReportData& d, ReportFormat format, const ChartSou
     writeKernels(doc, d, chartSource);
     writeRoofline(doc, d, chartSource);
     writeOccupancy(doc, d, chartSource);
+    writeGpuMetrics(doc, d);
     writeComparison(doc, d);
     writeQuality(doc, d);
     writeCapture(doc, d);

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include "analysis/gpu_metric_summary.h"
+#include "report/report_data.h"
+#include "report/report_writer.h"
 #include "store/store.h"
 #include "store/store_writer.h"
 #include "support/temp_dir.h"
@@ -96,6 +98,41 @@ TEST(GpuMetricReport, GroupsByKernelNameOnItsGpuAndByRangeName) {
     auto whole = gpuMetricReport(store, run, GpuMetricGrouping::Run, 10);
     ASSERT_EQ(whole.groups.size(), 1u);
     EXPECT_DOUBLE_EQ(whole.groups[0].stats.at(0).mean, 50);
+}
+
+// A run recorded with --gpu-metrics: its report has a GPU metrics section
+// with the window's means and each top kernel's, in the units a user reads.
+TEST(GpuMetricReport, TheReportShowsTheWindowAndTheTopKernels) {
+    testing::TempDir dir;
+    Store store(dir.file("r.wsdb"));
+    RunId run = store.beginRun({});
+    {
+        StoreWriter w(store, run);
+        w.add(stepSeries());
+        GpuMetricSeries dram{0, "dram__bytes_read.sum.per_second", {}};
+        for (int i = 0; i < 10; ++i)
+            dram.samples.push_back({i * 100'000LL, (i + 1) * 100'000LL, 2.0e12});
+        w.add(dram);
+        KernelRecord k;
+        k.name = "busy";
+        k.startNs = 600'000;
+        k.endNs = 1'000'000;
+        k.correlationId = 1;
+        w.add(k);
+    }
+    store.finishRun(run, RunStatus::Ok);
+    const auto md = writeReport(buildReport(store, run), ReportFormat::Markdown);
+    EXPECT_NE(md.find("## GPU metrics"), std::string::npos) << md;
+    EXPECT_NE(md.find("| SM active | 0 | 50.0 % | 90.0 % | 90.0 % |"), std::string::npos) << md;
+    // The default set's order: SM active before DRAM read.
+    EXPECT_LT(md.find("| SM active |"), md.find("| DRAM read |")) << md;
+    EXPECT_NE(md.find("| busy | 400 µs | 90.0 % | 2000.0 GB/s |"), std::string::npos) << md;
+
+    // Without samples, no section.
+    RunId plain = store.beginRun({});
+    store.finishRun(plain, RunStatus::Ok);
+    EXPECT_EQ(writeReport(buildReport(store, plain), ReportFormat::Markdown).find("GPU metrics"),
+              std::string::npos);
 }
 
 }  // namespace

@@ -90,8 +90,10 @@ TEST(CliGpuMetrics, PerKernelMeansInTheUnitsAUserReads) {
     EXPECT_EQ(j["sample_period_ns"], 100'000);
     const auto& metrics = j["groups"][0]["metrics"];
     ASSERT_EQ(metrics.size(), 2u);
-    EXPECT_NEAR(metrics[0]["mean"].get<double>(), 1.75e12, 1e6);  // stored as float32
-    EXPECT_EQ(metrics[1]["unit"], "%");
+    // The default set's order: SM active first, then DRAM read.
+    EXPECT_EQ(metrics[0]["unit"], "%");
+    EXPECT_DOUBLE_EQ(metrics[0]["mean"].get<double>(), 57.5);
+    EXPECT_NEAR(metrics[1]["mean"].get<double>(), 1.75e12, 1e6);  // stored as float32
 
     // summary shows the whole window's means beside its kernels.
     auto summary = cli({"summary", "1", "--db", db});

@@ -264,9 +264,17 @@ void addDeviceCounters(const std::vector<SampleRecord>& samples, TimelineData& d
 
 void addGpuMetricTracks(const std::vector<GpuMetricSeries>& series, TimelineData& data) {
     std::set<std::uint32_t> devices;
-    for (const auto& s : series)
-        devices.insert(s.deviceIndex);
+    std::vector<const GpuMetricSeries*> ordered;
     for (const auto& s : series) {
+        devices.insert(s.deviceIndex);
+        ordered.push_back(&s);
+    }
+    std::stable_sort(ordered.begin(), ordered.end(), [](const auto* a, const auto* b) {
+        return std::pair(a->deviceIndex, gpu_metrics::displayRank(a->metric)) <
+               std::pair(b->deviceIndex, gpu_metrics::displayRank(b->metric));
+    });
+    for (const auto* one : ordered) {
+        const auto& s = *one;
         if (s.samples.empty()) continue;
         const auto name = gpu_metrics::describe(s.metric);
         QString title = QString::fromUtf8(name.label.data(), qsizetype(name.label.size()));

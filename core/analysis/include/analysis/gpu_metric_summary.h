@@ -59,5 +59,8 @@ struct GpuMetricReport {
 // it). At most `top` groups. Empty series: the run sampled nothing.
 GpuMetricReport gpuMetricReport(Store& store, std::int64_t run, GpuMetricGrouping by,
                                 std::size_t top);
+// The same from series already read (gpuMetricsOf).
+GpuMetricReport gpuMetricReport(Store& store, std::int64_t run, GpuMetricGrouping by,
+                                std::size_t top, std::vector<GpuMetricSeries> series);
 
 }  // namespace ws

@@ -11,6 +11,7 @@
 
 #include "analysis/compare.h"
 #include "analysis/energy_split.h"
+#include "analysis/gpu_metric_summary.h"
 #include "analysis/kernel_occupancy.h"
 #include "analysis/kernel_summary.h"
 #include "analysis/latency.h"
@@ -20,6 +21,9 @@
 namespace ws {
 
 class Store;
+
+// Kernels the report and the dashboard show GPU metrics for.
+inline constexpr std::size_t kGpuMetricKernelsShown = 5;
 
 struct RunAnalysis {
     RunInfo run;
@@ -34,6 +38,10 @@ struct RunAnalysis {
     // Energy per output token by phase and kernel class, where the run has
     // energy samples (energySplitOf says where it has none).
     std::optional<EnergySplit> energy;
+    // GPU metrics (record --gpu-metrics) over the window, and per top kernel
+    // over the whole run; empty without samples.
+    std::vector<GpuMetricStats> gpuMetrics;
+    std::vector<GpuMetricGroup> gpuMetricsByKernel;
 };
 
 // `candidate` against `base` from what their analyses hold (latency samples,

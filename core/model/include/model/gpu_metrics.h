@@ -39,9 +39,14 @@ inline constexpr MetricName kDefault[] = {
 // The default's entry for `cupti`, or a generic one (the name itself, no unit,
 // scale 1) for a metric the user named.
 MetricName describe(std::string_view cupti);
+// Where `cupti` comes when metrics are listed: the default set's order, then
+// others (by name, at the caller's choice).
+std::size_t displayRank(std::string_view cupti);
 
 inline constexpr std::int64_t kDefaultIntervalNs = 100'000;  // 10 kHz
-inline constexpr std::int64_t kShortestIntervalNs = 10'000;  // 100 kHz; see docs/gpu-metrics.md
+// 100 kHz: Hopper's hardware buffer fills faster than a decode thread empties
+// it much above that (tens of KB per sample).
+inline constexpr std::int64_t kShortestIntervalNs = 10'000;
 
 }  // namespace ws::gpu_metrics
 

@@ -15,6 +15,7 @@
 #include "analysis/compare.h"
 #include "analysis/energy_split.h"
 #include "analysis/engine_step_sol.h"
+#include "analysis/gpu_metric_summary.h"
 #include "analysis/itl_outliers.h"
 #include "analysis/kernel_occupancy.h"
 #include "analysis/kernel_summary.h"
@@ -92,6 +93,9 @@ struct ReportData {
     // Energy per output token by phase and kernel class, where the run has
     // energy samples.
     std::optional<EnergySplit> energySplit;
+    // GPU metrics over the report's window and per top kernel (RunAnalysis).
+    std::vector<GpuMetricStats> gpuMetrics;
+    std::vector<GpuMetricGroup> gpuMetricsByKernel;
     std::vector<std::string> missing;  // what the run does not have, in words
 };
 

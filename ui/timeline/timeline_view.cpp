@@ -308,12 +308,37 @@ QString TimelineView::describe(int laneIndex, long event) const {
 }
 
 int TimelineView::lanesTop() const {
-    int counters = data_ ? static_cast<int>(data_->counters.size()) : 0;
+    int counters = 0;
+    if (data_)
+        for (const auto& c : data_->counters)
+            counters += c.underGpuLanes ? 0 : 1;
     return kRulerHeight + kTokenHeight + counters * kCounterHeight - scrollY_;
 }
 
+int TimelineView::gpuTracksHeight() const {
+    int n = 0;
+    if (data_)
+        for (const auto& c : data_->counters)
+            n += c.underGpuLanes ? 1 : 0;
+    return n * kCounterHeight;
+}
+
+int TimelineView::rowBeforeGpuTracks() const {
+    int last = -1;
+    if (!data_) return last;
+    for (int row = 0; row < lanes_.rowCount(); ++row) {
+        const auto kind = data_->lanes[static_cast<std::size_t>(lanes_.laneAtRow(row))].kind;
+        if (kind == LaneKind::Kernels || kind == LaneKind::Memcpys) last = row;
+    }
+    return last;
+}
+
+int TimelineView::rowTop(int row) const {
+    return lanesTop() + row * kLaneHeight + (row > rowBeforeGpuTracks() ? gpuTracksHeight() : 0);
+}
+
 int TimelineView::contentHeight() const {
-    return lanesTop() + scrollY_ + lanes_.rowCount() * kLaneHeight;
+    return lanesTop() + scrollY_ + lanes_.rowCount() * kLaneHeight + gpuTracksHeight();
 }
 
 void TimelineView::scrollTo(int y) {
@@ -323,13 +348,19 @@ void TimelineView::scrollTo(int y) {
 int TimelineView::laneAt(int y) const {
     // Lanes scrolled under the ruler and token row are covered there.
     if (!data_ || y < lanesTop() || y < kRulerHeight + kTokenHeight) return -1;
-    return lanes_.laneAtRow((y - lanesTop()) / kLaneHeight);
+    int offset = y - lanesTop();
+    const int tracksAt = (rowBeforeGpuTracks() + 1) * kLaneHeight;
+    if (offset >= tracksAt) {
+        if (offset < tracksAt + gpuTracksHeight()) return -1;  // on a GPU metric track
+        offset -= gpuTracksHeight();
+    }
+    return lanes_.laneAtRow(offset / kLaneHeight);
 }
 
 std::optional<int> TimelineView::laneTop(int lane) const {
     int row = lanes_.rowOf(lane);
     if (!data_ || row < 0) return std::nullopt;
-    return lanesTop() + row * kLaneHeight;
+    return rowTop(row);
 }
 
 void TimelineView::select(int lane, long event) {
@@ -385,25 +416,38 @@ void TimelineView::paintEvent(QPaintEvent*) {
                             "tokens; its requests are in the Requests and Latency charts.")
                              .arg(data_->run));
     }
-    // Counter tracks.
-    for (const auto& track : data_->counters) {
-        QRectF r(left, y, w, kCounterHeight - 4);
+    auto paintTrack = [&](const CounterTrack& track, qreal top) {
+        QRectF r(left, top, w, kCounterHeight - 4);
         paintCounter(p, track, axis_, r);
         p.setPen(text);
-        p.drawText(QRectF(6, y, kHeaderWidth - 10, kCounterHeight - 4), Qt::AlignVCenter,
+        p.drawText(QRectF(6, top, kHeaderWidth - 10, kCounterHeight - 4), Qt::AlignVCenter,
                    QFontMetrics(small).elidedText(track.title, Qt::ElideRight, kHeaderWidth - 12));
         // The scale inside the track, top left, as Perfetto shows it: the
         // header keeps its width for the title. Rates of a few GB/s need
         // their first decimal; watts and MHz do not.
         p.setPen(pal.color(QPalette::PlaceholderText));
-        p.drawText(QRectF(left + 4, y, w - 8, kCounterHeight - 4), Qt::AlignLeft | Qt::AlignTop,
+        p.drawText(QRectF(left + 4, top, w - 8, kCounterHeight - 4), Qt::AlignLeft | Qt::AlignTop,
                    tr("max %1").arg(track.maxValue, 0, 'f', track.maxValue < 10 ? 1 : 0));
+    };
+    // Counter tracks above the lanes (device samples), then the GPU metric
+    // tracks under the last GPU lane.
+    for (const auto& track : data_->counters) {
+        if (track.underGpuLanes) continue;
+        paintTrack(track, y);
         y += kCounterHeight;
+    }
+    qreal below = lanesTop() + (rowBeforeGpuTracks() + 1) * kLaneHeight;
+    for (const auto& track : data_->counters) {
+        if (!track.underGpuLanes) continue;
+        if (below + kCounterHeight >= kRulerHeight + kTokenHeight && below < height())
+            paintTrack(track, below);
+        below += kCounterHeight;
     }
     // Lanes, with alternating backgrounds and their group/title on the left.
     // Hidden lanes have no row.
     QString lastGroup;
-    for (int row = 0; row < lanes_.rowCount(); ++row, y += kLaneHeight) {
+    for (int row = 0; row < lanes_.rowCount(); ++row) {
+        y = rowTop(row);
         if (y + kLaneHeight < kRulerHeight || y > height()) continue;
         const auto i = static_cast<std::size_t>(lanes_.laneAtRow(row));
         const auto& lane = data_->lanes[i];
@@ -432,9 +476,7 @@ void TimelineView::paintEvent(QPaintEvent*) {
                    QFontMetrics(small).elidedText(head, Qt::ElideRight, kHeaderWidth - 12));
     }
     // The middle of a lane's row; flows to or from a hidden lane are not drawn.
-    auto rowY = [&](int lane) {
-        return lanesTop() + lanes_.rowOf(lane) * kLaneHeight + kLaneHeight / 2.0;
-    };
+    auto rowY = [&](int lane) { return rowTop(lanes_.rowOf(lane)) + kLaneHeight / 2.0; };
     // A flow line from the selected kernel's launch call to the kernel.
     if (single && launch_.lane >= 0 && laneVisible(launch_.lane) && laneVisible(selection_.lane)) {
         const auto& callLane = data_->lanes[static_cast<std::size_t>(launch_.lane)].events;

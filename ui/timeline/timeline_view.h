@@ -144,6 +144,12 @@ class TimelineView : public QWidget {
   private:
     int lanesTop() const;
     int contentHeight() const;
+    // Tracks drawn under the GPU lanes (CounterTrack::underGpuLanes): the row
+    // they follow (the last kernel or copy lane's; -1: before every lane),
+    // their height, and where a lane row starts with them in place.
+    int rowBeforeGpuTracks() const;
+    int gpuTracksHeight() const;
+    int rowTop(int row) const;
     void scrollTo(int y);  // clamped to the content
     void select(int lane, long event);
     // The index of `lane`'s loaded event starting at `startNs`, if loaded.

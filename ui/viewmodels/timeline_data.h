@@ -52,6 +52,9 @@ struct CounterTrack {
     std::vector<std::int64_t> timeNs;
     std::vector<double> value;
     double maxValue = 0;
+    // GPU metrics (record --gpu-metrics) are read against the kernels they
+    // sampled: drawn right under the GPU lanes, not in the block above them.
+    bool underGpuLanes = false;
 };
 
 struct TimelineData {

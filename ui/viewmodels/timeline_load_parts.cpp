@@ -290,6 +290,7 @@ void addGpuMetricTracks(const std::vector<GpuMetricSeries>& series, TimelineData
         addPoint(track, s.samples.back().endNs, track.value.back());
         // Percentages on their own scale, so 30 % reads as 30 % of the row.
         if (name.unit == "%") track.maxValue = 100;
+        track.underGpuLanes = true;
         data.counters.push_back(std::move(track));
     }
 }

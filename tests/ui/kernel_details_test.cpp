@@ -30,6 +30,32 @@ TEST(KernelDetailsHtml, CountersWhenRecordedAndNothingOtherwise) {
     EXPECT_TRUE(with.contains("22.5%"));
 }
 
+// A run recorded with --gpu-metrics: this launch's sampled means beside those
+// over every launch of the kernel, and a note when the launch filled only
+// part of the samples around it.
+TEST(KernelDetailsHtml, GpuMetricsOfTheLaunchAndOfAllItsLaunches) {
+    KernelDetails d;
+    d.kernel.name = "copyKernel";
+    EXPECT_FALSE(kernelDetailsHtml(d).contains("GPU metrics"));
+    GpuMetricStats launch;
+    launch.metric = "dram__bytes_read.sum.per_second";
+    launch.mean = 3.1e12;
+    launch.spanShare = 1;
+    d.gpuMetrics = {launch};
+    GpuMetricGroup all;
+    all.count = 4000;
+    all.stats = {launch};
+    all.stats[0].mean = 3.0e12;
+    d.gpuMetricsAllLaunches = all;
+    QString html = kernelDetailsHtml(d);
+    EXPECT_TRUE(html.contains("GPU metrics (sampled)")) << html.toStdString();
+    EXPECT_TRUE(html.contains("DRAM read")) << html.toStdString();
+    EXPECT_TRUE(html.contains("3100.0 GB/s · all 4000 launches 3000.0 GB/s")) << html.toStdString();
+    EXPECT_FALSE(html.contains("mix in"));
+    d.gpuMetrics[0].spanShare = 0.05;
+    EXPECT_TRUE(kernelDetailsHtml(d).contains("filled 5% of the samples"));
+}
+
 TEST(KernelDetailsHtml, AReplayedKernelNamesTheRangesItWasCapturedIn) {
     KernelDetails d;
     d.kernel.name = "_Z4gemmv";

@@ -9,6 +9,7 @@
 #include "analysis/kernel_occupancy.h"
 #include "analysis/kernel_summary.h"
 #include "model/counter_metrics.h"
+#include "model/gpu_metrics.h"
 #include "util/format.h"
 #include "viewmodels/run_list_model.h"
 
@@ -277,6 +278,33 @@ QString kernelDetailsHtml(const KernelDetails& d) {
                               : QString::number(o.blockLimitSharedMemory))
                      .arg(o.blockLimitBlocks));
         html += occ.html();
+    }
+    if (!d.gpuMetrics.empty()) {
+        Table t(QStringLiteral("GPU metrics (sampled)"));
+        auto inUnits = [](const GpuMetricStats& s, double v) {
+            const auto name = gpu_metrics::describe(s.metric);
+            return QStringLiteral("%1 %2")
+                .arg(v * name.scale, 0, 'f', 1)
+                .arg(QString::fromUtf8(name.unit.data(), qsizetype(name.unit.size())));
+        };
+        for (const auto& s : d.gpuMetrics) {
+            const auto name = gpu_metrics::describe(s.metric);
+            QString value = inUnits(s, s.mean);
+            if (d.gpuMetricsAllLaunches)
+                for (const auto& all : d.gpuMetricsAllLaunches->stats)
+                    if (all.metric == s.metric)
+                        value += QStringLiteral(" · all %1 launches %2")
+                                     .arg(d.gpuMetricsAllLaunches->count)
+                                     .arg(inUnits(all, all.mean));
+            t.row(QString::fromUtf8(name.label.data(), qsizetype(name.label.size())), value);
+        }
+        html += t.html();
+        const double share = d.gpuMetrics.front().spanShare;
+        if (share < 0.9)
+            html += QStringLiteral(
+                        "<p>This launch filled %1% of the samples that overlap it: "
+                        "the figures mix in what ran around it.</p>")
+                        .arg(100 * share, 0, 'f', 0);
     }
     if (auto c = counters::fromMetrics(d.metrics)) {
         double ns = static_cast<double>(d.kernel.durationNs());

@@ -5,6 +5,7 @@
 #include <QPointer>
 #include <QtConcurrent/QtConcurrentRun>
 #include <algorithm>
+#include <limits>
 #include <optional>
 #include <set>
 
@@ -276,6 +277,17 @@ void StoreLoader::loadKernel(const QString& path, RunId run, std::uint32_t strea
                 details.occupancy = theoreticalOccupancy(limitsOf(*details.device), launch);
             }
             details.metrics = kernelMetricsOf(store, run, details.kernel.correlationId);
+            const auto& k = details.kernel;
+            if (auto series = gpuMetricsOf(store, run, k.startNs, k.endNs); !series.empty()) {
+                details.gpuMetrics =
+                    summarizeGpuMetrics(series, {{k.startNs, k.endNs}}, k.deviceId);
+                // Every launch of it: one pass over the run's kernels.
+                for (auto& g : gpuMetricReport(store, run, GpuMetricGrouping::Kernel,
+                                               std::numeric_limits<std::size_t>::max())
+                                   .groups)
+                    if (g.name == k.name && g.deviceIndex == k.deviceId)
+                        details.gpuMetricsAllLaunches = std::move(g);
+            }
             details.launch = launchingCall(store, run, details.kernel);
             details.captured = captureSiteOf(store, run, details.kernel);
             return details;

@@ -15,6 +15,7 @@
 #include "analysis/cold_start.h"
 #include "analysis/collectives.h"
 #include "analysis/event_search.h"
+#include "analysis/gpu_metric_summary.h"
 #include "analysis/graph_nodes.h"
 #include "analysis/itl_outliers.h"
 #include "analysis/occupancy.h"
@@ -36,6 +37,10 @@ struct KernelDetails {
     std::optional<ApiCallRecord> launch;    // the API call that launched it
     std::optional<CaptureSite> captured;    // where its CUDA graph node was captured
     std::map<std::string, double> metrics;  // hardware counters (record --metrics)
+    // GPU metrics (record --gpu-metrics) over this launch, and over every
+    // launch of the same kernel on its GPU (its group: count and time).
+    std::vector<GpuMetricStats> gpuMetrics;
+    std::optional<GpuMetricGroup> gpuMetricsAllLaunches;
 };
 
 // What the What-if panel shows: the options a run suggests, ranked, or one

@@ -66,6 +66,60 @@ TEST_F(RecorderTest, SuccessfulProgramIsOkWithItsOutputAsLog) {
     EXPECT_NE(log.find("err\n"), std::string::npos);
 }
 
+// GPU metrics through the module interface (a stand-in over the wall clock:
+// no GPU here): sampling starts before the program and the last samples are
+// taken after it ends, every series reaches the run, and the module's lines
+// reach its log.
+TEST_F(RecorderTest, GpuMetricsCoverTheProgramAndReachTheRun) {
+    auto req = request({"/bin/sh", "-c", "sleep 0.3"});
+    req.gpuMetrics = GpuMetricsRequest{
+        WARPSCOPE_STAND_IN_GPU_METRICS,
+        {"sm__cycles_active.avg.pct_of_peak_sustained_elapsed", "nvlrx__bytes.sum.per_second"},
+        1'000'000};
+    Recorder rec(req);
+    auto outcome = rec.run();
+    ASSERT_EQ(outcome.status, RunStatus::Ok);
+    Store store(dir.file("runs.wsdb"));
+    const auto log = runLog(store, outcome.run);
+    EXPECT_NE(log.find("[warpscope] sampling GPU metrics\n"), std::string::npos) << log;
+    EXPECT_NE(log.find("[warpscope] GPU 0: nvlrx__bytes.sum.per_second left out: "),
+              std::string::npos)
+        << log;
+    auto series = gpuMetricsOf(store, outcome.run);
+    ASSERT_EQ(series.size(), 1u);
+    EXPECT_EQ(series[0].metric, "sm__cycles_active.avg.pct_of_peak_sustained_elapsed");
+    // One 1 ms sample per millisecond of a 300 ms program at least, back to
+    // back (no CUDA process reported a clock: they stay on Unix time).
+    ASSERT_GE(series[0].samples.size(), 300u);
+    for (std::size_t i = 1; i < series[0].samples.size(); ++i)
+        ASSERT_EQ(series[0].samples[i].startNs, series[0].samples[i - 1].endNs);
+    const auto run = requireRun(store, outcome.run);
+    EXPECT_LE(run.startedAtNs, series[0].samples.front().startNs);
+    EXPECT_GE(run.endedAtNs.value_or(0), series[0].samples.back().endNs);
+}
+
+TEST_F(RecorderTest, AGpuMetricsModuleOfAnotherVersionOrNoneIsSaidAndTheRunGoesOn) {
+    for (const std::string& module :
+         {std::string(WARPSCOPE_STAND_IN_GPU_METRICS), dir.file("no-such-module.so")}) {
+        setenv("WS_STAND_IN_ABI", "99", 1);
+        auto req = request({"/bin/true"});
+        req.gpuMetrics = GpuMetricsRequest{module, {}, 0};
+        Recorder rec(req);
+        auto outcome = rec.run();
+        unsetenv("WS_STAND_IN_ABI");
+        EXPECT_EQ(outcome.status, RunStatus::Ok);
+        Store store(dir.file("runs.wsdb"));
+        const auto log = runLog(store, outcome.run);
+        EXPECT_NE(log.find("[warpscope] no GPU metrics: "), std::string::npos) << log;
+        if (module.find("no-such") == std::string::npos) {
+            EXPECT_NE(log.find("is not this Warpscope's module (version 99, expected 1)"),
+                      std::string::npos)
+                << log;
+        }
+        EXPECT_TRUE(gpuMetricsOf(store, outcome.run).empty());
+    }
+}
+
 TEST_F(RecorderTest, SampleIntervalZeroTurnsDeviceSamplesOffAndSaysSo) {
     auto req = request({"/bin/sh", "-c", "sleep 0.2"});
     req.sampleIntervalMs = 0;

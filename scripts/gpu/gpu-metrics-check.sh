@@ -7,7 +7,8 @@
 # kernel (--clock-control none, the realtime metrics' ncu names). Then the
 # cost of sampling: the built-in decoder recorded with and without
 # --gpu-metrics, alternating, ROUNDS rounds (default 3), fresh processes.
-# Tables to stdout; stores, JSON and ncu CSVs in OUT_DIR/files.
+# LADDERS picks ladders (default: all four). Tables to stdout; stores, JSON
+# and ncu CSVs in OUT_DIR/files.
 # Usage: gpu-metrics-check.sh BUILD_DIR OUT_DIR
 source "$(dirname "$0")/lib.sh"
 ws_args "BUILD_DIR OUT_DIR" 2 "$@"
@@ -22,7 +23,7 @@ declare -A shapes=([copy]="bytes = 268435456" [gemm_bf16]="m = 4096, n = 4096, k
   [gemv_bf16]="batch = 1, n = 8192, k = 8192" [attention_decode]="batch = 8, context = 4096")
 declare -A iterations=([copy]=4000 [gemm_bf16]=40 [gemv_bf16]=4000 [attention_decode]=4000)
 run_id=0
-for ladder in copy gemm_bf16 gemv_bf16 attention_decode; do
+for ladder in ${LADDERS:-copy gemm_bf16 gemv_bf16 attention_decode}; do
   cfg=$tmp/$ladder.toml
   ws_kernel_config "$cfg" "$ladder-gpu-metrics" "$ladder" all "${shapes[$ladder]}" "${ITERATIONS:-${iterations[$ladder]}}" 3
   "$cli" record --db "$db" --gpu-metrics --progress none --label "$ladder gpu-metrics" \

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/gpu_metric_summary.h"
+#include "analysis/kernel_summary.h"
 #include "cli/cli_args.h"
 #include "cli/commands.h"
 #include "cli/open_store.h"
@@ -33,7 +34,9 @@ std::string labelOf(const GpuMetricStats& s) {
 std::string groupTitle(const GpuMetricGroup& g, GpuMetricGrouping by) {
     if (by == GpuMetricGrouping::Run) return "whole run";
     std::string where = g.deviceIndex ? "GPU " + std::to_string(*g.deviceIndex) + ", " : "";
-    return g.name + " (" + where + std::to_string(g.count) +
+    const auto name =
+        by == GpuMetricGrouping::Kernel ? shortKernelName(demangle(g.name), true) : g.name;
+    return name + " (" + where + std::to_string(g.count) +
            (by == GpuMetricGrouping::Kernel ? " launches, " : " ranges, ") +
            formatDuration(g.totalNs) + ")";
 }
@@ -57,7 +60,10 @@ json reportJson(RunId id, const GpuMetricReport& r, GpuMetricGrouping by) {
                              {"p99", s.p99},
                              {"max", s.max}});
         }
-        json group = {{"name", g.name}, {"count", g.count}, {"total_ns", g.totalNs}};
+        json group = {{"name", g.name}};
+        if (by == GpuMetricGrouping::Kernel) group["demangled"] = demangle(g.name);
+        group["count"] = g.count;
+        group["total_ns"] = g.totalNs;
         if (g.deviceIndex) group["device"] = *g.deviceIndex;
         group["metrics"] = std::move(stats);
         groups.push_back(std::move(group));

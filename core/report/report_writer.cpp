@@ -655,7 +655,8 @@ void writeGpuMetrics(Doc& doc, const ReportData& d) {
             header.push_back(std::string(gpu_metrics::describe(s.metric).label));
         std::vector<std::vector<std::string>> kernels;
         for (const auto& g : d.gpuMetricsByKernel) {
-            std::vector<std::string> row = {g.name, formatDuration(g.totalNs)};
+            std::vector<std::string> row = {shortKernelName(demangle(g.name), true),
+                                            formatDuration(g.totalNs)};
             for (const auto& h : first) {
                 auto it = std::find_if(g.stats.begin(), g.stats.end(),
                                        [&](const auto& s) { return s.metric == h.metric; });

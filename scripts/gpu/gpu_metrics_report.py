@@ -9,7 +9,8 @@
     bytes over its measured time. Exit 1 when a comparison is off by more than
     5 % (the issue's bar), percentage metrics by more than 5 points.
   gpu_metrics_report.py --cost FILES
-    the decoder's decode-step median with and without --gpu-metrics, per round
+    the decoder's median decode step (steps --json) with and without
+    --gpu-metrics, per round
     and the ratio of medians (files from the script's cost loop)."""
 import csv
 import json
@@ -21,7 +22,15 @@ COPY_BYTES = 268435456  # the copy ladder's shape in gpu-metrics-check.sh
 
 
 def short(name):
-    return name.replace("<unnamed>::", "").split("(")[0].split("<")[0].replace("void ", "").strip()
+    """The function's own name with its template arguments (gemmMmaKernel<256, 4>
+    and <128, 3> are two kernels): CUPTI says ws::kernels::(anonymous
+    namespace)::gemmTiled where ncu says ws::<unnamed>::gemmTiled."""
+    name = name.replace("(anonymous namespace)::", "").replace("<unnamed>::", "")
+    name = name.split("(")[0].replace("void ", "").strip()
+    head, bracket, args = name.partition("<")
+    # ncu spells a bool template argument 0/1 where the demangler says false/true.
+    args = args.replace("false", "0").replace("true", "1")
+    return head.split("::")[-1] + bracket + args
 
 
 def ncu_means(path):
@@ -37,17 +46,17 @@ def ncu_means(path):
 
 
 def cost(files):
+    """The decoder's median decode step (steps --json, its token steps)."""
     runs = [line.split() for line in open(f"{files}/cost-runs.txt") if line.strip()]
     medians = defaultdict(list)
     print(f"{'round':>5s} {'mode':8s} {'decode step p50':>16s}")
     for mode, rnd, _ in runs:
-        summary = json.load(open(f"{files}/cost-{mode}-{rnd}.summary.json"))
-        steps = [r for r in summary["ranges"] if r["name"] == "decode_step"]
-        if not steps:
-            print(f"{rnd:>5s} {mode:8s} {'(no decode_step ranges)':>16s}")
+        steps = json.load(open(f"{files}/cost-{mode}-{rnd}.steps.json"))
+        if not steps.get("token_steps"):
+            print(f"{rnd:>5s} {mode:8s} {'(no token steps)':>16s}")
             continue
-        medians[mode].append(steps[0]["median_ns"])
-        print(f"{rnd:>5s} {mode:8s} {steps[0]['median_ns'] / 1e3:13.1f} µs")
+        medians[mode].append(steps["step_p50_ns"])
+        print(f"{rnd:>5s} {mode:8s} {steps['step_p50_ns'] / 1e3:13.1f} µs")
     if medians["plain"] and medians["sampled"]:
         ratio = statistics.median(medians["sampled"]) / statistics.median(medians["plain"])
         spread = (max(medians["plain"]) - min(medians["plain"])) / statistics.median(medians["plain"])
@@ -62,11 +71,13 @@ def main():
         return cost(sys.argv[2])
     ladder, kernels_csv, ours_json, ncu_csv = sys.argv[1:5]
     durations = defaultdict(list)
+    demangled = {}
     for k in csv.DictReader(open(kernels_csv)):
-        durations[short(k["demangled"] or k["name"])].append(int(k["duration_ns"]))
+        demangled[k["name"]] = k["demangled"] or k["name"]
+        durations[short(demangled[k["name"]])].append(int(k["duration_ns"]))
     ours = {}
     for g in json.load(open(ours_json))["groups"]:
-        ours[short(g["name"])] = {m["metric"]: m for m in g["metrics"]}
+        ours[short(demangled.get(g["name"], g["name"]))] = {m["metric"]: m for m in g["metrics"]}
     ncu = ncu_means(ncu_csv)
     failed = False
     print(f"== {ladder}: sampled mean over each kernel's launches against ncu (--clock-control none)")
@@ -81,7 +92,13 @@ def main():
                 continue
             ref = ncu[name][ncu_name]
             pct = metric.endswith("pct_of_peak_sustained_elapsed")
-            diff = m["mean"] - ref if pct else (m["mean"] / ref - 1) * 100 if ref else float("nan")
+            # DRAM read and write against the kernel's DRAM traffic (ncu's read +
+            # write), as dram_vs_ncu.py does: a GEMV writes a few KB, whose
+            # own relative error says nothing.
+            traffic = ref
+            if metric.startswith("dram__bytes_"):
+                traffic = sum(ncu[name].get(f"dram__bytes_{d}.sum.per_second", 0) for d in ("read", "write"))
+            diff = m["mean"] - ref if pct else (m["mean"] - ref) / traffic * 100 if traffic else float("nan")
             bad = abs(diff) > 5 and m["span_share"] > 0.9
             failed |= bad
             scale = 1 if pct else 1e-9

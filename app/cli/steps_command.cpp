@@ -2,15 +2,18 @@
 // and the kernel table of one kind (--kind) or of each.
 #include <iomanip>
 #include <iostream>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "analysis/engine_step_sol.h"
 #include "analysis/engine_steps.h"
+#include "analysis/gpu_metric_summary.h"
 #include "analysis/token_steps.h"
 #include "cli/cli_args.h"
 #include "cli/commands.h"
 #include "cli/open_store.h"
 #include "cli/text_table.h"
+#include "model/gpu_metrics.h"
 #include "store/run_queries.h"
 #include "store/store.h"
 #include "util/format.h"
@@ -232,10 +235,29 @@ int cmdSteps(const std::vector<std::string>& argv) {
     std::vector<const StepKindSummary*> shown;
     for (const auto& k : summary.kinds)
         if (!only || k.kind == *only) shown.push_back(&k);
+    // GPU metrics (record --gpu-metrics) over the steps of each kind.
+    std::map<StepKind, std::vector<GpuMetricStats>> gpuMetrics;
+    if (auto series = gpuMetricsOf(*opened, id); !series.empty()) {
+        std::map<StepKind, std::vector<TimeSpan>> spans;
+        for (const auto& step : engineSteps)
+            spans[stepKind(step)].push_back({step.startNs, step.endNs});
+        for (auto& [kind, list] : spans)
+            gpuMetrics[kind] = summarizeGpuMetrics(series, std::move(list));
+    }
     if (args.flag("json")) {
         json j = {{"run", id}, {"engine_steps", summary.steps}, {"kinds", json::array()}};
-        for (const auto* k : shown)
-            j["kinds"].push_back(kindJson(*k, top));
+        for (const auto* k : shown) {
+            auto kind = kindJson(*k, top);
+            if (auto m = gpuMetrics.find(k->kind); m != gpuMetrics.end()) {
+                kind["gpu_metrics"] = json::array();
+                for (const auto& g : m->second)
+                    kind["gpu_metrics"].push_back({{"device", g.deviceIndex},
+                                                   {"metric", g.metric},
+                                                   {"mean", g.mean},
+                                                   {"p99", g.p99}});
+            }
+            j["kinds"].push_back(std::move(kind));
+        }
         if (sol) j["speed_of_light"] = solJson(*sol);
         std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
         return 0;
@@ -263,6 +285,32 @@ int cmdSteps(const std::vector<std::string>& argv) {
                            : "the server does not declare what a step costs (serve.* and "
                              "ceiling.* properties)")
                   << ", docs/serving.md \"Speed of light\"\n";
+    if (!gpuMetrics.empty()) {
+        // A row per metric, a column per step kind: where decode and prefill
+        // steps differ (tensor pipe, DRAM) reads across.
+        std::vector<std::string> header = {"GPU"};
+        for (const auto* k : shown)
+            header.push_back(std::string(stepKindName(k->kind)) + " steps");
+        header.push_back("metric (mean over the steps' samples)");
+        TextTable table(header);
+        const auto& first = gpuMetrics.begin()->second;
+        for (const auto& m : first) {
+            const auto name = gpu_metrics::describe(m.metric);
+            std::vector<std::string> row = {std::to_string(m.deviceIndex)};
+            for (const auto* k : shown) {
+                std::string cell = "-";
+                for (const auto& g : gpuMetrics[k->kind])
+                    if (g.metric == m.metric && g.deviceIndex == m.deviceIndex)
+                        cell = formatFixed(g.mean * name.scale, 1);
+                row.push_back(cell);
+            }
+            row.push_back(std::string(name.label) +
+                          (name.unit.empty() ? "" : " (" + std::string(name.unit) + ")"));
+            table.add(row);
+        }
+        std::cout << "\nGPU metrics by step kind\n";
+        table.print(std::cout);
+    }
     if (only && shown.empty())
         std::cout << "\nno " << stepKindName(*only) << " steps in this run\n";
     for (const auto* k : shown) {

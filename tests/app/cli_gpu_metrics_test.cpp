@@ -2,12 +2,14 @@
 // before anything runs; where nothing can be sampled (no driver here) the
 // program still runs and its run says why; a run holding samples reads back
 // per kernel in the units a user reads, in text and JSON.
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "cli_fixture.h"
 #include "store/run_queries.h"
 #include "store/store.h"
 #include "store/store_writer.h"
+#include "support/energy_run.h"
 
 namespace ws {
 namespace {
@@ -105,6 +107,35 @@ TEST(CliGpuMetrics, PerKernelMeansInTheUnitsAUserReads) {
 
     auto bad = cli({"gpu-metrics", "1", "--db", db, "--by", "thread"});
     EXPECT_EQ(bad.exitCode, 2);
+}
+
+// A served run's steps: the GPU metrics of its prefill steps and its decode
+// steps side by side (the prefill step 0-40 ms at 90 % tensor pipe, the
+// decode step 40-100 ms at 10 %).
+TEST(CliGpuMetrics, StepsShowEachStepKindsMetrics) {
+    testing::TempDir dir;
+    const auto db = dir.file("runs.wsdb");
+    {
+        Store store(db);
+        const RunId run = testing::writeEnergyRun(store);
+        StoreWriter w(store, run);
+        GpuMetricSeries tensor{
+            0, "sm__pipe_tensor_cycles_active_realtime.avg.pct_of_peak_sustained_elapsed", {}};
+        for (int i = 0; i < 100; ++i)
+            tensor.samples.push_back(
+                {i * 1'000'000LL, (i + 1) * 1'000'000LL, i < 40 ? 90.0 : 10.0});
+        w.add(tensor);
+    }
+    auto text = cli({"steps", "1", "--db", db});
+    ASSERT_EQ(text.exitCode, 0) << text.err;
+    EXPECT_NE(text.out.find("GPU metrics by step kind"), std::string::npos) << text.out;
+    EXPECT_NE(text.out.find("Tensor pipe active (%)"), std::string::npos) << text.out;
+    auto json = nlohmann::json::parse(cli({"steps", "1", "--db", db, "--json"}).out);
+    std::map<std::string, double> byKind;
+    for (const auto& k : json["kinds"])
+        byKind[k["kind"].get<std::string>()] = k["gpu_metrics"][0]["mean"].get<double>();
+    EXPECT_DOUBLE_EQ(byKind["prefill"], 90);
+    EXPECT_DOUBLE_EQ(byKind["decode"], 10);
 }
 
 }  // namespace

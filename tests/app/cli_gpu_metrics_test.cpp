@@ -105,6 +105,19 @@ TEST(CliGpuMetrics, PerKernelMeansInTheUnitsAUserReads) {
     auto summaryJson = nlohmann::json::parse(cli({"summary", "1", "--db", db, "--json"}).out);
     EXPECT_EQ(summaryJson["gpu_metrics"].size(), 2u);
 
+    // The Chrome trace: a counter per metric in its units, back to 0 after.
+    const auto trace = dir.file("trace.json");
+    ASSERT_EQ(cli({"export", "1", "--db", db, "--format", "chrome-trace", "-o", trace}).exitCode,
+              0);
+    std::vector<double> dramValues;
+    const auto events = nlohmann::json::parse(testing::readFile(trace))["traceEvents"];
+    for (const auto& e : events)
+        if (e["ph"] == "C" && e["name"] == "DRAM read (GB/s)")
+            dramValues.push_back(e["args"]["value"].get<double>());
+    ASSERT_EQ(dramValues.size(), 21u);
+    EXPECT_NEAR(dramValues.front(), 3000, 1e-3);
+    EXPECT_EQ(dramValues.back(), 0);
+
     auto bad = cli({"gpu-metrics", "1", "--db", db, "--by", "thread"});
     EXPECT_EQ(bad.exitCode, 2);
 }

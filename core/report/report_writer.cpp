@@ -597,9 +597,12 @@ void writeRoofline(Doc& doc, const ReportData& d, const ChartSource& charts) {
 
 // Theoretical occupancy of the top kernels.
 // "2.27 (tail ≤ 33 %)": waves per SM and, with a partial last wave, the
-// share of the kernel's time it may take (Nsight Compute's tail effect).
+// share of the kernel's time it may take (Nsight Compute's tail effect); a
+// grid under one wave leaves SMs idle all its time.
 std::string wavesCell(const std::optional<LaunchWaves>& w) {
     if (!w) return "—";
+    if (w->hasTail() && w->fullWaves == 0)  // the grid does not fill the GPU once
+        return formatFixed(w->wavesPerSm, 2) + " (SMs left idle)";
     return formatFixed(w->wavesPerSm, 2) +
            (w->hasTail() ? " (tail ≤ " + formatFixed(100 * w->tailDurationShare, 0) + " %)" : "");
 }

@@ -654,8 +654,12 @@ void writeGpuMetrics(Doc& doc, const ReportData& d) {
     if (!d.gpuMetricsByKernel.empty()) {
         std::vector<std::string> header = {"kernel", "time"};
         const auto& first = d.gpuMetricsByKernel.front().stats;
-        for (const auto& s : first)
-            header.push_back(std::string(gpu_metrics::describe(s.metric).label));
+        for (const auto& s : first) {
+            // The unit in the header, so a narrow PDF column holds the number.
+            const auto name = gpu_metrics::describe(s.metric);
+            header.push_back(std::string(name.label) +
+                             (name.unit.empty() ? "" : " " + std::string(name.unit)));
+        }
         std::vector<std::vector<std::string>> kernels;
         for (const auto& g : d.gpuMetricsByKernel) {
             std::vector<std::string> row = {shortKernelName(demangle(g.name), true),
@@ -663,7 +667,10 @@ void writeGpuMetrics(Doc& doc, const ReportData& d) {
             for (const auto& h : first) {
                 auto it = std::find_if(g.stats.begin(), g.stats.end(),
                                        [&](const auto& s) { return s.metric == h.metric; });
-                row.push_back(it == g.stats.end() ? "—" : inUnits(*it, it->mean));
+                row.push_back(
+                    it == g.stats.end()
+                        ? "—"
+                        : formatFixed(it->mean * gpu_metrics::describe(it->metric).scale, 1));
             }
             kernels.push_back(std::move(row));
         }

@@ -26,11 +26,6 @@ std::string inUnits(const GpuMetricStats& s, double value) {
     return formatFixed(value * name.scale, name.unit == "%" ? 1 : 1);
 }
 
-std::string labelOf(const GpuMetricStats& s) {
-    const auto name = gpu_metrics::describe(s.metric);
-    return std::string(name.label) + (name.unit.empty() ? "" : " (" + std::string(name.unit) + ")");
-}
-
 std::string groupTitle(const GpuMetricGroup& g, GpuMetricGrouping by) {
     if (by == GpuMetricGrouping::Run) return "whole run";
     std::string where = g.deviceIndex ? "GPU " + std::to_string(*g.deviceIndex) + ", " : "";
@@ -125,7 +120,7 @@ int cmdGpuMetrics(const std::vector<std::string>& argv) {
         for (const auto& s : g.stats)
             table.add({std::to_string(s.deviceIndex), inUnits(s, s.mean), inUnits(s, s.p50),
                        inUnits(s, s.p99), inUnits(s, s.max),
-                       formatFixed(100 * s.spanShare, 0) + "%", labelOf(s)});
+                       formatFixed(100 * s.spanShare, 0) + "%", gpu_metrics::title(s.metric)});
         table.print(std::cout);
     }
     if (by != GpuMetricGrouping::Run)

@@ -304,8 +304,7 @@ int cmdSteps(const std::vector<std::string>& argv) {
                         cell = formatFixed(g.mean * name.scale, 1);
                 row.push_back(cell);
             }
-            row.push_back(std::string(name.label) +
-                          (name.unit.empty() ? "" : " (" + std::string(name.unit) + ")"));
+            row.push_back(gpu_metrics::title(m.metric));
             table.add(row);
         }
         std::cout << "\nGPU metrics by step kind\n";

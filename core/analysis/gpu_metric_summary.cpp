@@ -85,6 +85,21 @@ std::int64_t medianPeriod(const std::vector<GpuMetricSeries>& series) {
     return lengths[lengths.size() / 2];
 }
 
+// One group's figures, or nothing when no sample overlaps its spans.
+std::optional<GpuMetricGroup> groupOf(std::string name, std::optional<std::uint32_t> device,
+                                      std::int64_t count, std::vector<TimeSpan> spans,
+                                      const std::vector<GpuMetricSeries>& series) {
+    GpuMetricGroup g;
+    g.name = std::move(name);
+    g.deviceIndex = device;
+    g.count = count;
+    auto disjoint = unionOf(std::move(spans));
+    g.totalNs = totalOf(disjoint);
+    g.stats = summarizeGpuMetrics(series, std::move(disjoint), device);
+    if (g.stats.empty()) return std::nullopt;
+    return g;
+}
+
 }  // namespace
 
 std::vector<GpuMetricStats> summarizeGpuMetrics(const std::vector<GpuMetricSeries>& series,
@@ -145,20 +160,25 @@ GpuMetricReport gpuMetricReport(Store& store, std::int64_t run, GpuMetricGroupin
             ++counts[key];
         });
     }
-    for (auto& [key, list] : spans) {
-        GpuMetricGroup g;
-        g.name = key.name;
-        g.deviceIndex = key.device;
-        g.count = counts[key];
-        auto disjoint = unionOf(std::move(list));
-        g.totalNs = totalOf(disjoint);
-        g.stats = summarizeGpuMetrics(report.series, std::move(disjoint), key.device);
-        if (!g.stats.empty()) report.groups.push_back(std::move(g));
-    }
+    for (auto& [key, list] : spans)
+        if (auto g = groupOf(key.name, key.device, counts[key], std::move(list), report.series))
+            report.groups.push_back(std::move(*g));
     std::stable_sort(report.groups.begin(), report.groups.end(),
                      [](const auto& a, const auto& b) { return a.totalNs > b.totalNs; });
     if (report.groups.size() > top) report.groups.resize(top);
     return report;
+}
+
+std::optional<GpuMetricGroup> gpuMetricsOfKernel(Store& store, std::int64_t run,
+                                                 const std::string& name, std::uint32_t device) {
+    auto series = gpuMetricsOf(store, run);
+    if (series.empty()) return std::nullopt;
+    std::vector<TimeSpan> spans;
+    forEachKernel(store, run, {}, std::nullopt, [&](const KernelRecord& k) {
+        if (k.deviceId == device && k.name == name) spans.push_back({k.startNs, k.endNs});
+    });
+    const auto count = static_cast<std::int64_t>(spans.size());
+    return groupOf(name, device, count, std::move(spans), series);
 }
 
 }  // namespace ws

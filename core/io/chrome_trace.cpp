@@ -208,9 +208,7 @@ ChromeTraceStats exportChromeTrace(Store& store, RunId run, std::ostream& out, T
         // the timeline names it, in its units; back to 0 after the last sample.
         for (const auto& series : gpuMetricsOf(store, run, window.beginNs, window.endNs)) {
             const auto name = gpu_metrics::describe(series.metric);
-            const std::string counter =
-                std::string(name.label) +
-                (name.unit.empty() ? "" : " (" + std::string(name.unit) + ")");
+            const std::string counter = gpu_metrics::title(series.metric);
             auto at = [&](std::int64_t t, double value) {
                 if (t < window.beginNs || t >= window.endNs) return;
                 w.emit({{"name", counter},

@@ -10,6 +10,13 @@ MetricName describe(std::string_view cupti) {
     return {cupti, cupti, "", 1};
 }
 
+std::string title(std::string_view cupti) {
+    const auto name = describe(cupti);
+    std::string t(name.label);
+    if (!name.unit.empty()) t += " (" + std::string(name.unit) + ")";
+    return t;
+}
+
 std::size_t displayRank(std::string_view cupti) {
     for (std::size_t i = 0; i < std::size(kDefault); ++i)
         if (kDefault[i].cupti == cupti) return i;

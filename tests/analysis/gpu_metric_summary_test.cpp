@@ -89,6 +89,13 @@ TEST(GpuMetricReport, GroupsByKernelNameOnItsGpuAndByRangeName) {
     EXPECT_DOUBLE_EQ(byKernel.groups[0].stats.at(0).mean, 90);
     EXPECT_DOUBLE_EQ(byKernel.groups[1].stats.at(0).mean, 10);
     EXPECT_EQ(gpuMetricReport(store, run, GpuMetricGrouping::Kernel, 1).groups.size(), 1u);
+    // One kernel alone (the kernel details panel): the same group.
+    auto busy = gpuMetricsOfKernel(store, run, "busy", 0);
+    ASSERT_TRUE(busy);
+    EXPECT_EQ(busy->count, 4);
+    EXPECT_EQ(busy->totalNs, 400'000);
+    EXPECT_DOUBLE_EQ(busy->stats.at(0).mean, 90);
+    EXPECT_FALSE(gpuMetricsOfKernel(store, run, "busy", 1));
 
     auto byRange = gpuMetricReport(store, run, GpuMetricGrouping::Range, 10);
     ASSERT_EQ(byRange.groups.size(), 1u);

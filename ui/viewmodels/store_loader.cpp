@@ -5,7 +5,6 @@
 #include <QPointer>
 #include <QtConcurrent/QtConcurrentRun>
 #include <algorithm>
-#include <limits>
 #include <optional>
 #include <set>
 
@@ -282,11 +281,7 @@ void StoreLoader::loadKernel(const QString& path, RunId run, std::uint32_t strea
                 details.gpuMetrics =
                     summarizeGpuMetrics(series, {{k.startNs, k.endNs}}, k.deviceId);
                 // Every launch of it: one pass over the run's kernels.
-                for (auto& g : gpuMetricReport(store, run, GpuMetricGrouping::Kernel,
-                                               std::numeric_limits<std::size_t>::max())
-                                   .groups)
-                    if (g.name == k.name && g.deviceIndex == k.deviceId)
-                        details.gpuMetricsAllLaunches = std::move(g);
+                details.gpuMetricsAllLaunches = gpuMetricsOfKernel(store, run, k.name, k.deviceId);
             }
             details.launch = launchingCall(store, run, details.kernel);
             details.captured = captureSiteOf(store, run, details.kernel);

@@ -277,10 +277,7 @@ void addGpuMetricTracks(const std::vector<GpuMetricSeries>& series, TimelineData
         const auto& s = *one;
         if (s.samples.empty()) continue;
         const auto name = gpu_metrics::describe(s.metric);
-        QString title = QString::fromUtf8(name.label.data(), qsizetype(name.label.size()));
-        if (!name.unit.empty())
-            title += QStringLiteral(" (%1)").arg(
-                QString::fromUtf8(name.unit.data(), qsizetype(name.unit.size())));
+        QString title = QString::fromStdString(gpu_metrics::title(s.metric));
         if (devices.size() > 1) title = QStringLiteral("GPU %1 %2").arg(s.deviceIndex).arg(title);
         CounterTrack track{title, {}, {}, 0};
         track.timeNs.reserve(s.samples.size() + 1);

@@ -62,5 +62,9 @@ GpuMetricReport gpuMetricReport(Store& store, std::int64_t run, GpuMetricGroupin
 // The same from series already read (gpuMetricsOf).
 GpuMetricReport gpuMetricReport(Store& store, std::int64_t run, GpuMetricGrouping by,
                                 std::size_t top, std::vector<GpuMetricSeries> series);
+// Every launch of kernel `name` on GPU `device` (gpuMetricReport's Kernel
+// group of it alone): nothing without samples overlapping them.
+std::optional<GpuMetricGroup> gpuMetricsOfKernel(Store& store, std::int64_t run,
+                                                 const std::string& name, std::uint32_t device);
 
 }  // namespace ws

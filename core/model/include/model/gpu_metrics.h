@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 namespace ws::gpu_metrics {
@@ -39,6 +40,9 @@ inline constexpr MetricName kDefault[] = {
 // The default's entry for `cupti`, or a generic one (the name itself, no unit,
 // scale 1) for a metric the user named.
 MetricName describe(std::string_view cupti);
+// What a track, column or counter is called: "SM active (%)", or the CUPTI
+// name of a metric without a unit.
+std::string title(std::string_view cupti);
 // Where `cupti` comes when metrics are listed: the default set's order, then
 // others (by name, at the caller's choice).
 std::size_t displayRank(std::string_view cupti);

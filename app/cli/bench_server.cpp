@@ -91,6 +91,7 @@ int benchWithServer(const BenchServe& bench, const Args& args, ServedPoint* poin
     // server replaying decode steps as CUDA graphs pays least for.
     applyCaptureChoices(args, r.env, r.properties);
     r.gpuMetrics = gpuMetricsChoice(args, r.properties);
+    pcSamplingChoice(args, r.env, r.properties);
     if (windowedCapture(args) && !bench.options.profile)
         std::cerr << "[warpscope] --capture-range " << *args.value("capture-range")
                   << " without --profile: only what the server itself brackets with "

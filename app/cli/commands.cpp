@@ -30,6 +30,7 @@ const std::vector<Command>& commands() {
          "node|graph] [--capture-range none|cudaProfilerApi] [--metrics "
          "roofline|dram|NAME,... [--cache-control all|none] [--dram-pass on|off]] [--sample-ms N] "
          "[--gpu-metrics [--gpu-metrics-set NAME,...] [--gpu-metrics-hz N]] "
+         "[--pc-sampling [--pc-sampling-period N]] "
          "[--progress line|json|none] [--host H [--remote-db FILE] [--remote-cli PATH]] -- "
          "PROGRAM ARGS...",
          "run any CUDA program with capture injected and store it as a run.\n"
@@ -41,7 +42,10 @@ const std::vector<Command>& commands() {
          "      elsewhere (though CUPTI slows the program there too after the first window)\n"
          "      --gpu-metrics samples the GPU's performance monitors device-wide while it runs\n"
          "      (CUPTI PM sampling, 10 kHz: SM active, warps resident, tensor pipe, DRAM, L2,\n"
-         "      PCIe, NVLink; see `gpu-metrics RUN`); not with --metrics",
+         "      PCIe, NVLink; see `gpu-metrics RUN`); not with --metrics\n"
+         "      --pc-sampling samples each SM's warps every 2^N cycles (CUPTI PC sampling;\n"
+         "      N from --pc-sampling-period, 5..31) for where kernels stall; see\n"
+         "      `kernel RUN NAME`; not with --metrics",
          cmdRecord},
         {"pull", "pull H RUN [--remote-db FILE] [--remote-cli PATH] [--db FILE]",
          "copy run RUN of host H's store into the local store over ssh (a run bundle)", cmdPull},
@@ -75,7 +79,7 @@ const std::vector<Command>& commands() {
          "[--server-timeout S] [--stop-grace S] [--sample-ms N] [--graph-trace node|graph] "
          "[--capture-range none|cudaProfilerApi] [--all-apis] "
          "[--gpu-metrics [--gpu-metrics-set NAME,...] [--gpu-metrics-hz N]] "
-         "--server -- "
+         "[--pc-sampling [--pc-sampling-period N]] --server -- "
          "CMD ARGS...]",
          "load an OpenAI-compatible server as `vllm bench serve` does (its flag names, the\n"
          "      --random-* and --dataset-name/--dataset-path spellings too): a warm-up\n"
@@ -119,6 +123,12 @@ const std::vector<Command>& commands() {
          "      active, warps resident, tensor pipe, DRAM, L2, PCIe, NVLink): mean, p50, p99\n"
          "      and max over the whole run, per kernel name or per NVTX range name",
          cmdGpuMetrics},
+        {"kernel", "kernel RUN NAME [--top N] [--json] [--db FILE]",
+         "one kernel of a run (its CUPTI name, its short name, or part of its signature):\n"
+         "      launches and time, and for a run recorded with --pc-sampling where its warps\n"
+         "      stall: share of samples by stall reason, hottest source lines (-lineinfo) and\n"
+         "      instructions",
+         cmdKernel},
         {"steps", "steps RUN [--kind decode|mixed|prefill|other] [--top N] [--json] [--db FILE]",
          "a served run's engine steps by kind (decode-only, prefill beside decodes, prefill\n"
          "      only): step times, batch, tokens, GPU busy, and the kernels of each kind",

@@ -38,6 +38,7 @@ int cmdSteps(const std::vector<std::string>& args);
 int cmdWhatIf(const std::vector<std::string>& args);
 int cmdCollectives(const std::vector<std::string>& args);
 int cmdGpuMetrics(const std::vector<std::string>& args);
+int cmdKernel(const std::vector<std::string>& args);
 int cmdBundle(const std::vector<std::string>& args);
 int cmdPull(const std::vector<std::string>& args);
 

@@ -8,6 +8,7 @@
 
 #include "model/capture_windows.h"
 #include "model/gpu_metrics.h"
+#include "model/pc_sampling.h"
 
 namespace ws::cli {
 
@@ -91,6 +92,22 @@ std::optional<GpuMetricsRequest> gpuMetricsChoice(
     properties.emplace_back("capture.gpu_metrics", set ? *set : "default");
     properties.emplace_back("capture.gpu_metrics_hz", std::to_string(rate));
     return request;
+}
+
+void pcSamplingChoice(const Args& args, std::vector<std::string>& env,
+                      std::vector<std::pair<std::string, std::string>>& properties) {
+    const auto period = args.value(kPcSamplingPeriod);
+    if (!args.flag(kPcSamplingFlag)) {
+        if (period) throw UsageError("--pc-sampling-period applies to --pc-sampling");
+        return;
+    }
+    const auto log2 =
+        period ? parseInteger(kPcSamplingPeriod, *period, pc_sampling::kShortestPeriodLog2,
+                              pc_sampling::kLongestPeriodLog2)
+               : 0;
+    env.push_back(std::string(pc_sampling::kEnvironment) + "=" + std::to_string(log2));
+    properties.emplace_back(pc_sampling::kCaptureProperty,
+                            period ? "2^" + std::to_string(log2) + " cycles" : "default");
 }
 
 bool windowedCapture(const Args& args) {

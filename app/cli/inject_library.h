@@ -40,6 +40,15 @@ std::optional<GpuMetricsRequest> gpuMetricsChoice(
 inline constexpr const char* kGpuMetricsFlag = "gpu-metrics";
 inline constexpr const char* kGpuMetricsValues[] = {"gpu-metrics-set", "gpu-metrics-hz"};
 
+// --pc-sampling [--pc-sampling-period N] (a sample every 2^N cycles per SM,
+// 5..31; CUPTI's default without it): the collector's environment and the
+// run's capture.pc_sampling property; nothing without them. Throws UsageError
+// on a bad value.
+void pcSamplingChoice(const Args& args, std::vector<std::string>& env,
+                      std::vector<std::pair<std::string, std::string>>& properties);
+inline constexpr const char* kPcSamplingFlag = "pc-sampling";
+inline constexpr const char* kPcSamplingPeriod = "pc-sampling-period";
+
 // Whether --capture-range asks for windows (anything but its default, none).
 bool windowedCapture(const Args& args);
 

@@ -71,10 +71,10 @@ bool validMetricSpec(const std::string& spec) {
 }  // namespace
 
 int cmdRecord(const std::vector<std::string>& argv) {
-    ArgSpec spec{{"no-driver-api", "all-apis", kGpuMetricsFlag},
+    ArgSpec spec{{"no-driver-api", "all-apis", kGpuMetricsFlag, kPcSamplingFlag},
                  {"db", "label", "workload", "variant", "progress", "metrics", "cache-control",
                   "sample-ms", "dram-pass", "graph-trace", "capture-range", "host", "remote-db",
-                  "remote-cli", kGpuMetricsValues[0], kGpuMetricsValues[1]},
+                  "remote-cli", kGpuMetricsValues[0], kGpuMetricsValues[1], kPcSamplingPeriod},
                  0,
                  0,
                  true};
@@ -91,7 +91,12 @@ int cmdRecord(const std::vector<std::string>& argv) {
     if (args.flag("no-driver-api")) req.env.push_back("WARPSCOPE_DRIVER_API=0");
     applyCaptureChoices(args, req.env, req.properties);
     req.gpuMetrics = gpuMetricsChoice(args, req.properties);
+    pcSamplingChoice(args, req.env, req.properties);
     if (auto metrics = args.value("metrics")) {
+        if (args.flag(kPcSamplingFlag))
+            throw UsageError(
+                "--pc-sampling and --metrics exclude each other: CUPTI's PC sampler and its "
+                "counter profiler cannot run in one process (record twice)");
         if (req.gpuMetrics)
             throw UsageError(
                 "--gpu-metrics and --metrics exclude each other: a counter pass replays every "

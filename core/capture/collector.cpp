@@ -27,9 +27,11 @@
 #include "capture/cupti_records.h"
 #include "capture/graph_nodes.h"
 #include "capture/nccl_calls.h"
+#include "capture/pc_sampling.h"
 #include "capture/profiler_api_windows.h"
 #include "capture/query_calls.h"
 #include "capture/range_profiler.h"
+#include "model/pc_sampling.h"
 #include "util/process_identity.h"
 #include "wire/frames.h"
 
@@ -184,7 +186,8 @@ class Collector {
     // string table their names need.
     void encodeClosedWindows(wire::Encoder& enc);
 
-    std::mutex sendMutex_;  // the writer thread and the kernel-counter callbacks both send
+    wire::Encoder pcSamples_;  // sent whole when the sampler's totals come
+    std::mutex sendMutex_;     // the writer thread and the kernel-counter callbacks both send
     std::mutex callsMutex_;
     std::vector<CollectiveCallRecord> calls_;  // NCCL calls not sent yet
     CaptureWindows* windows_ = nullptr;        // lives until exit, as the callbacks may
@@ -459,6 +462,16 @@ bool Collector::start() {
                                 std::fprintf(stderr, "[warpscope] kernel counters: %s\n",
                                              message.c_str());
                             });
+    if (std::getenv(pc_sampling::kEnvironment))
+        startPcSampling({[this](const std::vector<PcSampleRecord>& r) { pcSamples_.pcSamples(r); },
+                         [this](const PcSamplingTotals& t) {
+                             pcSamples_.pcSamplingTotals(t);
+                             send(pcSamples_.bytes());
+                             pcSamples_.clear();
+                         },
+                         [](const std::string& message) {
+                             std::fprintf(stderr, "[warpscope] PC sampling: %s\n", message.c_str());
+                         }});
     writer_ = std::thread([this] { writerLoop(); });
     flusher_ = std::thread([this] { flusherLoop(); });
     active_ = true;
@@ -478,6 +491,7 @@ void Collector::stop() {
     insideCollector = true;
     if (windows_) windows_->finish();
     flushKernelCounters();
+    finishPcSampling();
     cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     {
         std::unique_lock lock(mutex_);

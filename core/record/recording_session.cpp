@@ -11,6 +11,7 @@
 
 #include "conventions/run_conventions.h"
 #include "model/capture_windows.h"
+#include "model/pc_sampling.h"
 #include "model/process_keys.h"
 #include "model/query_calls.h"
 #include "process_info.h"
@@ -98,6 +99,22 @@ wire::Sink RecordingSession::sink() {
         replayed_.metric(r);
         writer_.add(r);
         writePlacedKernels();
+    };
+    s.pcSample = [this](const PcSampleRecord& r) { writer_.add(r); };
+    s.pcSamplingTotals = [this](const PcSamplingTotals& t) {
+        auto& sum = pcSampling_;
+        sum.samples += t.samples;
+        sum.droppedSamples += t.droppedSamples;
+        sum.nonUserSamples += t.nonUserSamples;
+        sum.hardwareBufferFull = sum.hardwareBufferFull || t.hardwareBufferFull;
+        if (t.periodLog2) sum.periodLog2 = t.periodLog2;
+        pendingProperties_.emplace_back(pc_sampling::kSamples, std::to_string(sum.samples));
+        pendingProperties_.emplace_back(pc_sampling::kDropped, std::to_string(sum.droppedSamples));
+        pendingProperties_.emplace_back(pc_sampling::kNonUser, std::to_string(sum.nonUserSamples));
+        if (sum.periodLog2)
+            pendingProperties_.emplace_back(pc_sampling::kPeriod, std::to_string(sum.periodLog2));
+        if (sum.hardwareBufferFull)
+            pendingProperties_.emplace_back(pc_sampling::kBufferFull, "yes");
     };
     s.rejected = [this](const std::string& why) {
         ++progress.dropped;

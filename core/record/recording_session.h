@@ -89,6 +89,7 @@ class RecordingSession {
     std::int64_t captureWindows_ = 0;
     std::int64_t captureWindowsNs_ = 0;
     std::int64_t queryCalls_ = 0;  // state-reading calls made while traced, all processes
+    PcSamplingTotals pcSampling_;  // summed over the processes that sampled
     bool queryCallsChanged_ = false;
     std::vector<SampleRecord> unplacedSamples_;
     std::vector<GpuMetricSeries> unplacedGpuMetrics_;

@@ -712,6 +712,41 @@ std::vector<GpuMetricSeries> gpuMetricsOf(Store& store, RunId id) {
                         std::numeric_limits<std::int64_t>::max());
 }
 
+namespace {
+
+std::vector<PcSampleRecord> pcSamplesWhere(Store& store, RunId id, const std::string* function) {
+    sql::Statement st(storeDb(store),
+                      std::string("SELECT function, pc_offset, stall_reason, samples, source_file, "
+                                  "line FROM pc_samples WHERE run_id = ?1") +
+                          (function ? " AND function = ?2" : "") +
+                          " ORDER BY function, pc_offset, stall_reason");
+    st.bind(1, id);
+    if (function) st.bind(2, *function);
+    std::vector<PcSampleRecord> out;
+    while (st.step())
+        out.push_back({st.text(0), static_cast<std::uint64_t>(st.int64(1)), st.text(2), st.int64(3),
+                       st.text(4), static_cast<std::uint32_t>(st.int64(5))});
+    return out;
+}
+
+}  // namespace
+
+std::vector<PcSampleRecord> pcSamplesOf(Store& store, RunId id) {
+    return pcSamplesWhere(store, id, nullptr);
+}
+
+std::vector<PcSampleRecord> pcSamplesOf(Store& store, RunId id, const std::string& function) {
+    return pcSamplesWhere(store, id, &function);
+}
+
+std::int64_t pcSampleCount(Store& store, RunId id) {
+    sql::Statement st(storeDb(store),
+                      "SELECT COALESCE(SUM(samples), 0) FROM pc_samples WHERE run_id = ?1 AND "
+                      "stall_reason NOT LIKE '%\\_not\\_issued' ESCAPE '\\'");
+    st.bind(1, id);
+    return st.step() ? st.int64(0) : 0;
+}
+
 std::vector<KernelMetricRecord> kernelMetricsOf(Store& store, RunId id) {
     sql::Statement st(storeDb(store),
                       "SELECT m.correlation_id, s.value, m.value FROM kernel_metrics m "

@@ -214,11 +214,26 @@ CREATE TABLE gpu_metric_chunks (
 CREATE INDEX gpu_metric_chunks_by_run
     ON gpu_metric_chunks(run_id, device_index, metric, first_start_ns);
 )sql";
+// Version 9: where kernels stall (`record --pc-sampling`, CUPTI PC sampling),
+// one row per instruction and stall reason, summed over the run. Text, not
+// `strings` ids, for the same reason as version 8.
+constexpr const char* kVersion9 = R"sql(
+CREATE TABLE pc_samples (
+    run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    function TEXT NOT NULL,
+    pc_offset INTEGER NOT NULL CHECK (pc_offset >= 0),
+    stall_reason TEXT NOT NULL,
+    samples INTEGER NOT NULL CHECK (samples > 0),
+    source_file TEXT NOT NULL DEFAULT '',
+    line INTEGER NOT NULL DEFAULT 0 CHECK (line >= 0)
+);
+CREATE INDEX pc_samples_by_run ON pc_samples(run_id, function);
+)sql";
 constexpr int kFirstTableRebuild = 6;  // index of the first migration that rebuilds a table
 
 // Index i holds the SQL that moves a store from version i to i + 1.
-constexpr const char* kMigrations[] = {kVersion1, kVersion2, kVersion3, kVersion4,
-                                       kVersion5, kVersion6, kVersion7, kVersion8};
+constexpr const char* kMigrations[] = {kVersion1, kVersion2, kVersion3, kVersion4, kVersion5,
+                                       kVersion6, kVersion7, kVersion8, kVersion9};
 static_assert(std::size(kMigrations) == kCurrentVersion);
 
 // Foreign keys off while it lives (when `off`), back as they were after:

@@ -97,11 +97,14 @@ struct StoreWriter::Statements {
                     {"run_id", "device_id", "stream_id", "process_id", "cuda_stream_id"}),
           gpuMetric(db, "gpu_metric_chunks",
                     {"run_id", "device_index", "metric", "first_start_ns", "last_end_ns", "count",
-                     "data"}) {}
+                     "data"}),
+          pcSample(db, "pc_samples",
+                   {"run_id", "function", "pc_offset", "stall_reason", "samples", "source_file",
+                    "line"}) {}
 
     sql::Statement internInsert, internSelect, heartbeat;
     Table chunk, request, token, sample, overhead, metric, quality, graphNode, collectiveCall,
-        gpuStream, gpuMetric;
+        gpuStream, gpuMetric, pcSample;
 };
 
 StoreWriter::StoreWriter(Store& store, RunId run, std::size_t batchSize)
@@ -210,6 +213,15 @@ void StoreWriter::add(const GpuMetricSeries& r) {
     }
 }
 
+void StoreWriter::add(const PcSampleRecord& r) {
+    constexpr std::uint64_t kMost = std::uint64_t{1} << 62;
+    if (r.samples <= 0 || r.pcOffset >= kMost) {
+        ++discarded_;
+        return;
+    }
+    push(pcSamples_, r);
+}
+
 void StoreWriter::keepRecordsWhenBlocked(std::size_t maxPending) {
     tolerant_ = true;
     maxPending_ = std::max(maxPending, batchSize_);
@@ -307,6 +319,7 @@ void StoreWriter::clearPending() {
     collectiveCalls_.clear();
     gpuStreams_.clear();
     gpuMetricChunks_.clear();
+    pcSamples_.clear();
 }
 
 namespace {
@@ -550,6 +563,17 @@ void StoreWriter::writePending() {
                                   st.bind(i + 5, c.count);
                                   st.bindBlob(i + 6, c.data);
                               });
+    });
+    writeKind("PC sample", pcSamples_.size(), [&] {
+        s.pcSample.insertAll(pcSamples_, [&](sql::Statement& st, int i, const PcSampleRecord& r) {
+            st.bind(i, run);
+            st.bind(i + 1, r.function);
+            st.bind(i + 2, static_cast<std::int64_t>(r.pcOffset));
+            st.bind(i + 3, r.stallReason);
+            st.bind(i + 4, r.samples);
+            st.bind(i + 5, r.sourceFile);
+            st.bind(i + 6, static_cast<std::int64_t>(r.line));
+        });
     });
     s.heartbeat.bind(1, run);
     s.heartbeat.bind(2, unixNowNs());

@@ -117,6 +117,34 @@ void Encoder::collectiveCall(const CollectiveCallRecord& r) {
     frame(FrameType::CollectiveCall, p);
 }
 
+void Encoder::pcSamples(const std::vector<PcSampleRecord>& sameInstruction) {
+    if (sameInstruction.empty()) return;
+    const auto& first = sameInstruction.front();
+    std::string p;
+    Out o(p);
+    o.str(first.function);
+    o.u(first.pcOffset);
+    o.str(first.sourceFile);
+    o.u(first.line);
+    o.u(sameInstruction.size());
+    for (const auto& r : sameInstruction) {
+        o.str(r.stallReason);
+        o.s(r.samples);
+    }
+    frame(FrameType::PcSamples, p);
+}
+
+void Encoder::pcSamplingTotals(const PcSamplingTotals& t) {
+    std::string p;
+    Out o(p);
+    o.s(t.samples);
+    o.s(t.droppedSamples);
+    o.s(t.nonUserSamples);
+    o.u(t.periodLog2);
+    o.u(t.hardwareBufferFull ? 1 : 0);
+    frame(FrameType::PcSamplingTotals, p);
+}
+
 void Encoder::bye() {
     frame(FrameType::Bye, {});
 }
@@ -336,6 +364,31 @@ void Decoder::dispatch(FrameType type, std::string_view payload) {
                 return;
             }
             if (sink_.collectiveCall) sink_.collectiveCall(r);
+            return;
+        }
+        case FrameType::PcSamples: {
+            PcSampleRecord r;
+            r.function = in.str();
+            r.pcOffset = in.u();
+            r.sourceFile = in.str();
+            r.line = in.u32();
+            const std::int64_t reasons =
+                checkedCount(static_cast<std::int64_t>(in.u()), "stall reasons of one instruction");
+            for (std::int64_t i = 0; i < reasons; ++i) {
+                r.stallReason = in.str();
+                r.samples = checkedCount(in.s(), "PC samples");
+                if (sink_.pcSample) sink_.pcSample(r);
+            }
+            return;
+        }
+        case FrameType::PcSamplingTotals: {
+            PcSamplingTotals t;
+            t.samples = checkedCount(in.s(), "PC samples");
+            t.droppedSamples = checkedCount(in.s(), "dropped PC samples");
+            t.nonUserSamples = checkedCount(in.s(), "non-user PC samples");
+            t.periodLog2 = in.u32();
+            t.hardwareBufferFull = in.u() != 0;
+            if (sink_.pcSamplingTotals) sink_.pcSamplingTotals(t);
             return;
         }
         case FrameType::Records: {

@@ -41,20 +41,30 @@ for ladder in ${LADDERS:-copy gemm_bf16 gemv_bf16 attention_decode}; do
   python3 "$here/gpu_metrics_report.py" "$ladder" "$files/$ladder.kernels.csv" \
     "$files/$ladder.by-kernel.json" "$files/$ladder.ncu.csv" || fail=1
 done
+# COST picks the programs whose recording is timed with and without sampling:
+# the built-in 8B decoder (its median decode step, `steps`) and a Hugging Face
+# generate() (its own median call time, torch_decode_timed.py's REGION_S).
 if [ "${ROUNDS:-3}" -gt 0 ]; then
-  preset=$src/resources/workloads/llama-3.1-8b-bf16.toml
-  echo "== cost of sampling: $(basename "$preset"), ${ROUNDS:-3} rounds alternating, fresh processes"
-  for round in $(seq 1 "${ROUNDS:-3}"); do
-    for mode in plain sampled; do
-      extra=(); [ $mode = sampled ] && extra=(--gpu-metrics)
-      "$cli" record --db "$files/cost.wsdb" --progress none "${extra[@]}" --label "cost $mode $round" \
-        --workload "$preset" > "$files/cost-$mode-$round.log" 2>&1 || fail=1
-      id=$("$cli" ls --db "$files/cost.wsdb" --json | python3 -c 'import json,sys; print(max(r["id"] for r in json.load(sys.stdin)))')
-      "$cli" steps "$id" --db "$files/cost.wsdb" --json > "$files/cost-$mode-$round.steps.json" 2>/dev/null
-      "$cli" summary "$id" --db "$files/cost.wsdb" --json > "$files/cost-$mode-$round.summary.json" || fail=1
-      echo "$mode $round $id"
+  : > "$files/cost-runs.txt"
+  for program in ${COST:-decoder generate}; do
+    echo "== cost of sampling: $program, ${ROUNDS:-3} rounds alternating, fresh processes"
+    for round in $(seq 1 "${ROUNDS:-3}"); do
+      for mode in plain sampled; do
+        extra=(); [ $mode = sampled ] && extra=(--gpu-metrics)
+        log=$files/cost-$program-$mode-$round.log
+        if [ "$program" = decoder ]; then
+          "$cli" record --db "$files/cost.wsdb" --progress none "${extra[@]}" --label "cost $program $mode $round" \
+            --workload "$src/resources/workloads/llama-3.1-8b-bf16.toml" > "$log" 2>&1 || fail=1
+          id=$("$cli" ls --db "$files/cost.wsdb" --json | python3 -c 'import json,sys; print(max(r["id"] for r in json.load(sys.stdin)))')
+          "$cli" steps "$id" --db "$files/cost.wsdb" --json > "$files/cost-$program-$mode-$round.steps.json" 2>/dev/null
+        else
+          "$cli" record --db "$files/cost.wsdb" --progress none "${extra[@]}" --label "cost $program $mode $round" \
+            -- python3 "$here/torch_decode_timed.py" --calls 5 > "$log" 2>&1 || fail=1
+        fi
+        echo "$program $mode $round" >> "$files/cost-runs.txt"
+      done
     done
-  done > "$files/cost-runs.txt"
+  done
   python3 "$here/gpu_metrics_report.py" --cost "$files" || fail=1
 fi
 ws_finish

@@ -340,7 +340,7 @@ std::string version1Store(const TempDir& dir) {
                "TABLE samples DROP COLUMN nvlink_rx_bytes; ALTER TABLE event_chunks DROP COLUMN "
                "format; DROP TABLE "
                "graph_nodes; DROP TABLE gpu_streams; DROP TABLE collective_calls; DROP TABLE "
-               "gpu_metric_chunks; PRAGMA "
+               "gpu_metric_chunks; DROP TABLE pc_samples; PRAGMA "
                "user_version = 1;");
     return path;
 }

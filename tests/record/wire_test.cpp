@@ -17,6 +17,8 @@ struct Collected {
     std::vector<wire::Hello> hellos;
     std::vector<GraphNodeRecord> graphNodes;
     std::vector<CollectiveCallRecord> collectiveCalls;
+    std::vector<PcSampleRecord> pcSamples;
+    std::vector<PcSamplingTotals> pcTotals;
     std::int64_t dropped = 0;
     std::int64_t queryCalls = 0;
     bool bye = false;
@@ -30,6 +32,8 @@ struct Collected {
         s.hello = [this](const wire::Hello& h) { hellos.push_back(h); };
         s.graphNode = [this](const GraphNodeRecord& n) { graphNodes.push_back(n); };
         s.collectiveCall = [this](const CollectiveCallRecord& c) { collectiveCalls.push_back(c); };
+        s.pcSample = [this](const PcSampleRecord& r) { pcSamples.push_back(r); };
+        s.pcSamplingTotals = [this](const PcSamplingTotals& t) { pcTotals.push_back(t); };
         s.dropped = [this](std::int64_t n) { dropped += n; };
         s.queryCalls = [this](std::int64_t n) { queryCalls += n; };
         s.bye = [this] { bye = true; };
@@ -70,6 +74,12 @@ TEST(Wire, RoundTripInOneByteSlices) {
     // Node ids use all 64 bits: CUPTI numbers them per process from a counter.
     enc.graphNode({0xfedcba9876543210ull, 17, 3, 42, 43, 1'764'000'000'000'000'123, 0});
     enc.collectiveCall({42, 44, 100, 250, "AllReduce", 0xfedcba9876543210ull, 16 << 20});
+    // One instruction's samples per stall reason, its source line once.
+    enc.pcSamples({{"_Z6decodePf", 0x1a40, "smsp__pcsamp_warps_issue_stalled_long_scoreboard", 812,
+                    "/src/kernels/attention.cu", 118},
+                   {"_Z6decodePf", 0x1a40, "smsp__pcsamp_warps_issue_stalled_selected", 40,
+                    "/src/kernels/attention.cu", 118}});
+    enc.pcSamplingTotals({900, 12, 30, 10, true});
     enc.dropped(7);
     enc.queryCalls(5'000'000'000);  // a long run's count does not fit 32 bits
     enc.bye();
@@ -117,6 +127,20 @@ TEST(Wire, RoundTripInOneByteSlices) {
     EXPECT_EQ(got.graphNodes[0].processId, 42u);
     EXPECT_EQ(got.graphNodes[0].threadId, 43u);
     EXPECT_EQ(got.graphNodes[0].timeNs, 1'764'000'000'000'000'123);
+    ASSERT_EQ(got.pcSamples.size(), 2u);
+    EXPECT_EQ(got.pcSamples[1].function, "_Z6decodePf");
+    EXPECT_EQ(got.pcSamples[1].pcOffset, 0x1a40u);
+    EXPECT_EQ(got.pcSamples[0].stallReason, "smsp__pcsamp_warps_issue_stalled_long_scoreboard");
+    EXPECT_EQ(got.pcSamples[0].samples, 812);
+    EXPECT_EQ(got.pcSamples[1].samples, 40);
+    EXPECT_EQ(got.pcSamples[1].sourceFile, "/src/kernels/attention.cu");
+    EXPECT_EQ(got.pcSamples[1].line, 118u);
+    ASSERT_EQ(got.pcTotals.size(), 1u);
+    EXPECT_EQ(got.pcTotals[0].samples, 900);
+    EXPECT_EQ(got.pcTotals[0].droppedSamples, 12);
+    EXPECT_EQ(got.pcTotals[0].nonUserSamples, 30);
+    EXPECT_EQ(got.pcTotals[0].periodLog2, 10u);
+    EXPECT_TRUE(got.pcTotals[0].hardwareBufferFull);
     EXPECT_EQ(got.dropped, 7);
     EXPECT_EQ(got.queryCalls, 5'000'000'000);
     EXPECT_TRUE(got.bye);
@@ -207,6 +231,18 @@ TEST(Wire, MalformedStreamsAreRejected) {
             EXPECT_NE(std::string(e.what()).find("clock reading"), std::string::npos) << e.what();
         }
     }
+    // PC samples counted below zero, from a broken or hostile collector.
+    wire::Encoder badSamples;
+    badSamples.pcSamples({{"k", 0, "smsp__pcsamp_warps_issue_stalled_wait", -5, "", 0}});
+    wire::Decoder sampled(got.sink());
+    try {
+        sampled.feed(badSamples.bytes());
+        ADD_FAILURE() << "a negative sample count was taken";
+    } catch (const std::runtime_error& e) {
+        EXPECT_NE(std::string(e.what()).find("negative count of PC samples"), std::string::npos)
+            << e.what();
+    }
+    EXPECT_TRUE(got.pcSamples.empty());
     EXPECT_EQ(got.dropped, 0);
 }
 

@@ -56,6 +56,38 @@ TEST(KernelDetailsHtml, GpuMetricsOfTheLaunchAndOfAllItsLaunches) {
     EXPECT_TRUE(kernelDetailsHtml(d).contains("filled 5% of the samples"));
 }
 
+// A run recorded with --pc-sampling: the stall reasons as a bar and a list
+// with what each means, and the hottest lines, or instructions when the
+// kernel has no line information.
+TEST(KernelDetailsHtml, WhereItsWarpsStall) {
+    KernelDetails d;
+    d.kernel.name = "attn";
+    EXPECT_FALSE(kernelDetailsHtml(d).contains("Where its warps stall"));
+    d.stalls = stallsOfKernel({{"attn", 0x100, "smsp__pcsamp_warps_issue_stalled_long_scoreboard",
+                                700, "/src/kernels/attention.cu", 118},
+                               {"attn", 0x180, "smsp__pcsamp_warps_issue_stalled_barrier", 200,
+                                "/src/kernels/attention.cu", 131},
+                               {"attn", 0x200, "smsp__pcsamp_warps_issue_stalled_selected", 100,
+                                "/src/kernels/attention.cu", 140}},
+                              "attn");
+    d.stalls->runShare = 0.5;
+    d.stallPeriodLog2 = 10;
+    QString html = kernelDetailsHtml(d);
+    for (const char* want :
+         {"Where its warps stall (PC sampling)",
+          "1000 samples over all its launches (50.0% of the run's) at 3", "2<sup>10</sup> cycles",
+          "<td width='70%'", "Long Scoreboard", "70.0%", "waits on a global or local memory",
+          "Hottest source lines", "attention.cu:118", "/src/kernels/attention.cu"})
+        EXPECT_TRUE(html.contains(QString::fromUtf8(want))) << want << "\n" << html.toStdString();
+    EXPECT_FALSE(html.contains("Hottest instructions"));
+    d.stalls = stallsOfKernel({{"attn", 0x1a0, "smsp__pcsamp_warps_issue_stalled_wait", 5, "", 0}},
+                              "attn");
+    html = kernelDetailsHtml(d);
+    EXPECT_TRUE(html.contains("Hottest instructions")) << html.toStdString();
+    EXPECT_TRUE(html.contains("0x1a0")) << html.toStdString();
+    EXPECT_TRUE(html.contains("without <code>-lineinfo</code>")) << html.toStdString();
+}
+
 TEST(KernelDetailsHtml, AReplayedKernelNamesTheRangesItWasCapturedIn) {
     KernelDetails d;
     d.kernel.name = "_Z4gemmv";

@@ -98,7 +98,7 @@ TEST(LaunchPanel, CaptureOptionsReachTheRecorderAndTheRun) {
         return all;
     };
     EXPECT_TRUE(launchOnce().contains("graphs=node all=0 range=whole"));
-    panel.setCaptureOptions("graph", true, true, true);
+    panel.setCaptureOptions("graph", true, true, true, true);
     EXPECT_TRUE(launchOnce().contains("graphs=graph all=1 range=cudaProfilerApi"));
     Store store(db);
     auto runs = listRuns(store);
@@ -108,6 +108,7 @@ TEST(LaunchPanel, CaptureOptionsReachTheRecorderAndTheRun) {
     EXPECT_EQ(second["capture.query_calls"], "traced");
     EXPECT_EQ(second["capture.range"], "cudaProfilerApi");
     EXPECT_EQ(second["capture.gpu_metrics"], "default");
+    EXPECT_EQ(second["capture.pc_sampling"], "default");
 }
 
 TEST(LaunchPanel, CancelLeavesARunMarkedKilled) {

@@ -58,6 +58,7 @@ LaunchPanel::LaunchPanel(QWidget* parent)
       profilerApiRange_(new QCheckBox(tr("only cudaProfilerStart–Stop"), this)),
       gpuMetrics_(
           new QCheckBox(tr("GPU metrics over time (SM, tensor pipe, DRAM, PCIe, NVLink)"), this)),
+      pcSampling_(new QCheckBox(tr("where kernels stall (PC sampling)"), this)),
       editor_(new QPlainTextEdit(this)),
       validation_(new QLabel(this)),
       launchButton_(new QPushButton(tr("Launch"), this)),
@@ -105,7 +106,15 @@ LaunchPanel::LaunchPanel(QWidget* parent)
         tr("Sample the GPU's performance monitors 10,000 times a second while the program "
            "runs (CUPTI PM sampling, device-wide): tracks under the kernels and "
            "`warpscope-cli gpu-metrics RUN` (record --gpu-metrics)"));
-    layout->addWidget(gpuMetrics_);
+    pcSampling_->setToolTip(
+        tr("Sample each SM's warps while the program runs (CUPTI PC sampling): the share of "
+           "each kernel's samples by stall reason and its hottest source lines, in the kernel "
+           "details and `warpscope-cli kernel RUN NAME` (record --pc-sampling)"));
+    auto* sampling = new QHBoxLayout();
+    sampling->addWidget(gpuMetrics_);
+    sampling->addWidget(pcSampling_);
+    sampling->addStretch(1);
+    layout->addLayout(sampling);
     editor_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
     editor_->setPlaceholderText(tr("A workload config (TOML): name, kind, [contract], [command]"));
     layout->addWidget(editor_, 1);
@@ -232,6 +241,7 @@ void LaunchPanel::launch() {
     if (profilerApiRange_->isChecked())
         args << QStringLiteral("--capture-range") << QStringLiteral("cudaProfilerApi");
     if (gpuMetrics_->isChecked()) args << QStringLiteral("--gpu-metrics");
+    if (pcSampling_->isChecked()) args << QStringLiteral("--pc-sampling");
     const QString remote = host();
     if (!remote.isEmpty()) args << QStringLiteral("--host") << remote;
     status_->setText(remote.isEmpty() ? tr("Running…") : tr("Running on %1…").arg(remote));
@@ -244,12 +254,14 @@ void LaunchPanel::launch() {
     allApis_->setEnabled(false);
     profilerApiRange_->setEnabled(false);
     gpuMetrics_->setEnabled(false);
+    pcSampling_->setEnabled(false);
     job_.start(args);
 }
 
 void LaunchPanel::setCaptureOptions(const QString& graphTrace, bool allApis, bool profilerApiRange,
-                                    bool gpuMetrics) {
+                                    bool gpuMetrics, bool pcSampling) {
     gpuMetrics_->setChecked(gpuMetrics);
+    pcSampling_->setChecked(pcSampling);
     int i = graphTrace_->findData(graphTrace);
     if (i >= 0) graphTrace_->setCurrentIndex(i);
     allApis_->setChecked(allApis);
@@ -296,6 +308,7 @@ void LaunchPanel::onFinished(bool ok, const QString& summary) {
     allApis_->setEnabled(true);
     profilerApiRange_->setEnabled(true);
     gpuMetrics_->setEnabled(true);
+    pcSampling_->setEnabled(true);
     status_->setText(summary);
     emit runFinished(ok, summary);
 }

@@ -41,10 +41,11 @@ class LaunchPanel : public QWidget {
     QString statusText() const;
     bool running() const { return job_.running(); }
     // How the next launch captures (record's --graph-trace node|graph,
-    // --all-apis, --capture-range cudaProfilerApi and --gpu-metrics); per
-    // node, state reads left out, the whole run and no GPU metrics unless changed.
+    // --all-apis, --capture-range cudaProfilerApi, --gpu-metrics and
+    // --pc-sampling); per node, state reads left out, the whole run and no
+    // sampling unless changed.
     void setCaptureOptions(const QString& graphTrace, bool allApis, bool profilerApiRange = false,
-                           bool gpuMetrics = false);
+                           bool gpuMetrics = false, bool pcSampling = false);
 
   public slots:
     void launch();
@@ -67,6 +68,7 @@ class LaunchPanel : public QWidget {
     QCheckBox* allApis_;
     QCheckBox* profilerApiRange_;
     QCheckBox* gpuMetrics_;
+    QCheckBox* pcSampling_;
     QPlainTextEdit* editor_;
     QLabel* validation_;
     QPushButton* launchButton_;

@@ -11,6 +11,7 @@
 #include "model/counter_metrics.h"
 #include "model/gpu_metrics.h"
 #include "util/format.h"
+#include "viewmodels/kernel_stalls_html.h"
 #include "viewmodels/run_list_model.h"
 
 namespace ws::ui {
@@ -306,6 +307,7 @@ QString kernelDetailsHtml(const KernelDetails& d) {
                         "the figures mix in what ran around it.</p>")
                         .arg(100 * share, 0, 'f', 0);
     }
+    if (d.stalls) html += kernelStallsHtml(*d.stalls, d.stallPeriodLog2);
     if (auto c = counters::fromMetrics(d.metrics)) {
         double ns = static_cast<double>(d.kernel.durationNs());
         Table t(QStringLiteral("Hardware counters (kernel replay)"));

@@ -8,6 +8,7 @@
 #include <optional>
 #include <set>
 
+#include "model/pc_sampling.h"
 #include "store/store.h"
 #include "viewmodels/timeline_stack.h"
 
@@ -282,6 +283,16 @@ void StoreLoader::loadKernel(const QString& path, RunId run, std::uint32_t strea
                     summarizeGpuMetrics(series, {{k.startNs, k.endNs}}, k.deviceId);
                 // Every launch of it: one pass over the run's kernels.
                 details.gpuMetricsAllLaunches = gpuMetricsOfKernel(store, run, k.name, k.deviceId);
+            }
+            if (auto samples = pcSamplesOf(store, run, k.name); !samples.empty()) {
+                details.stalls = stallsOfKernel(samples, k.name);
+                const auto all = pcSampleCount(store, run);
+                if (details.stalls && all > 0)
+                    details.stalls->runShare =
+                        static_cast<double>(details.stalls->samples) / static_cast<double>(all);
+                const auto properties = runProperties(store, run);
+                if (auto period = numberProperty(properties, pc_sampling::kPeriod))
+                    details.stallPeriodLog2 = static_cast<std::uint32_t>(*period);
             }
             details.launch = launchingCall(store, run, details.kernel);
             details.captured = captureSiteOf(store, run, details.kernel);

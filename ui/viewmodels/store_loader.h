@@ -19,6 +19,7 @@
 #include "analysis/graph_nodes.h"
 #include "analysis/itl_outliers.h"
 #include "analysis/occupancy.h"
+#include "analysis/pc_sample_summary.h"
 #include "analysis/run_analysis.h"
 #include "analysis/sweep.h"
 #include "analysis/whatif.h"
@@ -41,6 +42,10 @@ struct KernelDetails {
     // launch of the same kernel on its GPU (its group: count and time).
     std::vector<GpuMetricStats> gpuMetrics;
     std::optional<GpuMetricGroup> gpuMetricsAllLaunches;
+    // Where its warps stall over all its launches (record --pc-sampling), and
+    // the sampling period (log2 cycles; 0 unknown).
+    std::optional<KernelStalls> stalls;
+    std::uint32_t stallPeriodLog2 = 0;
 };
 
 // What the What-if panel shows: the options a run suggests, ranked, or one

@@ -253,6 +253,27 @@ struct GpuMetricSeries {
     std::vector<GpuMetricSample> samples;
 };
 
+// Samples of one SASS instruction with one warp state (`record --pc-sampling`,
+// CUPTI PC sampling): how often a warp at `pcOffset` of `function` was found
+// in `stallReason` when the sampler looked.
+struct PcSampleRecord {
+    std::string function;        // the kernel's name as CUPTI gives it (mangled)
+    std::uint64_t pcOffset = 0;  // bytes from the function's first instruction
+    std::string stallReason;     // CUPTI's name: smsp__pcsamp_warps_issue_stalled_*
+    std::int64_t samples = 0;
+    std::string sourceFile;  // with line information (nvcc -lineinfo); "" without
+    std::uint32_t line = 0;  // 0 without line information
+};
+
+// What the PC sampler saw in one process over the whole run.
+struct PcSamplingTotals {
+    std::int64_t samples = 0;         // every sample, user kernels' or not, dropped included
+    std::int64_t droppedSamples = 0;  // lost by the hardware (buffer full, back pressure)
+    std::int64_t nonUserSamples = 0;  // in kernels CUPTI gives no PCs for (driver-internal)
+    std::uint32_t periodLog2 = 0;     // a sample every 2^periodLog2 cycles per SM; 0 unknown
+    bool hardwareBufferFull = false;  // some samples were lost to a full hardware buffer
+};
+
 struct OverheadRecord {
     std::int64_t startNs = 0;
     std::int64_t endNs = 0;

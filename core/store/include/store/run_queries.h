@@ -163,6 +163,13 @@ std::vector<GpuMetricSeries> gpuMetricsOf(Store& store, RunId id);
 std::vector<GpuMetricSeries> gpuMetricsOf(Store& store, RunId id, std::int64_t startNs,
                                           std::int64_t endNs);
 // Hardware counter values per kernel (record --metrics), by correlation id.
+// The run's PC samples (record --pc-sampling), by function, offset, reason;
+// or those of one function (its CUPTI name).
+std::vector<PcSampleRecord> pcSamplesOf(Store& store, RunId id);
+std::vector<PcSampleRecord> pcSamplesOf(Store& store, RunId id, const std::string& function);
+// All the run's samples in user kernels, the "not issued" repeats left out
+// (model/pc_sampling.h): what a kernel's share of the run is taken of.
+std::int64_t pcSampleCount(Store& store, RunId id);
 std::vector<KernelMetricRecord> kernelMetricsOf(Store& store, RunId id);
 // One kernel's values (by the index on correlation id).
 std::map<std::string, double> kernelMetricsOf(Store& store, RunId id, std::uint32_t correlationId);

@@ -43,6 +43,9 @@ class StoreWriter {
     // Samples in any order; those with an end before their start or a time
     // outside model/value_limits.h are discarded (and counted).
     void add(const GpuMetricSeries& r);
+    // A record with no samples, or a negative or too large offset or count,
+    // is discarded (and counted).
+    void add(const PcSampleRecord& r);
 
     // Writes everything pending in one transaction. On failure (disk full, lock)
     // nothing of the batch is written and the records stay pending.
@@ -114,6 +117,7 @@ class StoreWriter {
         std::string data;  // store/gpu_metric_blob.h
     };
     std::vector<GpuMetricChunk> gpuMetricChunks_;
+    std::vector<PcSampleRecord> pcSamples_;
 
     struct StringHash {
         using is_transparent = void;

@@ -29,6 +29,8 @@ enum class FrameType : std::uint8_t {
     GraphNode = 9,        // a CUDA graph node created or copied (GraphNodeRecord)
     CollectiveCall = 10,  // an NCCL call with its message size (CollectiveCallRecord, name inline)
     QueryCalls = 11,      // state-reading API calls made while traced, since the last report
+    PcSamples = 12,       // one instruction's samples per stall reason (names inline)
+    PcSamplingTotals = 13,  // what the PC sampler saw in the process (PcSamplingTotals)
 };
 
 // The protocol's version, carried by every Hello after a 4-byte magic. A
@@ -36,7 +38,7 @@ enum class FrameType : std::uint8_t {
 // LD_LIBRARY_PATH, say) is refused by name rather than misread. Version 1 was
 // the stream before Hello carried a version. Raise it on any change to a
 // frame's payload.
-constexpr std::uint32_t kProtocolVersion = 5;
+constexpr std::uint32_t kProtocolVersion = 6;
 constexpr std::string_view kHelloMagic = "WSCP";
 
 constexpr std::size_t kHeaderBytes = 5;
@@ -62,6 +64,10 @@ class Encoder {
     void metric(const KernelMetricRecord& r);
     void graphNode(const GraphNodeRecord& r);
     void collectiveCall(const CollectiveCallRecord& r);
+    // One frame for the records of one instruction (same function, offset,
+    // source line), which differ in stall reason and count.
+    void pcSamples(const std::vector<PcSampleRecord>& sameInstruction);
+    void pcSamplingTotals(const PcSamplingTotals& t);
     void add(const KernelRecord& r);
     void add(const MemcpyRecord& r);
     void add(const MemsetRecord& r);
@@ -97,6 +103,8 @@ struct Sink {
     std::function<void(const KernelMetricRecord&)> metric;
     std::function<void(const GraphNodeRecord&)> graphNode;
     std::function<void(const CollectiveCallRecord&)> collectiveCall;
+    std::function<void(const PcSampleRecord&)> pcSample;
+    std::function<void(const PcSamplingTotals&)> pcSamplingTotals;
     std::function<void(const KernelRecord&)> kernel;
     std::function<void(const MemcpyRecord&)> memcpy;
     std::function<void(const MemsetRecord&)> memset;

@@ -1,0 +1,445 @@
+#include "capture/pc_sampling.h"
+
+#include <cuda.h>
+#include <cupti.h>
+#include <cupti_pcsampling.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "capture/cupti_callbacks.h"
+#include "model/pc_sampling.h"
+
+namespace ws::capture {
+
+namespace {
+
+// PCs one GetData call returns; CUPTI keeps the rest for the next call.
+constexpr std::size_t kBufferPcs = 10000;
+// A launch drains CUPTI's decoded PCs once it holds this many, so its
+// scratch buffer (below) never fills between drains.
+constexpr std::size_t kDrainAtPcs = 5000;
+// CUPTI's buffer of decoded PCs: about 16 bytes per PC and stall reason, so
+// 64 MiB holds the kernels of a large program (CUPTI's default, 1 MiB, about
+// 5,500 PCs, drops samples in a PyTorch model).
+constexpr std::size_t kScratchBytes = std::size_t{64} << 20;
+// Cubins kept for source lines; past this, later modules' lines are left out.
+constexpr std::size_t kMostCubinBytes = std::size_t{1} << 30;
+// Instructions given a source line, hottest first: CUPTI reads the cubin's
+// line table on each call.
+constexpr std::size_t kMostCorrelated = 20000;
+
+template <typename P>
+P params(std::size_t size) {
+    P p{};
+    p.size = size;
+    return p;
+}
+
+// A CUpti_PCSamplingData and the arrays it points into.
+class PcBuffer {
+  public:
+    void allocate(std::size_t pcs, std::size_t reasons) {
+        reasons_ = std::max<std::size_t>(reasons, 1);
+        pcs_.assign(pcs, CUpti_PCSamplingPCData{});
+        slots_.assign(pcs * reasons_, CUpti_PCSamplingStallReason{});
+        data_ = CUpti_PCSamplingData{};
+        data_.size = sizeof data_;
+        data_.collectNumPcs = pcs;
+        data_.pPcData = pcs_.data();
+        reset();
+    }
+    // Before each GetData: a PC's stallReasonCount is its room on the way in
+    // and what CUPTI wrote on the way out.
+    void reset() {
+        data_.totalNumPcs = 0;
+        for (std::size_t i = 0; i < pcs_.size(); ++i) {
+            pcs_[i].size = sizeof(CUpti_PCSamplingPCData);
+            pcs_[i].stallReasonCount = reasons_;
+            pcs_[i].stallReason = &slots_[i * reasons_];
+        }
+    }
+    CUpti_PCSamplingData* data() { return &data_; }
+
+  private:
+    std::size_t reasons_ = 1;
+    std::vector<CUpti_PCSamplingPCData> pcs_;
+    std::vector<CUpti_PCSamplingStallReason> slots_;
+    CUpti_PCSamplingData data_{};
+};
+
+struct Context {
+    PcBuffer configured;  // CUPTI writes into it at module unload and disable
+    PcBuffer read;        // what GetData fills
+    std::vector<std::uint32_t> reasonIndex;
+    std::map<std::uint32_t, std::string> reasonName;
+    bool enabled = false;
+};
+
+struct Instruction {
+    std::string function;
+    std::uint64_t cubinCrc = 0;
+    std::uint64_t pcOffset = 0;
+    auto operator<=>(const Instruction&) const = default;
+};
+
+struct State {
+    PcSamplingSink sink;
+    std::uint32_t period = 0;  // log2 cycles; 0: CUPTI's default
+    std::mutex mutex;
+    std::map<CUcontext, Context> contexts;
+    std::map<Instruction, std::map<std::string, std::int64_t>> samples;
+    std::map<std::uint64_t, std::string> cubins;  // by CUPTI's CRC
+    std::size_t cubinBytes = 0;
+    std::size_t cubinsLeftOut = 0;
+    PcSamplingTotals totals;
+    bool finished = false;
+    bool getDataFailed = false;
+};
+
+State* state = nullptr;
+thread_local bool busy = false;  // our own CUDA and CUPTI calls
+
+bool ok(CUptiResult r, const char* what) {
+    if (r == CUPTI_SUCCESS) return true;
+    const char* msg = nullptr;
+    cuptiGetResultString(r, &msg);
+    state->sink.warn(std::string(what) + " failed: " + (msg ? msg : "unknown error"));
+    return false;
+}
+
+void absorb(Context& c, const CUpti_PCSamplingData& d) {
+    auto& t = state->totals;
+    t.samples += static_cast<std::int64_t>(d.totalSamples);
+    t.droppedSamples += static_cast<std::int64_t>(d.droppedSamples);
+    t.nonUserSamples += static_cast<std::int64_t>(d.nonUsrKernelsTotalSamples);
+    if (d.hardwareBufferFull) t.hardwareBufferFull = true;
+    for (std::size_t i = 0; i < d.totalNumPcs && i < d.collectNumPcs; ++i) {
+        // Copies of the fields: the CUPTI structs are packed.
+        const CUpti_PCSamplingPCData& pc = d.pPcData[i];
+        const char* name = pc.functionName;
+        const std::size_t count = pc.stallReasonCount;
+        const CUpti_PCSamplingStallReason* reasons = pc.stallReason;
+        // functionName is CUPTI's allocation, shared with other records;
+        // freeing it while CUPTI may still hand it out is not safe, and the
+        // names are few, so it is left for the process's end.
+        auto& byReason = state->samples[{name ? name : "", pc.cubinCrc, pc.pcOffset}];
+        for (std::size_t j = 0; j < count && reasons; ++j) {
+            const CUpti_PCSamplingStallReason r = reasons[j];
+            if (r.samples == 0) continue;
+            auto it = c.reasonName.find(r.pcSamplingStallReasonIndex);
+            byReason[it != c.reasonName.end()
+                         ? it->second
+                         : "stall reason " + std::to_string(r.pcSamplingStallReasonIndex)] +=
+                r.samples;
+        }
+    }
+}
+
+// Moves every PC CUPTI holds for the context into state->samples.
+void drain(CUcontext ctx, Context& c) {
+    if (!c.enabled) return;
+    for (int call = 0; call < 100000; ++call) {
+        c.read.reset();
+        auto get = params<CUpti_PCSamplingGetDataParams>(CUpti_PCSamplingGetDataParamsSize);
+        get.ctx = ctx;
+        get.pcSamplingData = c.read.data();
+        const CUptiResult r = cuptiPCSamplingGetData(&get);
+        if (r == CUPTI_ERROR_OUT_OF_MEMORY) {
+            state->totals.hardwareBufferFull = true;
+        } else if (r != CUPTI_SUCCESS) {
+            if (!state->getDataFailed) ok(r, "cuptiPCSamplingGetData");
+            state->getDataFailed = true;
+            return;
+        }
+        absorb(c, *c.read.data());
+        if (c.read.data()->totalNumPcs == 0) return;
+    }
+}
+
+void disable(CUcontext ctx, Context& c) {
+    if (!c.enabled) return;
+    drain(ctx, c);
+    auto off = params<CUpti_PCSamplingDisableParams>(CUpti_PCSamplingDisableParamsSize);
+    off.ctx = ctx;
+    ok(cuptiPCSamplingDisable(&off), "cuptiPCSamplingDisable");
+    c.enabled = false;
+    // Disabling hands what was still in flight to the configured buffer.
+    absorb(c, *c.configured.data());
+    c.configured.reset();
+}
+
+bool configure(CUcontext ctx, Context& c) {
+    std::size_t count = 0;
+    auto num = params<CUpti_PCSamplingGetNumStallReasonsParams>(
+        CUpti_PCSamplingGetNumStallReasonsParamsSize);
+    num.ctx = ctx;
+    num.numStallReasons = &count;
+    if (!ok(cuptiPCSamplingGetNumStallReasons(&num), "cuptiPCSamplingGetNumStallReasons"))
+        return false;
+    std::vector<std::vector<char>> names(count, std::vector<char>(CUPTI_STALL_REASON_STRING_SIZE));
+    std::vector<char*> namePtrs;
+    for (auto& n : names)
+        namePtrs.push_back(n.data());
+    c.reasonIndex.assign(count, 0);
+    auto get =
+        params<CUpti_PCSamplingGetStallReasonsParams>(CUpti_PCSamplingGetStallReasonsParamsSize);
+    get.ctx = ctx;
+    get.numStallReasons = count;
+    get.stallReasonIndex = c.reasonIndex.data();
+    get.stallReasons = namePtrs.data();
+    if (!ok(cuptiPCSamplingGetStallReasons(&get), "cuptiPCSamplingGetStallReasons")) return false;
+    for (std::size_t i = 0; i < count; ++i)
+        c.reasonName[c.reasonIndex[i]] = std::string(names[i].data());
+    c.configured.allocate(kBufferPcs, count);
+    c.read.allocate(kBufferPcs, count);
+
+    std::vector<CUpti_PCSamplingConfigurationInfo> info;
+    info.reserve(8);  // add's references stay valid
+    auto add = [&](CUpti_PCSamplingConfigurationAttributeType type) -> auto& {
+        CUpti_PCSamplingConfigurationInfo i{};
+        i.attributeType = type;
+        info.push_back(i);
+        return info.back().attributeData;
+    };
+    add(CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_COLLECTION_MODE)
+        .collectionModeData.collectionMode = CUPTI_PC_SAMPLING_COLLECTION_MODE_CONTINUOUS;
+    auto& reasons = add(CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_STALL_REASON).stallReasonData;
+    reasons.stallReasonCount = count;
+    reasons.pStallReasonIndex = c.reasonIndex.data();
+    add(CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_DATA_BUFFER)
+        .samplingDataBufferData.samplingDataBuffer = c.configured.data();
+    add(CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SCRATCH_BUFFER_SIZE)
+        .scratchBufferSizeData.scratchBufferSize = kScratchBytes;
+    if (state->period != 0)
+        add(CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_PERIOD)
+            .samplingPeriodData.samplingPeriod = state->period;
+    auto set = params<CUpti_PCSamplingConfigurationInfoParams>(
+        CUpti_PCSamplingConfigurationInfoParamsSize);
+    set.ctx = ctx;
+    set.numAttributes = info.size();
+    set.pPCSamplingConfigurationInfo = info.data();
+    if (!ok(cuptiPCSamplingSetConfigurationAttribute(&set), "configuring PC sampling"))
+        return false;
+
+    // The period in force, CUPTI's default when none was asked for.
+    CUpti_PCSamplingConfigurationInfo period{};
+    period.attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_PERIOD;
+    auto query = params<CUpti_PCSamplingConfigurationInfoParams>(
+        CUpti_PCSamplingConfigurationInfoParamsSize);
+    query.ctx = ctx;
+    query.numAttributes = 1;
+    query.pPCSamplingConfigurationInfo = &period;
+    if (cuptiPCSamplingGetConfigurationAttribute(&query) == CUPTI_SUCCESS &&
+        period.attributeStatus == CUPTI_SUCCESS)
+        state->totals.periodLog2 = period.attributeData.samplingPeriodData.samplingPeriod;
+    return true;
+}
+
+void contextCreated(CUcontext ctx) {
+    Context& c = state->contexts[ctx];
+    auto on = params<CUpti_PCSamplingEnableParams>(CUpti_PCSamplingEnableParamsSize);
+    on.ctx = ctx;
+    if (!ok(cuptiPCSamplingEnable(&on), "cuptiPCSamplingEnable")) return;
+    c.enabled = true;
+    if (!configure(ctx, c)) {
+        auto off = params<CUpti_PCSamplingDisableParams>(CUpti_PCSamplingDisableParamsSize);
+        off.ctx = ctx;
+        cuptiPCSamplingDisable(&off);
+        c.enabled = false;
+    }
+}
+
+void moduleLoaded(const CUpti_ModuleResourceData* m) {
+    if (!m || !m->pCubin || m->cubinSize == 0) return;
+    auto crc = params<CUpti_GetCubinCrcParams>(CUpti_GetCubinCrcParamsSize);
+    crc.cubin = m->pCubin;
+    crc.cubinSize = m->cubinSize;
+    if (cuptiGetCubinCrc(&crc) != CUPTI_SUCCESS) return;
+    if (state->cubins.count(crc.cubinCrc)) return;
+    if (state->cubinBytes + m->cubinSize > kMostCubinBytes) {
+        ++state->cubinsLeftOut;
+        return;
+    }
+    state->cubins.emplace(crc.cubinCrc, std::string(m->pCubin, m->cubinSize));
+    state->cubinBytes += m->cubinSize;
+}
+
+bool isLaunch(CUpti_CallbackId cbid) {
+    switch (cbid) {
+        case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
+        case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz:
+        case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
+        case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz:
+        case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel:
+        case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz:
+        case CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch:
+        case CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz:
+            return true;
+        default:
+            return false;
+    }
+}
+
+void onCallback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
+    if (busy || !state) return;
+    if (domain == CUPTI_CB_DOMAIN_DRIVER_API) {
+        if (!isLaunch(cbid)) return;
+        auto* cb = static_cast<const CUpti_CallbackData*>(data);
+        if (cb->callbackSite != CUPTI_API_EXIT) return;
+        busy = true;
+        {
+            std::lock_guard lock(state->mutex);
+            auto it = state->contexts.find(cb->context);
+            if (!state->finished && it != state->contexts.end() &&
+                it->second.configured.data()->remainingNumPcs >= kDrainAtPcs)
+                drain(it->first, it->second);
+        }
+        busy = false;
+        return;
+    }
+    if (domain != CUPTI_CB_DOMAIN_RESOURCE) return;
+    auto* r = static_cast<const CUpti_ResourceData*>(data);
+    busy = true;
+    {
+        std::lock_guard lock(state->mutex);
+        auto it = state->contexts.find(r->context);
+        if (state->finished) {
+        } else if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED) {
+            contextCreated(r->context);
+        } else if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) {
+            if (it != state->contexts.end()) {
+                disable(it->first, it->second);
+                state->contexts.erase(it);
+            }
+        } else if (cbid == CUPTI_CBID_RESOURCE_MODULE_LOADED) {
+            moduleLoaded(static_cast<const CUpti_ModuleResourceData*>(r->resourceDescriptor));
+            // Records of a module unloaded before went to the configured buffer.
+            if (it != state->contexts.end()) drain(it->first, it->second);
+        } else if (cbid == CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING) {
+            if (it != state->contexts.end()) drain(it->first, it->second);
+        }
+    }
+    busy = false;
+}
+
+// "dir/file" as the cubin's line table names it; "" without line information.
+std::pair<std::string, std::uint32_t> sourceLine(const Instruction& in) {
+    auto cubin = state->cubins.find(in.cubinCrc);
+    if (cubin == state->cubins.end() || in.function.empty()) return {};
+    auto p =
+        params<CUpti_GetSassToSourceCorrelationParams>(CUpti_GetSassToSourceCorrelationParamsSize);
+    p.cubin = cubin->second.data();
+    p.cubinSize = cubin->second.size();
+    p.functionName = in.function.c_str();
+    p.pcOffset = in.pcOffset;
+    if (cuptiGetSassToSourceCorrelation(&p) != CUPTI_SUCCESS) return {};
+    std::string file = p.fileName ? p.fileName : "";
+    const std::string dir = p.dirName ? p.dirName : "";
+    if (!dir.empty() && !file.empty() && file.front() != '/') file = dir + "/" + file;
+    std::free(p.fileName);
+    std::free(p.dirName);
+    if (file.empty() || p.lineNumber == 0) return {};
+    return {file, p.lineNumber};
+}
+
+}  // namespace
+
+bool startPcSampling(PcSamplingSink sink) {
+    const char* spec = std::getenv(pc_sampling::kEnvironment);
+    if (!spec || !*spec) return false;
+    state = new State;  // lives until exit: callbacks may come until the end
+    state->sink = std::move(sink);
+    const long period = std::strtol(spec, nullptr, 10);
+    state->period =
+        period >= pc_sampling::kShortestPeriodLog2 && period <= pc_sampling::kLongestPeriodLog2
+            ? static_cast<std::uint32_t>(period)
+            : 0;
+    auto subscriber = addCallbackHandler(onCallback);
+    if (!subscriber) return false;
+    for (auto cbid :
+         {CUPTI_CBID_RESOURCE_CONTEXT_CREATED, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING,
+          CUPTI_CBID_RESOURCE_MODULE_LOADED, CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING})
+        cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE, cbid);
+    for (auto cbid :
+         {CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
+          CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
+          CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel,
+          CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
+          CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch, CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz})
+        cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, cbid);
+    return true;
+}
+
+void finishPcSampling() {
+    if (!state) return;
+    busy = true;
+    std::lock_guard lock(state->mutex);
+    if (state->finished) {
+        busy = false;
+        return;
+    }
+    state->finished = true;
+    for (auto& [ctx, c] : state->contexts) {
+        if (cuCtxPushCurrent(ctx) != CUDA_SUCCESS) continue;
+        disable(ctx, c);
+        CUcontext popped = nullptr;
+        cuCtxPopCurrent(&popped);
+    }
+    state->contexts.clear();
+
+    // Hottest first, so the instructions given a source line are those read.
+    std::vector<std::pair<std::int64_t, const Instruction*>> order;
+    for (const auto& [in, byReason] : state->samples) {
+        std::int64_t total = 0;
+        for (const auto& [reason, n] : byReason)
+            total += n;
+        order.emplace_back(total, &in);
+    }
+    std::sort(order.begin(), order.end(),
+              [](const auto& a, const auto& b) { return a.first > b.first; });
+    const auto started = std::chrono::steady_clock::now();
+    std::size_t withLine = 0;
+    std::map<std::string, int> functions;
+    for (std::size_t i = 0; i < order.size(); ++i) {
+        const Instruction& in = *order[i].second;
+        ++functions[in.function];
+        auto [file, line] =
+            i < kMostCorrelated ? sourceLine(in) : std::pair<std::string, std::uint32_t>{};
+        if (line) ++withLine;
+        std::vector<PcSampleRecord> records;
+        for (const auto& [reason, n] : state->samples[in])
+            records.push_back({in.function, in.pcOffset, reason, n, file, line});
+        state->sink.instruction(records);
+    }
+    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                        std::chrono::steady_clock::now() - started)
+                        .count();
+    state->sink.totals(state->totals);
+    const auto& t = state->totals;
+    std::string summary = std::to_string(t.samples) + " samples (" +
+                          std::to_string(t.droppedSamples) + " dropped, " +
+                          std::to_string(t.nonUserSamples) + " in driver kernels) at " +
+                          std::to_string(order.size()) + " instructions of " +
+                          std::to_string(functions.size()) + " kernels; source lines for " +
+                          std::to_string(withLine) + " (" + std::to_string(ms) + " ms)";
+    if (state->cubinsLeftOut)
+        summary += "; " + std::to_string(state->cubinsLeftOut) +
+                   " modules past 1 GiB of cubins kept no lines";
+    if (t.hardwareBufferFull)
+        summary +=
+            "; the hardware buffer filled: samples were lost (a longer --pc-sampling-period "
+            "samples less often)";
+    state->sink.warn(summary);
+    busy = false;
+}
+
+}  // namespace ws::capture

@@ -1,0 +1,40 @@
+// PC sampling's vocabulary (`record --pc-sampling`): the run properties it
+// leaves, the environment the collector reads, and CUPTI's stall reasons with
+// the names Nsight Compute shows for them.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace ws::pc_sampling {
+
+// The collector samples when this is set; its value is the period's log2
+// (kShortestPeriodLog2..kLongestPeriodLog2) or 0 for CUPTI's default.
+inline constexpr const char* kEnvironment = "WARPSCOPE_PC_SAMPLING";
+inline constexpr std::uint32_t kShortestPeriodLog2 = 5;
+inline constexpr std::uint32_t kLongestPeriodLog2 = 31;
+
+// Run properties: asked for (capture.*) and what the sampler saw (summed
+// over the run's processes).
+inline constexpr const char* kCaptureProperty = "capture.pc_sampling";  // "default" or 2^N
+inline constexpr const char* kSamples = "pc_sampling.samples";
+inline constexpr const char* kDropped = "pc_sampling.dropped_samples";
+inline constexpr const char* kNonUser = "pc_sampling.non_user_samples";
+inline constexpr const char* kPeriod = "pc_sampling.period_log2";
+inline constexpr const char* kBufferFull = "pc_sampling.hardware_buffer_full";
+
+struct StallReason {
+    std::string title;  // Nsight Compute's name without "Stall ": "Long Scoreboard"
+    std::string hint;   // what the warp waits for, in a few words
+    // CUPTI reports each reason twice: all samples, and those in which no
+    // warp of the scheduler issued (…_not_issued). Shares are of the first.
+    bool notIssued = false;
+    bool issuing = false;  // "Selected": the warp issued, it did not stall
+};
+
+// CUPTI's name (smsp__pcsamp_warps_issue_stalled_long_scoreboard) read as a
+// user reads it; an unknown name gets its words capitalised.
+StallReason describeStallReason(std::string_view cupti);
+
+}  // namespace ws::pc_sampling

@@ -101,6 +101,10 @@ void pcSamplingChoice(const Args& args, std::vector<std::string>& env,
         if (period) throw UsageError("--pc-sampling-period applies to --pc-sampling");
         return;
     }
+    if (args.flag(kGpuMetricsFlag) || args.value(kGpuMetricsValues[0]))
+        throw UsageError(
+            "--pc-sampling and --gpu-metrics exclude each other: with both, CUPTI 13.0 crashed "
+            "the program inside its PC sampler (seen on an H100); record twice");
     const auto log2 =
         period ? parseInteger(kPcSamplingPeriod, *period, pc_sampling::kShortestPeriodLog2,
                               pc_sampling::kLongestPeriodLog2)

@@ -152,10 +152,11 @@ void drain(CUcontext ctx, Context& c) {
         auto get = params<CUpti_PCSamplingGetDataParams>(CUpti_PCSamplingGetDataParamsSize);
         get.ctx = ctx;
         get.pcSamplingData = c.read.data();
+        // OUT_OF_MEMORY: the read buffer could not take every PC; the rest
+        // come with the next call. A full hardware buffer is told apart by
+        // the data's own hardwareBufferFull (and its dropped samples).
         const CUptiResult r = cuptiPCSamplingGetData(&get);
-        if (r == CUPTI_ERROR_OUT_OF_MEMORY) {
-            state->totals.hardwareBufferFull = true;
-        } else if (r != CUPTI_SUCCESS) {
+        if (r != CUPTI_SUCCESS && r != CUPTI_ERROR_OUT_OF_MEMORY) {
             if (!state->getDataFailed) ok(r, "cuptiPCSamplingGetData");
             state->getDataFailed = true;
             return;

@@ -32,6 +32,7 @@ constexpr Known kKnown[] = {
     {"sleeping", "Sleeping", "its threads sleep or wait to converge"},
     {"misc", "Misc", "another reason"},
     {"gmma", "GMMA", "waits on a warpgroup matrix multiply (wgmma)"},
+    {"warpgroup_arrive", "Warpgroup Arrive", "waits for its warpgroup at a wgmma arrive fence"},
 };
 
 constexpr std::string_view kPrefix = "smsp__pcsamp_warps_issue_stalled_";

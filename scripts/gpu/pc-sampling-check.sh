@@ -3,8 +3,8 @@
 # Compute. The decode-attention and GEMM ladders recorded with PC sampling;
 # `kernel RUN NAME` for each ladder's longest kernel; the share of its
 # samples by stall reason against ncu's smsp__pcsamp_warps_issue_stalled_*
-# counts for the same kernel (--clock-control none). Then PC sampling beside
-# --gpu-metrics, a PyTorch generate() with it, and its cost on the built-in
+# counts for the same kernel (--clock-control none). Then --gpu-metrics beside
+# it (refused), a PyTorch generate() with it, and its cost on the built-in
 # 8B decoder (ROUNDS rounds, default 2, alternating, fresh processes).
 # Usage: pc-sampling-check.sh BUILD_DIR OUT_DIR
 source "$(dirname "$0")/lib.sh"
@@ -35,15 +35,8 @@ for ladder in ${LADDERS:-attention_decode gemm_bf16}; do
     "$workload" run "$small" > "$files/$ladder.ncu.csv" 2> "$files/$ladder.ncu.log" || fail=1
   python3 "$here/pc_sampling_report.py" "$files/$ladder.kernel.json" "$files/$ladder.ncu.csv" || fail=1
 done
-echo "== beside --gpu-metrics"
-cfg=$tmp/both.toml
-ws_kernel_config "$cfg" "both" attention_decode all "batch = 8, context = 4096" 200 3
-"$cli" record --db "$db" --pc-sampling --gpu-metrics --progress none --label "pc + gpu metrics" \
-  --workload "$cfg" > "$files/both.log" 2>&1 || fail=1
-grep -h "PC sampling\|GPU metrics\|sampling" "$files/both.log" | head -6
-run_id=$((run_id + 1))
-"$cli" gpu-metrics $run_id --db "$db" | head -12
-"$cli" kernel $run_id attention --db "$db" --top 3 | head -12
+echo "== beside --gpu-metrics: refused before anything runs"
+"$cli" record --db "$db" --pc-sampling --gpu-metrics --progress none -- /bin/true 2>&1 | head -2
 echo "== PyTorch generate()"
 "$cli" record --db "$db" --pc-sampling --progress none --label "torch generate pc-sampling" \
   -- python3 "$here/torch_llama_generate.py" --tokens 32 --batch 4 > "$files/torch.log" 2>&1 || fail=1
@@ -51,6 +44,14 @@ grep -h "PC sampling" "$files/torch.log" | head -5
 run_id=$((run_id + 1))
 top=$("$cli" summary $run_id --db "$db" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["kernels"][0]["demangled"])')
 "$cli" kernel $run_id "$top" --db "$db" --top 5 || fail=1
+# The small run kept in tests/data (pc-sampling-attention.bundle): the
+# split-KV MMA decode attention, 20 launches.
+cfg=$tmp/attn-small.toml
+ws_kernel_config "$cfg" "attention-pc" attention_decode splitkv_mma "batch = 8, context = 4096" 20 3
+"$cli" record --db "$files/small.wsdb" --pc-sampling --progress none --label "decode attention, PC sampling" \
+  --workload "$cfg" > /dev/null 2>&1 || fail=1
+"$cli" bundle 1 --db "$files/small.wsdb" -o "$out/pc-sampling-attention.bundle" || fail=1
+"$cli" kernel 1 decodeSplitMma --db "$files/small.wsdb" --top 3 || fail=1
 if [ "${ROUNDS:-2}" -gt 0 ]; then
   echo "== cost: built-in 8B decoder, ${ROUNDS:-2} rounds alternating"
   for round in $(seq 1 "${ROUNDS:-2}"); do

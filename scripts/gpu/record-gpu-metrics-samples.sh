@@ -14,7 +14,7 @@ ws_header
   python3 "$here/torch_llama_generate.py" --tokens 32 --batch 4 || fail=1
 "$cli" bench serve --db "$db" --label "1B server, concurrency 16, GPU metrics" --port "$port" \
   --model serve-llama-1b --num-prompts 64 --max-concurrency 16 --random-input-len 256 \
-  --random-output-len 64 --gpu-metrics --server-timeout 300 --progress none \
+  --random-output-len 64 --gpu-metrics --server-timeout 300 \
   --server -- "$build/app/warpscope-workload" serve "$src/resources/workloads/serve-llama-1b.toml" \
   --port "$port" || fail=1
 "$cli" ls --db "$db"

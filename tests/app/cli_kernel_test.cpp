@@ -45,7 +45,8 @@ TEST(CliKernel, BadPcSamplingChoicesAreRefusedBeforeAnythingRuns) {
          std::vector<std::vector<std::string>>{{"--pc-sampling-period", "10"},
                                                {"--pc-sampling", "--pc-sampling-period", "4"},
                                                {"--pc-sampling", "--pc-sampling-period", "32"},
-                                               {"--pc-sampling", "--metrics", "dram"}}) {
+                                               {"--pc-sampling", "--metrics", "dram"},
+             {"--pc-sampling", "--gpu-metrics"}}) {
         std::vector<std::string> argv = {"record", "--db", db};
         argv.insert(argv.end(), args.begin(), args.end());
         argv.insert(argv.end(), {"--", "/bin/true"});

@@ -46,7 +46,7 @@ TEST(CliKernel, BadPcSamplingChoicesAreRefusedBeforeAnythingRuns) {
                                                {"--pc-sampling", "--pc-sampling-period", "4"},
                                                {"--pc-sampling", "--pc-sampling-period", "32"},
                                                {"--pc-sampling", "--metrics", "dram"},
-             {"--pc-sampling", "--gpu-metrics"}}) {
+                                               {"--pc-sampling", "--gpu-metrics"}}) {
         std::vector<std::string> argv = {"record", "--db", db};
         argv.insert(argv.end(), args.begin(), args.end());
         argv.insert(argv.end(), {"--", "/bin/true"});

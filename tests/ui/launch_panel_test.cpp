@@ -1,6 +1,8 @@
 // Launching from the GUI: validation while typing, and a failing program.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <QSignalSpy>
 #include <QTest>
 
@@ -98,17 +100,24 @@ TEST(LaunchPanel, CaptureOptionsReachTheRecorderAndTheRun) {
         return all;
     };
     EXPECT_TRUE(launchOnce().contains("graphs=node all=0 range=whole"));
-    panel.setCaptureOptions("graph", true, true, true, true);
+    panel.setCaptureOptions("graph", true, true, true);
     EXPECT_TRUE(launchOnce().contains("graphs=graph all=1 range=cudaProfilerApi"));
+    // PC sampling excludes GPU metrics: ticking one unticks the other.
+    panel.setCaptureOptions("node", false, false, true, true);
+    EXPECT_TRUE(launchOnce().contains("graphs=node all=0 range=whole"));
     Store store(db);
     auto runs = listRuns(store);
-    ASSERT_EQ(runs.size(), 2u);
-    auto second = runProperties(store, runs[0].id > runs[1].id ? runs[0].id : runs[1].id);
+    ASSERT_EQ(runs.size(), 3u);
+    std::sort(runs.begin(), runs.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
+    auto second = runProperties(store, runs[1].id);
     EXPECT_EQ(second["capture.graph_trace"], "graph");
     EXPECT_EQ(second["capture.query_calls"], "traced");
     EXPECT_EQ(second["capture.range"], "cudaProfilerApi");
     EXPECT_EQ(second["capture.gpu_metrics"], "default");
-    EXPECT_EQ(second["capture.pc_sampling"], "default");
+    EXPECT_EQ(second.count("capture.pc_sampling"), 0u);
+    auto third = runProperties(store, runs[2].id);
+    EXPECT_EQ(third["capture.pc_sampling"], "default");
+    EXPECT_EQ(third.count("capture.gpu_metrics"), 0u);
 }
 
 TEST(LaunchPanel, CancelLeavesARunMarkedKilled) {

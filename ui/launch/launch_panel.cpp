@@ -58,7 +58,8 @@ LaunchPanel::LaunchPanel(QWidget* parent)
       profilerApiRange_(new QCheckBox(tr("only cudaProfilerStart–Stop"), this)),
       gpuMetrics_(
           new QCheckBox(tr("GPU metrics over time (SM, tensor pipe, DRAM, PCIe, NVLink)"), this)),
-      pcSampling_(new QCheckBox(tr("where kernels stall (PC sampling)"), this)),
+      pcSampling_(
+          new QCheckBox(tr("where kernels stall (PC sampling; not with GPU metrics)"), this)),
       editor_(new QPlainTextEdit(this)),
       validation_(new QLabel(this)),
       launchButton_(new QPushButton(tr("Launch"), this)),
@@ -110,6 +111,13 @@ LaunchPanel::LaunchPanel(QWidget* parent)
         tr("Sample each SM's warps while the program runs (CUPTI PC sampling): the share of "
            "each kernel's samples by stall reason and its hottest source lines, in the kernel "
            "details and `warpscope-cli kernel RUN NAME` (record --pc-sampling)"));
+    // CUPTI 13.0 crashed programs sampled both ways at once (record refuses it).
+    connect(gpuMetrics_, &QCheckBox::toggled, this, [this](bool on) {
+        if (on) pcSampling_->setChecked(false);
+    });
+    connect(pcSampling_, &QCheckBox::toggled, this, [this](bool on) {
+        if (on) gpuMetrics_->setChecked(false);
+    });
     auto* sampling = new QHBoxLayout();
     sampling->addWidget(gpuMetrics_);
     sampling->addWidget(pcSampling_);
@@ -261,7 +269,7 @@ void LaunchPanel::launch() {
 void LaunchPanel::setCaptureOptions(const QString& graphTrace, bool allApis, bool profilerApiRange,
                                     bool gpuMetrics, bool pcSampling) {
     gpuMetrics_->setChecked(gpuMetrics);
-    pcSampling_->setChecked(pcSampling);
+    pcSampling_->setChecked(pcSampling);  // wins over gpuMetrics: they exclude each other
     int i = graphTrace_->findData(graphTrace);
     if (i >= 0) graphTrace_->setCurrentIndex(i);
     allApis_->setChecked(allApis);

@@ -42,8 +42,8 @@ class LaunchPanel : public QWidget {
     bool running() const { return job_.running(); }
     // How the next launch captures (record's --graph-trace node|graph,
     // --all-apis, --capture-range cudaProfilerApi, --gpu-metrics and
-    // --pc-sampling); per node, state reads left out, the whole run and no
-    // sampling unless changed.
+    // --pc-sampling, which exclude each other: pcSampling wins); per node,
+    // state reads left out, the whole run and no sampling unless changed.
     void setCaptureOptions(const QString& graphTrace, bool allApis, bool profilerApiRange = false,
                            bool gpuMetrics = false, bool pcSampling = false);
 

@@ -11,6 +11,8 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <optional>
+#include <set>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -60,7 +62,13 @@ class PcBuffer {
     // Before each GetData: a PC's stallReasonCount is its room on the way in
     // and what CUPTI wrote on the way out.
     void reset() {
+        // Every output zeroed: a call that returns no data (a full hardware
+        // buffer) must not leave the previous call's counts to be added again.
         data_.totalNumPcs = 0;
+        data_.totalSamples = 0;
+        data_.droppedSamples = 0;
+        data_.nonUsrKernelsTotalSamples = 0;
+        data_.hardwareBufferFull = 0;
         for (std::size_t i = 0; i < pcs_.size(); ++i) {
             pcs_[i].size = sizeof(CUpti_PCSamplingPCData);
             pcs_[i].stallReasonCount = reasons_;
@@ -82,6 +90,7 @@ struct Context {
     std::vector<std::uint32_t> reasonIndex;
     std::map<std::uint32_t, std::string> reasonName;
     bool enabled = false;
+    std::optional<CUdevice> device;
 };
 
 struct Instruction {
@@ -96,6 +105,7 @@ struct State {
     std::uint32_t period = 0;  // log2 cycles; 0: CUPTI's default
     std::mutex mutex;
     std::map<CUcontext, Context> contexts;
+    std::set<CUdevice> sampledDevices;
     std::map<Instruction, std::map<std::string, std::int64_t>> samples;
     std::map<std::uint64_t, std::string> cubins;  // by CUPTI's CRC
     std::size_t cubinBytes = 0;
@@ -245,8 +255,26 @@ bool configure(CUcontext ctx, Context& c) {
     return true;
 }
 
+// CUPTI samples one context per GPU at a time.
+std::optional<CUdevice> deviceOf(CUcontext ctx) {
+    if (cuCtxPushCurrent(ctx) != CUDA_SUCCESS) return std::nullopt;
+    CUdevice device = 0;
+    const bool known = cuCtxGetDevice(&device) == CUDA_SUCCESS;
+    CUcontext popped = nullptr;
+    cuCtxPopCurrent(&popped);
+    return known ? std::optional(device) : std::nullopt;
+}
+
 void contextCreated(CUcontext ctx) {
+    const auto device = deviceOf(ctx);
+    if (device && !state->sampledDevices.insert(*device).second) {
+        state->sink.warn("GPU " + std::to_string(*device) +
+                         " has another context sampled already; CUPTI samples one context per "
+                         "GPU, so this one's kernels have no PC samples");
+        return;
+    }
     Context& c = state->contexts[ctx];
+    c.device = device;
     auto on = params<CUpti_PCSamplingEnableParams>(CUpti_PCSamplingEnableParamsSize);
     on.ctx = ctx;
     if (!ok(cuptiPCSamplingEnable(&on), "cuptiPCSamplingEnable")) return;
@@ -319,6 +347,7 @@ void onCallback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* 
         } else if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) {
             if (it != state->contexts.end()) {
                 disable(it->first, it->second);
+                if (it->second.device) state->sampledDevices.erase(*it->second.device);
                 state->contexts.erase(it);
             }
         } else if (cbid == CUPTI_CBID_RESOURCE_MODULE_LOADED) {

@@ -30,6 +30,10 @@ RunAnalysis analyzeRun(Store& store, RunId id, const WindowChoice& choice,
                                                kGpuMetricKernelsShown, std::move(series))
                                    .groups;
     }
+    if (!(stop && stop())) {
+        a.stalls = summarizePcSamples(pcSamplesOf(store, id), kStallLinesShown);
+        if (a.stalls.size() > kStalledKernelsShown) a.stalls.resize(kStalledKernelsShown);
+    }
     return a;
 }
 

@@ -199,6 +199,7 @@ ReportData buildReport(Store& store, const std::vector<RunAnalysis>& analyses) {
     d.energySplit = analysed.energy;
     d.gpuMetrics = analysed.gpuMetrics;
     d.gpuMetricsByKernel = analysed.gpuMetricsByKernel;
+    d.stalls = analysed.stalls;
     d.quality = qualityOf(store, id);
     auto agg = runAggregates(store, id);
     d.overheadCount = agg.overheadCount;

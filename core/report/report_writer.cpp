@@ -684,6 +684,35 @@ void writeGpuMetrics(Doc& doc, const ReportData& d) {
         "--by kernel says how much).");
 }
 
+// Where the most-sampled kernels stall (record --pc-sampling): each one's
+// share of the run's samples, its top stall reasons and its hottest lines.
+void writeStalls(Doc& doc, const ReportData& d) {
+    if (d.stalls.empty()) return;
+    doc.heading(2, "Where kernels stall");
+    std::vector<std::vector<std::string>> rows;
+    auto pct = [](double share) { return formatFixed(100 * share, 1) + "%"; };
+    for (const auto& k : d.stalls) {
+        std::string reasons;
+        for (std::size_t i = 0; i < k.reasons.size() && i < 3; ++i)
+            reasons += (i ? ", " : "") + k.reasons[i].title + " " + pct(k.reasons[i].share);
+        std::string lines;
+        for (const auto& l : k.lines) {
+            const auto slash = l.sourceFile.find_last_of('/');
+            lines += (lines.empty() ? "" : ", ") +
+                     (slash == std::string::npos ? l.sourceFile : l.sourceFile.substr(slash + 1)) +
+                     ":" + std::to_string(l.line) + " " + pct(l.share);
+        }
+        rows.push_back({shortKernelName(demangle(k.function), true), pct(k.runShare), reasons,
+                        lines.empty() ? "— (no -lineinfo)" : lines});
+    }
+    doc.table({"kernel", "samples", "top stall reasons", "hottest lines"}, rows);
+    doc.para(
+        "CUPTI's PC sampler looked at one warp per SM at a fixed period while the program ran "
+        "and noted why it was not issuing (Nsight Compute's stall reasons). Shares are of each "
+        "kernel's samples; warpscope-cli kernel RUN NAME lists every reason, line and "
+        "instruction.");
+}
+
 // The run against its baseline.
 void writeComparison(Doc& doc, const ReportData& d) {
     if (d.comparison) {
@@ -813,6 +842,7 @@ std::string writeReport(const ReportData& d, ReportFormat format, const ChartSou
     writeRoofline(doc, d, chartSource);
     writeOccupancy(doc, d, chartSource);
     writeGpuMetrics(doc, d);
+    writeStalls(doc, d);
     writeComparison(doc, d);
     writeQuality(doc, d);
     writeCapture(doc, d);

@@ -6,6 +6,11 @@
 
 #include "analysis/pc_sample_summary.h"
 #include "model/pc_sampling.h"
+#include "report/report_data.h"
+#include "report/report_writer.h"
+#include "store/store.h"
+#include "store/store_writer.h"
+#include "support/temp_dir.h"
 
 namespace ws {
 namespace {
@@ -91,6 +96,37 @@ TEST(PcSampleSummary, StallReasonsReadAsNsightComputeNamesThem) {
     EXPECT_EQ(unknown.title, "Tmem Wait");
     EXPECT_TRUE(unknown.hint.empty());
     EXPECT_EQ(pc_sampling::describeStallReason("odd").title, "Odd");
+}
+
+// The report of a PC-sampled run: the most-sampled kernels with their top
+// reasons and hottest lines; none for a run without samples.
+TEST(PcSampleSummary, TheReportSaysWhereKernelsStall) {
+    testing::TempDir dir;
+    Store store(dir.file("r.wsdb"));
+    RunId run = store.beginRun({});
+    {
+        StoreWriter w(store, run);
+        for (const auto& r : samples())
+            w.add(r);
+        KernelRecord k;
+        k.name = "attn";
+        k.startNs = 1'000;
+        k.endNs = 2'000;
+        w.add(k);
+    }
+    store.finishRun(run, RunStatus::Ok);
+    const auto md = writeReport(buildReport(store, run), ReportFormat::Markdown);
+    EXPECT_NE(md.find("## Where kernels stall"), std::string::npos) << md;
+    EXPECT_NE(md.find("| attn | 80.0% | Long Scoreboard 70.0%, Barrier 20.0%, Selected 10.0% | "
+                      "attn.cu:42 75.0%, attn.cu:50 20.0% |"),
+              std::string::npos)
+        << md;
+    EXPECT_NE(md.find("| fill | 20.0% | Selected 100.0% | — (no -lineinfo) |"), std::string::npos)
+        << md;
+    RunId plain = store.beginRun({});
+    store.finishRun(plain, RunStatus::Ok);
+    EXPECT_EQ(writeReport(buildReport(store, plain), ReportFormat::Markdown).find("stall"),
+              std::string::npos);
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include "analysis/kernel_occupancy.h"
 #include "analysis/kernel_summary.h"
 #include "analysis/latency.h"
+#include "analysis/pc_sample_summary.h"
 #include "analysis/roofline.h"
 #include "model/records.h"
 
@@ -24,6 +25,9 @@ class Store;
 
 // Kernels the report and the dashboard show GPU metrics for.
 inline constexpr std::size_t kGpuMetricKernelsShown = 5;
+// Kernels, and lines of each, the report shows stall reasons for.
+inline constexpr std::size_t kStalledKernelsShown = 5;
+inline constexpr std::size_t kStallLinesShown = 3;
 
 struct RunAnalysis {
     RunInfo run;
@@ -42,6 +46,9 @@ struct RunAnalysis {
     // over the whole run; empty without samples.
     std::vector<GpuMetricStats> gpuMetrics;
     std::vector<GpuMetricGroup> gpuMetricsByKernel;
+    // Where the most-sampled kernels stall (record --pc-sampling), over the
+    // whole run; empty without PC samples.
+    std::vector<KernelStalls> stalls;
 };
 
 // `candidate` against `base` from what their analyses hold (latency samples,

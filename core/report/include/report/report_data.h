@@ -21,6 +21,7 @@
 #include "analysis/kernel_summary.h"
 #include "analysis/latency.h"
 #include "analysis/nvlink_rates.h"
+#include "analysis/pc_sample_summary.h"
 #include "analysis/roofline.h"
 #include "analysis/run_analysis.h"
 #include "analysis/sweep.h"
@@ -96,6 +97,7 @@ struct ReportData {
     // GPU metrics over the report's window and per top kernel (RunAnalysis).
     std::vector<GpuMetricStats> gpuMetrics;
     std::vector<GpuMetricGroup> gpuMetricsByKernel;
+    std::vector<KernelStalls> stalls;  // record --pc-sampling; most-sampled kernels
     std::vector<std::string> missing;  // what the run does not have, in words
 };
 

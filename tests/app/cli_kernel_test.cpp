@@ -114,5 +114,35 @@ TEST(CliKernel, WithoutADriverThePcSampledProgramRunsAndTheRunSaysWhatWasAsked) 
     EXPECT_EQ(runProperties(store, 1)[pc_sampling::kCaptureProperty], "2^12 cycles");
 }
 
+// A run recorded on an H100 (scripts/gpu/pc-sampling-check.sh): the split-KV
+// MMA decode attention, 20 launches with PC sampling, kept as a run bundle.
+// What CUPTI 13.0 reported reads back with every reason named and explained,
+// shares that add up, and lines in the kernel's own source file.
+TEST(CliKernel, ARecordedDecodeAttentionRunReadsBackAsRecorded) {
+    testing::TempDir dir;
+    const auto db = dir.file("runs.wsdb");
+    auto imported = cli({"import", testing::dataFile("pc-sampling-attention.bundle"), "--db", db});
+    ASSERT_EQ(imported.exitCode, 0) << imported.err;
+    auto json = cli({"kernel", "1", "decodeSplitMma", "--db", db, "--json", "--top", "5"});
+    ASSERT_EQ(json.exitCode, 0) << json.err;
+    auto j = nlohmann::json::parse(json.out)["pc_sampling"];
+    ASSERT_TRUE(j.is_object()) << json.out;
+    EXPECT_GT(j["samples"].get<std::int64_t>(), 10000);
+    double sum = 0;
+    for (const auto& r : j["stall_reasons"]) {
+        sum += r["share"].get<double>();
+        const auto about = pc_sampling::describeStallReason(r["reason"].get<std::string>());
+        EXPECT_FALSE(about.hint.empty()) << r["reason"] << ": CUPTI named a reason we do not";
+        EXPECT_FALSE(about.notIssued);
+    }
+    EXPECT_NEAR(sum, 1.0, 1e-9);
+    ASSERT_FALSE(j["hot_lines"].empty());
+    for (const auto& l : j["hot_lines"]) EXPECT_GT(l["line"].get<int>(), 0);
+    EXPECT_NE(j["hot_lines"][0]["file"].get<std::string>().find("attention"), std::string::npos)
+        << j["hot_lines"][0];
+    auto text = cli({"kernel", "1", "decodeSplitMma", "--db", db});
+    EXPECT_NE(text.out.find("hottest source lines"), std::string::npos) << text.out;
+}
+
 }  // namespace
 }  // namespace ws

@@ -137,7 +137,8 @@ TEST(CliKernel, ARecordedDecodeAttentionRunReadsBackAsRecorded) {
     }
     EXPECT_NEAR(sum, 1.0, 1e-9);
     ASSERT_FALSE(j["hot_lines"].empty());
-    for (const auto& l : j["hot_lines"]) EXPECT_GT(l["line"].get<int>(), 0);
+    for (const auto& l : j["hot_lines"])
+        EXPECT_GT(l["line"].get<int>(), 0);
     EXPECT_NE(j["hot_lines"][0]["file"].get<std::string>().find("attention"), std::string::npos)
         << j["hot_lines"][0];
     auto text = cli({"kernel", "1", "decodeSplitMma", "--db", db});

@@ -76,8 +76,9 @@ TEST(KernelDetailsHtml, WhereItsWarpsStall) {
     for (const char* want :
          {"Where its warps stall (PC sampling)",
           "1000 samples over all its launches (50.0% of the run's) at 3", "2<sup>10</sup> cycles",
-          "<td width='70%'", "Long Scoreboard", "70.0%", "waits on a global or local memory",
-          "Hottest source lines", "attention.cu:118", "/src/kernels/attention.cu"})
+          "<td width='70%'", "Long&nbsp;Scoreboard", "70.0%", "waits on a global or local memory",
+          "Hottest source lines in <span title='/src/kernels/attention.cu'>attention.cu</span>",
+          "<td style='padding-right:10px'>118</td>"})
         EXPECT_TRUE(html.contains(QString::fromUtf8(want))) << want << "\n" << html.toStdString();
     EXPECT_FALSE(html.contains("Hottest instructions"));
     d.stalls = stallsOfKernel({{"attn", 0x1a0, "smsp__pcsamp_warps_issue_stalled_wait", 5, "", 0}},

@@ -70,7 +70,10 @@ QString kernelStallsHtml(const KernelStalls& s, std::uint32_t periodLog2) {
         html += QStringLiteral(
                     "<tr><td>%1 %2</td><td align='right' style='padding:0 10px'>%3</td>"
                     "<td style='color:palette(mid)'>%4</td></tr>")
-                    .arg(swatch(kColors[i]), QString::fromStdString(r.title).toHtmlEscaped(),
+                    .arg(swatch(kColors[i]),
+                         // Kept on one line: the hint beside it is what wraps.
+                         QString::fromStdString(r.title).toHtmlEscaped().replace(
+                             QLatin1Char(' '), QStringLiteral("&nbsp;")),
                          pct(r.share), QString::fromStdString(about.hint).toHtmlEscaped());
     }
     if (other > 0)
@@ -93,17 +96,25 @@ QString kernelStallsHtml(const KernelStalls& s, std::uint32_t periodLog2) {
         html += QStringLiteral("</tr>");
     };
     if (!s.lines.empty()) {
-        table(QStringLiteral("Hottest source lines"),
+        // One file (the usual case): named once in the title, lines alone below.
+        const bool oneFile = std::all_of(s.lines.begin(), s.lines.end(), [&](const HotLine& l) {
+            return l.sourceFile == s.lines.front().sourceFile;
+        });
+        const auto& first = s.lines.front().sourceFile;
+        const auto slash = first.find_last_of('/');
+        table(oneFile ? QStringLiteral("Hottest source lines in <span title='%1'>%2</span>")
+                            .arg(QString::fromStdString(first).toHtmlEscaped(),
+                                 QString::fromStdString(
+                                     slash == std::string::npos ? first : first.substr(slash + 1))
+                                     .toHtmlEscaped())
+                      : QStringLiteral("Hottest source lines"),
               {QStringLiteral("Samples"), QStringLiteral("Line"), QStringLiteral("Mostly"),
-               QStringLiteral("Instructions")});
+               QStringLiteral("Instr.")});
         for (const auto& l : s.lines)
-            cells({pct(l.share), fileLine(l.sourceFile, l.line),
+            cells({pct(l.share), oneFile ? QString::number(l.line) : fileLine(l.sourceFile, l.line),
                    QString::fromStdString(l.topReason).toHtmlEscaped(),
                    QString::number(l.instructions)});
         html += QStringLiteral("</table>");
-        if (!s.lines.empty())
-            html += QStringLiteral("<p style='color:palette(mid)'>%1</p>")
-                        .arg(QString::fromStdString(s.lines.front().sourceFile).toHtmlEscaped());
     } else {
         table(QStringLiteral("Hottest instructions"),
               {QStringLiteral("Samples"), QStringLiteral("Offset"), QStringLiteral("Mostly")});

@@ -307,7 +307,13 @@ QString kernelDetailsHtml(const KernelDetails& d) {
                         "the figures mix in what ran around it.</p>")
                         .arg(100 * share, 0, 'f', 0);
     }
-    if (d.stalls) html += kernelStallsHtml(*d.stalls, d.stallPeriodLog2);
+    if (d.stalls)
+        html += kernelStallsHtml(*d.stalls, d.stallPeriodLog2);
+    else if (d.pcSampled)
+        html += QStringLiteral(
+            "<h3>Where its warps stall (PC sampling)</h3><p>No PC samples landed in this "
+            "kernel: it ran too briefly for the sampling period (record with a smaller "
+            "<code>--pc-sampling-period</code>).</p>");
     if (auto c = counters::fromMetrics(d.metrics)) {
         double ns = static_cast<double>(d.kernel.durationNs());
         Table t(QStringLiteral("Hardware counters (kernel replay)"));

@@ -284,6 +284,7 @@ void StoreLoader::loadKernel(const QString& path, RunId run, std::uint32_t strea
                 // Every launch of it: one pass over the run's kernels.
                 details.gpuMetricsAllLaunches = gpuMetricsOfKernel(store, run, k.name, k.deviceId);
             }
+            details.pcSampled = runProperties(store, run).count(pc_sampling::kSamples) > 0;
             if (auto samples = pcSamplesOf(store, run, k.name); !samples.empty()) {
                 details.stalls = stallsOfKernel(samples, k.name);
                 const auto all = pcSampleCount(store, run);

@@ -705,7 +705,7 @@ void writeStalls(Doc& doc, const ReportData& d) {
         rows.push_back({shortKernelName(demangle(k.function), true), pct(k.runShare), reasons,
                         lines.empty() ? "— (no -lineinfo)" : lines});
     }
-    doc.table({"kernel", "samples", "top stall reasons", "hottest lines"}, rows);
+    doc.table({"kernel", "share of samples", "top stall reasons", "hottest lines"}, rows);
     doc.para(
         "CUPTI's PC sampler looked at one warp per SM at a fixed period while the program ran "
         "and noted why it was not issuing (Nsight Compute's stall reasons). Shares are of each "

@@ -464,10 +464,14 @@ void finishPcSampling() {
     if (state->cubinsLeftOut)
         summary += "; " + std::to_string(state->cubinsLeftOut) +
                    " modules past 1 GiB of cubins kept no lines";
+    // CUPTI was seen to flag its hardware buffer full while counting no
+    // dropped sample; the line says what it reported, not more.
     if (t.hardwareBufferFull)
-        summary +=
-            "; the hardware buffer filled: samples were lost (a longer --pc-sampling-period "
-            "samples less often)";
+        summary += t.droppedSamples > 0
+                       ? "; CUPTI's hardware buffer filled and samples were dropped (a longer "
+                         "--pc-sampling-period samples less often)"
+                       : "; CUPTI flagged its hardware buffer full but counted no dropped "
+                         "samples";
     state->sink.warn(summary);
     busy = false;
 }

@@ -141,6 +141,11 @@ TEST(CliKernel, ARecordedDecodeAttentionRunReadsBackAsRecorded) {
         EXPECT_GT(l["line"].get<int>(), 0);
     EXPECT_NE(j["hot_lines"][0]["file"].get<std::string>().find("attention"), std::string::npos)
         << j["hot_lines"][0];
+    // As recorded: warps wait mostly at line 115, the barrier on which a
+    // chunk of keys and values arrives from global memory.
+    EXPECT_EQ(j["stall_reasons"][0]["title"], "Long Scoreboard");
+    EXPECT_NEAR(j["stall_reasons"][0]["share"].get<double>(), 0.605, 0.001);
+    EXPECT_EQ(j["hot_lines"][0]["line"], 115);
     auto text = cli({"kernel", "1", "decodeSplitMma", "--db", db});
     EXPECT_NE(text.out.find("hottest source lines"), std::string::npos) << text.out;
 }

@@ -104,6 +104,7 @@ void printShowJson(Store& store, const RunInfo& run, const RunAggregates& agg) {
         {"requests", agg.requestCount},
         {"tokens", agg.tokenCount},
         {"device_samples", agg.sampleCount},
+        {"pc_samples", pcSampleCount(store, run.id)},
         {"dropped_records", run.droppedRecords}};
     if (auto d = runDevice(store, run.id))
         j["device"] = {{"name", d->name},
@@ -166,6 +167,10 @@ int cmdShow(const std::vector<std::string>& argv) {
     row("requests",
         std::to_string(agg.requestCount) + " (" + std::to_string(agg.tokenCount) + " tokens)");
     row("device samples", std::to_string(agg.sampleCount));
+    // record --pc-sampling: samples that landed in the program's kernels.
+    if (const auto pc = pcSampleCount(*store, id); pc > 0)
+        row("PC samples", std::to_string(pc) + " in its kernels (`kernel " + std::to_string(id) +
+                              " NAME` says where each stalls)");
     if (run.droppedRecords > 0)
         row("DROPPED", std::to_string(run.droppedRecords) +
                            " records were dropped by CUPTI: the timeline is incomplete");

@@ -82,6 +82,9 @@ TEST(CliKernel, APcSampledRunSaysWhereTheKernelStalls) {
     EXPECT_DOUBLE_EQ(j["pc_sampling"]["stall_reasons"][0]["share"].get<double>(), 0.7);
     EXPECT_EQ(j["pc_sampling"]["hot_lines"][0]["line"], 118);
     EXPECT_EQ(j["pc_sampling"]["hot_instructions"][1]["pc_offset"], 0x1b0);
+    auto shown = cli({"show", "1", "--db", db});
+    EXPECT_NE(shown.out.find("1000 in its kernels (`kernel 1 NAME`"), std::string::npos)
+        << shown.out;
 }
 
 TEST(CliKernel, AKernelWithoutSamplesOrAnUnknownNameIsSaidSo) {

@@ -1,5 +1,6 @@
 #include "timeline/timeline_view.h"
 
+#include <QFontMetricsF>
 #include <QHelpEvent>
 #include <QKeyEvent>
 #include <QLocale>
@@ -425,9 +426,16 @@ void TimelineView::paintEvent(QPaintEvent*) {
         // The scale inside the track, top left, as Perfetto shows it: the
         // header keeps its width for the title. Rates of a few GB/s need
         // their first decimal; watts and MHz do not.
+        // On a translucent plate: a spike under it must not hide the number.
+        const QString scale = tr("max %1").arg(track.maxValue, 0, 'f', track.maxValue < 10 ? 1 : 0);
+        const QFontMetricsF fm(p.font());
+        const QRectF label(left + 2, top, fm.horizontalAdvance(scale) + 4, fm.height());
+        QColor plate = pal.color(QPalette::Base);
+        plate.setAlpha(200);
+        p.fillRect(label, plate);
         p.setPen(pal.color(QPalette::PlaceholderText));
         p.drawText(QRectF(left + 4, top, w - 8, kCounterHeight - 4), Qt::AlignLeft | Qt::AlignTop,
-                   tr("max %1").arg(track.maxValue, 0, 'f', track.maxValue < 10 ? 1 : 0));
+                   scale);
     };
     // Counter tracks above the lanes (device samples), then the GPU metric
     // tracks under the last GPU lane.

@@ -70,7 +70,7 @@ TEST(KernelDetailsHtml, WhereItsWarpsStall) {
                                {"attn", 0x180, "smsp__pcsamp_warps_issue_stalled_barrier", 200,
                                 "/src/kernels/attention.cu", 131},
                                {"attn", 0x200, "smsp__pcsamp_warps_issue_stalled_selected", 100,
-                                "/src/kernels/attention.cu", 140}},
+                                "/src/kernels/mma.cuh", 44}},
                               "attn");
     d.stalls->runShare = 0.5;
     d.stallPeriodLog2 = 10;
@@ -80,7 +80,9 @@ TEST(KernelDetailsHtml, WhereItsWarpsStall) {
           "1000 samples over all its launches (50.0% of the run's) at 3", "2<sup>10</sup> cycles",
           "<td width='70%'", "Long&nbsp;Scoreboard", "70.0%", "waits on a global or local memory",
           "Hottest source lines in <span title='/src/kernels/attention.cu'>attention.cu</span>",
-          "<td style='padding-right:10px'>118</td>"})
+          "<td style='padding-right:10px'>118</td>",
+          // A line of another file (an inlined header) names its file.
+          "<td style='padding-right:10px'>mma.cuh:44</td>"})
         EXPECT_TRUE(html.contains(QString::fromUtf8(want))) << want << "\n" << html.toStdString();
     EXPECT_FALSE(html.contains("Hottest instructions"));
     d.stalls = stallsOfKernel({{"attn", 0x1a0, "smsp__pcsamp_warps_issue_stalled_wait", 5, "", 0}},

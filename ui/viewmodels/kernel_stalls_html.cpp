@@ -96,22 +96,20 @@ QString kernelStallsHtml(const KernelStalls& s, std::uint32_t periodLog2) {
         html += QStringLiteral("</tr>");
     };
     if (!s.lines.empty()) {
-        // One file (the usual case): named once in the title, lines alone below.
-        const bool oneFile = std::all_of(s.lines.begin(), s.lines.end(), [&](const HotLine& l) {
-            return l.sourceFile == s.lines.front().sourceFile;
-        });
-        const auto& first = s.lines.front().sourceFile;
-        const auto slash = first.find_last_of('/');
-        table(oneFile ? QStringLiteral("Hottest source lines in <span title='%1'>%2</span>")
-                            .arg(QString::fromStdString(first).toHtmlEscaped(),
-                                 QString::fromStdString(
-                                     slash == std::string::npos ? first : first.substr(slash + 1))
-                                     .toHtmlEscaped())
-                      : QStringLiteral("Hottest source lines"),
+        // The hottest line's file is named once, in the title; its lines read
+        // as numbers and only lines of other files (inlined headers) say theirs.
+        const auto& main = s.lines.front().sourceFile;
+        const auto slash = main.find_last_of('/');
+        table(QStringLiteral("Hottest source lines in <span title='%1'>%2</span>")
+                  .arg(QString::fromStdString(main).toHtmlEscaped(),
+                       QString::fromStdString(slash == std::string::npos ? main
+                                                                         : main.substr(slash + 1))
+                           .toHtmlEscaped()),
               {QStringLiteral("Samples"), QStringLiteral("Line"), QStringLiteral("Mostly"),
                QStringLiteral("Instr.")});
         for (const auto& l : s.lines)
-            cells({pct(l.share), oneFile ? QString::number(l.line) : fileLine(l.sourceFile, l.line),
+            cells({pct(l.share),
+                   l.sourceFile == main ? QString::number(l.line) : fileLine(l.sourceFile, l.line),
                    QString::fromStdString(l.topReason).toHtmlEscaped(),
                    QString::number(l.instructions)});
         html += QStringLiteral("</table>");

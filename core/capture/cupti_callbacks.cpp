@@ -1,8 +1,10 @@
 #include "capture/cupti_callbacks.h"
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cstdio>
+#include <iterator>
 #include <mutex>
 
 namespace ws::capture {
@@ -26,6 +28,24 @@ void CUPTIAPI dispatch(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid
 }
 
 }  // namespace
+
+namespace {
+
+template <std::size_t N>
+bool among(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const CUpti_CallbackId (&calls)[N]) {
+    return domain == CUPTI_CB_DOMAIN_DRIVER_API &&
+           std::find(std::begin(calls), std::end(calls), cbid) != std::end(calls);
+}
+
+}  // namespace
+
+bool isKernelLaunch(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
+    return among(domain, cbid, kKernelLaunchCalls);
+}
+
+bool isGraphLaunch(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
+    return among(domain, cbid, kGraphLaunchCalls);
+}
 
 CUpti_SubscriberHandle addCallbackHandler(CallbackHandler handler) {
     std::lock_guard lock(subscribing);

@@ -302,26 +302,10 @@ void moduleLoaded(const CUpti_ModuleResourceData* m) {
     state->cubinBytes += m->cubinSize;
 }
 
-bool isLaunch(CUpti_CallbackId cbid) {
-    switch (cbid) {
-        case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
-        case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz:
-        case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
-        case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz:
-        case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel:
-        case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz:
-        case CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch:
-        case CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz:
-            return true;
-        default:
-            return false;
-    }
-}
-
 void onCallback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
     if (busy || !state) return;
     if (domain == CUPTI_CB_DOMAIN_DRIVER_API) {
-        if (!isLaunch(cbid)) return;
+        if (!isKernelLaunch(domain, cbid) && !isGraphLaunch(domain, cbid)) return;
         auto* cb = static_cast<const CUpti_CallbackData*>(data);
         if (cb->callbackSite != CUPTI_API_EXIT) return;
         busy = true;
@@ -399,12 +383,9 @@ bool startPcSampling(PcSamplingSink sink) {
          {CUPTI_CBID_RESOURCE_CONTEXT_CREATED, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING,
           CUPTI_CBID_RESOURCE_MODULE_LOADED, CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING})
         cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE, cbid);
-    for (auto cbid :
-         {CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
-          CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
-          CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel,
-          CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
-          CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch, CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz})
+    for (auto cbid : kKernelLaunchCalls)
+        cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, cbid);
+    for (auto cbid : kGraphLaunchCalls)
         cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, cbid);
     return true;
 }

@@ -276,12 +276,6 @@ void finish(ContextCounters& c) {
     }
 }
 
-bool isGraphLaunch(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
-    return domain == CUPTI_CB_DOMAIN_DRIVER_API &&
-           (cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch ||
-            cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz);
-}
-
 // Launches into a capturing stream are recorded into a graph, not run: there
 // is nothing to replay, so the profiler stops for the whole capture.
 int captureEdge(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
@@ -344,21 +338,6 @@ void aroundCapture(const CUpti_CallbackData* cb, int edge) {
     } else if (edge < 0 && cb->callbackSite == CUPTI_API_EXIT) {
         c.capturing = false;
         resume(c);
-    }
-}
-
-bool isKernelLaunch(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
-    if (domain != CUPTI_CB_DOMAIN_DRIVER_API) return false;
-    switch (cbid) {
-        case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
-        case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz:
-        case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
-        case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz:
-        case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel:
-        case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz:
-            return true;
-        default:
-            return false;
     }
 }
 

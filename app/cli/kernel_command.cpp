@@ -32,13 +32,6 @@ std::string hex(std::uint64_t offset) {
     return text;
 }
 
-std::string where(const std::string& file, std::uint32_t line) {
-    if (line == 0) return "";
-    const auto slash = file.find_last_of('/');
-    return (slash == std::string::npos ? file : file.substr(slash + 1)) + ":" +
-           std::to_string(line);
-}
-
 // The kernel NAME names: its CUPTI name, or one whose short name is NAME or
 // whose signature contains it, if only one does.
 const KernelStat& pickKernel(const std::vector<KernelStat>& kernels, const std::string& name,
@@ -86,8 +79,7 @@ json stallsJson(const KernelStalls& s) {
             {"hot_instructions", std::move(instructions)}};
 }
 
-void printStalls(const KernelStalls& s, Store& store, RunId id) {
-    const auto properties = runProperties(store, id);
+void printStalls(const KernelStalls& s, const std::map<std::string, std::string>& properties) {
     const auto found = properties.find(pc_sampling::kPeriod);
     const std::optional<std::string> period =
         found == properties.end() ? std::nullopt : std::optional(found->second);
@@ -103,8 +95,9 @@ void printStalls(const KernelStalls& s, Store& store, RunId id) {
         std::cout << "\nhottest source lines\n";
         TextTable lines({"share", "samples", "line", "mostly", "instructions"});
         for (const auto& l : s.lines)
-            lines.add({percent(l.share), std::to_string(l.samples), where(l.sourceFile, l.line),
-                       l.topReason, std::to_string(l.instructions)});
+            lines.add({percent(l.share), std::to_string(l.samples),
+                       sourceLineText(l.sourceFile, l.line), l.topReason,
+                       std::to_string(l.instructions)});
         lines.print(std::cout);
     } else {
         std::cout << "\n(no source lines: the kernel was built without -lineinfo)\n";
@@ -113,7 +106,7 @@ void printStalls(const KernelStalls& s, Store& store, RunId id) {
     TextTable pcs({"share", "samples", "offset", "mostly", "line"});
     for (const auto& i : s.instructions)
         pcs.add({percent(i.share), std::to_string(i.samples), hex(i.pcOffset), i.topReason,
-                 where(i.sourceFile, i.line)});
+                 sourceLineText(i.sourceFile, i.line)});
     pcs.print(std::cout);
 }
 
@@ -130,7 +123,7 @@ int cmdKernel(const std::vector<std::string>& argv) {
     requireRun(store, id);
     const auto summary = summarizeRun(store, id);
     const KernelStat& k = pickKernel(summary.kernels, name, id);
-    const auto stalls = stallsOfKernel(pcSamplesOf(store, id), k.mangled, top);
+    const auto stalls = stallsOfKernel(store, id, k.mangled, top);
     if (args.flag("json")) {
         json out = {{"run", id},
                     {"name", k.name},
@@ -151,9 +144,10 @@ int cmdKernel(const std::vector<std::string>& argv) {
               << formatFixed(k.timePercent, 1) << "% of kernel time), mean "
               << formatDuration(static_cast<std::int64_t>(k.time.meanNs)) << ", median "
               << formatDuration(static_cast<std::int64_t>(k.time.medianNs)) << '\n';
+    const auto properties = runProperties(store, id);
     if (stalls)
-        printStalls(*stalls, store, id);
-    else if (runProperties(store, id).count(pc_sampling::kSamples))
+        printStalls(*stalls, properties);
+    else if (properties.count(pc_sampling::kSamples))
         std::cout << "\nno PC samples landed in this kernel (too short for the sampling period: "
                      "record with a smaller --pc-sampling-period)\n";
     else

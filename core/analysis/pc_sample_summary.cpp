@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "model/pc_sampling.h"
+#include "store/run_queries.h"
 
 namespace ws {
 
@@ -83,6 +84,15 @@ KernelStalls summarizeKernel(const std::string& function,
 
 }  // namespace
 
+std::string sourceFileName(const std::string& file) {
+    const auto slash = file.find_last_of('/');
+    return slash == std::string::npos ? file : file.substr(slash + 1);
+}
+
+std::string sourceLineText(const std::string& file, std::uint32_t line) {
+    return line == 0 ? "" : sourceFileName(file) + ":" + std::to_string(line);
+}
+
 std::vector<KernelStalls> summarizePcSamples(const std::vector<PcSampleRecord>& records,
                                              std::size_t shown) {
     std::map<std::string, std::vector<const PcSampleRecord*>> byFunction;
@@ -113,6 +123,15 @@ std::optional<KernelStalls> stallsOfKernel(const std::vector<PcSampleRecord>& re
     if (mine.empty()) return std::nullopt;
     auto k = summarizeKernel(std::string(function), mine, shown);
     k.runShare = all > 0 ? static_cast<double>(k.samples) / static_cast<double>(all) : 0;
+    return k;
+}
+
+std::optional<KernelStalls> stallsOfKernel(Store& store, std::int64_t run,
+                                           const std::string& function, std::size_t shown) {
+    auto k = stallsOfKernel(pcSamplesOf(store, run, function), function, shown);
+    if (!k) return k;
+    const auto all = pcSampleCount(store, run);
+    k->runShare = all > 0 ? static_cast<double>(k->samples) / static_cast<double>(all) : 0;
     return k;
 }
 

@@ -696,12 +696,9 @@ void writeStalls(Doc& doc, const ReportData& d) {
         for (std::size_t i = 0; i < k.reasons.size() && i < 3; ++i)
             reasons += (i ? ", " : "") + k.reasons[i].title + " " + pct(k.reasons[i].share);
         std::string lines;
-        for (const auto& l : k.lines) {
-            const auto slash = l.sourceFile.find_last_of('/');
-            lines += (lines.empty() ? "" : ", ") +
-                     (slash == std::string::npos ? l.sourceFile : l.sourceFile.substr(slash + 1)) +
-                     ":" + std::to_string(l.line) + " " + pct(l.share);
-        }
+        for (const auto& l : k.lines)
+            lines += (lines.empty() ? "" : ", ") + sourceLineText(l.sourceFile, l.line) + " " +
+                     pct(l.share);
         rows.push_back({shortKernelName(demangle(k.function), true), pct(k.runShare), reasons,
                         lines.empty() ? "— (no -lineinfo)" : lines});
     }

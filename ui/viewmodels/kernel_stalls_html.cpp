@@ -19,13 +19,6 @@ QString pct(double share) {
     return QStringLiteral("%1%").arg(100 * share, 0, 'f', 1);
 }
 
-QString fileLine(const std::string& file, std::uint32_t line) {
-    const auto slash = file.find_last_of('/');
-    return QString::fromStdString(slash == std::string::npos ? file : file.substr(slash + 1))
-               .toHtmlEscaped() +
-           QStringLiteral(":%1").arg(line);
-}
-
 QString swatch(const char* color) {
     return QStringLiteral("<span style='color:%1'>■</span>").arg(QLatin1String(color));
 }
@@ -99,19 +92,19 @@ QString kernelStallsHtml(const KernelStalls& s, std::uint32_t periodLog2) {
         // The hottest line's file is named once, in the title; its lines read
         // as numbers and only lines of other files (inlined headers) say theirs.
         const auto& main = s.lines.front().sourceFile;
-        const auto slash = main.find_last_of('/');
         table(QStringLiteral("Hottest source lines in <span title='%1'>%2</span>")
                   .arg(QString::fromStdString(main).toHtmlEscaped(),
-                       QString::fromStdString(slash == std::string::npos ? main
-                                                                         : main.substr(slash + 1))
-                           .toHtmlEscaped()),
+                       QString::fromStdString(sourceFileName(main)).toHtmlEscaped()),
               {QStringLiteral("Samples"), QStringLiteral("Line"), QStringLiteral("Mostly"),
                QStringLiteral("Instr.")});
         for (const auto& l : s.lines)
-            cells({pct(l.share),
-                   l.sourceFile == main ? QString::number(l.line) : fileLine(l.sourceFile, l.line),
-                   QString::fromStdString(l.topReason).toHtmlEscaped(),
-                   QString::number(l.instructions)});
+            cells(
+                {pct(l.share),
+                 l.sourceFile == main
+                     ? QString::number(l.line)
+                     : QString::fromStdString(sourceLineText(l.sourceFile, l.line)).toHtmlEscaped(),
+                 QString::fromStdString(l.topReason).toHtmlEscaped(),
+                 QString::number(l.instructions)});
         html += QStringLiteral("</table>");
     } else {
         table(QStringLiteral("Hottest instructions"),

@@ -284,14 +284,10 @@ void StoreLoader::loadKernel(const QString& path, RunId run, std::uint32_t strea
                 // Every launch of it: one pass over the run's kernels.
                 details.gpuMetricsAllLaunches = gpuMetricsOfKernel(store, run, k.name, k.deviceId);
             }
-            details.pcSampled = runProperties(store, run).count(pc_sampling::kSamples) > 0;
-            if (auto samples = pcSamplesOf(store, run, k.name); !samples.empty()) {
-                details.stalls = stallsOfKernel(samples, k.name);
-                const auto all = pcSampleCount(store, run);
-                if (details.stalls && all > 0)
-                    details.stalls->runShare =
-                        static_cast<double>(details.stalls->samples) / static_cast<double>(all);
-                const auto properties = runProperties(store, run);
+            const auto properties = runProperties(store, run);
+            details.pcSampled = properties.count(pc_sampling::kSamples) > 0;
+            if (details.pcSampled) {
+                details.stalls = stallsOfKernel(store, run, k.name);
                 if (auto period = numberProperty(properties, pc_sampling::kPeriod))
                     details.stallPeriodLog2 = static_cast<std::uint32_t>(*period);
             }

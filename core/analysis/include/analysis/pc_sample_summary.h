@@ -15,6 +15,8 @@
 
 namespace ws {
 
+class Store;
+
 struct StallShare {
     std::string reason;  // CUPTI's name
     std::string title;   // "Long Scoreboard"
@@ -50,6 +52,12 @@ struct KernelStalls {
     int instructionCount = 0;    // sampled instructions in all
 };
 
+// "attention.cu:118": the file's name without its folder and the line; ""
+// without line information (line 0).
+std::string sourceLineText(const std::string& file, std::uint32_t line);
+// The file's name without its folder.
+std::string sourceFileName(const std::string& file);
+
 // Every sampled kernel, most samples first.
 std::vector<KernelStalls> summarizePcSamples(const std::vector<PcSampleRecord>& records,
                                              std::size_t shown = 10);
@@ -57,5 +65,9 @@ std::vector<KernelStalls> summarizePcSamples(const std::vector<PcSampleRecord>& 
 // The kernel whose CUPTI name is `function`.
 std::optional<KernelStalls> stallsOfKernel(const std::vector<PcSampleRecord>& records,
                                            std::string_view function, std::size_t shown = 10);
+// The same from a store: only that kernel's rows are read, its share of the
+// run from the run's sample count (store/run_queries.h).
+std::optional<KernelStalls> stallsOfKernel(Store& store, std::int64_t run,
+                                           const std::string& function, std::size_t shown = 10);
 
 }  // namespace ws

@@ -70,7 +70,8 @@ json stallsJson(const KernelStalls& s) {
                                 {"share", i.share},
                                 {"top_reason", i.topReason},
                                 {"file", i.sourceFile},
-                                {"line", i.line}});
+                                {"line", i.line},
+                                {"sass", i.sass}});
     return {{"samples", s.samples},
             {"run_share", s.runShare},
             {"sampled_instructions", s.instructionCount},
@@ -79,13 +80,16 @@ json stallsJson(const KernelStalls& s) {
             {"hot_instructions", std::move(instructions)}};
 }
 
-void printStalls(const KernelStalls& s, const std::map<std::string, std::string>& properties) {
+void printStalls(const KernelStalls& s, const std::map<std::string, std::string>& properties,
+                 std::int64_t runWallNs) {
     const auto found = properties.find(pc_sampling::kPeriod);
     const std::optional<std::string> period =
         found == properties.end() ? std::nullopt : std::optional(found->second);
     std::cout << "\nwhere its warps stall: " << s.samples << " PC samples (" << percent(s.runShare)
               << " of the run's) at " << s.instructionCount << " instructions"
               << (period ? ", one per SM every 2^" + *period + " cycles" : std::string()) << '\n';
+    if (const auto cost = samplerCostText(properties, runWallNs); !cost.empty())
+        std::cout << "sampling cost: " << cost << '\n';
     TextTable reasons({"share", "samples", "stall reason", "the warp"});
     for (const auto& r : s.reasons)
         reasons.add({percent(r.share), std::to_string(r.samples), r.title,
@@ -103,11 +107,20 @@ void printStalls(const KernelStalls& s, const std::map<std::string, std::string>
         std::cout << "\n(no source lines: the kernel was built without -lineinfo)\n";
     }
     std::cout << "\nhottest instructions\n";
-    TextTable pcs({"share", "samples", "offset", "mostly", "line"});
+    bool sass = false;
     for (const auto& i : s.instructions)
-        pcs.add({percent(i.share), std::to_string(i.samples), hex(i.pcOffset), i.topReason,
-                 sourceLineText(i.sourceFile, i.line)});
+        sass = sass || !i.sass.empty();
+    std::vector<std::string> columns{"share", "samples", "offset", "mostly", "line"};
+    if (sass) columns.push_back("SASS");
+    TextTable pcs(columns);
+    for (const auto& i : s.instructions) {
+        std::vector<std::string> row{percent(i.share), std::to_string(i.samples), hex(i.pcOffset),
+                                     i.topReason, sourceLineText(i.sourceFile, i.line)};
+        if (sass) row.push_back(i.sass);
+        pcs.add(row);
+    }
     pcs.print(std::cout);
+    if (!sass) std::cout << "(no SASS text: nvdisasm was not found where the run was recorded)\n";
 }
 
 }  // namespace
@@ -120,7 +133,7 @@ int cmdKernel(const std::vector<std::string>& argv) {
         static_cast<std::size_t>(parseInteger("top", args.valueOr("top", "10"), 1, 100000));
     auto opened = openStore(args);
     Store& store = *opened;
-    requireRun(store, id);
+    const RunInfo run = requireRun(store, id);
     const auto summary = summarizeRun(store, id);
     const KernelStat& k = pickKernel(summary.kernels, name, id);
     const auto stalls = stallsOfKernel(store, id, k.mangled, top);
@@ -146,7 +159,7 @@ int cmdKernel(const std::vector<std::string>& argv) {
               << formatDuration(static_cast<std::int64_t>(k.time.medianNs)) << '\n';
     const auto properties = runProperties(store, id);
     if (stalls)
-        printStalls(*stalls, properties);
+        printStalls(*stalls, properties, run.durationNs());
     else if (properties.count(pc_sampling::kSamples))
         std::cout << "\nno PC samples landed in this kernel (too short for the sampling period: "
                      "record with a smaller --pc-sampling-period)\n";

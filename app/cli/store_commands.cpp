@@ -8,6 +8,7 @@
 
 #include "analysis/capture_cost.h"
 #include "analysis/client_measurement.h"
+#include "analysis/pc_sample_summary.h"
 #include "cli/cli_args.h"
 #include "cli/commands.h"
 #include "cli/open_store.h"
@@ -168,9 +169,13 @@ int cmdShow(const std::vector<std::string>& argv) {
         std::to_string(agg.requestCount) + " (" + std::to_string(agg.tokenCount) + " tokens)");
     row("device samples", std::to_string(agg.sampleCount));
     // record --pc-sampling: samples that landed in the program's kernels.
-    if (const auto pc = pcSampleCount(*store, id); pc > 0)
-        row("PC samples", std::to_string(pc) + " in its kernels (`kernel " + std::to_string(id) +
-                              " NAME` says where each stalls)");
+    if (const auto pc = pcSampleCount(*store, id); pc > 0) {
+        std::string text = std::to_string(pc) + " in its kernels (`kernel " + std::to_string(id) +
+                           " NAME` says where each stalls)";
+        if (auto cost = samplerCostText(runProperties(*store, id), run.durationNs()); !cost.empty())
+            text += "; " + cost;
+        row("PC samples", text);
+    }
     if (run.droppedRecords > 0)
         row("DROPPED", std::to_string(run.droppedRecords) +
                            " records were dropped by CUPTI: the timeline is incomplete");

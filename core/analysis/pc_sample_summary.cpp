@@ -6,6 +6,7 @@
 
 #include "model/pc_sampling.h"
 #include "store/run_queries.h"
+#include "util/format.h"
 
 namespace ws {
 
@@ -36,6 +37,7 @@ KernelStalls summarizeKernel(const std::string& function,
         std::map<std::string, std::int64_t> byTitle;
         std::string file;
         std::uint32_t line = 0;
+        std::string sass;
         int instructions = 0;
     };
     std::map<std::uint64_t, Place> byPc;
@@ -53,9 +55,11 @@ KernelStalls summarizeKernel(const std::string& function,
         pc.byTitle[reason.title] += r->samples;
         pc.file = r->sourceFile;
         pc.line = r->line;
+        if (!r->sass.empty()) pc.sass = r->sass;
     }
     for (const auto& [offset, pc] : byPc) {
-        k.instructions.push_back({offset, pc.samples, 0, topOf(pc.byTitle), pc.file, pc.line});
+        k.instructions.push_back(
+            {offset, pc.samples, 0, topOf(pc.byTitle), pc.file, pc.line, pc.sass});
         if (pc.line == 0) continue;
         auto& line = byLine[{pc.file, pc.line}];
         line.samples += pc.samples;
@@ -91,6 +95,24 @@ std::string sourceFileName(const std::string& file) {
 
 std::string sourceLineText(const std::string& file, std::uint32_t line) {
     return line == 0 ? "" : sourceFileName(file) + ":" + std::to_string(line);
+}
+
+std::string samplerCostText(const std::map<std::string, std::string>& properties,
+                            std::int64_t runWallNs) {
+    const auto found = properties.find(pc_sampling::kHostMs);
+    if (found == properties.end()) return "";
+    double ms = 0;
+    try {
+        ms = std::stod(found->second);
+    } catch (const std::exception&) {
+        return "";
+    }
+    std::string text =
+        "the sampler's own time " + formatDuration(static_cast<std::int64_t>(ms * 1e6));
+    if (runWallNs > 0)
+        text += ", " + formatFixed(100 * ms * 1e6 / static_cast<double>(runWallNs), 1) +
+                "% of the run's " + formatDuration(runWallNs);
+    return text;
 }
 
 std::vector<KernelStalls> summarizePcSamples(const std::vector<PcSampleRecord>& records,

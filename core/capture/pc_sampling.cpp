@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "capture/cupti_callbacks.h"
+#include "capture/sass_listing.h"
 #include "model/pc_sampling.h"
 
 namespace ws::capture {
@@ -38,6 +39,16 @@ constexpr std::size_t kMostCubinBytes = std::size_t{1} << 30;
 // Instructions given a source line, hottest first: CUPTI reads the cubin's
 // line table on each call.
 constexpr std::size_t kMostCorrelated = 20000;
+// nvdisasm reads whole cubins: the hottest modules first, none larger than
+// this, and none started once the disassembly has taken kMostSassTime.
+constexpr std::size_t kMostDisassembledBytes = std::size_t{64} << 20;
+constexpr auto kMostSassTime = std::chrono::seconds(30);
+
+using Clock = std::chrono::steady_clock;
+
+std::int64_t nsSince(Clock::time_point start) {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count();
+}
 
 template <typename P>
 P params(std::size_t size) {
@@ -313,8 +324,11 @@ void onCallback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* 
             std::lock_guard lock(state->mutex);
             auto it = state->contexts.find(cb->context);
             if (!state->finished && it != state->contexts.end() &&
-                it->second.configured.data()->remainingNumPcs >= kDrainAtPcs)
+                it->second.configured.data()->remainingNumPcs >= kDrainAtPcs) {
+                const auto start = Clock::now();
                 drain(it->first, it->second);
+                state->totals.hostNs += nsSince(start);
+            }
         }
         busy = false;
         return;
@@ -322,6 +336,7 @@ void onCallback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* 
     if (domain != CUPTI_CB_DOMAIN_RESOURCE) return;
     auto* r = static_cast<const CUpti_ResourceData*>(data);
     busy = true;
+    const auto start = Clock::now();
     {
         std::lock_guard lock(state->mutex);
         auto it = state->contexts.find(r->context);
@@ -341,6 +356,7 @@ void onCallback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* 
         } else if (cbid == CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING) {
             if (it != state->contexts.end()) drain(it->first, it->second);
         }
+        state->totals.hostNs += nsSince(start);
     }
     busy = false;
 }
@@ -363,6 +379,63 @@ std::pair<std::string, std::uint32_t> sourceLine(const Instruction& in) {
     std::free(p.dirName);
     if (file.empty() || p.lineNumber == 0) return {};
     return {file, p.lineNumber};
+}
+
+// SASS text of every sampled instruction in the hottest modules (by their
+// samples), with a sentence for the run's log.
+std::map<std::uint64_t, SassListing> disassembleHotModules(
+    const std::vector<std::pair<std::int64_t, const Instruction*>>& order, std::string& said) {
+    std::map<std::uint64_t, std::int64_t> byCubin;
+    for (const auto& [n, in] : order)
+        byCubin[in->cubinCrc] += n;
+    std::vector<std::pair<std::int64_t, std::uint64_t>> hottest;
+    for (const auto& [crc, n] : byCubin)
+        if (state->cubins.count(crc)) hottest.emplace_back(n, crc);
+    std::sort(hottest.rbegin(), hottest.rend());
+    std::map<std::uint64_t, SassListing> out;
+    if (hottest.empty()) return out;
+    const std::string nvdisasm = findNvdisasm();
+    if (nvdisasm.empty()) {
+        said =
+            "no SASS text: nvdisasm not found (set WARPSCOPE_NVDISASM, or CUDA_HOME to a CUDA "
+            "toolkit)";
+        return out;
+    }
+    const auto start = Clock::now();
+    std::size_t tooLarge = 0, late = 0;
+    std::string failure;
+    for (const auto& [n, crc] : hottest) {
+        const std::string& cubin = state->cubins.at(crc);
+        if (cubin.size() > kMostDisassembledBytes) {
+            ++tooLarge;
+            continue;
+        }
+        if (Clock::now() - start > kMostSassTime) {
+            ++late;
+            continue;
+        }
+        std::string why;
+        if (auto listing = disassembleCubin(nvdisasm, cubin, why))
+            out.emplace(crc, std::move(*listing));
+        else if (failure.empty())
+            failure = why;
+    }
+    said = "SASS text from " + std::to_string(out.size()) + " of " +
+           std::to_string(hottest.size()) + " modules (" +
+           std::to_string(nsSince(start) / 1000000) + " ms)";
+    if (tooLarge) said += "; " + std::to_string(tooLarge) + " modules over 64 MiB left out";
+    if (late) said += "; " + std::to_string(late) + " left out past 30 s";
+    if (!failure.empty()) said += "; " + failure;
+    return out;
+}
+
+std::string sassOf(const std::map<std::uint64_t, SassListing>& listings, const Instruction& in) {
+    auto cubin = listings.find(in.cubinCrc);
+    if (cubin == listings.end()) return "";
+    auto function = cubin->second.find(in.function);
+    if (function == cubin->second.end()) return "";
+    auto text = function->second.find(in.pcOffset);
+    return text == function->second.end() ? "" : text->second;
 }
 
 }  // namespace
@@ -399,6 +472,7 @@ void finishPcSampling() {
         return;
     }
     state->finished = true;
+    const auto start = Clock::now();
     for (auto& [ctx, c] : state->contexts) {
         if (cuCtxPushCurrent(ctx) != CUDA_SUCCESS) continue;
         disable(ctx, c);
@@ -417,31 +491,38 @@ void finishPcSampling() {
     }
     std::sort(order.begin(), order.end(),
               [](const auto& a, const auto& b) { return a.first > b.first; });
-    const auto started = std::chrono::steady_clock::now();
+    const auto linesStarted = Clock::now();
+    std::vector<std::pair<std::string, std::uint32_t>> lines(order.size());
     std::size_t withLine = 0;
+    for (std::size_t i = 0; i < order.size() && i < kMostCorrelated; ++i)
+        if ((lines[i] = sourceLine(*order[i].second)).second) ++withLine;
+    const auto linesMs = nsSince(linesStarted) / 1000000;
+    std::string sassSaid;
+    const auto listings = disassembleHotModules(order, sassSaid);
+    std::size_t withSass = 0;
     std::map<std::string, int> functions;
     for (std::size_t i = 0; i < order.size(); ++i) {
         const Instruction& in = *order[i].second;
         ++functions[in.function];
-        auto [file, line] =
-            i < kMostCorrelated ? sourceLine(in) : std::pair<std::string, std::uint32_t>{};
-        if (line) ++withLine;
+        std::string sass = sassOf(listings, in);
+        if (!sass.empty()) ++withSass;
         std::vector<PcSampleRecord> records;
         for (const auto& [reason, n] : state->samples[in])
-            records.push_back({in.function, in.pcOffset, reason, n, file, line});
+            records.push_back(
+                {in.function, in.pcOffset, reason, n, lines[i].first, lines[i].second, sass});
         state->sink.instruction(records);
     }
-    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                        std::chrono::steady_clock::now() - started)
-                        .count();
+    state->totals.hostNs += nsSince(start);
     state->sink.totals(state->totals);
     const auto& t = state->totals;
-    std::string summary = std::to_string(t.samples) + " samples (" +
-                          std::to_string(t.droppedSamples) + " dropped, " +
-                          std::to_string(t.nonUserSamples) + " in driver kernels) at " +
-                          std::to_string(order.size()) + " instructions of " +
-                          std::to_string(functions.size()) + " kernels; source lines for " +
-                          std::to_string(withLine) + " (" + std::to_string(ms) + " ms)";
+    std::string summary =
+        std::to_string(t.samples) + " samples (" + std::to_string(t.droppedSamples) + " dropped, " +
+        std::to_string(t.nonUserSamples) + " in driver kernels) at " +
+        std::to_string(order.size()) + " instructions of " + std::to_string(functions.size()) +
+        " kernels; source lines for " + std::to_string(withLine) + " (" + std::to_string(linesMs) +
+        " ms), SASS for " + std::to_string(withSass) + "; the sampler's own time " +
+        std::to_string(t.hostNs / 1000000) + " ms";
+    if (!sassSaid.empty()) summary += "; " + sassSaid;
     if (state->cubinsLeftOut)
         summary += "; " + std::to_string(state->cubinsLeftOut) +
                    " modules past 1 GiB of cubins kept no lines";

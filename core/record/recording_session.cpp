@@ -15,6 +15,7 @@
 #include "model/process_keys.h"
 #include "model/query_calls.h"
 #include "process_info.h"
+#include "util/format.h"
 #include "util/process_identity.h"
 
 namespace ws {
@@ -107,6 +108,7 @@ wire::Sink RecordingSession::sink() {
         sum.droppedSamples += t.droppedSamples;
         sum.nonUserSamples += t.nonUserSamples;
         sum.hardwareBufferFull = sum.hardwareBufferFull || t.hardwareBufferFull;
+        sum.hostNs += t.hostNs;
         if (t.periodLog2) sum.periodLog2 = t.periodLog2;
         pendingProperties_.emplace_back(pc_sampling::kSamples, std::to_string(sum.samples));
         pendingProperties_.emplace_back(pc_sampling::kDropped, std::to_string(sum.droppedSamples));
@@ -115,6 +117,8 @@ wire::Sink RecordingSession::sink() {
             pendingProperties_.emplace_back(pc_sampling::kPeriod, std::to_string(sum.periodLog2));
         if (sum.hardwareBufferFull)
             pendingProperties_.emplace_back(pc_sampling::kBufferFull, "yes");
+        pendingProperties_.emplace_back(pc_sampling::kHostMs,
+                                        formatFixed(static_cast<double>(sum.hostNs) / 1e6, 1));
     };
     s.rejected = [this](const std::string& why) {
         ++progress.dropped;

@@ -703,11 +703,16 @@ void writeStalls(Doc& doc, const ReportData& d) {
                         lines.empty() ? "— (no -lineinfo)" : lines});
     }
     doc.table({"kernel", "share of samples", "top stall reasons", "hottest lines"}, rows);
-    doc.para(
+    std::string about =
         "CUPTI's PC sampler looked at one warp per SM at a fixed period while the program ran "
         "and noted why it was not issuing (Nsight Compute's stall reasons). Shares are of each "
         "kernel's samples; warpscope-cli kernel RUN NAME lists every reason, line and "
-        "instruction.");
+        "instruction with its SASS text.";
+    if (const auto cost = samplerCostText(d.properties, d.run.durationNs()); !cost.empty())
+        about += " Sampling cost: " + cost +
+                 " (draining CUPTI's buffers, source lines and SASS text; the hardware's "
+                 "sampling itself is not in it).";
+    doc.para(about);
 }
 
 // The run against its baseline.

@@ -717,7 +717,7 @@ namespace {
 std::vector<PcSampleRecord> pcSamplesWhere(Store& store, RunId id, const std::string* function) {
     sql::Statement st(storeDb(store),
                       std::string("SELECT function, pc_offset, stall_reason, samples, source_file, "
-                                  "line FROM pc_samples WHERE run_id = ?1") +
+                                  "line, sass FROM pc_samples WHERE run_id = ?1") +
                           (function ? " AND function = ?2" : "") +
                           " ORDER BY function, pc_offset, stall_reason");
     st.bind(1, id);
@@ -725,7 +725,7 @@ std::vector<PcSampleRecord> pcSamplesWhere(Store& store, RunId id, const std::st
     std::vector<PcSampleRecord> out;
     while (st.step())
         out.push_back({st.text(0), static_cast<std::uint64_t>(st.int64(1)), st.text(2), st.int64(3),
-                       st.text(4), static_cast<std::uint32_t>(st.int64(5))});
+                       st.text(4), static_cast<std::uint32_t>(st.int64(5)), st.text(6)});
     return out;
 }
 

@@ -229,11 +229,15 @@ CREATE TABLE pc_samples (
 );
 CREATE INDEX pc_samples_by_run ON pc_samples(run_id, function);
 )sql";
+// Each sampled instruction's SASS text, from nvdisasm where it was found.
+constexpr const char* kVersion10 = R"sql(
+ALTER TABLE pc_samples ADD COLUMN sass TEXT NOT NULL DEFAULT '';
+)sql";
 constexpr int kFirstTableRebuild = 6;  // index of the first migration that rebuilds a table
 
 // Index i holds the SQL that moves a store from version i to i + 1.
 constexpr const char* kMigrations[] = {kVersion1, kVersion2, kVersion3, kVersion4, kVersion5,
-                                       kVersion6, kVersion7, kVersion8, kVersion9};
+                                       kVersion6, kVersion7, kVersion8, kVersion9, kVersion10};
 static_assert(std::size(kMigrations) == kCurrentVersion);
 
 // Foreign keys off while it lives (when `off`), back as they were after:

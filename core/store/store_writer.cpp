@@ -100,7 +100,7 @@ struct StoreWriter::Statements {
                      "data"}),
           pcSample(db, "pc_samples",
                    {"run_id", "function", "pc_offset", "stall_reason", "samples", "source_file",
-                    "line"}) {}
+                    "line", "sass"}) {}
 
     sql::Statement internInsert, internSelect, heartbeat;
     Table chunk, request, token, sample, overhead, metric, quality, graphNode, collectiveCall,
@@ -573,6 +573,7 @@ void StoreWriter::writePending() {
             st.bind(i + 4, r.samples);
             st.bind(i + 5, r.sourceFile);
             st.bind(i + 6, static_cast<std::int64_t>(r.line));
+            st.bind(i + 7, r.sass);
         });
     });
     s.heartbeat.bind(1, run);

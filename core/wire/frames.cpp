@@ -126,6 +126,7 @@ void Encoder::pcSamples(const std::vector<PcSampleRecord>& sameInstruction) {
     o.u(first.pcOffset);
     o.str(first.sourceFile);
     o.u(first.line);
+    o.str(first.sass);
     o.u(sameInstruction.size());
     for (const auto& r : sameInstruction) {
         o.str(r.stallReason);
@@ -142,6 +143,7 @@ void Encoder::pcSamplingTotals(const PcSamplingTotals& t) {
     o.s(t.nonUserSamples);
     o.u(t.periodLog2);
     o.u(t.hardwareBufferFull ? 1 : 0);
+    o.s(t.hostNs);
     frame(FrameType::PcSamplingTotals, p);
 }
 
@@ -372,6 +374,7 @@ void Decoder::dispatch(FrameType type, std::string_view payload) {
             r.pcOffset = in.u();
             r.sourceFile = in.str();
             r.line = in.u32();
+            r.sass = in.str();
             const std::int64_t reasons =
                 checkedCount(static_cast<std::int64_t>(in.u()), "stall reasons of one instruction");
             for (std::int64_t i = 0; i < reasons; ++i) {
@@ -388,6 +391,7 @@ void Decoder::dispatch(FrameType type, std::string_view payload) {
             t.nonUserSamples = checkedCount(in.s(), "non-user PC samples");
             t.periodLog2 = in.u32();
             t.hardwareBufferFull = in.u() != 0;
+            t.hostNs = checkedCount(in.s(), "PC sampler's own time");
             if (sink_.pcSamplingTotals) sink_.pcSamplingTotals(t);
             return;
         }

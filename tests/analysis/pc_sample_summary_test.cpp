@@ -24,13 +24,14 @@ constexpr const char* kBarrier = "smsp__pcsamp_warps_issue_stalled_barrier";
 std::vector<PcSampleRecord> samples() {
     return {
         // Two instructions on line 42, one on line 50, one without a line.
-        {"attn", 0x100, kLong, 600, "/k/attn.cu", 42},
-        {"attn", 0x100, kLongNotIssued, 550, "/k/attn.cu", 42},
-        {"attn", 0x110, kLong, 100, "/k/attn.cu", 42},
-        {"attn", 0x110, kSelected, 50, "/k/attn.cu", 42},
-        {"attn", 0x200, kBarrier, 200, "/k/attn.cu", 50},
-        {"attn", 0x300, kSelected, 50, "", 0},
-        {"fill", 0x0, kSelected, 250, "", 0},
+        // SASS text where nvdisasm was found; the last two have none.
+        {"attn", 0x100, kLong, 600, "/k/attn.cu", 42, "LDG.E.128 R4, desc[UR6][R2.64]"},
+        {"attn", 0x100, kLongNotIssued, 550, "/k/attn.cu", 42, "LDG.E.128 R4, desc[UR6][R2.64]"},
+        {"attn", 0x110, kLong, 100, "/k/attn.cu", 42, "HMMA.16816.F32 R8, R12, R16, R8"},
+        {"attn", 0x110, kSelected, 50, "/k/attn.cu", 42, "HMMA.16816.F32 R8, R12, R16, R8"},
+        {"attn", 0x200, kBarrier, 200, "/k/attn.cu", 50, "BAR.SYNC.DEFER_BLOCKING 0x0"},
+        {"attn", 0x300, kSelected, 50, "", 0, ""},
+        {"fill", 0x0, kSelected, 250, "", 0, ""},
     };
 }
 
@@ -62,6 +63,8 @@ TEST(PcSampleSummary, HottestInstructionsAndLinesFirst) {
     EXPECT_EQ(attn->instructions[0].topReason, "Long Scoreboard");
     EXPECT_EQ(attn->instructions[1].pcOffset, 0x200u);
     EXPECT_EQ(attn->instructions[1].topReason, "Barrier");
+    EXPECT_EQ(attn->instructions[0].sass, "LDG.E.128 R4, desc[UR6][R2.64]");
+    EXPECT_EQ(attn->instructions[1].sass, "BAR.SYNC.DEFER_BLOCKING 0x0");
     ASSERT_EQ(attn->lines.size(), 2u);  // the instruction without a line has none
     EXPECT_EQ(attn->lines[0].line, 42u);
     EXPECT_EQ(attn->lines[0].samples, 750);
@@ -78,7 +81,20 @@ TEST(PcSampleSummary, WithoutLineInformationThereAreNoLines) {
     EXPECT_TRUE(fill->lines.empty());
     ASSERT_EQ(fill->instructions.size(), 1u);
     EXPECT_EQ(fill->instructions[0].line, 0u);
+    EXPECT_EQ(fill->instructions[0].sass, "");
     EXPECT_TRUE(summarizePcSamples({}).empty());
+}
+
+// The per-run statement of what sampling cost: the sampler's own time, and
+// its share of the run's wall time where that is known.
+TEST(PcSampleSummary, TheSamplersOwnTimeIsStatedAgainstTheRun) {
+    const std::map<std::string, std::string> props{{pc_sampling::kHostMs, "45.5"}};
+    EXPECT_EQ(samplerCostText(props, 9'100'000'000),
+              "the sampler's own time 45.5 ms, 0.5% of the "
+              "run's 9.10 s");
+    EXPECT_EQ(samplerCostText(props, 0), "the sampler's own time 45.5 ms");
+    EXPECT_EQ(samplerCostText({}, 9'100'000'000), "");
+    EXPECT_EQ(samplerCostText({{pc_sampling::kHostMs, "n/a"}}, 1), "");
 }
 
 TEST(PcSampleSummary, StallReasonsReadAsNsightComputeNamesThem) {
@@ -123,6 +139,11 @@ TEST(PcSampleSummary, TheReportSaysWhereKernelsStall) {
         << md;
     EXPECT_NE(md.find("| fill | 20.0% | Selected 100.0% | — (no -lineinfo) |"), std::string::npos)
         << md;
+    EXPECT_EQ(md.find("Sampling cost"), std::string::npos) << md;  // no figure recorded
+    store.setProperty(run, pc_sampling::kHostMs, "3.0");
+    const auto costed = writeReport(buildReport(store, run), ReportFormat::Markdown);
+    EXPECT_NE(costed.find("Sampling cost: the sampler's own time 3.00 ms, "), std::string::npos)
+        << costed;
     RunId plain = store.beginRun({});
     store.finishRun(plain, RunStatus::Ok);
     EXPECT_EQ(writeReport(buildReport(store, plain), ReportFormat::Markdown).find("stall"),

@@ -30,11 +30,13 @@ void writeSampledRun(const std::string& db) {
         k.correlationId = static_cast<std::uint32_t>(i + 1);
         w.add(k);
     }
-    w.add(PcSampleRecord{kAttention, 0x1a0, kLong, 700, "/src/kernels/attention.cu", 118});
-    w.add(PcSampleRecord{kAttention, 0x1b0, kSelected, 300, "/src/kernels/attention.cu", 121});
+    w.add(PcSampleRecord{kAttention, 0x1a0, kLong, 700, "/src/kernels/attention.cu", 118,
+                         "LDG.E.128 R8, desc[UR6][R2.64]"});
+    w.add(PcSampleRecord{kAttention, 0x1b0, kSelected, 300, "/src/kernels/attention.cu", 121, ""});
     w.flush();
     store.setProperty(run, pc_sampling::kSamples, "1000");
     store.setProperty(run, pc_sampling::kPeriod, "10");
+    store.setProperty(run, pc_sampling::kHostMs, "12.5");
     store.finishRun(run, RunStatus::Ok);
 }
 
@@ -70,7 +72,9 @@ TEST(CliKernel, APcSampledRunSaysWhereTheKernelStalls) {
     for (const char* want :
          {"2 launches", "1000 PC samples (100.0% of the run's) at 2 instructions",
           "one per SM every 2^10 cycles", "70.0%", "Long Scoreboard",
-          "waits on a global or local memory", "attention.cu:118", "0x1a0", "hottest source lines"})
+          "waits on a global or local memory", "attention.cu:118", "0x1a0", "hottest source lines",
+          "SASS", "LDG.E.128 R8, desc[UR6][R2.64]",
+          "sampling cost: the sampler's own time 12.5 ms, "})
         EXPECT_NE(text.out.find(want), std::string::npos) << want << "\n" << text.out;
     auto json = cli({"kernel", "1", "attentionDecode", "--db", db, "--json"});
     ASSERT_EQ(json.exitCode, 0) << json.err;
@@ -82,9 +86,11 @@ TEST(CliKernel, APcSampledRunSaysWhereTheKernelStalls) {
     EXPECT_DOUBLE_EQ(j["pc_sampling"]["stall_reasons"][0]["share"].get<double>(), 0.7);
     EXPECT_EQ(j["pc_sampling"]["hot_lines"][0]["line"], 118);
     EXPECT_EQ(j["pc_sampling"]["hot_instructions"][1]["pc_offset"], 0x1b0);
+    EXPECT_EQ(j["pc_sampling"]["hot_instructions"][0]["sass"], "LDG.E.128 R8, desc[UR6][R2.64]");
     auto shown = cli({"show", "1", "--db", db});
     EXPECT_NE(shown.out.find("1000 in its kernels (`kernel 1 NAME`"), std::string::npos)
         << shown.out;
+    EXPECT_NE(shown.out.find("the sampler's own time 12.5 ms, "), std::string::npos) << shown.out;
 }
 
 TEST(CliKernel, AKernelWithoutSamplesOrAnUnknownNameIsSaidSo) {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <map>
 
 #include "analysis/kernel_counters.h"
@@ -190,6 +191,12 @@ warmup = 3
     ASSERT_FALSE(top.lines.empty());
     EXPECT_NE(top.lines.front().sourceFile.find("decode_attention_mma.cu"), std::string::npos)
         << top.lines.front().sourceFile;
+    // With the CUDA toolkit's nvdisasm where it ran: each hot instruction's SASS.
+    if (std::filesystem::exists("/usr/local/cuda/bin/nvdisasm")) {
+        for (const auto& i : top.instructions)
+            EXPECT_FALSE(i.sass.empty()) << std::hex << i.pcOffset;
+    }
+    EXPECT_GE(std::stod(runProperties(store, run)[pc_sampling::kHostMs]), 0.0);
 }
 
 }  // namespace

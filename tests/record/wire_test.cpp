@@ -76,10 +76,10 @@ TEST(Wire, RoundTripInOneByteSlices) {
     enc.collectiveCall({42, 44, 100, 250, "AllReduce", 0xfedcba9876543210ull, 16 << 20});
     // One instruction's samples per stall reason, its source line once.
     enc.pcSamples({{"_Z6decodePf", 0x1a40, "smsp__pcsamp_warps_issue_stalled_long_scoreboard", 812,
-                    "/src/kernels/attention.cu", 118},
+                    "/src/kernels/attention.cu", 118, "LDG.E.128 R8, desc[UR6][R2.64]"},
                    {"_Z6decodePf", 0x1a40, "smsp__pcsamp_warps_issue_stalled_selected", 40,
-                    "/src/kernels/attention.cu", 118}});
-    enc.pcSamplingTotals({900, 12, 30, 10, true});
+                    "/src/kernels/attention.cu", 118, "LDG.E.128 R8, desc[UR6][R2.64]"}});
+    enc.pcSamplingTotals({900, 12, 30, 10, true, 4'500'000});
     enc.dropped(7);
     enc.queryCalls(5'000'000'000);  // a long run's count does not fit 32 bits
     enc.bye();
@@ -135,12 +135,14 @@ TEST(Wire, RoundTripInOneByteSlices) {
     EXPECT_EQ(got.pcSamples[1].samples, 40);
     EXPECT_EQ(got.pcSamples[1].sourceFile, "/src/kernels/attention.cu");
     EXPECT_EQ(got.pcSamples[1].line, 118u);
+    EXPECT_EQ(got.pcSamples[1].sass, "LDG.E.128 R8, desc[UR6][R2.64]");
     ASSERT_EQ(got.pcTotals.size(), 1u);
     EXPECT_EQ(got.pcTotals[0].samples, 900);
     EXPECT_EQ(got.pcTotals[0].droppedSamples, 12);
     EXPECT_EQ(got.pcTotals[0].nonUserSamples, 30);
     EXPECT_EQ(got.pcTotals[0].periodLog2, 10u);
     EXPECT_TRUE(got.pcTotals[0].hardwareBufferFull);
+    EXPECT_EQ(got.pcTotals[0].hostNs, 4'500'000);
     EXPECT_EQ(got.dropped, 7);
     EXPECT_EQ(got.queryCalls, 5'000'000'000);
     EXPECT_TRUE(got.bye);
@@ -233,7 +235,7 @@ TEST(Wire, MalformedStreamsAreRejected) {
     }
     // PC samples counted below zero, from a broken or hostile collector.
     wire::Encoder badSamples;
-    badSamples.pcSamples({{"k", 0, "smsp__pcsamp_warps_issue_stalled_wait", -5, "", 0}});
+    badSamples.pcSamples({{"k", 0, "smsp__pcsamp_warps_issue_stalled_wait", -5, "", 0, ""}});
     wire::Decoder sampled(got.sink());
     try {
         sampled.feed(badSamples.bytes());

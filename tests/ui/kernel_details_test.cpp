@@ -66,11 +66,11 @@ TEST(KernelDetailsHtml, WhereItsWarpsStall) {
     d.pcSampled = true;  // a sampled run, but nothing landed in this kernel
     EXPECT_TRUE(kernelDetailsHtml(d).contains("No PC samples landed in this kernel"));
     d.stalls = stallsOfKernel({{"attn", 0x100, "smsp__pcsamp_warps_issue_stalled_long_scoreboard",
-                                700, "/src/kernels/attention.cu", 118},
+                                700, "/src/kernels/attention.cu", 118, ""},
                                {"attn", 0x180, "smsp__pcsamp_warps_issue_stalled_barrier", 200,
-                                "/src/kernels/attention.cu", 131},
+                                "/src/kernels/attention.cu", 131, ""},
                                {"attn", 0x200, "smsp__pcsamp_warps_issue_stalled_selected", 100,
-                                "/src/kernels/mma.cuh", 44}},
+                                "/src/kernels/mma.cuh", 44, ""}},
                               "attn");
     d.stalls->runShare = 0.5;
     d.stallPeriodLog2 = 10;
@@ -84,13 +84,31 @@ TEST(KernelDetailsHtml, WhereItsWarpsStall) {
           // A line of another file (an inlined header) names its file.
           "<td style='padding-right:10px'>mma.cuh:44</td>"})
         EXPECT_TRUE(html.contains(QString::fromUtf8(want))) << want << "\n" << html.toStdString();
-    EXPECT_FALSE(html.contains("Hottest instructions"));
-    d.stalls = stallsOfKernel({{"attn", 0x1a0, "smsp__pcsamp_warps_issue_stalled_wait", 5, "", 0}},
-                              "attn");
+    EXPECT_FALSE(html.contains("Hottest instructions"));  // lines, and no SASS text
+    EXPECT_FALSE(html.contains("Sampling cost"));
+    d.stalls = stallsOfKernel(
+        {{"attn", 0x1a0, "smsp__pcsamp_warps_issue_stalled_wait", 5, "", 0, ""}}, "attn");
     html = kernelDetailsHtml(d);
     EXPECT_TRUE(html.contains("Hottest instructions")) << html.toStdString();
     EXPECT_TRUE(html.contains("0x1a0")) << html.toStdString();
     EXPECT_TRUE(html.contains("without <code>-lineinfo</code>")) << html.toStdString();
+    // With SASS text (nvdisasm at capture): a few instructions under the
+    // lines, their text escaped; and what sampling cost the run.
+    std::vector<PcSampleRecord> withSass;
+    for (int i = 0; i < 8; ++i)
+        withSass.push_back({"attn", 0x100u + 0x10u * static_cast<unsigned>(i),
+                            "smsp__pcsamp_warps_issue_stalled_long_scoreboard", 100 - i,
+                            "/src/kernels/attention.cu", 118,
+                            "LDS.U R" + std::to_string(i) + ", [R2<<2]"});
+    d.stalls = stallsOfKernel(withSass, "attn");
+    d.stallCost = "the sampler's own time 12.5 ms, 0.4% of the run's 3.10 s";
+    html = kernelDetailsHtml(d);
+    EXPECT_TRUE(html.contains("Hottest source lines")) << html.toStdString();
+    EXPECT_TRUE(html.contains("<code>LDS.U R0, [R2&lt;&lt;2]</code>")) << html.toStdString();
+    EXPECT_TRUE(html.contains("<code>LDS.U R4, [R2&lt;&lt;2]</code>")) << html.toStdString();
+    EXPECT_FALSE(html.contains("LDS.U R5,")) << html.toStdString();  // five under the lines
+    EXPECT_TRUE(html.contains("Sampling cost: the sampler's own time 12.5 ms"))
+        << html.toStdString();
 }
 
 TEST(KernelDetailsHtml, AReplayedKernelNamesTheRangesItWasCapturedIn) {

@@ -14,6 +14,8 @@ namespace {
 constexpr const char* kColors[] = {"#d62728", "#1f77b4", "#ff7f0e", "#2ca02c",
                                    "#9467bd", "#8c564b", "#17becf", "#7f7f7f"};
 constexpr int kNamedReasons = static_cast<int>(std::size(kColors)) - 1;
+// Instructions listed under the hottest lines (the lines say the rest).
+constexpr std::size_t kInstructionsUnderLines = 5;
 
 QString pct(double share) {
     return QStringLiteral("%1%").arg(100 * share, 0, 'f', 1);
@@ -25,7 +27,7 @@ QString swatch(const char* color) {
 
 }  // namespace
 
-QString kernelStallsHtml(const KernelStalls& s, std::uint32_t periodLog2) {
+QString kernelStallsHtml(const KernelStalls& s, std::uint32_t periodLog2, const std::string& cost) {
     QString html = QStringLiteral("<h3>Where its warps stall (PC sampling)</h3><p>");
     html += QStringLiteral("%1 samples over all its launches (%2 of the run's) at %3 instructions")
                 .arg(s.samples)
@@ -33,7 +35,11 @@ QString kernelStallsHtml(const KernelStalls& s, std::uint32_t periodLog2) {
                 .arg(s.instructionCount);
     if (periodLog2)
         html += QStringLiteral(", one per SM every 2<sup>%1</sup> cycles").arg(periodLog2);
-    html += QStringLiteral(".</p>");
+    html += QStringLiteral(".");
+    if (!cost.empty())
+        html += QStringLiteral(" <span style='color:palette(mid)'>Sampling cost: %1.</span>")
+                    .arg(QString::fromStdString(cost).toHtmlEscaped());
+    html += QStringLiteral("</p>");
 
     // The bar: one cell per reason, as wide as its share.
     html += QStringLiteral(
@@ -106,16 +112,29 @@ QString kernelStallsHtml(const KernelStalls& s, std::uint32_t periodLog2) {
                  QString::fromStdString(l.topReason).toHtmlEscaped(),
                  QString::number(l.instructions)});
         html += QStringLiteral("</table>");
-    } else {
-        table(QStringLiteral("Hottest instructions"),
-              {QStringLiteral("Samples"), QStringLiteral("Offset"), QStringLiteral("Mostly")});
-        for (const auto& i : s.instructions)
-            cells({pct(i.share), QStringLiteral("0x%1").arg(i.pcOffset, 0, 16),
-                   QString::fromStdString(i.topReason).toHtmlEscaped()});
-        html += QStringLiteral(
-            "</table><p style='color:palette(mid)'>No source lines: the kernel "
-            "was built without <code>-lineinfo</code>.</p>");
     }
+    // The hottest instructions: all shown without lines, a few under them;
+    // their SASS text where nvdisasm was found at capture.
+    const bool sass = std::any_of(s.instructions.begin(), s.instructions.end(),
+                                  [](const HotInstruction& i) { return !i.sass.empty(); });
+    if (s.lines.empty() || sass) {
+        const std::size_t shown = s.lines.empty() ? s.instructions.size() : kInstructionsUnderLines;
+        QStringList header{QStringLiteral("Samples"), QStringLiteral("Offset")};
+        header << (sass ? QStringLiteral("SASS") : QStringLiteral("Mostly"));
+        table(QStringLiteral("Hottest instructions"), header);
+        for (std::size_t n = 0; n < s.instructions.size() && n < shown; ++n) {
+            const auto& i = s.instructions[n];
+            cells({pct(i.share), QStringLiteral("0x%1").arg(i.pcOffset, 0, 16),
+                   sass ? QStringLiteral("<code>%1</code>")
+                              .arg(QString::fromStdString(i.sass).toHtmlEscaped())
+                        : QString::fromStdString(i.topReason).toHtmlEscaped()});
+        }
+        html += QStringLiteral("</table>");
+    }
+    if (s.lines.empty())
+        html += QStringLiteral(
+            "<p style='color:palette(mid)'>No source lines: the kernel "
+            "was built without <code>-lineinfo</code>.</p>");
     return html;
 }
 

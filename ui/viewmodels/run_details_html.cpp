@@ -308,7 +308,7 @@ QString kernelDetailsHtml(const KernelDetails& d) {
                         .arg(100 * share, 0, 'f', 0);
     }
     if (d.stalls)
-        html += kernelStallsHtml(*d.stalls, d.stallPeriodLog2);
+        html += kernelStallsHtml(*d.stalls, d.stallPeriodLog2, d.stallCost);
     else if (d.pcSampled)
         html += QStringLiteral(
             "<h3>Where its warps stall (PC sampling)</h3><p>No PC samples landed in this "

@@ -290,6 +290,8 @@ void StoreLoader::loadKernel(const QString& path, RunId run, std::uint32_t strea
                 details.stalls = stallsOfKernel(store, run, k.name);
                 if (auto period = numberProperty(properties, pc_sampling::kPeriod))
                     details.stallPeriodLog2 = static_cast<std::uint32_t>(*period);
+                if (auto info = findRun(store, run))
+                    details.stallCost = samplerCostText(properties, info->durationNs());
             }
             details.launch = launchingCall(store, run, details.kernel);
             details.captured = captureSiteOf(store, run, details.kernel);

@@ -46,6 +46,7 @@ struct KernelDetails {
     // the sampling period (log2 cycles; 0 unknown).
     std::optional<KernelStalls> stalls;
     std::uint32_t stallPeriodLog2 = 0;
+    std::string stallCost;   // what sampling cost the run (samplerCostText); "" unknown
     bool pcSampled = false;  // the run was recorded with --pc-sampling
 };
 

@@ -23,6 +23,10 @@ inline constexpr const char* kDropped = "pc_sampling.dropped_samples";
 inline constexpr const char* kNonUser = "pc_sampling.non_user_samples";
 inline constexpr const char* kPeriod = "pc_sampling.period_log2";
 inline constexpr const char* kBufferFull = "pc_sampling.hardware_buffer_full";
+// The sampler's own time inside the sampled processes (draining CUPTI's
+// buffers at launches, source lines and SASS text at exit), in ms: what PC
+// sampling adds to the program's wall time beside the hardware's sampling.
+inline constexpr const char* kHostMs = "pc_sampling.host_ms";
 
 struct StallReason {
     std::string title;  // Nsight Compute's name without "Stall ": "Long Scoreboard"

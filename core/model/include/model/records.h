@@ -263,6 +263,7 @@ struct PcSampleRecord {
     std::int64_t samples = 0;
     std::string sourceFile;  // with line information (nvcc -lineinfo); "" without
     std::uint32_t line = 0;  // 0 without line information
+    std::string sass;        // the instruction's SASS text (nvdisasm); "" without
 };
 
 // What the PC sampler saw in one process over the whole run.
@@ -272,6 +273,7 @@ struct PcSamplingTotals {
     std::int64_t nonUserSamples = 0;  // in kernels CUPTI gives no PCs for (driver-internal)
     std::uint32_t periodLog2 = 0;     // a sample every 2^periodLog2 cycles per SM; 0 unknown
     bool hardwareBufferFull = false;  // some samples were lost to a full hardware buffer
+    std::int64_t hostNs = 0;          // the sampler's own time in the process: drains, lines, SASS
 };
 
 struct OverheadRecord {

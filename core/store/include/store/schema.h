@@ -11,7 +11,7 @@ namespace ws::schema {
 // 'WSDB' — tells a Warpscope store from any other SQLite file.
 constexpr std::int32_t kApplicationId = 0x57534442;
 // The schema version this build writes; PRAGMA user_version holds it.
-constexpr int kCurrentVersion = 9;
+constexpr int kCurrentVersion = 10;
 
 // Brings a store from `fromVersion` (0 = empty file) to kCurrentVersion, one
 // migration step per version, all in one transaction.

@@ -38,7 +38,7 @@ enum class FrameType : std::uint8_t {
 // LD_LIBRARY_PATH, say) is refused by name rather than misread. Version 1 was
 // the stream before Hello carried a version. Raise it on any change to a
 // frame's payload.
-constexpr std::uint32_t kProtocolVersion = 6;
+constexpr std::uint32_t kProtocolVersion = 7;
 constexpr std::string_view kHelloMagic = "WSCP";
 
 constexpr std::size_t kHeaderBytes = 5;

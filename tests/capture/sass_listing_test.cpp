@@ -1,0 +1,118 @@
+// nvdisasm's listing read back per function and offset, and nvdisasm run as
+// a process over a cubin. The GPU machine's own nvdisasm listing of the
+// built-in decode attention is checked in CaptureGpu; here a listing in its
+// format, and a stand-in program where nvdisasm would be (this machine has
+// no CUDA disassembler).
+#include <gtest/gtest.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+
+#include <string>
+
+#include "capture/sass_listing.h"
+#include "support/temp_dir.h"
+
+namespace ws::capture {
+namespace {
+
+constexpr const char* kListing =
+    R"(	.headerflags	@"EF_CUDA_TEXMODE_UNIFIED EF_CUDA_64BIT_ADDRESS EF_CUDA_SM90"
+	.elftype	@"ET_EXEC"
+
+
+//--------------------- .text._Z4gemvPfS_         --------------------------
+	.section	.text._Z4gemvPfS_,"ax",@progbits
+	.sectioninfo	@"SHI_REGISTERS=16"
+	.align	128
+        .global         _Z4gemvPfS_
+        .type           _Z4gemvPfS_,@function
+_Z4gemvPfS_:
+.text._Z4gemvPfS_:
+        /*0000*/                   LDC R1, c[0x0][0x28] ;
+        /*0010*/                   S2R R0, SR_TID.X ;                              /* 0x0000000000007919 */
+        /*0020*/              @!P0 BRA `(.L_x_0) ;
+.L_x_0:
+        /*00a0*/                   LDG.E.128 R4, desc[UR6][R2.64] ;
+        /*00b0*/                   EXIT ;
+//--------------------- .text._Z4fillPf           --------------------------
+	.section	.text._Z4fillPf,"ax",@progbits
+_Z4fillPf:
+.text._Z4fillPf:
+        /*0000*/                   MOV R1, c[0x0][0x28] ;
+        /*0010*/                   garbage without an end
+        /*zz*/                     NOP ;
+)";
+
+TEST(SassListing, InstructionsReadBackPerFunctionAndOffset) {
+    const auto listing = parseSassListing(kListing);
+    ASSERT_EQ(listing.size(), 2u);
+    const auto& gemv = listing.at("_Z4gemvPfS_");
+    ASSERT_EQ(gemv.size(), 5u);
+    EXPECT_EQ(gemv.at(0x0), "LDC R1, c[0x0][0x28]");
+    EXPECT_EQ(gemv.at(0x10), "S2R R0, SR_TID.X");  // the encoding comment left out
+    EXPECT_EQ(gemv.at(0x20), "@!P0 BRA `(.L_x_0)");
+    EXPECT_EQ(gemv.at(0xa0), "LDG.E.128 R4, desc[UR6][R2.64]");
+    const auto& fill = listing.at("_Z4fillPf");
+    EXPECT_EQ(fill.at(0x0), "MOV R1, c[0x0][0x28]");
+    // A line without its ';' keeps what it has; a bad offset is skipped.
+    EXPECT_EQ(fill.at(0x10), "garbage without an end");
+    EXPECT_EQ(fill.size(), 2u);
+    EXPECT_TRUE(parseSassListing("").empty());
+    EXPECT_TRUE(parseSassListing("/*0000*/ NOP ;\n").empty());  // outside any function
+}
+
+std::string standIn(testing::TempDir& dir, const std::string& body) {
+    const auto path = dir.file("nvdisasm");
+    testing::writeFile(path, "#!/bin/sh\n" + body);
+    ::chmod(path.c_str(), 0755);
+    return path;
+}
+
+TEST(SassListing, NvdisasmRunsOverTheCubinAndItsFailureIsSaid) {
+    testing::TempDir dir;
+    // Prints a function named after the cubin's bytes: they reached it.
+    const auto ok = standIn(dir,
+                            "[ \"$1\" = -c ] || exit 3\n"
+                            "printf '.text.%s:\\n  /*0040*/  FFMA R0, R1, R2, R3 ;\\n' "
+                            "\"$(cat \"$2\")\"\n");
+    std::string why;
+    auto listing = disassembleCubin(ok, "_Z6kernelv", why);
+    ASSERT_TRUE(listing) << why;
+    EXPECT_EQ(listing->at("_Z6kernelv").at(0x40), "FFMA R0, R1, R2, R3");
+
+    testing::TempDir other;
+    const auto bad =
+        standIn(other, "echo 'nvdisasm fatal : Input file is not a cubin' >&2\nexit 1\n");
+    EXPECT_FALSE(disassembleCubin(bad, "not a cubin", why));
+    EXPECT_NE(why.find("exited with 1: nvdisasm fatal : Input file is not a cubin"),
+              std::string::npos)
+        << why;
+    EXPECT_FALSE(disassembleCubin(dir.file("missing"), "x", why));
+    EXPECT_NE(why.find("cannot run"), std::string::npos) << why;
+}
+
+TEST(SassListing, NvdisasmIsFoundWhereTheUserSaysOrNotAtAll) {
+    testing::TempDir dir;
+    const auto tool = standIn(dir, "exit 0\n");
+    ::setenv("WARPSCOPE_NVDISASM", tool.c_str(), 1);
+    EXPECT_EQ(findNvdisasm(), tool);
+    ::setenv("WARPSCOPE_NVDISASM", dir.file("absent").c_str(), 1);
+    EXPECT_EQ(findNvdisasm(), "");  // named but not there: not looked for elsewhere
+    ::unsetenv("WARPSCOPE_NVDISASM");
+    // With CUDA_HOME and PATH pointing only at the folder holding it.
+    ::setenv("CUDA_HOME", "/nonexistent", 1);
+    const std::string path = ::getenv("PATH") ? ::getenv("PATH") : "";
+    ::setenv("PATH", dir.path().c_str(), 1);
+    const auto found = findNvdisasm();
+    ::setenv("PATH", path.c_str(), 1);
+    ::unsetenv("CUDA_HOME");
+    // /usr/local/cuda/bin/nvdisasm, where installed, comes before PATH.
+    struct stat st {};
+    if (::stat("/usr/local/cuda/bin/nvdisasm", &st) == 0)
+        EXPECT_EQ(found, "/usr/local/cuda/bin/nvdisasm");
+    else
+        EXPECT_EQ(found, tool);
+}
+
+}  // namespace
+}  // namespace ws::capture

@@ -14,10 +14,10 @@
 #include <optional>
 #include <set>
 #include <string>
-#include <tuple>
 #include <vector>
 
 #include "capture/cupti_callbacks.h"
+#include "capture/pc_sample_buffers.h"
 #include "capture/sass_listing.h"
 #include "model/pc_sampling.h"
 
@@ -104,20 +104,14 @@ struct Context {
     std::optional<CUdevice> device;
 };
 
-struct Instruction {
-    std::string function;
-    std::uint64_t cubinCrc = 0;
-    std::uint64_t pcOffset = 0;
-    auto operator<=>(const Instruction&) const = default;
-};
-
 struct State {
     PcSamplingSink sink;
     std::uint32_t period = 0;  // log2 cycles; 0: CUPTI's default
     std::mutex mutex;
     std::map<CUcontext, Context> contexts;
     std::set<CUdevice> sampledDevices;
-    std::map<Instruction, std::map<std::string, std::int64_t>> samples;
+    PcSampleTable samples;
+    std::FILE* keep = nullptr;  // WARPSCOPE_PC_SAMPLING_KEEP: every buffer, for tests
     std::map<std::uint64_t, std::string> cubins;  // by CUPTI's CRC
     std::size_t cubinBytes = 0;
     std::size_t cubinsLeftOut = 0;
@@ -138,31 +132,8 @@ bool ok(CUptiResult r, const char* what) {
 }
 
 void absorb(Context& c, const CUpti_PCSamplingData& d) {
-    auto& t = state->totals;
-    t.samples += static_cast<std::int64_t>(d.totalSamples);
-    t.droppedSamples += static_cast<std::int64_t>(d.droppedSamples);
-    t.nonUserSamples += static_cast<std::int64_t>(d.nonUsrKernelsTotalSamples);
-    if (d.hardwareBufferFull) t.hardwareBufferFull = true;
-    for (std::size_t i = 0; i < d.totalNumPcs && i < d.collectNumPcs; ++i) {
-        // Copies of the fields: the CUPTI structs are packed.
-        const CUpti_PCSamplingPCData& pc = d.pPcData[i];
-        const char* name = pc.functionName;
-        const std::size_t count = pc.stallReasonCount;
-        const CUpti_PCSamplingStallReason* reasons = pc.stallReason;
-        // functionName is CUPTI's allocation, shared with other records;
-        // freeing it while CUPTI may still hand it out is not safe, and the
-        // names are few, so it is left for the process's end.
-        auto& byReason = state->samples[{name ? name : "", pc.cubinCrc, pc.pcOffset}];
-        for (std::size_t j = 0; j < count && reasons; ++j) {
-            const CUpti_PCSamplingStallReason r = reasons[j];
-            if (r.samples == 0) continue;
-            auto it = c.reasonName.find(r.pcSamplingStallReasonIndex);
-            byReason[it != c.reasonName.end()
-                         ? it->second
-                         : "stall reason " + std::to_string(r.pcSamplingStallReasonIndex)] +=
-                r.samples;
-        }
-    }
+    if (state->keep) keepPcSamplingData(state->keep, d);
+    absorbPcSamplingData(d, c.reasonName, state->samples, state->totals);
 }
 
 // Moves every PC CUPTI holds for the context into state->samples.
@@ -221,6 +192,7 @@ bool configure(CUcontext ctx, Context& c) {
     if (!ok(cuptiPCSamplingGetStallReasons(&get), "cuptiPCSamplingGetStallReasons")) return false;
     for (std::size_t i = 0; i < count; ++i)
         c.reasonName[c.reasonIndex[i]] = std::string(names[i].data());
+    if (state->keep) keepStallReasons(state->keep, c.reasonName);
     c.configured.allocate(kBufferPcs, count);
     c.read.allocate(kBufferPcs, count);
 
@@ -362,7 +334,7 @@ void onCallback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* 
 }
 
 // "dir/file" as the cubin's line table names it; "" without line information.
-std::pair<std::string, std::uint32_t> sourceLine(const Instruction& in) {
+std::pair<std::string, std::uint32_t> sourceLine(const SampledInstruction& in) {
     auto cubin = state->cubins.find(in.cubinCrc);
     if (cubin == state->cubins.end() || in.function.empty()) return {};
     auto p =
@@ -384,7 +356,8 @@ std::pair<std::string, std::uint32_t> sourceLine(const Instruction& in) {
 // SASS text of every sampled instruction in the hottest modules (by their
 // samples), with a sentence for the run's log.
 std::map<std::uint64_t, SassListing> disassembleHotModules(
-    const std::vector<std::pair<std::int64_t, const Instruction*>>& order, std::string& said) {
+    const std::vector<std::pair<std::int64_t, const SampledInstruction*>>& order,
+    std::string& said) {
     std::map<std::uint64_t, std::int64_t> byCubin;
     for (const auto& [n, in] : order)
         byCubin[in->cubinCrc] += n;
@@ -429,7 +402,8 @@ std::map<std::uint64_t, SassListing> disassembleHotModules(
     return out;
 }
 
-std::string sassOf(const std::map<std::uint64_t, SassListing>& listings, const Instruction& in) {
+std::string sassOf(const std::map<std::uint64_t, SassListing>& listings,
+                   const SampledInstruction& in) {
     auto cubin = listings.find(in.cubinCrc);
     if (cubin == listings.end()) return "";
     auto function = cubin->second.find(in.function);
@@ -450,6 +424,11 @@ bool startPcSampling(PcSamplingSink sink) {
         period >= pc_sampling::kShortestPeriodLog2 && period <= pc_sampling::kLongestPeriodLog2
             ? static_cast<std::uint32_t>(period)
             : 0;
+    if (const char* keep = std::getenv(kKeepEnvironment); keep && *keep) {
+        state->keep = std::fopen(keep, "wb");
+        if (!state->keep)
+            state->sink.warn(std::string("cannot write ") + keep + " (" + kKeepEnvironment + ")");
+    }
     auto subscriber = addCallbackHandler(onCallback);
     if (!subscriber) return false;
     for (auto cbid :
@@ -482,7 +461,7 @@ void finishPcSampling() {
     state->contexts.clear();
 
     // Hottest first, so the instructions given a source line are those read.
-    std::vector<std::pair<std::int64_t, const Instruction*>> order;
+    std::vector<std::pair<std::int64_t, const SampledInstruction*>> order;
     for (const auto& [in, byReason] : state->samples) {
         std::int64_t total = 0;
         for (const auto& [reason, n] : byReason)
@@ -502,7 +481,7 @@ void finishPcSampling() {
     std::size_t withSass = 0;
     std::map<std::string, int> functions;
     for (std::size_t i = 0; i < order.size(); ++i) {
-        const Instruction& in = *order[i].second;
+        const SampledInstruction& in = *order[i].second;
         ++functions[in.function];
         std::string sass = sassOf(listings, in);
         if (!sass.empty()) ++withSass;
@@ -535,6 +514,8 @@ void finishPcSampling() {
                        : "; CUPTI flagged its hardware buffer full but counted no dropped "
                          "samples";
     state->sink.warn(summary);
+    if (state->keep) std::fclose(state->keep);
+    state->keep = nullptr;
     busy = false;
 }
 

@@ -15,6 +15,8 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -23,6 +25,7 @@
 #include <thread>
 #include <vector>
 
+#include "capture/pm_image.h"
 #include "model/gpu_metrics.h"
 
 namespace {
@@ -34,6 +37,11 @@ constexpr std::size_t kHardwareBufferBytes = std::size_t{128} << 20;
 // Samples one decode can hold; the rest wait for the next pass.
 constexpr std::uint32_t kSamplesPerDecode = 1000;
 constexpr auto kDecodePeriod = std::chrono::milliseconds(5);
+// Images with samples kept for tests (WARPSCOPE_GPU_METRICS_KEEP): each is as
+// large as its samples per decode, however few it holds, so keeping decodes
+// fewer at a time.
+constexpr int kKeptImages = 3;
+constexpr std::uint32_t kKeptSamplesPerDecode = 50;
 
 template <typename P>
 P params(std::size_t structSize) {
@@ -72,8 +80,6 @@ class Device {
     void take(ws_gpu_metrics_series_fn each, void* context, std::vector<std::string>& lines);
 
   private:
-    bool hostWith(const std::vector<const char*>& names, CUpti_Profiler_Host_Object** out,
-                  std::string& why);
     bool decodeOnce(bool& more);
     void decodeLoop();
     void release();
@@ -87,6 +93,8 @@ class Device {
     std::vector<const char*> names_;
     CUpti_Profiler_Host_Object* host_ = nullptr;
     CUpti_PmSampling_Object* sampler_ = nullptr;
+    std::FILE* keep_ = nullptr;  // WARPSCOPE_GPU_METRICS_KEEP: the first images, for tests
+    int kept_ = 0;
     std::thread thread_;
     std::atomic<bool> stopping_{false};
     bool started_ = false;
@@ -95,64 +103,6 @@ class Device {
     std::vector<Series> pending_;
     std::vector<std::string> lines_;
 };
-
-bool Device::hostWith(const std::vector<const char*>& names, CUpti_Profiler_Host_Object** out,
-                      std::string& why) {
-    auto init = params<CUpti_Profiler_Host_Initialize_Params>(
-        CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE);
-    init.profilerType = CUPTI_PROFILER_TYPE_PM_SAMPLING;
-    init.pChipName = chip_.c_str();
-    init.pCounterAvailabilityImage = availability_.data();
-    if (auto r = cuptiProfilerHostInitialize(&init); r != CUPTI_SUCCESS) {
-        why = "cuptiProfilerHostInitialize: " + resultText(r);
-        return false;
-    }
-    auto add = params<CUpti_Profiler_Host_ConfigAddMetrics_Params>(
-        CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
-    add.pHostObject = init.pHostObject;
-    add.ppMetricNames = const_cast<const char**>(names.data());
-    add.numMetrics = names.size();
-    auto r = cuptiProfilerHostConfigAddMetrics(&add);
-    if (r != CUPTI_SUCCESS)
-        why = "not a PM-sampling metric of " + chip_ + " (" + resultText(r) + ")";
-    if (r == CUPTI_SUCCESS) {
-        auto size = params<CUpti_Profiler_Host_GetConfigImageSize_Params>(
-            CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE);
-        size.pHostObject = init.pHostObject;
-        r = cuptiProfilerHostGetConfigImageSize(&size);
-        if (r == CUPTI_SUCCESS) {
-            config_.assign(size.configImageSize, 0);
-            auto image = params<CUpti_Profiler_Host_GetConfigImage_Params>(
-                CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE);
-            image.pHostObject = init.pHostObject;
-            image.configImageSize = config_.size();
-            image.pConfigImage = config_.data();
-            r = cuptiProfilerHostGetConfigImage(&image);
-        }
-        if (r == CUPTI_SUCCESS) {
-            auto passes = params<CUpti_Profiler_Host_GetNumOfPasses_Params>(
-                CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE);
-            passes.configImageSize = config_.size();
-            passes.pConfigImage = config_.data();
-            r = cuptiProfilerHostGetNumOfPasses(&passes);
-            if (r == CUPTI_SUCCESS && passes.numOfPasses != 1) {
-                why = "needs " + std::to_string(passes.numOfPasses) +
-                      " passes; PM sampling reads one";
-                r = CUPTI_ERROR_NOT_SUPPORTED;
-            }
-        }
-        if (r != CUPTI_SUCCESS && why.empty()) why = "config image: " + resultText(r);
-    }
-    if (r != CUPTI_SUCCESS) {
-        auto deinit = params<CUpti_Profiler_Host_Deinitialize_Params>(
-            CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE);
-        deinit.pHostObject = init.pHostObject;
-        cuptiProfilerHostDeinitialize(&deinit);
-        return false;
-    }
-    *out = init.pHostObject;
-    return true;
-}
 
 bool Device::start(const std::vector<std::string>& wanted, std::int64_t intervalNs,
                    std::vector<std::string>& lines, std::string& why) {
@@ -185,16 +135,13 @@ bool Device::start(const std::vector<std::string>& wanted, std::int64_t interval
     // One at a time first: a metric this GPU lacks (NVLink on a PCIe card)
     // fails the whole set otherwise.
     for (const auto& m : wanted) {
-        CUpti_Profiler_Host_Object* probe = nullptr;
         std::string problem;
-        if (!hostWith({m.c_str()}, &probe, problem)) {
+        auto* probe = ws::capture::pmHostWith(chip_, availability_, {m.c_str()}, config_, problem);
+        if (!probe) {
             lines.push_back(gpu + ": " + m + " left out: " + problem);
             continue;
         }
-        auto deinit = params<CUpti_Profiler_Host_Deinitialize_Params>(
-            CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE);
-        deinit.pHostObject = probe;
-        cuptiProfilerHostDeinitialize(&deinit);
+        ws::capture::pmHostRelease(probe);
         metrics_.push_back(m);
     }
     // Together they may need more than one pass: drop from the end until one.
@@ -207,7 +154,8 @@ bool Device::start(const std::vector<std::string>& wanted, std::int64_t interval
         for (const auto& m : metrics_)
             names_.push_back(m.c_str());
         std::string problem;
-        if (hostWith(names_, &host_, problem)) break;
+        if ((host_ = ws::capture::pmHostWith(chip_, availability_, names_, config_, problem)))
+            break;
         lines.push_back(gpu + ": " + metrics_.back() + " left out: the set " + problem);
         metrics_.pop_back();
     }
@@ -239,7 +187,10 @@ bool Device::start(const std::vector<std::string>& wanted, std::int64_t interval
     size.pPmSamplingObject = sampler_;
     size.pMetricNames = names_.data();
     size.numMetrics = names_.size();
-    size.maxSamples = kSamplesPerDecode;
+    // Kept images are read by tests from the repository: smaller ones.
+    const char* keepDir = std::getenv(ws::capture::kPmKeepEnvironment);
+    const bool keep = keepDir && *keepDir;
+    size.maxSamples = keep ? kKeptSamplesPerDecode : kSamplesPerDecode;
     if (r = cuptiPmSamplingGetCounterDataSize(&size); r != CUPTI_SUCCESS) {
         why = gpu + ": counter data size: " + resultText(r);
         return false;
@@ -259,6 +210,13 @@ bool Device::start(const std::vector<std::string>& wanted, std::int64_t interval
     if (r = cuptiPmSamplingStart(&go); r != CUPTI_SUCCESS) {
         why = gpu + ": cuptiPmSamplingStart: " + resultText(r);
         return false;
+    }
+    if (keep) {
+        const auto path = std::string(keepDir) + "/gpu" + std::to_string(index_) + ".pmkeep";
+        if ((keep_ = std::fopen(path.c_str(), "wb")))
+            ws::capture::keepPmHeader(keep_, chip_, availability_, metrics_);
+        else
+            lines.push_back(gpu + ": cannot write " + path);
     }
     started_ = true;
     thread_ = std::thread([this] { decodeLoop(); });
@@ -286,44 +244,28 @@ bool Device::decodeOnce(bool& more) {
                              : "decoding samples failed: " + resultText(r) + "; sampling stopped");
         return false;
     }
-    auto info = params<CUpti_PmSampling_GetCounterDataInfo_Params>(
-        CUpti_PmSampling_GetCounterDataInfo_Params_STRUCT_SIZE);
-    info.pCounterDataImage = counterData_.data();
-    info.counterDataImageSize = counterData_.size();
-    if (r = cuptiPmSamplingGetCounterDataInfo(&info); r != CUPTI_SUCCESS) {
-        fail("reading decoded samples failed: " + resultText(r) + "; sampling stopped");
+    std::vector<ws::capture::PmSample> samples;
+    std::string why;
+    if (!ws::capture::evaluatePmImage(host_, sampler_, counterData_, names_, samples, why)) {
+        fail(why + "; sampling stopped");
         return false;
     }
+    if (keep_ && !samples.empty() && kept_ < kKeptImages) {
+        ws::capture::keepPmImage(keep_, counterData_, samples);
+        ++kept_;
+    }
     std::vector<Series> got(metrics_.size());
-    std::vector<double> values(metrics_.size());
-    for (std::size_t i = 0; i < info.numCompletedSamples; ++i) {
-        auto sample = params<CUpti_PmSampling_CounterData_GetSampleInfo_Params>(
-            CUpti_PmSampling_CounterData_GetSampleInfo_Params_STRUCT_SIZE);
-        sample.pPmSamplingObject = sampler_;
-        sample.pCounterDataImage = counterData_.data();
-        sample.counterDataImageSize = counterData_.size();
-        sample.sampleIndex = i;
-        if (cuptiPmSamplingCounterDataGetSampleInfo(&sample) != CUPTI_SUCCESS) continue;
+    for (const auto& sample : samples) {
         if (!skippedFirst_) {
             skippedFirst_ = true;
             continue;
         }
-        auto eval = params<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(
-            CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE);
-        eval.pHostObject = host_;
-        eval.pCounterDataImage = counterData_.data();
-        eval.counterDataImageSize = counterData_.size();
-        eval.rangeIndex = i;
-        eval.ppMetricNames = names_.data();
-        eval.numMetrics = names_.size();
-        eval.pMetricValues = values.data();
-        if (cuptiProfilerHostEvaluateToGpuValues(&eval) != CUPTI_SUCCESS) continue;
-        const auto start = static_cast<std::int64_t>(sample.startTimestamp) - shift_;
-        const auto end = static_cast<std::int64_t>(sample.endTimestamp) - shift_;
+        const auto start = static_cast<std::int64_t>(sample.startNs) - shift_;
+        const auto end = static_cast<std::int64_t>(sample.endNs) - shift_;
         for (std::size_t m = 0; m < metrics_.size(); ++m) {
             got[m].start.push_back(start);
             got[m].end.push_back(end);
-            got[m].value.push_back(values[m]);
+            got[m].value.push_back(sample.values[m]);
         }
     }
     {
@@ -399,13 +341,10 @@ void Device::release() {
         cuptiPmSamplingDisable(&disable);
         sampler_ = nullptr;
     }
-    if (host_) {
-        auto deinit = params<CUpti_Profiler_Host_Deinitialize_Params>(
-            CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE);
-        deinit.pHostObject = host_;
-        cuptiProfilerHostDeinitialize(&deinit);
-        host_ = nullptr;
-    }
+    ws::capture::pmHostRelease(host_);
+    host_ = nullptr;
+    if (keep_) std::fclose(keep_);
+    keep_ = nullptr;
 }
 
 struct Sampling {

@@ -59,15 +59,10 @@ fi
 # split-KV MMA decode attention, 20 launches.
 cfg=$tmp/attn-small.toml
 ws_kernel_config "$cfg" "attention-pc" attention_decode splitkv_mma "batch = 8, context = 4096" 20 3
-# CUPTI's buffers of the same run are kept (tests/data/pc-sampling-kept.bin)
-# with what the run stored for the kernel, which a CPU test reads them against.
-WARPSCOPE_PC_SAMPLING_KEEP=$out/pc-sampling-kept.bin \
-  "$cli" record --db "$files/small.wsdb" --pc-sampling --progress none --label "decode attention, PC sampling" \
-  --workload "$cfg" > "$files/small.log" 2>&1 || fail=1
-grep -h "PC sampling" "$files/small.log"
+"$cli" record --db "$files/small.wsdb" --pc-sampling --progress none --label "decode attention, PC sampling" \
+  --workload "$cfg" > /dev/null 2>&1 || fail=1
 "$cli" bundle 1 --db "$files/small.wsdb" -o "$out/pc-sampling-attention.bundle" || fail=1
 "$cli" kernel 1 decodeSplitMma --db "$files/small.wsdb" --top 3 || fail=1
-"$cli" kernel 1 decodeSplitMma --db "$files/small.wsdb" --top 100000 --json > "$out/pc-sampling-kept.json" || fail=1
 if [ "${ROUNDS:-2}" -gt 0 ]; then
   echo "== cost: built-in 8B decoder, ${ROUNDS:-2} rounds alternating"
   for round in $(seq 1 "${ROUNDS:-2}"); do

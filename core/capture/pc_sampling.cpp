@@ -3,6 +3,7 @@
 #include <cuda.h>
 #include <cupti.h>
 #include <cupti_pcsampling.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -34,6 +35,11 @@ constexpr std::size_t kDrainAtPcs = 5000;
 // 64 MiB holds the kernels of a large program (CUPTI's default, 1 MiB, about
 // 5,500 PCs, drops samples in a PyTorch model).
 constexpr std::size_t kScratchBytes = std::size_t{64} << 20;
+// CUPTI's workers move samples out of the hardware buffer this often (ms;
+// CUPTI's default is 100). At a sample per SM every 2^11 cycles an H100
+// writes its 512 MB buffer full in well under that, and once it is full
+// CUPTI stops sampling for the rest of the run.
+constexpr std::uint32_t kWorkerSleepMs = 10;
 // Cubins kept for source lines; past this, later modules' lines are left out.
 constexpr std::size_t kMostCubinBytes = std::size_t{1} << 30;
 // Instructions given a source line, hottest first: CUPTI reads the cubin's
@@ -111,13 +117,19 @@ struct State {
     std::map<CUcontext, Context> contexts;
     std::set<CUdevice> sampledDevices;
     PcSampleTable samples;
-    std::FILE* keep = nullptr;  // WARPSCOPE_PC_SAMPLING_KEEP: every buffer, for tests
+    // WARPSCOPE_PC_SAMPLING_KEEP: every buffer, for tests, in a file of this
+    // process's own, opened when a context is first sampled (a program's
+    // helper processes that sample nothing write none).
+    std::string keepFolder;
+    std::FILE* keep = nullptr;
     std::map<std::uint64_t, std::string> cubins;  // by CUPTI's CRC
     std::size_t cubinBytes = 0;
     std::size_t cubinsLeftOut = 0;
     PcSamplingTotals totals;
     bool finished = false;
     bool getDataFailed = false;
+    Clock::time_point started = Clock::now();
+    std::int64_t bufferFullAfterNs = -1;  // when a drain first found the hardware buffer full
 };
 
 State* state = nullptr;
@@ -144,9 +156,10 @@ void drain(CUcontext ctx, Context& c) {
         auto get = params<CUpti_PCSamplingGetDataParams>(CUpti_PCSamplingGetDataParamsSize);
         get.ctx = ctx;
         get.pcSamplingData = c.read.data();
-        // OUT_OF_MEMORY: the read buffer could not take every PC; the rest
-        // come with the next call. A full hardware buffer is told apart by
-        // the data's own hardwareBufferFull (and its dropped samples).
+        // OUT_OF_MEMORY: the read buffer could not take every PC (the rest
+        // come with the next call), or the hardware buffer filled: then the
+        // data says hardwareBufferFull, holds no PCs, and sampling has
+        // stopped for good.
         const CUptiResult r = cuptiPCSamplingGetData(&get);
         if (r != CUPTI_SUCCESS && r != CUPTI_ERROR_OUT_OF_MEMORY) {
             if (!state->getDataFailed) ok(r, "cuptiPCSamplingGetData");
@@ -154,6 +167,8 @@ void drain(CUcontext ctx, Context& c) {
             return;
         }
         absorb(c, *c.read.data());
+        if (c.read.data()->hardwareBufferFull && state->bufferFullAfterNs < 0)
+            state->bufferFullAfterNs = nsSince(state->started);
         if (c.read.data()->totalNumPcs == 0) return;
     }
 }
@@ -192,6 +207,11 @@ bool configure(CUcontext ctx, Context& c) {
     if (!ok(cuptiPCSamplingGetStallReasons(&get), "cuptiPCSamplingGetStallReasons")) return false;
     for (std::size_t i = 0; i < count; ++i)
         c.reasonName[c.reasonIndex[i]] = std::string(names[i].data());
+    if (!state->keepFolder.empty() && !state->keep) {
+        const auto path = state->keepFolder + "/pc-sampling-" + std::to_string(::getpid()) + ".bin";
+        if (!(state->keep = std::fopen(path.c_str(), "wb")))
+            state->sink.warn("cannot write " + path + " (" + kKeepEnvironment + ")");
+    }
     if (state->keep) keepStallReasons(state->keep, c.reasonName);
     c.configured.allocate(kBufferPcs, count);
     c.read.allocate(kBufferPcs, count);
@@ -213,6 +233,8 @@ bool configure(CUcontext ctx, Context& c) {
         .samplingDataBufferData.samplingDataBuffer = c.configured.data();
     add(CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SCRATCH_BUFFER_SIZE)
         .scratchBufferSizeData.scratchBufferSize = kScratchBytes;
+    add(CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_WORKER_THREAD_PERIODIC_SLEEP_SPAN)
+        .workerThreadPeriodicSleepSpanData.workerThreadPeriodicSleepSpan = kWorkerSleepMs;
     if (state->period != 0)
         add(CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_PERIOD)
             .samplingPeriodData.samplingPeriod = state->period;
@@ -424,11 +446,7 @@ bool startPcSampling(PcSamplingSink sink) {
         period >= pc_sampling::kShortestPeriodLog2 && period <= pc_sampling::kLongestPeriodLog2
             ? static_cast<std::uint32_t>(period)
             : 0;
-    if (const char* keep = std::getenv(kKeepEnvironment); keep && *keep) {
-        state->keep = std::fopen(keep, "wb");
-        if (!state->keep)
-            state->sink.warn(std::string("cannot write ") + keep + " (" + kKeepEnvironment + ")");
-    }
+    if (const char* keep = std::getenv(kKeepEnvironment); keep && *keep) state->keepFolder = keep;
     auto subscriber = addCallbackHandler(onCallback);
     if (!subscriber) return false;
     for (auto cbid :
@@ -505,14 +523,17 @@ void finishPcSampling() {
     if (state->cubinsLeftOut)
         summary += "; " + std::to_string(state->cubinsLeftOut) +
                    " modules past 1 GiB of cubins kept no lines";
-    // CUPTI was seen to flag its hardware buffer full while counting no
-    // dropped sample; the line says what it reported, not more.
+    // CUPTI counts no dropped sample when its hardware buffer fills: it
+    // stops sampling, and the kernels after that point get none (seen on an
+    // H100 at 2^11 cycles: a GEMM ladder's first kernel alone was sampled).
     if (t.hardwareBufferFull)
-        summary += t.droppedSamples > 0
-                       ? "; CUPTI's hardware buffer filled and samples were dropped (a longer "
-                         "--pc-sampling-period samples less often)"
-                       : "; CUPTI flagged its hardware buffer full but counted no dropped "
-                         "samples";
+        summary += "; CUPTI's hardware buffer filled" +
+                   (state->bufferFullAfterNs >= 0
+                        ? " by " + std::to_string(state->bufferFullAfterNs / 1000000) +
+                              " ms after sampling began"
+                        : std::string()) +
+                   " and sampling stopped there: kernels that ran later have few samples or "
+                   "none (a larger --pc-sampling-period samples less often)";
     state->sink.warn(summary);
     if (state->keep) std::fclose(state->keep);
     state->keep = nullptr;

@@ -136,6 +136,22 @@ void pmHostRelease(CUpti_Profiler_Host_Object* host) {
     cuptiProfilerHostDeinitialize(&deinit);
 }
 
+bool evaluatePmSample(CUpti_Profiler_Host_Object* host, const std::vector<std::uint8_t>& image,
+                      const std::vector<const char*>& names, std::size_t index,
+                      std::vector<double>& values) {
+    values.assign(names.size(), 0);
+    auto eval = params<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(
+        CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE);
+    eval.pHostObject = host;
+    eval.pCounterDataImage = image.data();
+    eval.counterDataImageSize = image.size();
+    eval.rangeIndex = index;
+    eval.ppMetricNames = const_cast<const char**>(names.data());
+    eval.numMetrics = names.size();
+    eval.pMetricValues = values.data();
+    return cuptiProfilerHostEvaluateToGpuValues(&eval) == CUPTI_SUCCESS;
+}
+
 bool evaluatePmImage(CUpti_Profiler_Host_Object* host, CUpti_PmSampling_Object* sampler,
                      const std::vector<std::uint8_t>& image, const std::vector<const char*>& names,
                      std::vector<PmSample>& out, std::string& why) {
@@ -147,7 +163,7 @@ bool evaluatePmImage(CUpti_Profiler_Host_Object* host, CUpti_PmSampling_Object* 
         why = "reading decoded samples failed: " + resultText(r);
         return false;
     }
-    std::vector<double> values(names.size());
+    std::vector<double> values;
     for (std::size_t i = 0; i < info.numCompletedSamples; ++i) {
         auto sample = params<CUpti_PmSampling_CounterData_GetSampleInfo_Params>(
             CUpti_PmSampling_CounterData_GetSampleInfo_Params_STRUCT_SIZE);
@@ -156,16 +172,7 @@ bool evaluatePmImage(CUpti_Profiler_Host_Object* host, CUpti_PmSampling_Object* 
         sample.counterDataImageSize = image.size();
         sample.sampleIndex = i;
         if (cuptiPmSamplingCounterDataGetSampleInfo(&sample) != CUPTI_SUCCESS) continue;
-        auto eval = params<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(
-            CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE);
-        eval.pHostObject = host;
-        eval.pCounterDataImage = image.data();
-        eval.counterDataImageSize = image.size();
-        eval.rangeIndex = i;
-        eval.ppMetricNames = const_cast<const char**>(names.data());
-        eval.numMetrics = names.size();
-        eval.pMetricValues = values.data();
-        if (cuptiProfilerHostEvaluateToGpuValues(&eval) != CUPTI_SUCCESS) continue;
+        if (!evaluatePmSample(host, image, names, i, values)) continue;
         out.push_back({sample.startTimestamp, sample.endTimestamp, values});
     }
     return true;

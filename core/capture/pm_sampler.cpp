@@ -37,7 +37,7 @@ constexpr std::size_t kHardwareBufferBytes = std::size_t{128} << 20;
 // Samples one decode can hold; the rest wait for the next pass.
 constexpr std::uint32_t kSamplesPerDecode = 1000;
 constexpr auto kDecodePeriod = std::chrono::milliseconds(5);
-// Images with samples kept for tests (WARPSCOPE_GPU_METRICS_KEEP): each is as
+// Busy images kept for tests (WARPSCOPE_GPU_METRICS_KEEP): each is as
 // large as its samples per decode, however few it holds, so keeping decodes
 // fewer at a time.
 constexpr int kKeptImages = 3;
@@ -60,6 +60,15 @@ std::int64_t unixNowNs() {
     timespec t{};
     clock_gettime(CLOCK_REALTIME, &t);
     return std::int64_t{t.tv_sec} * 1'000'000'000 + t.tv_nsec;
+}
+
+// Half or more of an image's samples saw the SMs active (the first metric
+// of the default set): an image worth keeping for tests.
+bool busy(const std::vector<ws::capture::PmSample>& samples) {
+    std::size_t active = 0;
+    for (const auto& s : samples)
+        if (!s.values.empty() && s.values.front() > 1) ++active;
+    return !samples.empty() && 2 * active >= samples.size();
 }
 
 struct Series {
@@ -250,7 +259,7 @@ bool Device::decodeOnce(bool& more) {
         fail(why + "; sampling stopped");
         return false;
     }
-    if (keep_ && !samples.empty() && kept_ < kKeptImages) {
+    if (keep_ && kept_ < kKeptImages && busy(samples)) {
         ws::capture::keepPmImage(keep_, counterData_, samples);
         ++kept_;
     }

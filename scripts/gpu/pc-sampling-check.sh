@@ -70,20 +70,26 @@ if [ "${ROUNDS:-2}" -gt 0 ]; then
       extra=(); [ $mode = sampled ] && extra=(--pc-sampling)
       "$cli" record --db "$files/cost.wsdb" --progress none "${extra[@]}" --label "cost $mode $round" \
         --workload "$src/resources/workloads/llama-3.1-8b-bf16.toml" > "$files/cost-$mode-$round.log" 2>&1 || fail=1
-      id=$("$cli" ls --db "$files/cost.wsdb" --json | python3 -c 'import json,sys; print(max(r["id"] for r in json.load(sys.stdin)))')
+      read -r id wall < <("$cli" ls --db "$files/cost.wsdb" --json | python3 -c 'import json,sys
+r = max(json.load(sys.stdin), key=lambda r: r["id"]); print(r["id"], r["duration_ns"])')
       p50=$("$cli" steps "$id" --db "$files/cost.wsdb" --json 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin).get("step_p50_ns", 0))')
-      echo "$mode $round decode step p50 $p50 ns"
+      # The run's own statement of what sampling cost, beside its wall time.
+      [ $mode = sampled ] && "$cli" show "$id" --db "$files/cost.wsdb" | grep "PC samples" >&2
+      echo "$mode $round wall $wall ns decode step p50 $p50 ns"
     done
   done | tee "$files/cost.txt"
   python3 - "$files/cost.txt" <<'PY' || fail=1
 import statistics, sys
 v = {"plain": [], "sampled": []}
+wall = {}
 for line in open(sys.argv[1]):
     w = line.split()
     if float(w[-2]) > 0:
         v[w[0]].append(float(w[-2]))
+    wall.setdefault(w[0], []).append(float(w[3]))
 if v["plain"] and v["sampled"]:
     print(f"PC-sampled / plain decode step: {statistics.median(v['sampled']) / statistics.median(v['plain']):.3f}x")
+    print(f"PC-sampled - plain run wall time: {(statistics.median(wall['sampled']) - statistics.median(wall['plain'])) / 1e6:.1f} ms (medians)")
 PY
 fi
 ws_finish

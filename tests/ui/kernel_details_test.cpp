@@ -64,7 +64,9 @@ TEST(KernelDetailsHtml, WhereItsWarpsStall) {
     d.kernel.name = "attn";
     EXPECT_FALSE(kernelDetailsHtml(d).contains("Where its warps stall"));
     d.pcSampled = true;  // a sampled run, but nothing landed in this kernel
-    EXPECT_TRUE(kernelDetailsHtml(d).contains("No PC samples landed in this kernel"));
+    EXPECT_TRUE(kernelDetailsHtml(d).contains("ran too briefly for the sampling period"));
+    d.stallBufferFull = true;  // the kernel ran after CUPTI stopped sampling
+    EXPECT_TRUE(kernelDetailsHtml(d).contains("hardware buffer filled during the run"));
     d.stalls = stallsOfKernel({{"attn", 0x100, "smsp__pcsamp_warps_issue_stalled_long_scoreboard",
                                 700, "/src/kernels/attention.cu", 118, ""},
                                {"attn", 0x180, "smsp__pcsamp_warps_issue_stalled_barrier", 200,

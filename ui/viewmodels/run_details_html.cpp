@@ -309,6 +309,11 @@ QString kernelDetailsHtml(const KernelDetails& d) {
     }
     if (d.stalls)
         html += kernelStallsHtml(*d.stalls, d.stallPeriodLog2, d.stallCost);
+    else if (d.pcSampled && d.stallBufferFull)
+        html += QStringLiteral(
+            "<h3>Where its warps stall (PC sampling)</h3><p>No PC samples landed in this "
+            "kernel: CUPTI's hardware buffer filled during the run and sampling stopped there "
+            "(record with a larger <code>--pc-sampling-period</code>).</p>");
     else if (d.pcSampled)
         html += QStringLiteral(
             "<h3>Where its warps stall (PC sampling)</h3><p>No PC samples landed in this "

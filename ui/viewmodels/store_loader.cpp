@@ -286,6 +286,7 @@ void StoreLoader::loadKernel(const QString& path, RunId run, std::uint32_t strea
             }
             const auto properties = runProperties(store, run);
             details.pcSampled = properties.count(pc_sampling::kSamples) > 0;
+            details.stallBufferFull = properties.count(pc_sampling::kBufferFull) > 0;
             if (details.pcSampled) {
                 details.stalls = stallsOfKernel(store, run, k.name);
                 if (auto period = numberProperty(properties, pc_sampling::kPeriod))

@@ -46,8 +46,9 @@ struct KernelDetails {
     // the sampling period (log2 cycles; 0 unknown).
     std::optional<KernelStalls> stalls;
     std::uint32_t stallPeriodLog2 = 0;
-    std::string stallCost;   // what sampling cost the run (samplerCostText); "" unknown
-    bool pcSampled = false;  // the run was recorded with --pc-sampling
+    std::string stallCost;         // what sampling cost the run (samplerCostText); "" unknown
+    bool pcSampled = false;        // the run was recorded with --pc-sampling
+    bool stallBufferFull = false;  // CUPTI's hardware buffer filled: sampling stopped early
 };
 
 // What the What-if panel shows: the options a run suggests, ranked, or one

@@ -1,8 +1,9 @@
 // CUPTI's PC-sampling buffers read into samples per instruction and stall
 // reason, and kept in a file for reading again without a GPU: the collector
 // writes every buffer CUPTI hands it when WARPSCOPE_PC_SAMPLING_KEEP names a
-// file, and tests read a buffer recorded on a GPU (tests/data) through the
-// same code the collector uses.
+// folder (DIR/pc-sampling-PID.bin, one per sampled process), and tests read a
+// buffer recorded on a GPU (tests/data) through the same code the collector
+// uses.
 #pragma once
 
 #include <cupti_pcsampling.h>

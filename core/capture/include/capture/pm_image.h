@@ -3,7 +3,7 @@
 // through CUPTI's host API (chip name and counter availability; no GPU and
 // no driver). The sampler (pm_sampler.cpp) evaluates its images with it, and
 // keeps them in a file when WARPSCOPE_GPU_METRICS_KEEP names a folder, so a
-// test reads images recorded on a GPU (tests/data) through the same code.
+// test evaluates images recorded on a GPU (tests/data) through the same code.
 #pragma once
 
 #include <cupti_pmsampling.h>
@@ -31,9 +31,16 @@ struct PmSample {
     std::vector<double> values;  // one per metric, in the host object's order
 };
 
-// Every completed sample of an image; `sampler` is the live session's, or
-// nullptr for an image read from a file. False with `why` when the image
-// cannot be read.
+// The metrics' values of sample `index` of a decoded image, by the host
+// object alone (no GPU): false when CUPTI cannot evaluate it.
+bool evaluatePmSample(CUpti_Profiler_Host_Object* host, const std::vector<std::uint8_t>& image,
+                      const std::vector<const char*>& names, std::size_t index,
+                      std::vector<double>& values);
+
+// Every completed sample of an image with its times, from the live session:
+// CUPTI counts an image's samples and reads their times only with the
+// sampler at hand (measured: without it the count reads 0 and the times
+// fail). False with `why` when the image cannot be read.
 bool evaluatePmImage(CUpti_Profiler_Host_Object* host, CUpti_PmSampling_Object* sampler,
                      const std::vector<std::uint8_t>& image, const std::vector<const char*>& names,
                      std::vector<PmSample>& out, std::string& why);

@@ -7,6 +7,9 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
+#include <fstream>
+#include <iterator>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "capture/sass_listing.h"
@@ -59,6 +62,24 @@ TEST(SassListing, InstructionsReadBackPerFunctionAndOffset) {
     EXPECT_EQ(fill.size(), 2u);
     EXPECT_TRUE(parseSassListing("").empty());
     EXPECT_TRUE(parseSassListing("/*0000*/ NOP ;\n").empty());  // outside any function
+}
+
+// nvdisasm's own listing of the split-KV MMA decode attention (CUDA 13.0,
+// sm_90, on the GPU machine) against the SASS text a PC-sampled run of it
+// stored for its hottest instructions (tests/data/pc-sampling-kept.json).
+TEST(SassListing, NvdisasmsListingOfTheDecodeAttentionGivesTheStoredText) {
+    std::ifstream in(WARPSCOPE_TEST_DATA_DIR "/decode-split-mma.sass");
+    const std::string text((std::istreambuf_iterator<char>(in)), {});
+    const auto listing = parseSassListing(text);
+    std::ifstream kept(WARPSCOPE_TEST_DATA_DIR "/pc-sampling-kept.json");
+    const auto stored = nlohmann::json::parse(kept);
+    const auto& function = listing.at(stored["mangled"].get<std::string>());
+    EXPECT_GT(function.size(), 1000u);
+    EXPECT_EQ(function.at(0x0), "LDC R1, c[0x0][0x28]");
+    const auto& hot = stored["pc_sampling"]["hot_instructions"];
+    ASSERT_FALSE(hot.empty());
+    for (const auto& i : hot)
+        EXPECT_EQ(function.at(i["pc_offset"].get<std::uint64_t>()), i["sass"].get<std::string>());
 }
 
 std::string standIn(testing::TempDir& dir, const std::string& body) {

@@ -233,8 +233,6 @@ bool configure(CUcontext ctx, Context& c) {
         .samplingDataBufferData.samplingDataBuffer = c.configured.data();
     add(CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SCRATCH_BUFFER_SIZE)
         .scratchBufferSizeData.scratchBufferSize = kScratchBytes;
-    add(CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_WORKER_THREAD_PERIODIC_SLEEP_SPAN)
-        .workerThreadPeriodicSleepSpanData.workerThreadPeriodicSleepSpan = kWorkerSleepMs;
     if (state->period != 0)
         add(CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_PERIOD)
             .samplingPeriodData.samplingPeriod = state->period;
@@ -245,6 +243,16 @@ bool configure(CUcontext ctx, Context& c) {
     set.pPCSamplingConfigurationInfo = info.data();
     if (!ok(cuptiPCSamplingSetConfigurationAttribute(&set), "configuring PC sampling"))
         return false;
+    // Apart from the rest: a CUPTI that refuses it still samples, with its
+    // own 100 ms (and says so).
+    CUpti_PCSamplingConfigurationInfo sleep{};
+    sleep.attributeType =
+        CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_WORKER_THREAD_PERIODIC_SLEEP_SPAN;
+    sleep.attributeData.workerThreadPeriodicSleepSpanData.workerThreadPeriodicSleepSpan =
+        kWorkerSleepMs;
+    set.numAttributes = 1;
+    set.pPCSamplingConfigurationInfo = &sleep;
+    ok(cuptiPCSamplingSetConfigurationAttribute(&set), "setting CUPTI's worker period to 10 ms");
 
     // The period in force, CUPTI's default when none was asked for.
     CUpti_PCSamplingConfigurationInfo period{};

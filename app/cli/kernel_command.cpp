@@ -161,9 +161,10 @@ int cmdKernel(const std::vector<std::string>& argv) {
     if (stalls)
         printStalls(*stalls, properties, run.durationNs());
     else if (properties.count(pc_sampling::kBufferFull))
-        std::cout << "\nno PC samples landed in this kernel: CUPTI's hardware buffer filled during "
-                     "the run and sampling stopped there (record with a larger "
-                     "--pc-sampling-period)\n";
+        std::cout
+            << "\nno PC samples landed in this kernel, possibly because CUPTI's hardware buffer "
+               "filled during the run and CUPTI stopped sampling there (record with a "
+               "larger --pc-sampling-period)\n";
     else if (properties.count(pc_sampling::kSamples))
         std::cout << "\nno PC samples landed in this kernel (too short for the sampling period: "
                      "record with a smaller --pc-sampling-period)\n";

@@ -1,6 +1,8 @@
 #include "analysis/pc_sample_summary.h"
 
 #include <algorithm>
+#include <charconv>
+#include <cmath>
 #include <map>
 #include <tuple>
 
@@ -101,12 +103,12 @@ std::string samplerCostText(const std::map<std::string, std::string>& properties
                             std::int64_t runWallNs) {
     const auto found = properties.find(pc_sampling::kHostMs);
     if (found == properties.end()) return "";
+    // Not stod: the GUI runs in the user's locale, whose decimal mark may be ','.
     double ms = 0;
-    try {
-        ms = std::stod(found->second);
-    } catch (const std::exception&) {
+    const auto& value = found->second;
+    const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), ms);
+    if (error != std::errc() || end != value.data() + value.size() || !std::isfinite(ms) || ms < 0)
         return "";
-    }
     std::string text =
         "the sampler's own time " + formatDuration(static_cast<std::int64_t>(ms * 1e6));
     if (runWallNs > 0)

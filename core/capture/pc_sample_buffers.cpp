@@ -51,6 +51,7 @@ class Reader {
     }
     bool done() const { return at_ == bytes_.size(); }
     std::size_t at() const { return at_; }
+    std::size_t left() const { return bytes_.size() - at_; }
 
   private:
     std::string bytes_;
@@ -110,7 +111,7 @@ void keepPcSamplingData(std::FILE* f, const CUpti_PCSamplingData& d) {
         put<std::uint64_t>(f, pc.cubinCrc);
         put<std::uint64_t>(f, pc.pcOffset);
         putText(f, pc.functionName ? pc.functionName : "");
-        const std::uint64_t count = pc.stallReasonCount;
+        const std::uint64_t count = pc.stallReason ? pc.stallReasonCount : 0;
         put<std::uint64_t>(f, count);
         for (std::uint64_t j = 0; j < count && pc.stallReason; ++j) {
             const CUpti_PCSamplingStallReason r = pc.stallReason[j];
@@ -156,8 +157,10 @@ bool readKeptPcSampling(const std::string& path, PcSampleTable& table, PcSamplin
         d.size = sizeof d;
         std::uint64_t samples = 0, dropped = 0, nonUser = 0, pcs = 0;
         std::uint8_t full = 0;
+        // The smallest PC record is 28 bytes: a count past what the file
+        // holds is refused before anything is allocated for it.
         if (!r.get(samples) || !r.get(dropped) || !r.get(nonUser) || !r.get(full) || !r.get(pcs) ||
-            pcs > kMostPcs)
+            pcs > kMostPcs || pcs > r.left() / 28)
             return bad("a buffer's header cut short");
         d.totalSamples = samples;
         d.droppedSamples = dropped;

@@ -128,8 +128,9 @@ struct State {
     PcSamplingTotals totals;
     bool finished = false;
     bool getDataFailed = false;
-    Clock::time_point started = Clock::now();
-    std::int64_t bufferFullAfterNs = -1;  // when a drain first found the hardware buffer full
+    bool sampling = false;                     // a context has been enabled
+    Clock::time_point started = Clock::now();  // when the first was
+    std::int64_t bufferFullAfterNs = -1;       // when a drain first found the hardware buffer full
 };
 
 State* state = nullptr;
@@ -292,6 +293,10 @@ void contextCreated(CUcontext ctx) {
     on.ctx = ctx;
     if (!ok(cuptiPCSamplingEnable(&on), "cuptiPCSamplingEnable")) return;
     c.enabled = true;
+    if (!state->sampling) {
+        state->sampling = true;
+        state->started = Clock::now();
+    }
     if (!configure(ctx, c)) {
         auto off = params<CUpti_PCSamplingDisableParams>(CUpti_PCSamplingDisableParamsSize);
         off.ctx = ctx;
@@ -338,9 +343,9 @@ void onCallback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* 
     if (domain != CUPTI_CB_DOMAIN_RESOURCE) return;
     auto* r = static_cast<const CUpti_ResourceData*>(data);
     busy = true;
-    const auto start = Clock::now();
     {
         std::lock_guard lock(state->mutex);
+        const auto start = Clock::now();  // after the lock: another drain's wait is its own
         auto it = state->contexts.find(r->context);
         if (state->finished) {
         } else if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED) {
@@ -389,8 +394,11 @@ std::map<std::uint64_t, SassListing> disassembleHotModules(
     const std::vector<std::pair<std::int64_t, const SampledInstruction*>>& order,
     std::string& said) {
     std::map<std::uint64_t, std::int64_t> byCubin;
-    for (const auto& [n, in] : order)
+    std::map<std::uint64_t, std::set<std::string>> sampledFunctions;
+    for (const auto& [n, in] : order) {
         byCubin[in->cubinCrc] += n;
+        sampledFunctions[in->cubinCrc].insert(in->function);
+    }
     std::vector<std::pair<std::int64_t, std::uint64_t>> hottest;
     for (const auto& [crc, n] : byCubin)
         if (state->cubins.count(crc)) hottest.emplace_back(n, crc);
@@ -413,12 +421,15 @@ std::map<std::uint64_t, SassListing> disassembleHotModules(
             ++tooLarge;
             continue;
         }
-        if (Clock::now() - start > kMostSassTime) {
+        const auto left = kMostSassTime - (Clock::now() - start);
+        if (left <= Clock::duration::zero()) {
             ++late;
             continue;
         }
         std::string why;
-        if (auto listing = disassembleCubin(nvdisasm, cubin, why))
+        if (auto listing =
+                disassembleCubin(nvdisasm, cubin, sampledFunctions[crc],
+                                 std::chrono::duration_cast<std::chrono::milliseconds>(left), why))
             out.emplace(crc, std::move(*listing));
         else if (failure.empty())
             failure = why;
@@ -537,11 +548,11 @@ void finishPcSampling() {
     if (t.hardwareBufferFull)
         summary += "; CUPTI's hardware buffer filled" +
                    (state->bufferFullAfterNs >= 0
-                        ? " by " + std::to_string(state->bufferFullAfterNs / 1000000) +
-                              " ms after sampling began"
+                        ? " (noticed " + std::to_string(state->bufferFullAfterNs / 1000000) +
+                              " ms after sampling began)"
                         : std::string()) +
-                   " and sampling stopped there: kernels that ran later have few samples or "
-                   "none (a larger --pc-sampling-period samples less often)";
+                   " and CUPTI stopped sampling there: kernels that ran later have few samples "
+                   "or none (a larger --pc-sampling-period samples less often)";
     state->sink.warn(summary);
     if (state->keep) std::fclose(state->keep);
     state->keep = nullptr;

@@ -7,10 +7,13 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
-#include <sstream>
+#include <iterator>
+#include <thread>
 #include <vector>
 
 extern char** environ;
@@ -65,9 +68,7 @@ class TempFile {
     const std::string& path() const { return path_; }
     std::string read() const {
         std::ifstream in(path_, std::ios::binary);
-        std::ostringstream s;
-        s << in.rdbuf();
-        return s.str();
+        return std::string(std::istreambuf_iterator<char>(in), {});
     }
 
   private:
@@ -91,7 +92,7 @@ std::vector<char*> childEnvironment() {
 
 }  // namespace
 
-SassListing parseSassListing(std::string_view listing) {
+SassListing parseSassListing(std::string_view listing, const std::set<std::string>* functions) {
     SassListing out;
     std::map<std::uint64_t, std::string>* function = nullptr;
     std::size_t at = 0;
@@ -101,7 +102,8 @@ SassListing parseSassListing(std::string_view listing) {
         const auto line = trimmed(listing.substr(at, end - at));
         at = end + 1;
         if (line.starts_with(".text.") && line.ends_with(":")) {
-            function = &out[std::string(line.substr(6, line.size() - 7))];
+            std::string name(line.substr(6, line.size() - 7));
+            function = !functions || functions->count(name) ? &out[name] : nullptr;
             continue;
         }
         if (!function || !line.starts_with("/*")) continue;
@@ -160,7 +162,8 @@ std::string findNvdisasm() {
 }
 
 std::optional<SassListing> disassembleCubin(const std::string& nvdisasm, std::string_view cubin,
-                                            std::string& why) {
+                                            const std::set<std::string>& functions,
+                                            std::chrono::milliseconds timeout, std::string& why) {
     TempFile input(cubin), output({}), errors({});
     if (!input.ok() || !output.ok() || !errors.ok()) {
         why = "no temporary file for nvdisasm (TMPDIR): " + std::string(std::strerror(errno));
@@ -181,8 +184,26 @@ std::optional<SassListing> disassembleCubin(const std::string& nvdisasm, std::st
         why = "cannot run " + nvdisasm + ": " + std::strerror(spawned);
         return std::nullopt;
     }
+    // Waited for with a deadline: this runs as the traced program exits,
+    // which a stuck nvdisasm must not hold up.
     int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    for (;;) {
+        const pid_t done = ::waitpid(pid, &status, WNOHANG);
+        if (done == pid) break;
+        if (done < 0 && errno != EINTR) {  // reaped elsewhere (a SIGCHLD handler)
+            why = "waiting for " + nvdisasm + ": " + std::strerror(errno);
+            return std::nullopt;
+        }
+        if (std::chrono::steady_clock::now() > deadline) {
+            ::kill(pid, SIGKILL);
+            while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+            }
+            why = nvdisasm + " took longer than " + std::to_string(timeout.count()) +
+                  " ms and was stopped";
+            return std::nullopt;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
         auto err = errors.read();
@@ -193,7 +214,7 @@ std::optional<SassListing> disassembleCubin(const std::string& nvdisasm, std::st
               (err.empty() ? "" : ": " + err);
         return std::nullopt;
     }
-    return parseSassListing(output.read());
+    return parseSassListing(output.read(), &functions);
 }
 
 }  // namespace ws::capture

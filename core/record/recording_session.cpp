@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <limits>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
@@ -108,7 +109,8 @@ wire::Sink RecordingSession::sink() {
         sum.droppedSamples += t.droppedSamples;
         sum.nonUserSamples += t.nonUserSamples;
         sum.hardwareBufferFull = sum.hardwareBufferFull || t.hardwareBufferFull;
-        sum.hostNs += t.hostNs;
+        // Processes sample side by side: the longest is what the run waited.
+        sum.hostNs = std::max(sum.hostNs, t.hostNs);
         if (t.periodLog2) sum.periodLog2 = t.periodLog2;
         pendingProperties_.emplace_back(pc_sampling::kSamples, std::to_string(sum.samples));
         pendingProperties_.emplace_back(pc_sampling::kDropped, std::to_string(sum.droppedSamples));

@@ -391,7 +391,9 @@ void Decoder::dispatch(FrameType type, std::string_view payload) {
             t.nonUserSamples = checkedCount(in.s(), "non-user PC samples");
             t.periodLog2 = in.u32();
             t.hardwareBufferFull = in.u() != 0;
-            t.hostNs = checkedCount(in.s(), "PC sampler's own time");
+            // A time, not a count: a long run's may pass the counts' bound.
+            t.hostNs = in.s();
+            if (t.hostNs < 0) throw std::runtime_error("negative PC sampler time in the stream");
             if (sink_.pcSamplingTotals) sink_.pcSamplingTotals(t);
             return;
         }

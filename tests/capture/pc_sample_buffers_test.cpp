@@ -98,6 +98,15 @@ TEST(PcSampleBuffers, AKeptFileReadsBackAsTheBuffersDid) {
     EXPECT_FALSE(readKeptPcSampling(path, read, readTotals, why));
     EXPECT_NE(why.find("not a kept PC-sampling file"), std::string::npos) << why;
     EXPECT_FALSE(readKeptPcSampling(dir.file("absent.bin"), read, readTotals, why));
+    // A header claiming millions of PCs in a few bytes: refused before
+    // anything is allocated for them.
+    std::string forged = "WSPCKEEP1B";
+    forged += std::string(3 * 8 + 1, '\0');
+    const std::uint64_t claimed = std::uint64_t{1} << 23;
+    forged.append(reinterpret_cast<const char*>(&claimed), sizeof claimed);
+    testing::writeFile(path, forged);
+    EXPECT_FALSE(readKeptPcSampling(path, read, readTotals, why));
+    EXPECT_NE(why.find("a buffer's header cut short"), std::string::npos) << why;
 }
 
 }  // namespace

@@ -7,9 +7,11 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
+#include <chrono>
 #include <fstream>
 #include <iterator>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 
 #include "capture/sass_listing.h"
@@ -97,19 +99,31 @@ TEST(SassListing, NvdisasmRunsOverTheCubinAndItsFailureIsSaid) {
                             "printf '.text.%s:\\n  /*0040*/  FFMA R0, R1, R2, R3 ;\\n' "
                             "\"$(cat \"$2\")\"\n");
     std::string why;
-    auto listing = disassembleCubin(ok, "_Z6kernelv", why);
+    const std::set<std::string> sampled{"_Z6kernelv"};
+    const auto second = std::chrono::milliseconds(10000);
+    auto listing = disassembleCubin(ok, "_Z6kernelv", sampled, second, why);
     ASSERT_TRUE(listing) << why;
     EXPECT_EQ(listing->at("_Z6kernelv").at(0x40), "FFMA R0, R1, R2, R3");
+    // Functions not sampled are not kept.
+    EXPECT_TRUE(disassembleCubin(ok, "_Z5otherv", sampled, second, why)->empty());
 
     testing::TempDir other;
     const auto bad =
         standIn(other, "echo 'nvdisasm fatal : Input file is not a cubin' >&2\nexit 1\n");
-    EXPECT_FALSE(disassembleCubin(bad, "not a cubin", why));
+    EXPECT_FALSE(disassembleCubin(bad, "not a cubin", sampled, second, why));
     EXPECT_NE(why.find("exited with 1: nvdisasm fatal : Input file is not a cubin"),
               std::string::npos)
         << why;
-    EXPECT_FALSE(disassembleCubin(dir.file("missing"), "x", why));
+    EXPECT_FALSE(disassembleCubin(dir.file("missing"), "x", sampled, second, why));
     EXPECT_NE(why.find("cannot run"), std::string::npos) << why;
+    // One that hangs is stopped at its deadline: the traced program's exit
+    // must not wait on it.
+    testing::TempDir third;
+    const auto hangs = standIn(third, "exec sleep 60\n");
+    const auto before = std::chrono::steady_clock::now();
+    EXPECT_FALSE(disassembleCubin(hangs, "x", sampled, std::chrono::milliseconds(300), why));
+    EXPECT_LT(std::chrono::steady_clock::now() - before, std::chrono::seconds(30));
+    EXPECT_NE(why.find("took longer than 300 ms and was stopped"), std::string::npos) << why;
 }
 
 TEST(SassListing, NvdisasmIsFoundWhereTheUserSaysOrNotAtAll) {

@@ -312,8 +312,8 @@ QString kernelDetailsHtml(const KernelDetails& d) {
     else if (d.pcSampled && d.stallBufferFull)
         html += QStringLiteral(
             "<h3>Where its warps stall (PC sampling)</h3><p>No PC samples landed in this "
-            "kernel: CUPTI's hardware buffer filled during the run and sampling stopped there "
-            "(record with a larger <code>--pc-sampling-period</code>).</p>");
+            "kernel, possibly because CUPTI's hardware buffer filled during the run and CUPTI "
+            "stopped sampling there (record with a larger <code>--pc-sampling-period</code>).</p>");
     else if (d.pcSampled)
         html += QStringLiteral(
             "<h3>Where its warps stall (PC sampling)</h3><p>No PC samples landed in this "

@@ -165,11 +165,11 @@ void captureStreams(const fs::path& dir) {
     e.dropped(3);
     e.queryCalls(120'000);
     e.metric({100, "dram__bytes.sum", 1.5e9});
-    e.pcSamples(
-        {{"gemv", 0x80, "smsp__pcsamp_warps_issue_stalled_long_scoreboard", 700, "/src/gemv.cu",
-          42},
-         {"gemv", 0x80, "smsp__pcsamp_warps_issue_stalled_selected", 30, "/src/gemv.cu", 42}});
-    e.pcSamplingTotals({730, 0, 12, 11, false});
+    e.pcSamples({{"gemv", 0x80, "smsp__pcsamp_warps_issue_stalled_long_scoreboard", 700,
+                  "/src/gemv.cu", 42, "LDG.E R4, desc[UR4][R2.64]"},
+                 {"gemv", 0x80, "smsp__pcsamp_warps_issue_stalled_selected", 30, "/src/gemv.cu", 42,
+                  "LDG.E R4, desc[UR4][R2.64]"}});
+    e.pcSamplingTotals({730, 0, 12, 11, false, 2'500'000});
     e.bye();
     write(dir / "whole-stream.bin", std::string(1, '\0') + e.bytes());
     write(dir / "whole-stream-cut.bin", std::string(1, '\x25') + e.bytes());

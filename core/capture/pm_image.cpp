@@ -1,74 +1,16 @@
 #include "capture/pm_image.h"
 
-#include <cupti.h>
-
-#include <cstring>
-#include <fstream>
-#include <iterator>
-#include <string_view>
+#include "cupti_profiler_params.h"
+#include "kept_file.h"
 
 namespace ws::capture {
 
 namespace {
 
-template <typename P>
-P params(std::size_t structSize) {
-    P p{};
-    p.structSize = structSize;
-    return p;
-}
-
-std::string resultText(CUptiResult r) {
-    const char* msg = nullptr;
-    cuptiGetResultString(r, &msg);
-    return msg ? msg : "error " + std::to_string(static_cast<int>(r));
-}
-
 constexpr char kMagic[] = "WSPMKEEP1";
 // Bounds a damaged file cannot make the reader exceed.
 constexpr std::uint64_t kMostBytes = std::uint64_t{1} << 31;
 constexpr std::uint64_t kMostCount = std::uint64_t{1} << 20;
-
-template <typename T>
-void put(std::FILE* f, T v) {
-    std::fwrite(&v, sizeof v, 1, f);
-}
-
-void putBytes(std::FILE* f, const void* data, std::uint64_t n) {
-    put<std::uint64_t>(f, n);
-    std::fwrite(data, 1, n, f);
-}
-
-class Reader {
-  public:
-    explicit Reader(std::string bytes) : bytes_(std::move(bytes)) {}
-    template <typename T>
-    bool get(T& v) {
-        if (bytes_.size() - at_ < sizeof v) return false;
-        std::memcpy(&v, bytes_.data() + at_, sizeof v);
-        at_ += sizeof v;
-        return true;
-    }
-    template <typename Out>
-    bool bytes(Out& out) {
-        std::uint64_t n = 0;
-        if (!get(n) || n > kMostBytes || bytes_.size() - at_ < n) return false;
-        out.assign(bytes_.data() + at_, bytes_.data() + at_ + n);
-        at_ += n;
-        return true;
-    }
-    bool literal(std::string_view want) {
-        if (bytes_.compare(at_, want.size(), want) != 0) return false;
-        at_ += want.size();
-        return true;
-    }
-    bool done() const { return at_ == bytes_.size(); }
-    std::size_t at() const { return at_; }
-
-  private:
-    std::string bytes_;
-    std::size_t at_ = 0;
-};
 
 }  // namespace
 
@@ -76,31 +18,31 @@ CUpti_Profiler_Host_Object* pmHostWith(const std::string& chip,
                                        std::vector<std::uint8_t>& availability,
                                        const std::vector<const char*>& names,
                                        std::vector<std::uint8_t>& config, std::string& why) {
-    auto init = params<CUpti_Profiler_Host_Initialize_Params>(
+    auto init = profilerParams<CUpti_Profiler_Host_Initialize_Params>(
         CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE);
     init.profilerType = CUPTI_PROFILER_TYPE_PM_SAMPLING;
     init.pChipName = chip.c_str();
     init.pCounterAvailabilityImage = availability.empty() ? nullptr : availability.data();
     if (auto r = cuptiProfilerHostInitialize(&init); r != CUPTI_SUCCESS) {
-        why = "cuptiProfilerHostInitialize: " + resultText(r);
+        why = "cuptiProfilerHostInitialize: " + cuptiResultText(r);
         return nullptr;
     }
-    auto add = params<CUpti_Profiler_Host_ConfigAddMetrics_Params>(
+    auto add = profilerParams<CUpti_Profiler_Host_ConfigAddMetrics_Params>(
         CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
     add.pHostObject = init.pHostObject;
     add.ppMetricNames = const_cast<const char**>(names.data());
     add.numMetrics = names.size();
     auto r = cuptiProfilerHostConfigAddMetrics(&add);
     if (r != CUPTI_SUCCESS)
-        why = "not a PM-sampling metric of " + chip + " (" + resultText(r) + ")";
+        why = "not a PM-sampling metric of " + chip + " (" + cuptiResultText(r) + ")";
     if (r == CUPTI_SUCCESS) {
-        auto size = params<CUpti_Profiler_Host_GetConfigImageSize_Params>(
+        auto size = profilerParams<CUpti_Profiler_Host_GetConfigImageSize_Params>(
             CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE);
         size.pHostObject = init.pHostObject;
         r = cuptiProfilerHostGetConfigImageSize(&size);
         if (r == CUPTI_SUCCESS) {
             config.assign(size.configImageSize, 0);
-            auto image = params<CUpti_Profiler_Host_GetConfigImage_Params>(
+            auto image = profilerParams<CUpti_Profiler_Host_GetConfigImage_Params>(
                 CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE);
             image.pHostObject = init.pHostObject;
             image.configImageSize = config.size();
@@ -108,7 +50,7 @@ CUpti_Profiler_Host_Object* pmHostWith(const std::string& chip,
             r = cuptiProfilerHostGetConfigImage(&image);
         }
         if (r == CUPTI_SUCCESS) {
-            auto passes = params<CUpti_Profiler_Host_GetNumOfPasses_Params>(
+            auto passes = profilerParams<CUpti_Profiler_Host_GetNumOfPasses_Params>(
                 CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE);
             passes.configImageSize = config.size();
             passes.pConfigImage = config.data();
@@ -119,7 +61,7 @@ CUpti_Profiler_Host_Object* pmHostWith(const std::string& chip,
                 r = CUPTI_ERROR_NOT_SUPPORTED;
             }
         }
-        if (r != CUPTI_SUCCESS && why.empty()) why = "config image: " + resultText(r);
+        if (r != CUPTI_SUCCESS && why.empty()) why = "config image: " + cuptiResultText(r);
     }
     if (r != CUPTI_SUCCESS) {
         pmHostRelease(init.pHostObject);
@@ -130,7 +72,7 @@ CUpti_Profiler_Host_Object* pmHostWith(const std::string& chip,
 
 void pmHostRelease(CUpti_Profiler_Host_Object* host) {
     if (!host) return;
-    auto deinit = params<CUpti_Profiler_Host_Deinitialize_Params>(
+    auto deinit = profilerParams<CUpti_Profiler_Host_Deinitialize_Params>(
         CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE);
     deinit.pHostObject = host;
     cuptiProfilerHostDeinitialize(&deinit);
@@ -140,7 +82,7 @@ bool evaluatePmSample(CUpti_Profiler_Host_Object* host, const std::vector<std::u
                       const std::vector<const char*>& names, std::size_t index,
                       std::vector<double>& values) {
     values.assign(names.size(), 0);
-    auto eval = params<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(
+    auto eval = profilerParams<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(
         CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE);
     eval.pHostObject = host;
     eval.pCounterDataImage = image.data();
@@ -155,17 +97,17 @@ bool evaluatePmSample(CUpti_Profiler_Host_Object* host, const std::vector<std::u
 bool evaluatePmImage(CUpti_Profiler_Host_Object* host, CUpti_PmSampling_Object* sampler,
                      const std::vector<std::uint8_t>& image, const std::vector<const char*>& names,
                      std::vector<PmSample>& out, std::string& why) {
-    auto info = params<CUpti_PmSampling_GetCounterDataInfo_Params>(
+    auto info = profilerParams<CUpti_PmSampling_GetCounterDataInfo_Params>(
         CUpti_PmSampling_GetCounterDataInfo_Params_STRUCT_SIZE);
     info.pCounterDataImage = image.data();
     info.counterDataImageSize = image.size();
     if (auto r = cuptiPmSamplingGetCounterDataInfo(&info); r != CUPTI_SUCCESS) {
-        why = "reading decoded samples failed: " + resultText(r);
+        why = "reading decoded samples failed: " + cuptiResultText(r);
         return false;
     }
     std::vector<double> values;
     for (std::size_t i = 0; i < info.numCompletedSamples; ++i) {
-        auto sample = params<CUpti_PmSampling_CounterData_GetSampleInfo_Params>(
+        auto sample = profilerParams<CUpti_PmSampling_CounterData_GetSampleInfo_Params>(
             CUpti_PmSampling_CounterData_GetSampleInfo_Params_STRUCT_SIZE);
         sample.pPmSamplingObject = sampler;
         sample.pCounterDataImage = image.data();
@@ -182,49 +124,50 @@ void keepPmHeader(std::FILE* f, const std::string& chip,
                   const std::vector<std::uint8_t>& availability,
                   const std::vector<std::string>& metrics) {
     std::fwrite(kMagic, 1, sizeof kMagic - 1, f);
-    putBytes(f, chip.data(), chip.size());
-    putBytes(f, availability.data(), availability.size());
-    put<std::uint64_t>(f, metrics.size());
+    kept::putBytes(f, chip.data(), chip.size());
+    kept::putBytes(f, availability.data(), availability.size());
+    kept::put<std::uint64_t>(f, metrics.size());
     for (const auto& m : metrics)
-        putBytes(f, m.data(), m.size());
+        kept::putBytes(f, m.data(), m.size());
     std::fflush(f);
 }
 
 void keepPmImage(std::FILE* f, const std::vector<std::uint8_t>& image,
                  const std::vector<PmSample>& live) {
-    putBytes(f, image.data(), image.size());
-    put<std::uint64_t>(f, live.size());
+    kept::putBytes(f, image.data(), image.size());
+    kept::put<std::uint64_t>(f, live.size());
     for (const auto& s : live) {
-        put<std::uint64_t>(f, s.startNs);
-        put<std::uint64_t>(f, s.endNs);
+        kept::put<std::uint64_t>(f, s.startNs);
+        kept::put<std::uint64_t>(f, s.endNs);
         for (double v : s.values)
-            put<double>(f, v);
+            kept::put<double>(f, v);
     }
     std::fflush(f);
 }
 
 bool readKeptPm(const std::string& path, KeptPm& out, std::string& why) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
+    auto opened = kept::Reader::open(path);
+    if (!opened) {
         why = path + ": cannot be read";
         return false;
     }
-    Reader r(std::string(std::istreambuf_iterator<char>(in), {}));
+    auto& r = *opened;
     auto bad = [&](const std::string& what) {
         why = path + ": " + what + " at byte " + std::to_string(r.at());
         return false;
     };
     if (!r.literal(kMagic)) return bad("not a kept PM-sampling file (no WSPMKEEP1)");
     std::uint64_t metrics = 0;
-    if (!r.bytes(out.chip) || !r.bytes(out.availability) || !r.get(metrics) || metrics > kMostCount)
+    if (!r.bytes(out.chip, kMostBytes) || !r.bytes(out.availability, kMostBytes) ||
+        !r.get(metrics) || metrics > kMostCount)
         return bad("the header cut short");
     out.metrics.resize(metrics);
     for (auto& m : out.metrics)
-        if (!r.bytes(m)) return bad("a metric's name cut short");
+        if (!r.bytes(m, kMostBytes)) return bad("a metric's name cut short");
     while (!r.done()) {
         KeptPmImage kept;
         std::uint64_t samples = 0;
-        if (!r.bytes(kept.image) || !r.get(samples) || samples > kMostCount)
+        if (!r.bytes(kept.image, kMostBytes) || !r.get(samples) || samples > kMostCount)
             return bad("an image cut short");
         kept.live.resize(samples);
         for (auto& s : kept.live) {

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "capture/pm_image.h"
+#include "cupti_profiler_params.h"
 #include "model/gpu_metrics.h"
 
 namespace {
@@ -43,18 +44,8 @@ constexpr auto kDecodePeriod = std::chrono::milliseconds(5);
 constexpr int kKeptImages = 3;
 constexpr std::uint32_t kKeptSamplesPerDecode = 50;
 
-template <typename P>
-P params(std::size_t structSize) {
-    P p{};
-    p.structSize = structSize;
-    return p;
-}
-
-std::string resultText(CUptiResult r) {
-    const char* msg = nullptr;
-    cuptiGetResultString(r, &msg);
-    return msg ? msg : "error " + std::to_string(static_cast<int>(r));
-}
+using ws::capture::cuptiResultText;
+using ws::capture::profilerParams;
 
 std::int64_t unixNowNs() {
     timespec t{};
@@ -116,15 +107,15 @@ class Device {
 bool Device::start(const std::vector<std::string>& wanted, std::int64_t intervalNs,
                    std::vector<std::string>& lines, std::string& why) {
     const std::string gpu = "GPU " + std::to_string(index_);
-    auto chip =
-        params<CUpti_Device_GetChipName_Params>(CUpti_Device_GetChipName_Params_STRUCT_SIZE);
+    auto chip = profilerParams<CUpti_Device_GetChipName_Params>(
+        CUpti_Device_GetChipName_Params_STRUCT_SIZE);
     chip.deviceIndex = index_;
     if (auto r = cuptiDeviceGetChipName(&chip); r != CUPTI_SUCCESS) {
-        why = gpu + ": chip name: " + resultText(r);
+        why = gpu + ": chip name: " + cuptiResultText(r);
         return false;
     }
     chip_ = chip.pChipName;
-    auto avail = params<CUpti_PmSampling_GetCounterAvailability_Params>(
+    auto avail = profilerParams<CUpti_PmSampling_GetCounterAvailability_Params>(
         CUpti_PmSampling_GetCounterAvailability_Params_STRUCT_SIZE);
     avail.deviceIndex = index_;
     auto r = cuptiPmSamplingGetCounterAvailability(&avail);
@@ -134,7 +125,7 @@ bool Device::start(const std::vector<std::string>& wanted, std::int64_t interval
         r = cuptiPmSamplingGetCounterAvailability(&avail);
     }
     if (r != CUPTI_SUCCESS) {
-        why = gpu + " (" + chip_ + "): counter availability: " + resultText(r) +
+        why = gpu + " (" + chip_ + "): counter availability: " + cuptiResultText(r) +
               (r == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES
                    ? " (profiling counters are reserved for admin users on this machine: "
                      "NVreg_RestrictProfilingToAdminUsers)"
@@ -170,16 +161,16 @@ bool Device::start(const std::vector<std::string>& wanted, std::int64_t interval
     }
 
     auto enable =
-        params<CUpti_PmSampling_Enable_Params>(CUpti_PmSampling_Enable_Params_STRUCT_SIZE);
+        profilerParams<CUpti_PmSampling_Enable_Params>(CUpti_PmSampling_Enable_Params_STRUCT_SIZE);
     enable.deviceIndex = index_;
     if (r = cuptiPmSamplingEnable(&enable); r != CUPTI_SUCCESS) {
-        why = gpu + ": cuptiPmSamplingEnable: " + resultText(r) +
+        why = gpu + ": cuptiPmSamplingEnable: " + cuptiResultText(r) +
               (r == CUPTI_ERROR_INVALID_OPERATION ? " (another profiler samples this GPU)" : "");
         return false;
     }
     sampler_ = enable.pPmSamplingObject;
-    auto set =
-        params<CUpti_PmSampling_SetConfig_Params>(CUpti_PmSampling_SetConfig_Params_STRUCT_SIZE);
+    auto set = profilerParams<CUpti_PmSampling_SetConfig_Params>(
+        CUpti_PmSampling_SetConfig_Params_STRUCT_SIZE);
     set.pPmSamplingObject = sampler_;
     set.configSize = config_.size();
     set.pConfig = config_.data();  // CUPTI keeps the pointer until Disable
@@ -188,10 +179,10 @@ bool Device::start(const std::vector<std::string>& wanted, std::int64_t interval
     set.triggerMode = CUPTI_PM_SAMPLING_TRIGGER_MODE_GPU_TIME_INTERVAL;
     set.hwBufferAppendMode = CUPTI_PM_SAMPLING_HARDWARE_BUFFER_APPEND_MODE_KEEP_OLDEST;
     if (r = cuptiPmSamplingSetConfig(&set); r != CUPTI_SUCCESS) {
-        why = gpu + ": cuptiPmSamplingSetConfig: " + resultText(r);
+        why = gpu + ": cuptiPmSamplingSetConfig: " + cuptiResultText(r);
         return false;
     }
-    auto size = params<CUpti_PmSampling_GetCounterDataSize_Params>(
+    auto size = profilerParams<CUpti_PmSampling_GetCounterDataSize_Params>(
         CUpti_PmSampling_GetCounterDataSize_Params_STRUCT_SIZE);
     size.pPmSamplingObject = sampler_;
     size.pMetricNames = names_.data();
@@ -201,23 +192,24 @@ bool Device::start(const std::vector<std::string>& wanted, std::int64_t interval
     const bool keep = keepDir && *keepDir;
     size.maxSamples = keep ? kKeptSamplesPerDecode : kSamplesPerDecode;
     if (r = cuptiPmSamplingGetCounterDataSize(&size); r != CUPTI_SUCCESS) {
-        why = gpu + ": counter data size: " + resultText(r);
+        why = gpu + ": counter data size: " + cuptiResultText(r);
         return false;
     }
     counterData_.assign(size.counterDataSize, 0);
-    auto init = params<CUpti_PmSampling_CounterDataImage_Initialize_Params>(
+    auto init = profilerParams<CUpti_PmSampling_CounterDataImage_Initialize_Params>(
         CUpti_PmSampling_CounterDataImage_Initialize_Params_STRUCT_SIZE);
     init.pPmSamplingObject = sampler_;
     init.counterDataSize = counterData_.size();
     init.pCounterData = counterData_.data();
     if (r = cuptiPmSamplingCounterDataImageInitialize(&init); r != CUPTI_SUCCESS) {
-        why = gpu + ": counter data image: " + resultText(r);
+        why = gpu + ": counter data image: " + cuptiResultText(r);
         return false;
     }
-    auto go = params<CUpti_PmSampling_Start_Params>(CUpti_PmSampling_Start_Params_STRUCT_SIZE);
+    auto go =
+        profilerParams<CUpti_PmSampling_Start_Params>(CUpti_PmSampling_Start_Params_STRUCT_SIZE);
     go.pPmSamplingObject = sampler_;
     if (r = cuptiPmSamplingStart(&go); r != CUPTI_SUCCESS) {
-        why = gpu + ": cuptiPmSamplingStart: " + resultText(r);
+        why = gpu + ": cuptiPmSamplingStart: " + cuptiResultText(r);
         return false;
     }
     if (keep) {
@@ -241,16 +233,17 @@ void Device::fail(const std::string& line) {
 // completed sample and queues it; `more` when the image filled first.
 bool Device::decodeOnce(bool& more) {
     more = false;
-    auto decode =
-        params<CUpti_PmSampling_DecodeData_Params>(CUpti_PmSampling_DecodeData_Params_STRUCT_SIZE);
+    auto decode = profilerParams<CUpti_PmSampling_DecodeData_Params>(
+        CUpti_PmSampling_DecodeData_Params_STRUCT_SIZE);
     decode.pPmSamplingObject = sampler_;
     decode.pCounterDataImage = counterData_.data();
     decode.counterDataImageSize = counterData_.size();
     auto r = cuptiPmSamplingDecodeData(&decode);
     if (r != CUPTI_SUCCESS || decode.overflow) {
-        fail(decode.overflow ? "the GPU's sample buffer overflowed: sampling stopped here (ask for "
-                               "fewer samples per second with --gpu-metrics-hz)"
-                             : "decoding samples failed: " + resultText(r) + "; sampling stopped");
+        fail(decode.overflow
+                 ? "the GPU's sample buffer overflowed: sampling stopped here (ask for "
+                   "fewer samples per second with --gpu-metrics-hz)"
+                 : "decoding samples failed: " + cuptiResultText(r) + "; sampling stopped");
         return false;
     }
     std::vector<ws::capture::PmSample> samples;
@@ -287,13 +280,13 @@ bool Device::decodeOnce(bool& more) {
             p.value.insert(p.value.end(), got[m].value.begin(), got[m].value.end());
         }
     }
-    auto init = params<CUpti_PmSampling_CounterDataImage_Initialize_Params>(
+    auto init = profilerParams<CUpti_PmSampling_CounterDataImage_Initialize_Params>(
         CUpti_PmSampling_CounterDataImage_Initialize_Params_STRUCT_SIZE);
     init.pPmSamplingObject = sampler_;
     init.counterDataSize = counterData_.size();
     init.pCounterData = counterData_.data();
     if (r = cuptiPmSamplingCounterDataImageInitialize(&init); r != CUPTI_SUCCESS) {
-        fail("resetting the sample image failed: " + resultText(r) + "; sampling stopped");
+        fail("resetting the sample image failed: " + cuptiResultText(r) + "; sampling stopped");
         return false;
     }
     more = decode.decodeStopReason == CUPTI_PM_SAMPLING_DECODE_STOP_REASON_COUNTER_DATA_FULL;
@@ -307,7 +300,8 @@ void Device::decodeLoop() {
         if (!more) std::this_thread::sleep_for(kDecodePeriod);
     }
     // Stopped: what the buffer still holds, to its end.
-    auto halt = params<CUpti_PmSampling_Stop_Params>(CUpti_PmSampling_Stop_Params_STRUCT_SIZE);
+    auto halt =
+        profilerParams<CUpti_PmSampling_Stop_Params>(CUpti_PmSampling_Stop_Params_STRUCT_SIZE);
     halt.pPmSamplingObject = sampler_;
     cuptiPmSamplingStop(&halt);
     started_ = false;
@@ -339,13 +333,13 @@ void Device::release() {
     stop();
     if (sampler_) {
         if (started_) {
-            auto halt =
-                params<CUpti_PmSampling_Stop_Params>(CUpti_PmSampling_Stop_Params_STRUCT_SIZE);
+            auto halt = profilerParams<CUpti_PmSampling_Stop_Params>(
+                CUpti_PmSampling_Stop_Params_STRUCT_SIZE);
             halt.pPmSamplingObject = sampler_;
             cuptiPmSamplingStop(&halt);
         }
-        auto disable =
-            params<CUpti_PmSampling_Disable_Params>(CUpti_PmSampling_Disable_Params_STRUCT_SIZE);
+        auto disable = profilerParams<CUpti_PmSampling_Disable_Params>(
+            CUpti_PmSampling_Disable_Params_STRUCT_SIZE);
         disable.pPmSamplingObject = sampler_;
         cuptiPmSamplingDisable(&disable);
         sampler_ = nullptr;
@@ -394,10 +388,10 @@ extern "C" __attribute__((visibility("default"))) void* ws_gpu_metrics_start(
             say(sayFn, context, "no CUDA device is visible");
             return nullptr;
         }
-        auto init =
-            params<CUpti_Profiler_Initialize_Params>(CUpti_Profiler_Initialize_Params_STRUCT_SIZE);
+        auto init = profilerParams<CUpti_Profiler_Initialize_Params>(
+            CUpti_Profiler_Initialize_Params_STRUCT_SIZE);
         if (auto r = cuptiProfilerInitialize(&init); r != CUPTI_SUCCESS) {
-            say(sayFn, context, "cuptiProfilerInitialize: " + resultText(r));
+            say(sayFn, context, "cuptiProfilerInitialize: " + cuptiResultText(r));
             return nullptr;
         }
         std::uint64_t cuptiNow = 0;
@@ -451,7 +445,7 @@ extern "C" __attribute__((visibility("default"))) void ws_gpu_metrics_stop(void*
             return;
         }
         delete sampling;
-        auto deinit = params<CUpti_Profiler_DeInitialize_Params>(
+        auto deinit = profilerParams<CUpti_Profiler_DeInitialize_Params>(
             CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE);
         cuptiProfilerDeInitialize(&deinit);
     } catch (...) {

@@ -169,6 +169,17 @@ class ProgramStopper {
         ++sent_;
         last_ = now;
     }
+    // Whether the signals sent explain how the program ended. A server
+    // killed from outside just before its load ran out (every request left
+    // failing at once, the zombie not yet seen) ends by a signal this
+    // stopper never sent: it ended on its own, not on request.
+    bool explains(int waitStatus) const {
+        if (!WIFSIGNALED(waitStatus)) return true;
+        static constexpr int kSignals[] = {SIGINT, SIGTERM, SIGKILL};
+        for (int i = 0; i < sent_; ++i)
+            if (kSignals[i] == WTERMSIG(waitStatus)) return true;
+        return false;
+    }
 
   private:
     Clock::duration grace_;
@@ -436,7 +447,9 @@ RecordOutcome Recorder::supervise(ChildProcess& child, CaptureServer& server,
     RecordingSession::Ending ending;
     ending.waitStatus = status;
     ending.cancelled = cancelRequests > 0;
-    ending.stoppedOnRequest = stopper.has_value();
+    ending.stoppedOnRequest = stopper && (cancelRequests > 0 || stopper->explains(status));
+    if (stopper && !ending.stoppedOnRequest)
+        session.pendingLog += "[warpscope] the program had ended before it was stopped\n";
     ending.elapsedNs = elapsedNs();
     if (request_.companion) ending.companionFinish = request_.companion->finish;
     ending.companionFailed = !companionFailure.empty();

@@ -126,12 +126,18 @@ ServedRecordingOutcome ServedRecording::run() {
                                    "before and after the load (clock.*)";
             }
             if (!clockNote.empty()) log(clockNote);
-            if (endedEarly) out.load.interrupted = false;  // not a Ctrl-C: the server went away
+            // Not stopped by the recorder: the server went first. Seen before
+            // the load ran out, it ended during the load; seen only once the
+            // load had run out (every request left failing at once) or while
+            // it drained, before it was stopped.
+            bool endedUnasked = endedEarly || !outcome.stoppedOnRequest;
+            if (endedUnasked) out.load.interrupted = false;  // not a Ctrl-C: the server went away
             RunStatus loadStatus = writeServeRequests(store, run, load, out.load, info);
             outcome.status = worse(outcome.status, loadStatus);
-            if (endedEarly && wait.state == ServerWait::Ready)
-                out.failure = "the server ended during the load: " + howItEnded(outcome) +
-                              "; the requests measured until then are kept";
+            if (endedUnasked && wait.state == ServerWait::Ready)
+                out.failure = std::string("the server ended ") +
+                              (endedEarly ? "during the load: " : "before it was stopped: ") +
+                              howItEnded(outcome) + "; the requests measured until then are kept";
         }
         if (!out.failure.empty()) {
             log(out.failure);

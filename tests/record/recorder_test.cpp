@@ -13,6 +13,9 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <functional>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -174,6 +177,83 @@ TEST_F(RecorderTest, CancelStopsTheProgramAndMarksKilled) {
     EXPECT_EQ(outcome.status, RunStatus::Killed);
     Store store(dir.file("runs.wsdb"));
     EXPECT_NE(runLog(store, outcome.run).find("cancelled"), std::string::npos);
+}
+
+// A companion's program (bench serve's server) runs until the companion is
+// done; the recorder then stops it, and that ending is no failure. Killed
+// from outside, it ended on its own, whether the recorder saw that before
+// the companion returned or only while stopping it.
+class CompanionTest : public RecorderTest {
+  protected:
+    // The program (a shell script after `echo $$ > pid;`) writes its pid;
+    // `act` gets that pid on the companion's thread, which returns after it.
+    RecordOutcome runWith(const std::string& script, std::function<void(pid_t)> act) {
+        auto pidFile = dir.file("pid");
+        std::filesystem::remove(pidFile);
+        auto req = request({"/bin/sh", "-c", "echo $$ > " + pidFile + "; " + script});
+        Companion companion;
+        companion.stopGraceMs = 5000;
+        companion.run = [pidFile, act] {
+            auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+            pid_t pid = 0;
+            while (pid == 0 && std::chrono::steady_clock::now() < deadline) {
+                std::ifstream in(pidFile);
+                if (!(in >> pid)) {
+                    pid = 0;
+                    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+                }
+            }
+            if (pid > 0) act(pid);
+        };
+        companion.finish = [this](Store&, RunId, RecordOutcome& outcome) {
+            finishSawStoppedOnRequest = outcome.stoppedOnRequest;
+        };
+        req.companion = std::move(companion);
+        Recorder rec(std::move(req));
+        return rec.run();
+    }
+    std::optional<bool> finishSawStoppedOnRequest;
+};
+
+TEST_F(CompanionTest, AProgramStoppedWhenItsCompanionIsDoneIsOk) {
+    auto outcome = runWith("exec sleep 30", [](pid_t) {});
+    EXPECT_EQ(outcome.status, RunStatus::Ok);
+    EXPECT_TRUE(outcome.stoppedOnRequest);
+    EXPECT_EQ(finishSawStoppedOnRequest, true);
+    Store store(dir.file("runs.wsdb"));
+    EXPECT_NE(runLog(store, outcome.run).find("SIGINT sent"), std::string::npos);
+}
+
+TEST_F(CompanionTest, AProgramKilledJustBeforeItsCompanionReturnedEndedOnItsOwn) {
+    auto outcome = runWith("exec sleep 30", [](pid_t pid) { ::kill(pid, SIGKILL); });
+    EXPECT_EQ(outcome.signal, SIGKILL);
+    EXPECT_EQ(outcome.status, RunStatus::Killed);
+    EXPECT_FALSE(outcome.stoppedOnRequest);
+    EXPECT_EQ(finishSawStoppedOnRequest, false);
+}
+
+// The same when the recorder is already stopping it: a server draining on
+// SIGINT (here deaf to it, as ignored signals stay ignored across exec) is killed by something else
+// (the OOM killer) before the recorder's SIGTERM. The stopper did not send that signal, so the run
+// does not pass as stopped on request.
+TEST_F(CompanionTest, AProgramKilledFromOutsideWhileBeingStoppedEndedOnItsOwn) {
+    std::thread killer;
+    auto outcome = runWith("trap '' INT; exec sleep 30", [&killer](pid_t pid) {
+        killer = std::thread([pid] {
+            std::this_thread::sleep_for(std::chrono::milliseconds(500));
+            ::kill(pid, SIGKILL);
+        });
+    });
+    killer.join();
+    EXPECT_EQ(outcome.signal, SIGKILL);
+    EXPECT_EQ(outcome.status, RunStatus::Killed);
+    EXPECT_FALSE(outcome.stoppedOnRequest);
+    EXPECT_EQ(finishSawStoppedOnRequest, false);
+    Store store(dir.file("runs.wsdb"));
+    auto log = runLog(store, outcome.run);
+    EXPECT_NE(log.find("SIGINT sent"), std::string::npos) << log;
+    EXPECT_EQ(log.find("has not ended yet"), std::string::npos) << log;
+    EXPECT_NE(log.find("the program had ended before it was stopped"), std::string::npos) << log;
 }
 
 TEST_F(RecorderTest, MissingProgramIsAnErrorAndNoRun) {

@@ -113,8 +113,12 @@ int cmdStats(const std::vector<std::string>& argv) {
     std::cout << "tokens " << report.totalInputTokens << " input, " << report.totalOutputTokens
               << " output; up to " << report.maxConcurrency << " requests at once\n";
     std::cout << "throughput " << report.requestThroughput << " req/s, " << report.outputThroughput
-              << " output tok/s (peak " << report.peakOutputThroughput << " in a second), "
-              << report.totalTokenThroughput << " total tok/s\n";
+              << " output tok/s (peak ";
+    if (report.requestsWithoutTokenTimes > 0)
+        std::cout << "not known: no per-token times";
+    else
+        std::cout << report.peakOutputThroughput << " in a second";
+    std::cout << "), " << report.totalTokenThroughput << " total tok/s\n";
     if (report.requestGoodput) std::cout << "goodput " << *report.requestGoodput << " req/s\n";
     if (report.energyPerOutputTokenJ)
         std::cout << "energy " << formatFixed(*report.energyPerOutputTokenJ, 3)
@@ -138,6 +142,12 @@ int cmdStats(const std::vector<std::string>& argv) {
     }
     std::cout << '\n';
     for (const std::string& n : metrics) {
+        if (n == "itl" && report.itlMs.empty() && report.requestsWithoutTokenTimes > 0) {
+            std::cout << std::left << std::setw(8) << n << std::right
+                      << "  none: the source kept only each request's first and last token "
+                         "times\n";
+            continue;
+        }
         std::cout << std::left << std::setw(8) << n << std::right << std::setw(12)
                   << j["mean_" + n + "_ms"].get<double>() << std::setw(12)
                   << j["median_" + n + "_ms"].get<double>() << std::setw(12)
@@ -149,6 +159,14 @@ int cmdStats(const std::vector<std::string>& argv) {
         }
         std::cout << '\n';
     }
+    // An imported client's figures are defined as that client defines them.
+    auto props = runProperties(store, id);
+    if (auto it = props.find("client.definitions"); it != props.end())
+        std::cout << "\nnote on " << props["client"] << "'s definitions: " << it->second << '\n';
+    if (auto it = props.find("client.kept_requests"); it != props.end())
+        std::cout << "warning: the file keeps " << it->second
+                  << " requests: these statistics are of those kept, and the throughput counts "
+                     "them alone\n";
     // A TTFT that timed module loading or JIT measures start-up, not serving.
     for (const auto& h : cold.hits)
         std::cout << "warning: request " << h.requestId << "'s TTFT " << formatDuration(h.ttftNs)

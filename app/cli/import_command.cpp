@@ -1,6 +1,7 @@
-// import FILE: a vLLM result, an Nsight Systems SQLite export, a Kineto trace
-// (plain or .json.gz, streamed) or a run bundle becomes a run. Progress as
-// bytes read; Ctrl-C stops it, and the store is left as it was.
+// import FILE: a vLLM result, a GuideLLM report (one run per benchmark), an
+// Nsight Systems SQLite export, a Kineto trace (plain or .json.gz, streamed)
+// or a run bundle becomes a run. Progress as bytes read; Ctrl-C stops it, and
+// the store is left as it was.
 #include <unistd.h>
 
 #include <atomic>
@@ -83,8 +84,16 @@ int cmdImport(const std::vector<std::string>& argv) {
             std::cerr << (tty ? "\n" : "") << text << '\n';
         return 1;
     }
-    std::string text = "imported " + result.format + " as run " + std::to_string(result.run) +
-                       ": " + std::to_string(result.events) + " records";
+    std::string text = "imported " + result.format;
+    if (result.runs.size() > 1) {
+        text += " as runs";
+        for (RunId r : result.runs)
+            text += (r == result.runs.front() ? " " : ", ") + std::to_string(r);
+        if (!result.sweepGroup.empty()) text += " (sweep group \"" + result.sweepGroup + "\")";
+    } else {
+        text += " as run " + std::to_string(result.run);
+    }
+    text += ": " + std::to_string(result.events) + " records";
     if (result.kernels > 0) text += ", " + std::to_string(result.kernels) + " kernels";
     if (result.requests > 0) text += ", " + std::to_string(result.requests) + " requests";
     if (reporting == ProgressMode::Json) {

@@ -37,8 +37,11 @@ LatencyReport computeLatency(const std::vector<RequestRecord>& requests,
                              const std::vector<TokenRecord>& tokens, const LatencyTargets& targets,
                              std::int64_t durationNs, const std::vector<SampleRecord>& samples) {
     std::map<std::int64_t, std::vector<std::int64_t>> times;
-    for (const auto& t : tokens)
+    std::map<std::int64_t, std::vector<std::pair<std::int64_t, std::int32_t>>> indexed;
+    for (const auto& t : tokens) {
         times[t.requestId].push_back(t.timeNs);
+        indexed[t.requestId].emplace_back(t.timeNs, t.index);
+    }
     LatencyReport rep;
     std::int64_t first = std::numeric_limits<std::int64_t>::max();
     std::int64_t last = std::numeric_limits<std::int64_t>::min();
@@ -60,8 +63,19 @@ LatencyReport computeLatency(const std::vector<RequestRecord>& requests,
         r.ttftMs = ms(ts.front() - q.startNs);
         r.e2elMs = ms(std::max(q.endNs, ts.back()) - q.startNs);
         if (r.outputTokens > 1) r.tpotMs = (r.e2elMs - r.ttftMs) / (r.outputTokens - 1);
-        for (std::size_t i = 1; i < ts.size(); ++i)
-            r.itlMs.push_back(ms(ts[i] - ts[i - 1]));
+        // A gap is an ITL only between tokens whose indexes follow each other:
+        // a client that keeps just the first and last token (GuideLLM) has
+        // none, and its one long gap is no inter-token latency.
+        auto& byTime = indexed[q.requestId];
+        std::sort(byTime.begin(), byTime.end());
+        bool consecutive = true;
+        for (std::size_t i = 1; i < byTime.size(); ++i)
+            consecutive = consecutive && byTime[i].second == byTime[i - 1].second + 1;
+        if (consecutive)
+            for (std::size_t i = 1; i < ts.size(); ++i)
+                r.itlMs.push_back(ms(ts[i] - ts[i - 1]));
+        else
+            ++rep.requestsWithoutTokenTimes;
         rep.ttftMs.push_back(r.ttftMs);
         if (r.tpotMs) rep.tpotMs.push_back(*r.tpotMs);
         rep.itlMs.insert(rep.itlMs.end(), r.itlMs.begin(), r.itlMs.end());
@@ -94,8 +108,10 @@ LatencyReport computeLatency(const std::vector<RequestRecord>& requests,
         for (std::int64_t t : times[q.requestId])
             ++perSecond[(t - first) / 1'000'000'000];
     }
-    for (const auto& [second, count] : perSecond)
-        rep.peakOutputThroughput = std::max(rep.peakOutputThroughput, static_cast<double>(count));
+    if (rep.requestsWithoutTokenTimes == 0)
+        for (const auto& [second, count] : perSecond)
+            rep.peakOutputThroughput =
+                std::max(rep.peakOutputThroughput, static_cast<double>(count));
     rep.windowBeginNs = first;
     rep.windowEndNs = last;
     std::int64_t span = durationNs > 0 ? durationNs : last - first;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <tuple>
 
+#include "analysis/sweep.h"
 #include "conventions/run_conventions.h"
 #include "store/run_queries.h"
 #include "store/store.h"
@@ -39,6 +40,23 @@ ImportedRun storeImportedRun(Store& store, const NewRun& run,
     store.finishRun(id, RunStatus::Ok, std::nullopt, std::nullopt, endedAtNs);
     tx.commit();
     return out;
+}
+
+std::string markImportedSweep(Store& store, const std::vector<RunId>& runs, const std::string& name,
+                              const std::string& parameter,
+                              const std::vector<std::string>& values) {
+    std::string group =
+        name + " (runs " + std::to_string(runs.front()) + "-" + std::to_string(runs.back()) + ")";
+    namespace k = sweep_keys;
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+        store.setProperty(runs[i], k::kGroup, group);
+        store.setProperty(runs[i], k::kParameter, parameter);
+        store.setProperty(runs[i], k::kValue, values.at(i));
+        store.setProperty(runs[i], k::kIndex, std::to_string(i));
+        store.setProperty(runs[i], k::kPoints, std::to_string(runs.size()));
+        store.setProperty(runs[i], k::kGpus, "1");
+    }
+    return group;
 }
 
 }  // namespace ws

@@ -488,8 +488,13 @@ ImportResult importStreaming(Store& store, const std::string& path, const std::s
         store.setProperty(run, "imported_from", path);
         kernels = sink.kernels;
     });
-    return {imported.run, "PyTorch profiler (Kineto) trace", imported.requests, kernels,
-            imported.records};
+    return {imported.run,
+            "PyTorch profiler (Kineto) trace",
+            imported.requests,
+            kernels,
+            imported.records,
+            {imported.run},
+            {}};
 }
 
 }  // namespace

@@ -416,8 +416,13 @@ ImportResult importNsysExport(Store& store, const std::string& path, const std::
         store.setProperty(run, "imported_from", path);
         store.setProperty(run, "nsys_export_schema_version", version);
     });
-    return {imported.run, "Nsight Systems SQLite export (schema " + version + ")",
-            imported.requests, kernels, imported.records};
+    return {imported.run,
+            "Nsight Systems SQLite export (schema " + version + ")",
+            imported.requests,
+            kernels,
+            imported.records,
+            {imported.run},
+            {}};
 }
 
 }  // namespace ws

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "io/guidellm_import.h"
 #include "io/kineto_import.h"
 #include "io/nsys_import.h"
 #include "io/vllm_import.h"
@@ -27,6 +28,8 @@ ImportResult importAs(Store& store, const TraceFile& file, const std::string& la
     switch (file.format) {
         case TraceFormat::VllmResult:
             return importVllmResult(store, file.path, file.text, label);
+        case TraceFormat::GuidellmReport:
+            return importGuidellmReport(store, file.path, file.text, label);
         case TraceFormat::NsysSqlite:
             return importNsysExport(store, file.path, label);
         case TraceFormat::KinetoTrace:
@@ -65,11 +68,14 @@ TraceFile readTraceFile(const std::string& path) {
     buf << in.rdbuf();
     TraceFile file{path, TraceFormat::VllmResult, buf.str()};
     if (isVllmResult(file.text)) return file;
+    file.format = TraceFormat::GuidellmReport;
+    if (isGuidellmReport(file.text)) return file;
     file.format = TraceFormat::KinetoTrace;
     if (isKinetoTrace(file.text)) return file;
     importError(path, "(file)",
                 "not a format Warpscope imports (expected a vLLM `bench serve --save-result` "
-                "JSON, an Nsight Systems SQLite export or a PyTorch profiler trace JSON)");
+                "JSON, a GuideLLM report JSON, an Nsight Systems SQLite export or a PyTorch "
+                "profiler trace JSON)");
 }
 
 ImportResult importTrace(Store& store, const TraceFile& file, const std::string& label,

@@ -150,8 +150,13 @@ ImportResult importVllmResult(Store& store, const std::string& path, const std::
             store.setProperty(run, "imported_from", path);
         },
         nr.startedAtNs + durationNs);
-    return {imported.run, "vLLM benchmark result", static_cast<std::int64_t>(n), 0,
-            imported.records};
+    return {imported.run,
+            "vLLM benchmark result",
+            static_cast<std::int64_t>(n),
+            0,
+            imported.records,
+            {imported.run},
+            {}};
 }
 
 }  // namespace ws

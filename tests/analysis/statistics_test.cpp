@@ -95,6 +95,26 @@ TEST(Latency, PeakOutputThroughputCountsTokensPerSecond) {
     EXPECT_EQ(r.maxConcurrency, 2);
 }
 
+// A client that keeps only each request's first and last token (GuideLLM):
+// TTFT, TPOT and E2E as always, no ITL from the one long gap, and no peak
+// throughput, which would count 2 tokens where there were 10.
+TEST(Latency, FirstAndLastTokenOnlyGiveTpotButNoItl) {
+    constexpr std::int64_t ms = 1'000'000;
+    std::vector<RequestRecord> req = {{0, 0, 100 * ms, 5, 10, true}, {1, 0, 50 * ms, 5, 3, true}};
+    std::vector<TokenRecord> tok = {
+        {0, 0, 10 * ms}, {0, 9, 100 * ms}, {1, 0, 20 * ms}, {1, 1, 35 * ms}, {1, 2, 50 * ms}};
+    auto r = computeLatency(req, tok);
+    ASSERT_EQ(r.requests.size(), 2u);
+    EXPECT_DOUBLE_EQ(r.requests[0].ttftMs, 10);
+    EXPECT_DOUBLE_EQ(*r.requests[0].tpotMs, 10);  // (100 - 10) / (10 - 1)
+    EXPECT_TRUE(r.requests[0].itlMs.empty());
+    EXPECT_EQ(r.requests[1].itlMs, (std::vector<double>{15, 15}));  // every token kept
+    EXPECT_EQ(r.itlMs, (std::vector<double>{15, 15}));
+    EXPECT_EQ(r.requestsWithoutTokenTimes, 1);
+    EXPECT_DOUBLE_EQ(r.peakOutputThroughput, 0);
+    EXPECT_EQ(r.totalOutputTokens, 13);
+}
+
 TEST(Latency, RunWithoutTokensHasNoStatistics) {
     auto r = computeLatency({{0, 0, 10, 1, 1, true}}, {});
     EXPECT_TRUE(r.requests.empty());

@@ -1,8 +1,9 @@
 // Inference latency metrics of a run, as vLLM's benchmark defines them:
 // TTFT = first token − request start; TPOT = (E2E − TTFT) / (output tokens − 1)
 // for requests with more than one output token; ITL = gaps between a
-// request's consecutive tokens, pooled over all requests; E2E = last token −
-// request start.
+// request's consecutive tokens, pooled over all requests (none for a request
+// whose stored tokens skip indexes: a client that kept only the first and last
+// token, as GuideLLM does); E2E = last token − request start.
 #pragma once
 
 #include <optional>
@@ -24,7 +25,7 @@ struct LatencyTargets {  // milliseconds; unset = not part of goodput
 struct RequestLatency {
     std::int64_t requestId = 0;
     std::int64_t startNs = 0;       // arrival, on the run's clock
-    std::int64_t firstTokenNs = 0;  // the later tokens follow at itlMs apart
+    std::int64_t firstTokenNs = 0;  // the later tokens follow at itlMs apart (if any)
     double ttftMs = 0;
     std::optional<double> tpotMs;  // absent with one output token
     double e2elMs = 0;
@@ -48,6 +49,10 @@ struct LatencyReport {
     // The requests' span: the first one's start to the last one's end.
     std::int64_t windowBeginNs = 0, windowEndNs = 0;
     int maxConcurrency = 0;  // most requests in flight at once (the effective batch)
+    // Completed requests whose stored tokens skip indexes (a client that kept
+    // only the first and last token): they give no ITL, and with any of them
+    // the peak output throughput cannot be counted (it stays 0).
+    int requestsWithoutTokenTimes = 0;
     // Most output tokens in one whole second counted from the first request's
     // start, as vLLM's "Peak output token throughput (tok/s)".
     double peakOutputThroughput = 0;

@@ -17,11 +17,13 @@ class StoreWriter;
 struct NewRun;
 
 struct ImportResult {
-    RunId run = 0;
+    RunId run = 0;              // the first (or only) run made
     std::string format;         // e.g. "vLLM benchmark result"
     std::int64_t requests = 0;  // requests with token times (0 for traces without tokens)
     std::int64_t kernels = 0;
     std::int64_t events = 0;  // every record written
+    std::vector<RunId> runs;  // every run, for a file of several (a sweep's points)
+    std::string sweepGroup;   // their sweep group, when there are several
 };
 
 // Throws std::runtime_error "<path>: <field>: <why>; nothing was imported".
@@ -42,6 +44,13 @@ struct ImportedRun {
 ImportedRun storeImportedRun(Store& store, const NewRun& run,
                              const std::function<void(RunId, StoreWriter&)>& fill,
                              std::int64_t endedAtNs = 0);
+
+// Ties the runs of one imported file into a sweep group (the sweep.*
+// properties bench serve --sweep writes), the points in the file's order:
+// `parameter` is max-concurrency or request-rate, `values` one per run ("4",
+// "inf"). Returns the group's name, made unique in the store from `name`.
+std::string markImportedSweep(Store& store, const std::vector<RunId>& runs, const std::string& name,
+                              const std::string& parameter, const std::vector<std::string>& values);
 
 }  // namespace ws
 

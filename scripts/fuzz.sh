@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer harnesses (fuzz preset: clang 14, address + undefined
 # sanitizers) and fuzzes each for SECONDS_PER_TARGET seconds (default 8: the
-# eight targets take about a minute), starting from a temporary copy of the
+# nine targets take about a minute and a half), starting from a temporary copy of the
 # seed corpus; then replays every input in tests/fuzz/regressions/TARGET/.
 # Fails on any crash, sanitizer report, undocumented exception, timeout (10 s)
 # or memory blow-up (2 GB), naming the reproducer. docs/fuzzing.md explains.
@@ -12,7 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-8}
 [[ "$seconds" =~ ^[1-9][0-9]*$ ]] || { echo "usage: scripts/fuzz.sh [SECONDS_PER_TARGET]" >&2; exit 2; }
-targets=(kineto_import vllm_import nsys_import wire_decoder event_codec store_open workload_config
+targets=(kineto_import vllm_import client_results_import nsys_import wire_decoder event_codec store_open workload_config
   serve_response)
 build=build/fuzz
 bin=$build/tests/fuzz
@@ -45,6 +45,7 @@ for t in "${targets[@]}"; do
   done
 done
 cp tests/data/vllm_result.json "$work/seeds/vllm_import/"
+cp tests/data/guidellm-0.3-benchmarks.json "$work/seeds/client_results_import/"
 cp tests/data/fixture.wsdb "$work/seeds/store_open/"
 cp resources/workloads/*.toml "$work/seeds/workload_config/"
 

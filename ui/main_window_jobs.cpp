@@ -73,8 +73,10 @@ void MainWindow::importTrace() {
     }
     QString file = QFileDialog::getOpenFileName(
         this, tr("Import Trace"), QString(),
-        tr("Traces (*.sqlite *.json);;Nsight Systems SQLite export (*.sqlite);;"
-           "PyTorch profiler or vLLM result (*.json);;All files (*)"));
+        tr("Traces and results (*.sqlite *.json *.json.gz *.jsonl);;"
+           "Nsight Systems SQLite export (*.sqlite);;"
+           "PyTorch profiler trace, vLLM result or GuideLLM report (*.json *.json.gz);;"
+           "SGLang bench_serving results (*.jsonl);;All files (*)"));
     if (file.isEmpty()) return;
     runCli(tr("Import Trace"), tr("Importing %1…").arg(QFileInfo(file).fileName()),
            {QStringLiteral("import"), file, QStringLiteral("--db"), storePath_});

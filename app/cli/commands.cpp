@@ -59,8 +59,9 @@ const std::vector<Command>& commands() {
          "TTFT, TPOT, ITL, E2E, throughput and goodput of a run (vLLM's definitions and names)",
          cmdStats},
         {"import", "import FILE [--label L] [--db FILE] [--progress line|json|none]",
-         "store a vLLM `bench serve --save-result` JSON, an nsys SQLite export, a PyTorch "
-         "profiler trace or a run bundle as a run",
+         "store a vLLM `bench serve --save-result` JSON, a GuideLLM report, SGLang "
+         "bench_serving results (JSONL), an nsys SQLite export, a PyTorch profiler trace or a "
+         "run bundle as a run (a report or file of several benchmarks as a sweep group)",
          cmdImport},
         {"bench",
          "bench serve [--base-url URL | --host H --port P] [--endpoint PATH|URL] "

@@ -11,6 +11,7 @@
 #include "io/guidellm_import.h"
 #include "io/kineto_import.h"
 #include "io/nsys_import.h"
+#include "io/sglang_import.h"
 #include "io/vllm_import.h"
 
 namespace ws {
@@ -30,6 +31,8 @@ ImportResult importAs(Store& store, const TraceFile& file, const std::string& la
             return importVllmResult(store, file.path, file.text, label);
         case TraceFormat::GuidellmReport:
             return importGuidellmReport(store, file.path, file.text, label);
+        case TraceFormat::SglangResults:
+            return importSglangResults(store, file.path, file.text, label);
         case TraceFormat::NsysSqlite:
             return importNsysExport(store, file.path, label);
         case TraceFormat::KinetoTrace:
@@ -66,7 +69,10 @@ TraceFile readTraceFile(const std::string& path) {
     in.seekg(0);
     std::ostringstream buf;
     buf << in.rdbuf();
-    TraceFile file{path, TraceFormat::VllmResult, buf.str()};
+    TraceFile file{path, TraceFormat::SglangResults, buf.str()};
+    // Before vLLM's: an SGLang line with --output-details has vLLM's arrays too.
+    if (isSglangResults(file.text)) return file;
+    file.format = TraceFormat::VllmResult;
     if (isVllmResult(file.text)) return file;
     file.format = TraceFormat::GuidellmReport;
     if (isGuidellmReport(file.text)) return file;
@@ -74,8 +80,8 @@ TraceFile readTraceFile(const std::string& path) {
     if (isKinetoTrace(file.text)) return file;
     importError(path, "(file)",
                 "not a format Warpscope imports (expected a vLLM `bench serve --save-result` "
-                "JSON, a GuideLLM report JSON, an Nsight Systems SQLite export or a PyTorch "
-                "profiler trace JSON)");
+                "JSON, a GuideLLM report JSON, SGLang bench_serving results (JSON Lines), an "
+                "Nsight Systems SQLite export or a PyTorch profiler trace JSON)");
 }
 
 ImportResult importTrace(Store& store, const TraceFile& file, const std::string& label,

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "model/value_limits.h"
+#include "per_request_arrays.h"
 
 #include "store/store.h"
 #include "store/store_writer.h"
@@ -18,14 +19,6 @@ using nlohmann::json;
 namespace {
 
 constexpr const char* kRequired[] = {"duration", "ttfts", "itls", "output_lens"};
-
-// Seconds since the benchmark's start as nanoseconds, or an import error
-// naming the field: negative, not finite, or beyond a year.
-std::int64_t toNs(const std::string& path, const std::string& field, long double seconds) {
-    auto ns = limits::toNs(seconds, 1e9L, 0, limits::kLongestSpanNs);
-    if (!ns) importError(path, field, "negative, over a year or not finite");
-    return *ns;
-}
 
 const json& field(const json& doc, const std::string& path, const char* name) {
     auto it = doc.find(name);
@@ -46,14 +39,6 @@ std::int64_t parseDate(const std::string& path, const json& doc) {
     return seconds * 1'000'000'000;
 }
 
-// The result's count fields: non-negative integers that fit an int.
-int count(const std::string& path, const std::string& field, const json& v) {
-    if (!v.is_number_integer() || v.get<std::int64_t>() < 0 ||
-        v.get<std::int64_t>() > std::numeric_limits<int>::max())
-        importError(path, field, "not a count (a non-negative integer)");
-    return static_cast<int>(v.get<std::int64_t>());
-}
-
 }  // namespace
 
 bool isVllmResult(const std::string& text) {
@@ -69,58 +54,13 @@ ImportResult importVllmResult(Store& store, const std::string& path, const std::
     auto doc = json::parse(text, nullptr, false);
     if (doc.is_discarded()) importError(path, "(file)", "not valid JSON");
     if (!doc.is_object()) importError(path, "(file)", "not a JSON object");
-    const auto& ttfts = field(doc, path, "ttfts");
-    const auto& itls = field(doc, path, "itls");
-    const auto& outputLens = field(doc, path, "output_lens");
     const auto& duration = field(doc, path, "duration");
     if (!duration.is_number() || duration.get<double>() <= 0)
         importError(path, "duration", "must be a positive number of seconds");
-    const std::int64_t durationNs = toNs(path, "duration", duration.get<double>());
-    if (!ttfts.is_array() || !itls.is_array() || !outputLens.is_array())
-        importError(path, "ttfts/itls/output_lens", "must be arrays");
-    std::size_t n = ttfts.size();
-    if (itls.size() != n || outputLens.size() != n)
-        importError(path, "itls/output_lens",
-                    "have " + std::to_string(itls.size()) + "/" +
-                        std::to_string(outputLens.size()) + " entries for " + std::to_string(n) +
-                        " ttfts");
-    const json* inputLens = doc.contains("input_lens") ? &doc["input_lens"] : nullptr;
-    const json* errors = doc.contains("errors") ? &doc["errors"] : nullptr;
-
-    // Validate and build everything before touching the store.
-    std::vector<RequestRecord> requests;
-    std::vector<TokenRecord> tokens;
-    for (std::size_t i = 0; i < n; ++i) {
-        auto where = "[" + std::to_string(i) + "]";
-        if (!ttfts[i].is_number()) importError(path, "ttfts" + where, "not a number");
-        const int outputLen = count(path, "output_lens" + where, outputLens[i]);
-        if (!itls[i].is_array()) importError(path, "itls" + where, "not an array");
-        bool failed = errors && errors->is_array() && i < errors->size() &&
-                      (*errors)[i].is_string() && !(*errors)[i].get<std::string>().empty();
-        RequestRecord q;
-        q.requestId = static_cast<std::int64_t>(i);
-        q.startNs = 0;  // vLLM's file keeps no arrival times: requests are aligned at 0
-        q.outputTokens = outputLen;
-        if (inputLens && inputLens->is_array() && i < inputLens->size() &&
-            (*inputLens)[i].is_number_integer())
-            q.promptTokens = count(path, "input_lens" + where, (*inputLens)[i]);
-        q.success = !failed && q.outputTokens > 0;
-        long double t = ttfts[i].get<double>();
-        std::int64_t at = toNs(path, "ttfts" + where, t);
-        if (q.success) tokens.push_back({q.requestId, 0, at});
-        int index = 1;
-        for (std::size_t g = 0; g < itls[i].size(); ++g) {
-            const auto& gap = itls[i][g];
-            auto field = "itls" + where + "[" + std::to_string(g) + "]";
-            if (!gap.is_number()) importError(path, field, "not a number");
-            long double seconds = gap.get<double>();
-            if (!(seconds >= 0)) importError(path, field, "negative or not finite");
-            t += seconds;
-            if (q.success) tokens.push_back({q.requestId, index++, toNs(path, field, t)});
-        }
-        q.endNs = toNs(path, "itls" + where, t);
-        requests.push_back(q);
-    }
+    const std::int64_t durationNs = secondsToNs(path, "duration", duration.get<double>());
+    auto arrays = readPerRequestArrays(path, doc);
+    std::vector<RequestRecord>& requests = arrays.requests;
+    std::vector<TokenRecord>& tokens = arrays.tokens;
 
     NewRun nr;
     std::string model = doc.contains("model_id") && doc["model_id"].is_string()
@@ -152,7 +92,7 @@ ImportResult importVllmResult(Store& store, const std::string& path, const std::
         nr.startedAtNs + durationNs);
     return {imported.run,
             "vLLM benchmark result",
-            static_cast<std::int64_t>(n),
+            static_cast<std::int64_t>(requests.size()),
             0,
             imported.records,
             {imported.run},

@@ -11,7 +11,7 @@ namespace ws {
 
 class Store;
 
-enum class TraceFormat { VllmResult, GuidellmReport, NsysSqlite, KinetoTrace };
+enum class TraceFormat { VllmResult, GuidellmReport, SglangResults, NsysSqlite, KinetoTrace };
 
 struct TraceFile {
     std::string path;
@@ -21,9 +21,9 @@ struct TraceFile {
     std::string text;
 };
 
-// Recognises a vLLM `bench serve --save-result` JSON, a GuideLLM report, an
-// Nsight Systems SQLite
-// export or a PyTorch profiler (Kineto) trace. Throws std::runtime_error
+// Recognises a vLLM `bench serve --save-result` JSON, a GuideLLM report,
+// SGLang `bench_serving` results, an Nsight Systems SQLite export or a PyTorch
+// profiler (Kineto) trace. Throws std::runtime_error
 // naming the file and why for anything else, before any store is touched.
 TraceFile readTraceFile(const std::string& path);
 

@@ -76,7 +76,7 @@ void MainWindow::importTrace() {
         tr("Traces and results (*.sqlite *.json *.json.gz *.jsonl);;"
            "Nsight Systems SQLite export (*.sqlite);;"
            "PyTorch profiler trace, vLLM result or GuideLLM report (*.json *.json.gz);;"
-           "SGLang bench_serving results (*.jsonl);;All files (*)"));
+           "SGLang bench_serving or AIPerf results (*.jsonl);;All files (*)"));
     if (file.isEmpty()) return;
     runCli(tr("Import Trace"), tr("Importing %1…").arg(QFileInfo(file).fileName()),
            {QStringLiteral("import"), file, QStringLiteral("--db"), storePath_});

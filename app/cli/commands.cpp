@@ -60,7 +60,8 @@ const std::vector<Command>& commands() {
          cmdStats},
         {"import", "import FILE [--label L] [--db FILE] [--progress line|json|none]",
          "store a vLLM `bench serve --save-result` JSON, a GuideLLM report, SGLang "
-         "bench_serving results (JSONL), an nsys SQLite export, a PyTorch profiler trace or a "
+         "bench_serving results (JSONL), AIPerf's profile_export.jsonl, an nsys SQLite export, a "
+         "PyTorch profiler trace or a "
          "run bundle as a run (a report or file of several benchmarks as a sweep group)",
          cmdImport},
         {"bench",

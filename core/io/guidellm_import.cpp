@@ -8,12 +8,15 @@
 #include <optional>
 #include <sstream>
 
+#include "json_fields.h"
 #include "model/value_limits.h"
 #include "store/store.h"
 #include "store/store_writer.h"
 
 namespace ws {
 
+using json_fields::dig;
+using json_fields::member;
 using nlohmann::json;
 
 namespace {
@@ -29,20 +32,6 @@ constexpr const char* kDefinitions =
 // Path inside the report for error messages: "benchmarks[2].requests.successful[7]".
 std::string at(const std::string& where, const std::string& key) {
     return where.empty() ? key : where + "." + key;
-}
-
-const json* member(const json& object, const char* key) {
-    if (!object.is_object()) return nullptr;
-    auto it = object.find(key);
-    return it == object.end() || it->is_null() ? nullptr : &*it;
-}
-
-// A member path a.b.c, or nullptr where any step is missing or null.
-const json* dig(const json& object, std::initializer_list<const char*> keys) {
-    const json* v = &object;
-    for (const char* k : keys)
-        if (!(v = member(*v, k))) return nullptr;
-    return v;
 }
 
 // Epoch seconds as Unix nanoseconds; an import error when out of 1970-2100.

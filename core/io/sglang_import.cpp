@@ -4,6 +4,7 @@
 #include <set>
 #include <sstream>
 
+#include "json_fields.h"
 #include "per_request_arrays.h"
 #include "store/store.h"
 #include "store/store_writer.h"
@@ -11,6 +12,7 @@
 
 namespace ws {
 
+using json_fields::nonEmptyLines;
 using nlohmann::json;
 
 namespace {
@@ -20,18 +22,6 @@ constexpr const char* kDefinitions =
     "which is how Warpscope computes them here. Its 'concurrency' is the mean number of "
     "requests in flight (the sum of E2E latencies over the duration), not max_concurrency. Its "
     "own figures are the sglang.* properties.";
-
-// The file's lines that hold something, with their 1-based numbers.
-std::vector<std::pair<int, std::string>> nonEmptyLines(const std::string& text) {
-    std::vector<std::pair<int, std::string>> out;
-    std::istringstream in(text);
-    int number = 0;
-    for (std::string line; std::getline(in, line);) {
-        ++number;
-        if (line.find_first_not_of(" \t\r") != std::string::npos) out.emplace_back(number, line);
-    }
-    return out;
-}
 
 json parseLine(const std::string& line) {
     return json::parse(withNonFiniteNumbersReplaced(line), nullptr, false);

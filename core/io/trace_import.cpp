@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "io/aiperf_import.h"
 #include "io/guidellm_import.h"
 #include "io/kineto_import.h"
 #include "io/nsys_import.h"
@@ -33,6 +34,8 @@ ImportResult importAs(Store& store, const TraceFile& file, const std::string& la
             return importGuidellmReport(store, file.path, file.text, label);
         case TraceFormat::SglangResults:
             return importSglangResults(store, file.path, file.text, label);
+        case TraceFormat::AiperfRecords:
+            return importAiperfRecords(store, file.path, file.text, label);
         case TraceFormat::NsysSqlite:
             return importNsysExport(store, file.path, label);
         case TraceFormat::KinetoTrace:
@@ -72,6 +75,8 @@ TraceFile readTraceFile(const std::string& path) {
     TraceFile file{path, TraceFormat::SglangResults, buf.str()};
     // Before vLLM's: an SGLang line with --output-details has vLLM's arrays too.
     if (isSglangResults(file.text)) return file;
+    file.format = TraceFormat::AiperfRecords;
+    if (isAiperfRecords(file.text)) return file;
     file.format = TraceFormat::VllmResult;
     if (isVllmResult(file.text)) return file;
     file.format = TraceFormat::GuidellmReport;
@@ -80,8 +85,9 @@ TraceFile readTraceFile(const std::string& path) {
     if (isKinetoTrace(file.text)) return file;
     importError(path, "(file)",
                 "not a format Warpscope imports (expected a vLLM `bench serve --save-result` "
-                "JSON, a GuideLLM report JSON, SGLang bench_serving results (JSON Lines), an "
-                "Nsight Systems SQLite export or a PyTorch profiler trace JSON)");
+                "JSON, a GuideLLM report JSON, SGLang bench_serving results or AIPerf's "
+                "profile_export.jsonl (JSON Lines), an Nsight Systems SQLite export or a PyTorch "
+                "profiler trace JSON)");
 }
 
 ImportResult importTrace(Store& store, const TraceFile& file, const std::string& label,

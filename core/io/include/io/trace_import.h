@@ -11,7 +11,14 @@ namespace ws {
 
 class Store;
 
-enum class TraceFormat { VllmResult, GuidellmReport, SglangResults, NsysSqlite, KinetoTrace };
+enum class TraceFormat {
+    VllmResult,
+    GuidellmReport,
+    SglangResults,
+    AiperfRecords,
+    NsysSqlite,
+    KinetoTrace
+};
 
 struct TraceFile {
     std::string path;
@@ -22,8 +29,8 @@ struct TraceFile {
 };
 
 // Recognises a vLLM `bench serve --save-result` JSON, a GuideLLM report,
-// SGLang `bench_serving` results, an Nsight Systems SQLite export or a PyTorch
-// profiler (Kineto) trace. Throws std::runtime_error
+// SGLang `bench_serving` results, AIPerf's per-request export, an Nsight
+// Systems SQLite export or a PyTorch profiler (Kineto) trace. Throws std::runtime_error
 // naming the file and why for anything else, before any store is touched.
 TraceFile readTraceFile(const std::string& path);
 

@@ -16,7 +16,7 @@ std::string typeName(toml::node_type t) {
         case toml::node_type::integer:
             return "an integer";
         case toml::node_type::floating_point:
-            return "a number";
+            return "a float";
         case toml::node_type::boolean:
             return "a boolean";
         default:
@@ -56,8 +56,10 @@ std::optional<std::int64_t> TomlReader::integer(const std::string& key, std::int
                                                 std::int64_t max, bool required) {
     const auto* n = node(key, required);
     if (!n) return std::nullopt;
-    auto v = n->value<std::int64_t>();
-    if (!n->is_integer() || !v) {
+    // value_exact: value<int64_t>() converts a float node, past int64's range
+    // undefined (a fuzzed `layers = 99999999999e9`).
+    auto v = n->value_exact<std::int64_t>();
+    if (!v) {
         error(n->source(), key, "expected an integer, got " + typeName(n->type()));
         return std::nullopt;
     }

@@ -273,7 +273,7 @@ ConfigResult parseWorkloadConfig(const std::string& text, const std::string& sou
                         "the gpu backend serves the model of a [decoder] table, and there is none");
             if (const auto* d = root.get_as<toml::table>("decoder");
                 d && d->contains("max_positions")) {
-                auto positions = d->get("max_positions")->value<std::int64_t>();
+                auto positions = d->get("max_positions")->value_exact<std::int64_t>();
                 if (positions && cfg.serve->maxModelLen > *positions)
                     r.error(t->contains("max_model_len") ? t->get("max_model_len")->source()
                                                          : t->source(),

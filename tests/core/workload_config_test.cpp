@@ -188,6 +188,19 @@ TEST(WorkloadConfig, WrongTypeIsRejected) {
     EXPECT_NE(e.message.find("expected an integer, got a string"), std::string::npos);
 }
 
+// A float where an integer belongs, even one past int64's range, is a type
+// error (toml++ would convert it, undefined past the range: found by fuzzing).
+TEST(WorkloadConfig, AFloatForAnIntegerIsRejected) {
+    for (const char* value : {"layers = 2.0", "layers = 99999999999e9"}) {
+        std::string text = kDecoder;
+        text.replace(text.find("layers = 2"), 10, value);
+        auto e = onlyError(text);
+        EXPECT_EQ(e.field, "decoder.layers") << value;
+        EXPECT_NE(e.message.find("expected an integer, got a float"), std::string::npos)
+            << e.message;
+    }
+}
+
 TEST(WorkloadConfig, BadEnumListsChoices) {
     std::string text = kDecoder;
     text.replace(text.find("\"reference\""), 11, "\"fastest\"");

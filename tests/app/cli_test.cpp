@@ -9,6 +9,7 @@
 #include <cmath>
 #include <filesystem>
 #include <random>
+#include <regex>
 #include <sstream>
 
 #include "app/cli_fixture.h"
@@ -1158,6 +1159,45 @@ TEST(ProgressMessages, RoundTripAndForeignLinesAreNotMessages) {
     for (const char* foreign : {"", "hello", "{", "{}", "[1]", "{\"warpscope\": 3}",
                                 "{\"warpscope\": \"unknown\"}", "{\"kind\": \"record\"}"})
         EXPECT_FALSE(progress::parseJsonLine(foreign)) << foreign;
+}
+
+// The README's `import FILE` with other clients' results: a GuideLLM report
+// GuideLLM 0.3 wrote, then `stats` as a user reads it (ITL absent and why,
+// GuideLLM's definitions, the sample warning), and a sweep of SGLang lines.
+TEST_F(CliTest, ImportOtherClientsResultsAndReadTheirStats) {
+    auto r = cli({"import", testing::dataFile("guidellm-0.3-benchmarks.json"), "--db", db});
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(r.out, m, std::regex("imported GuideLLM report as run (\\d+)")))
+        << r.out;
+    auto stats = cli({"stats", m[1].str(), "--db", db});
+    ASSERT_EQ(stats.exitCode, 0) << stats.err;
+    EXPECT_NE(stats.out.find("ttft           21.28"), std::string::npos) << stats.out;
+    EXPECT_NE(stats.out.find("tpot            5.26"), std::string::npos) << stats.out;
+    EXPECT_NE(stats.out.find("itl       none: the source kept only each request's first and "
+                             "last token times"),
+              std::string::npos)
+        << stats.out;
+    EXPECT_NE(stats.out.find("note on GuideLLM's definitions"), std::string::npos) << stats.out;
+    EXPECT_NE(stats.out.find("warning: the file keeps 1 of 47 requests"), std::string::npos)
+        << stats.out;
+
+    auto lines = dir.file("sglang.jsonl");
+    std::string line = R"({"backend": "sglang", "request_rate": Infinity, "max_concurrency": MC, )"
+                       R"("duration": 1.0, "completed": 1, "mean_e2e_latency_ms": 50.0, )"
+                       R"("ttfts": [0.02], "itls": [[0.01, 0.01]], "output_lens": [3]})";
+    std::string text;
+    for (const char* mc : {"1", "4"})
+        text += std::string(line).replace(line.find("MC"), 2, mc) + "\n";
+    testing::writeFile(lines, text);
+    auto sweep = cli({"import", lines, "--db", db});
+    ASSERT_EQ(sweep.exitCode, 0) << sweep.err;
+    ASSERT_TRUE(std::regex_search(
+        sweep.out, m, std::regex("as runs (\\d+), \\d+ \\(sweep group \"SGLang bench_serving")))
+        << sweep.out;
+    auto table = cli({"sweep", m[1].str(), "--db", db});
+    EXPECT_EQ(table.exitCode, 0) << table.err;
+    EXPECT_NE(table.out.find("max-concurrency"), std::string::npos) << table.out;
 }
 
 }  // namespace

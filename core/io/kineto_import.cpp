@@ -11,6 +11,7 @@
 #include <unordered_map>
 
 #include "io/array_member_splitter.h"
+#include "io/engine_step_annotations.h"
 #include "io/trace_reader.h"
 #include "kineto_event.h"
 #include "model/value_limits.h"
@@ -264,8 +265,20 @@ class EventSink {
             r.depth = static_cast<std::int32_t>(openEnds.size());
             openEnds.push_back(p.endNs);
             writer_.add(r);
+            // An engine's own step annotation gets an engine.step range
+            // inside it, the name Warpscope's step analyses read.
+            if (const EngineStepAnnotation* step = p.annotation ? stepOf(p.name) : nullptr) {
+                r.name = engineStepRangeName(*step, engineSteps++);
+                r.depth = static_cast<std::int32_t>(openEnds.size());
+                openEnds.push_back(p.endNs);
+                writer_.add(r);
+                stepEngine = step->engine;
+            }
         });
     }
+
+    std::int64_t engineSteps = 0;
+    std::string stepEngine;  // the engine whose step annotations were read
 
     std::int64_t firstNs = 0;
     std::int64_t kernels = 0, apiCalls = 0;
@@ -287,6 +300,14 @@ class EventSink {
     };
     std::unordered_map<std::string, std::uint32_t, NameHash, std::equal_to<>> nameIds_;
     std::vector<const std::string*> names_;
+    // Each distinct annotation name parsed once.
+    std::unordered_map<std::uint32_t, std::optional<EngineStepAnnotation>> steps_;
+    const EngineStepAnnotation* stepOf(std::uint32_t name) {
+        auto it = steps_.find(name);
+        if (it == steps_.end())
+            it = steps_.emplace(name, parseEngineStepAnnotation(*names_[name])).first;
+        return it->second ? &*it->second : nullptr;
+    }
 };
 
 // nlohmann's SAX interface over the trace without its events (the splitter
@@ -483,6 +504,15 @@ ImportResult importStreaming(Store& store, const std::string& path, const std::s
                                  : base > 0                 ? base + sink.firstNs
                                                             : 0;  // unknown: now
         sink.writeRanges();
+        if (sink.engineSteps > 0) {
+            store.setProperty(run, "engine.step_source",
+                              sink.stepEngine + " step annotations (" +
+                                  std::to_string(sink.engineSteps) + " steps)");
+            store.appendLog(run, "[warpscope] " + std::to_string(sink.engineSteps) + " " +
+                                     sink.stepEngine +
+                                     " step annotations read as engine.step ranges (`steps`, "
+                                     "`outliers`)\n");
+        }
         if (device) store.setDevice(run, *device);
         if (startedAt) store.setStartedAt(run, startedAt);
         store.setProperty(run, "imported_from", path);

@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -52,7 +53,15 @@ TraceFile readTraceFile(const std::string& path) {
     struct stat st {};
     if (::stat(path.c_str(), &st) != 0)
         importError(path, "(file)", std::string("cannot be read: ") + std::strerror(errno));
-    if (S_ISDIR(st.st_mode)) importError(path, "(file)", "is a folder, not a file");
+    if (S_ISDIR(st.st_mode)) {
+        // AIPerf's artifacts folder: its per-request export (the aggregate
+        // file beside it is read with it).
+        auto records = std::filesystem::path(path) / "profile_export.jsonl";
+        if (std::filesystem::is_regular_file(records)) return readTraceFile(records.string());
+        importError(path, "(file)",
+                    "is a folder, not a file (of folders, an AIPerf artifacts folder with "
+                    "profile_export.jsonl is imported; for a folder of traces, import each file)");
+    }
     if (!S_ISREG(st.st_mode))
         importError(path, "(file)", "is not a regular file (a pipe, socket or device)");
     std::ifstream in(path, std::ios::binary);

@@ -4,6 +4,7 @@
 // bad record nothing at all.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -118,6 +119,22 @@ TEST_F(AiperfImport, TheAggregateFileBesideGivesDurationSettingAndOwnFigures) {
     auto props = runProperties(store, imported.run);
     EXPECT_EQ(props["aiperf.time_to_first_token.p99"], "39.9");
     EXPECT_EQ(props["aiperf.concurrency"], "8");
+}
+
+// AIPerf's users point at its artifacts folder: the records in it are read.
+TEST_F(AiperfImport, TheArtifactsFolderImportsItsRecords) {
+    std::ofstream(path) << record(t0, 40, {10}, 2).dump() << '\n';
+    auto file = readTraceFile(dir.path().string());
+    EXPECT_EQ(file.format, TraceFormat::AiperfRecords);
+    EXPECT_EQ(file.path, path);
+    auto empty = dir.file("empty");
+    std::filesystem::create_directory(empty);
+    try {
+        readTraceFile(empty);
+        FAIL() << "an empty folder was taken";
+    } catch (const std::runtime_error& e) {
+        EXPECT_NE(std::string(e.what()).find("is a folder, not a file"), std::string::npos);
+    }
 }
 
 TEST_F(AiperfImport, ABadRecordNamesItsLineAndFieldAndImportsNothing) {

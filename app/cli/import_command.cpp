@@ -1,7 +1,7 @@
-// import FILE: a vLLM result, a GuideLLM report (one run per benchmark), an
-// Nsight Systems SQLite export, a Kineto trace (plain or .json.gz, streamed)
-// or a run bundle becomes a run. Progress as bytes read; Ctrl-C stops it, and
-// the store is left as it was.
+// import FILE: a vLLM result, another client's results (GuideLLM, SGLang,
+// AIPerf: one run per benchmark), an Nsight Systems SQLite export, a Kineto
+// trace (plain or .json.gz, streamed) or a run bundle becomes a run. Progress as bytes read; Ctrl-C
+// stops it, and the store is left as it was.
 #include <unistd.h>
 
 #include <atomic>

@@ -36,11 +36,17 @@ std::optional<double> energyBetween(const std::vector<SampleRecord>& samples, st
 LatencyReport computeLatency(const std::vector<RequestRecord>& requests,
                              const std::vector<TokenRecord>& tokens, const LatencyTargets& targets,
                              std::int64_t durationNs, const std::vector<SampleRecord>& samples) {
-    std::map<std::int64_t, std::vector<std::int64_t>> times;
+    // Each request's tokens by time, with their indexes.
     std::map<std::int64_t, std::vector<std::pair<std::int64_t, std::int32_t>>> indexed;
-    for (const auto& t : tokens) {
-        times[t.requestId].push_back(t.timeNs);
+    for (const auto& t : tokens)
         indexed[t.requestId].emplace_back(t.timeNs, t.index);
+    std::map<std::int64_t, std::vector<std::int64_t>> times;
+    for (auto& [request, list] : indexed) {
+        std::sort(list.begin(), list.end());
+        auto& ts = times[request];
+        ts.reserve(list.size());
+        for (const auto& [time, index] : list)
+            ts.push_back(time);
     }
     LatencyReport rep;
     std::int64_t first = std::numeric_limits<std::int64_t>::max();
@@ -52,8 +58,7 @@ LatencyReport computeLatency(const std::vector<RequestRecord>& requests,
             ++rep.failedRequests;
             continue;
         }
-        auto& ts = it->second;
-        std::sort(ts.begin(), ts.end());
+        const auto& ts = it->second;  // sorted above
         RequestLatency r;
         r.requestId = q.requestId;
         r.startNs = q.startNs;
@@ -66,11 +71,11 @@ LatencyReport computeLatency(const std::vector<RequestRecord>& requests,
         // A gap is an ITL only between tokens whose indexes follow each other:
         // a client that keeps just the first and last token (GuideLLM) has
         // none, and its one long gap is no inter-token latency.
-        auto& byTime = indexed[q.requestId];
-        std::sort(byTime.begin(), byTime.end());
+        const auto& byTime = indexed[q.requestId];
         bool consecutive = true;
-        for (std::size_t i = 1; i < byTime.size(); ++i)
-            consecutive = consecutive && byTime[i].second == byTime[i - 1].second + 1;
+        for (std::size_t i = 1; i < byTime.size(); ++i)  // in 64 bits: an index may be INT32_MAX
+            consecutive = consecutive &&
+                          std::int64_t{byTime[i].second} == std::int64_t{byTime[i - 1].second} + 1;
         if (consecutive)
             for (std::size_t i = 1; i < ts.size(); ++i)
                 r.itlMs.push_back(ms(ts[i] - ts[i - 1]));

@@ -52,11 +52,7 @@ std::optional<long double> milliseconds(const std::string& path, const std::stri
 int tokens(const std::string& path, const std::string& where, const json& metrics,
            const char* tag) {
     const json* value = dig(metrics, {tag, "value"});
-    if (!value) return 0;
-    if (!value->is_number_integer() || value->get<std::int64_t>() < 0 ||
-        value->get<std::int64_t>() > std::numeric_limits<int>::max())
-        importError(path, where + "metrics." + tag + ".value", "not a token count");
-    return static_cast<int>(value->get<std::int64_t>());
+    return value ? json_fields::countOf(path, where + "metrics." + tag + ".value", *value) : 0;
 }
 
 std::int64_t addMs(const std::string& path, const std::string& field, std::int64_t atNs,
@@ -109,6 +105,7 @@ void readRecord(const std::string& path, int number, const std::string& line, Re
     if (q.success) {
         std::int64_t at = addMs(path, where + "metrics.time_to_first_token", q.startNs, *ttft);
         out.tokens.push_back({q.requestId, 0, at});
+        bool lastKnown = q.outputTokens == 1;
         const json* chunks = dig(metrics, {"inter_chunk_latency", "value"});
         if (chunks && chunks->is_array()) {
             if (const json* unit = dig(metrics, {"inter_chunk_latency", "unit"});
@@ -124,14 +121,20 @@ void readRecord(const std::string& path, int number, const std::string& line, Re
                 at = addMs(path, field, q.startNs, sinceStart);
                 out.tokens.push_back({q.requestId, static_cast<std::int32_t>(i + 1), at});
             }
+            lastKnown = true;
         } else if (auto latency = milliseconds(path, where, metrics, "request_latency");
                    latency && q.outputTokens > 1 && *latency > *ttft) {
             // No chunk times (not streamed, or an older export): the last
             // token at the request's latency, and no ITL.
             at = addMs(path, where + "metrics.request_latency", q.startNs, *latency);
             out.tokens.push_back({q.requestId, q.outputTokens - 1, at});
+            lastKnown = true;
         }
-        q.endNs = at;  // E2E ends at the last token
+        // E2E ends at the last token; with only the first of several known,
+        // at the request's end (a TPOT of 0 would be a lie).
+        q.endNs = lastKnown ? at : std::max(q.endNs, at);
+        if (auto problem = limits::spanProblem(q.startNs, q.endNs))
+            importError(path, where + "metrics", *problem);
     }
     out.firstNs = std::min(out.firstNs, q.startNs);
     out.lastNs = std::max(out.lastNs, q.endNs);
@@ -146,10 +149,7 @@ struct Aggregate {
 };
 
 std::string text(const json& v) {
-    if (v.is_string()) return v.get<std::string>();
-    std::ostringstream out;
-    out << v.get<double>();
-    return out.str();
+    return v.is_string() ? v.get<std::string>() : json_fields::shortestNumber(v.get<double>());
 }
 
 Aggregate readAggregate(const std::string& path) {

@@ -1,5 +1,6 @@
 #include "io/engine_step_annotations.h"
 
+#include <algorithm>
 #include <charconv>
 #include <limits>
 #include <map>
@@ -11,14 +12,18 @@ namespace {
 
 // A count from the annotation, or nothing past an int (an engine would not
 // schedule that many, and a damaged name must not wrap).
-std::optional<std::int64_t> number(const std::string& text) {
+std::optional<std::int64_t> number(const std::string& text,
+                                   std::int64_t most = std::numeric_limits<int>::max()) {
     std::int64_t v = 0;
     auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-    if (ec != std::errc() || end != text.data() + text.size() || v < 0 ||
-        v > std::numeric_limits<int>::max())
+    if (ec != std::errc() || end != text.data() + text.size() || v < 0 || v > most)
         return std::nullopt;
     return v;
 }
+
+// Sums of squares and products (sqsq, sqsk) and KV lengths pass 2^31 on long
+// contexts: up to 2^50 each, so their sums cannot overflow.
+constexpr std::int64_t kMostSum = std::int64_t{1} << 50;
 
 // Pairs a causal attention scores for requests of q new tokens over k
 // positions in all: each new token at position p attends to p + 1 keys, so
@@ -34,9 +39,12 @@ std::optional<EngineStepAnnotation> vllmStep(const std::string& name) {
         R"(_generation_(\d+)\(sq(\d+)sk(\d+)sqsq(\d+)sqsk(\d+)\))");
     std::smatch m;
     std::vector<std::int64_t> v;
-    auto numbers = [&] {
+    // Counts of requests and tokens fit an int; sk, sqsq and sqsk (the
+    // detailed form's groups 4-6 and 9-11) are sums.
+    auto numbers = [&](std::initializer_list<std::size_t> sums) {
         for (std::size_t i = 1; i < m.size(); ++i) {
-            auto n = number(m[i].str());
+            bool sum = std::find(sums.begin(), sums.end(), i) != sums.end();
+            auto n = number(m[i].str(), sum ? kMostSum : std::numeric_limits<int>::max());
             if (!n) return false;
             v.push_back(*n);
         }
@@ -45,11 +53,11 @@ std::optional<EngineStepAnnotation> vllmStep(const std::string& name) {
     EngineStepAnnotation s;
     s.engine = "vLLM";
     if (std::regex_match(name, m, plain)) {
-        if (!numbers()) return std::nullopt;
+        if (!numbers({})) return std::nullopt;
         s.prefillSeqs = static_cast<int>(v[0]), s.prefillTokens = static_cast<int>(v[1]);
         s.decodeSeqs = static_cast<int>(v[2]), s.decodeTokens = static_cast<int>(v[3]);
     } else if (std::regex_match(name, m, detailed)) {
-        if (!numbers()) return std::nullopt;
+        if (!numbers({4, 5, 6, 9, 10, 11})) return std::nullopt;
         s.prefillSeqs = static_cast<int>(v[1]), s.prefillTokens = static_cast<int>(v[2]);
         s.decodeSeqs = static_cast<int>(v[6]), s.decodeTokens = static_cast<int>(v[7]);
         s.kvReadTokens = v[3] + v[8];
@@ -57,6 +65,8 @@ std::optional<EngineStepAnnotation> vllmStep(const std::string& name) {
     } else {
         return std::nullopt;
     }
+    if (static_cast<std::int64_t>(s.prefillSeqs) + s.decodeSeqs > std::numeric_limits<int>::max())
+        return std::nullopt;
     s.running = s.prefillSeqs + s.decodeSeqs;
     return s;
 }
@@ -72,9 +82,12 @@ std::optional<EngineStepAnnotation> sglangStep(const std::string& name) {
     std::map<std::string, std::int64_t> f;
     const std::string rest = m[3].str();
     for (std::sregex_iterator it(rest.begin(), rest.end(), field), end; it != end; ++it) {
-        auto n = number((*it)[2].str());
+        const std::string key = (*it)[1].str();
+        bool sum = key.size() > 2 &&
+                   (key.substr(2) == "sk" || key.substr(2) == "sqsq" || key.substr(2) == "sqsk");
+        auto n = number((*it)[2].str(), sum ? kMostSum : std::numeric_limits<int>::max());
         if (!n) return std::nullopt;
-        f[(*it)[1].str()] = *n;
+        f[key] = *n;
     }
     auto get = [&](const char* key, std::int64_t otherwise) {
         auto it = f.find(key);
@@ -113,6 +126,10 @@ std::optional<EngineStepAnnotation> sglangStep(const std::string& name) {
 }  // namespace
 
 std::optional<EngineStepAnnotation> parseEngineStepAnnotation(std::string_view name) {
+    // The engines' names are ~100 characters; libstdc++'s regex recurses per
+    // character, so a hostile trace's megabyte-long name never reaches it.
+    constexpr std::size_t kLongest = 512;
+    if (name.size() > kLongest) return std::nullopt;
     // Most annotations are neither: a prefix test before any regex.
     if (name.substr(0, 8) == "execute_") return vllmStep(std::string(name));
     if (name.substr(0, 5) == "step[") return sglangStep(std::string(name));

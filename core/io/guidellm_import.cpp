@@ -54,11 +54,7 @@ std::optional<std::int64_t> optionalEpochNs(const std::string& path, const std::
 }
 
 int tokenCount(const std::string& path, const std::string& field, const json* v) {
-    if (!v) return 0;
-    if (!v->is_number_integer() || v->get<std::int64_t>() < 0 ||
-        v->get<std::int64_t>() > std::numeric_limits<int>::max())
-        importError(path, field, "not a token count (a non-negative integer)");
-    return static_cast<int>(v->get<std::int64_t>());
+    return v ? json_fields::countOf(path, field, *v) : 0;
 }
 
 // One request of the report, either schema: 0.7 and later keep the times in
@@ -118,12 +114,6 @@ struct Strategy {
     std::string profile;  // the run's profile: sweep, concurrent, ...
 };
 
-std::string number(const json& v) {
-    std::ostringstream out;
-    out << v.get<double>();
-    return out.str();
-}
-
 Strategy readStrategy(const json& benchmark) {
     Strategy s;
     const json* config = member(benchmark, "config");
@@ -134,7 +124,7 @@ Strategy readStrategy(const json& benchmark) {
             s.type = t->get<std::string>();
         for (const char* k : {"rate", "streams"})
             if (const json* v = member(*st, k); v && v->is_number() && v->get<double>() > 0)
-                s.value = number(*v);
+                s.value = json_fields::shortestNumber(v->get<double>());
     }
     if (const json* p = member(*config, "profile"))
         for (const char* k : {"kind", "type_"})
@@ -155,7 +145,8 @@ void keepOwnFigures(const json& benchmark, std::vector<std::pair<std::string, st
         if (!ok) continue;
         auto keep = [&](const char* stat, const json* v) {
             if (v && v->is_number())
-                out.emplace_back(std::string("guidellm.") + name + "." + stat, number(*v));
+                out.emplace_back(std::string("guidellm.") + name + "." + stat,
+                                 json_fields::shortestNumber(v->get<double>()));
         };
         keep("mean", member(*ok, "mean"));
         keep("median", member(*ok, "median"));
@@ -172,13 +163,7 @@ std::string modelOf(const json& benchmark) {
     return "";
 }
 
-struct BenchmarkRun {
-    NewRun run;
-    std::vector<RequestRecord> requests;
-    std::vector<TokenRecord> tokens;
-    std::vector<std::pair<std::string, std::string>> properties;
-    std::string log;
-    std::int64_t endedAtNs = 0;
+struct BenchmarkRun : PreparedRun {
     Strategy strategy;
 };
 
@@ -228,8 +213,15 @@ BenchmarkRun readBenchmark(const std::string& path, const json& b, std::size_t i
                 if (q.lastTokenNs && q.outputTokens > 1)
                     out.tokens.push_back({r.requestId, q.outputTokens - 1, *q.lastTokenNs});
                 // E2E ends at the last token, as RequestRecord::endNs does (GuideLLM's
-                // request_end is the stream's close, after it).
-                r.endNs = q.outputTokens > 1 && q.lastTokenNs ? *q.lastTokenNs : *q.firstTokenNs;
+                // request_end is the stream's close, after it). Without a last
+                // token time the close stands in: a TPOT of 0 would be a lie.
+                if (q.outputTokens == 1) r.endNs = *q.firstTokenNs;
+                if (q.outputTokens > 1 && q.lastTokenNs) r.endNs = *q.lastTokenNs;
+                if (auto problem = limits::spanProblem(r.startNs, r.endNs))
+                    importError(path,
+                                at(where, "requests." + std::string(status)) + "[" +
+                                    std::to_string(i) + "]: last token time",
+                                *problem);
             } else {
                 ++errors[std::string(status) + ": " +
                          (q.error.empty() ? "no error text" : q.error)];
@@ -284,27 +276,26 @@ BenchmarkRun readBenchmark(const std::string& path, const json& b, std::size_t i
 // How the benchmarks of one report line up as a sweep: by concurrency when
 // every one ran a fixed number of streams (synchronous is one), else by
 // request rate, a throughput run counting as "inf" and a synchronous one at
-// the rate it reached.
-std::pair<std::string, std::vector<std::string>> sweepAxis(const std::vector<BenchmarkRun>& runs) {
+// the rate it reached. Sets each run's sweep value; returns the parameter.
+std::string sweepAxis(std::vector<BenchmarkRun>& runs) {
     bool concurrent = std::all_of(runs.begin(), runs.end(), [](const BenchmarkRun& r) {
         return r.strategy.type == "concurrent" || r.strategy.type == "synchronous";
     });
-    std::vector<std::string> values;
-    for (const auto& r : runs) {
+    for (auto& r : runs) {
         if (concurrent)
-            values.push_back(r.strategy.type == "synchronous" ? "1" : r.strategy.value);
+            r.sweepValue = r.strategy.type == "synchronous" ? "1" : r.strategy.value;
         else if (r.strategy.type == "throughput")
-            values.push_back("inf");
+            r.sweepValue = "inf";
         else if (!r.strategy.value.empty())
-            values.push_back(r.strategy.value);
+            r.sweepValue = r.strategy.value;
         else {
             auto rate = std::find_if(r.properties.begin(), r.properties.end(), [](const auto& p) {
                 return p.first == "guidellm.requests_per_second.mean";
             });
-            values.push_back(rate != r.properties.end() ? rate->second : "0");
+            r.sweepValue = rate != r.properties.end() ? rate->second : "0";
         }
     }
-    return {concurrent ? "max-concurrency" : "request-rate", values};
+    return concurrent ? "max-concurrency" : "request-rate";
 }
 
 }  // namespace
@@ -333,34 +324,10 @@ ImportResult importGuidellmReport(Store& store, const std::string& path, const s
     for (std::size_t i = 0; i < list->size(); ++i)
         runs.push_back(readBenchmark(path, (*list)[i], i, version, label));
 
-    ImportResult result;
-    result.format = "GuideLLM report";
-    store.requireWritable("import a run");
-    Store::Transaction tx(store);  // every benchmark's run, or none
-    for (const auto& b : runs) {
-        auto imported = storeImportedRun(
-            store, b.run,
-            [&](RunId run, StoreWriter& w) {
-                for (const auto& q : b.requests)
-                    w.add(q);
-                for (const auto& t : b.tokens)
-                    w.add(t);
-                for (const auto& [key, value] : b.properties)
-                    store.setProperty(run, key, value);
-                store.appendLog(run, b.log);
-            },
-            b.endedAtNs);
-        result.runs.push_back(imported.run);
-        result.requests += static_cast<std::int64_t>(b.requests.size());
-        result.events += imported.records;
-    }
-    if (runs.size() > 1) {
-        auto [parameter, values] = sweepAxis(runs);
-        result.sweepGroup = markImportedSweep(store, result.runs, "GuideLLM", parameter, values);
-    }
-    tx.commit();
-    result.run = result.runs.front();
-    return result;
+    std::string parameter = runs.size() > 1 ? sweepAxis(runs) : "";
+    return storePreparedRuns(store, "GuideLLM report",
+                             std::vector<PreparedRun>(runs.begin(), runs.end()), "GuideLLM",
+                             parameter);
 }
 
 }  // namespace ws

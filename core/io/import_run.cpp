@@ -1,6 +1,9 @@
 #include "io/import_run.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <limits>
+#include <numeric>
 #include <tuple>
 
 #include "analysis/sweep.h"
@@ -42,21 +45,64 @@ ImportedRun storeImportedRun(Store& store, const NewRun& run,
     return out;
 }
 
-std::string markImportedSweep(Store& store, const std::vector<RunId>& runs, const std::string& name,
-                              const std::string& parameter,
-                              const std::vector<std::string>& values) {
-    std::string group =
-        name + " (runs " + std::to_string(runs.front()) + "-" + std::to_string(runs.back()) + ")";
-    namespace k = sweep_keys;
-    for (std::size_t i = 0; i < runs.size(); ++i) {
-        store.setProperty(runs[i], k::kGroup, group);
-        store.setProperty(runs[i], k::kParameter, parameter);
-        store.setProperty(runs[i], k::kValue, values.at(i));
-        store.setProperty(runs[i], k::kIndex, std::to_string(i));
-        store.setProperty(runs[i], k::kPoints, std::to_string(runs.size()));
-        store.setProperty(runs[i], k::kGpus, "1");
+namespace {
+
+// A sweep value's order: numbers by value, "inf" last.
+double sweepOrder(const std::string& value) {
+    if (value == "inf") return std::numeric_limits<double>::infinity();
+    char* end = nullptr;
+    double v = std::strtod(value.c_str(), &end);
+    return end != value.c_str() ? v : 0;
+}
+
+}  // namespace
+
+ImportResult storePreparedRuns(Store& store, const std::string& format,
+                               const std::vector<PreparedRun>& runs, const std::string& sweepName,
+                               const std::string& sweepParameter) {
+    ImportResult result;
+    result.format = format;
+    store.requireWritable("import a run");
+    Store::Transaction tx(store);
+    for (const auto& r : runs) {
+        auto imported = storeImportedRun(
+            store, r.run,
+            [&](RunId run, StoreWriter& w) {
+                for (const auto& q : r.requests)
+                    w.add(q);
+                for (const auto& t : r.tokens)
+                    w.add(t);
+                for (const auto& [key, value] : r.properties)
+                    store.setProperty(run, key, value);
+                if (!r.log.empty()) store.appendLog(run, r.log);
+            },
+            r.endedAtNs);
+        result.runs.push_back(imported.run);
+        result.requests += static_cast<std::int64_t>(r.requests.size());
+        result.events += imported.records;
     }
-    return group;
+    if (runs.size() > 1 && !sweepParameter.empty()) {
+        std::vector<std::size_t> order(runs.size());
+        std::iota(order.begin(), order.end(), 0);
+        std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+            return sweepOrder(runs[a].sweepValue) < sweepOrder(runs[b].sweepValue);
+        });
+        result.sweepGroup = sweepName + " (runs " + std::to_string(result.runs.front()) + "-" +
+                            std::to_string(result.runs.back()) + ")";
+        namespace k = sweep_keys;
+        for (std::size_t point = 0; point < order.size(); ++point) {
+            RunId run = result.runs[order[point]];
+            store.setProperty(run, k::kGroup, result.sweepGroup);
+            store.setProperty(run, k::kParameter, sweepParameter);
+            store.setProperty(run, k::kValue, runs[order[point]].sweepValue);
+            store.setProperty(run, k::kIndex, std::to_string(point));
+            store.setProperty(run, k::kPoints, std::to_string(runs.size()));
+            store.setProperty(run, k::kGpus, "1");
+        }
+    }
+    tx.commit();
+    result.run = result.runs.front();
+    return result;
 }
 
 }  // namespace ws

@@ -1,13 +1,19 @@
 // Reading other tools' JSON: a member that may be missing or null, a path of
-// members, and the lines of a JSON Lines file that hold something.
+// members, counts and numbers as Warpscope keeps them, and the lines of a
+// JSON Lines file that hold something.
 #pragma once
 
+#include <charconv>
+#include <cstdint>
 #include <initializer_list>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "io/import_run.h"
 
 namespace ws::json_fields {
 
@@ -26,6 +32,23 @@ inline const nlohmann::json* dig(const nlohmann::json& object,
     for (const char* k : keys)
         if (!(v = member(*v, k))) return nullptr;
     return v;
+}
+
+// A count (tokens, requests): a non-negative integer that fits an int, or
+// the importer's error naming the field.
+inline int countOf(const std::string& path, const std::string& field, const nlohmann::json& v) {
+    if (!v.is_number_integer() || v.get<std::int64_t>() < 0 ||
+        v.get<std::int64_t>() > std::numeric_limits<int>::max())
+        importError(path, field, "not a count (a non-negative integer)");
+    return static_cast<int>(v.get<std::int64_t>());
+}
+
+// A number as text, the shortest that reads back the same: 4 for 4.0, 1.8,
+// 1234567 (a stream's default 6 digits would write 1.23457e+06).
+inline std::string shortestNumber(double v) {
+    char buf[32];
+    auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+    return ec == std::errc() ? std::string(buf, end) : std::string("nan");
 }
 
 // The lines that hold more than white space, with their 1-based numbers.

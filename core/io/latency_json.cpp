@@ -41,6 +41,16 @@ nlohmann::ordered_json latencyJson(const LatencyReport& r, const std::vector<dou
     metric("tpot", r.tpotMs);
     metric("itl", r.itlMs);
     metric("e2el", r.e2elMs);
+    // A source that kept only some token times (GuideLLM's first and last):
+    // what they cannot give is null, not 0, and the count says why.
+    if (r.requestsWithoutTokenTimes > 0) {
+        j["requests_without_token_times"] = r.requestsWithoutTokenTimes;
+        j["max_output_tokens_per_s"] = nullptr;
+        if (r.itlMs.empty())
+            for (auto& [key, value] : j.items())
+                if (key.size() > 7 && key.compare(key.size() - 7, 7, "_itl_ms") == 0)
+                    value = nullptr;
+    }
     j["energy_per_output_token_j"] =
         r.energyPerOutputTokenJ ? nlohmann::ordered_json(*r.energyPerOutputTokenJ) : nullptr;
     return j;

@@ -3,6 +3,7 @@
 #include <limits>
 
 #include "io/import_run.h"
+#include "json_fields.h"
 #include "model/value_limits.h"
 
 namespace ws {
@@ -10,14 +11,6 @@ namespace ws {
 using nlohmann::json;
 
 namespace {
-
-// The arrays' counts: non-negative integers that fit an int.
-int count(const std::string& path, const std::string& field, const json& v) {
-    if (!v.is_number_integer() || v.get<std::int64_t>() < 0 ||
-        v.get<std::int64_t>() > std::numeric_limits<int>::max())
-        importError(path, field, "not a count (a non-negative integer)");
-    return static_cast<int>(v.get<std::int64_t>());
-}
 
 const json& array(const std::string& path, const json& doc, const std::string& where,
                   const char* name) {
@@ -53,7 +46,7 @@ PerRequestArrays readPerRequestArrays(const std::string& path, const json& doc,
     for (std::size_t i = 0; i < n; ++i) {
         auto at = "[" + std::to_string(i) + "]";
         if (!ttfts[i].is_number()) importError(path, where + "ttfts" + at, "not a number");
-        const int outputLen = count(path, where + "output_lens" + at, outputLens[i]);
+        const int outputLen = json_fields::countOf(path, where + "output_lens" + at, outputLens[i]);
         if (!itls[i].is_array()) importError(path, where + "itls" + at, "not an array");
         bool failed = errors && errors->is_array() && i < errors->size() &&
                       (*errors)[i].is_string() && !(*errors)[i].get<std::string>().empty();
@@ -63,7 +56,7 @@ PerRequestArrays readPerRequestArrays(const std::string& path, const json& doc,
         q.outputTokens = outputLen;
         if (inputLens && inputLens->is_array() && i < inputLens->size() &&
             (*inputLens)[i].is_number_integer())
-            q.promptTokens = count(path, where + "input_lens" + at, (*inputLens)[i]);
+            q.promptTokens = json_fields::countOf(path, where + "input_lens" + at, (*inputLens)[i]);
         q.success = !failed && q.outputTokens > 0;
         long double t = ttfts[i].get<double>();
         std::int64_t first = secondsToNs(path, where + "ttfts" + at, t);

@@ -33,20 +33,18 @@ bool looksLikeSglang(const json& doc) {
 }
 
 // A setting as a sweep value: "inf" for an infinite rate or no concurrency
-// limit, else the number as written.
-std::string settingValue(const json* v) {
+// limit, else the number.
+std::string settingValue(const std::string& path, const std::string& field, const json* v) {
     if (!v || v->is_null()) return "inf";
-    if (v->is_string()) return v->get<std::string>();
-    std::ostringstream out;
-    out << v->get<double>();
-    return out.str();
+    if (v->is_string() && (v->get<std::string>() == "inf" || v->get<std::string>() == "trace"))
+        return v->get<std::string>();
+    if (!v->is_number() || !(v->get<double>() >= 0))
+        importError(path, field, "not a non-negative number, inf or null");
+    return json_fields::shortestNumber(v->get<double>());
 }
 
-struct LineRun {
-    NewRun run;
+struct LineRun : PreparedRun {
     PerRequestArrays arrays;
-    std::vector<std::pair<std::string, std::string>> properties;
-    std::string log;
     std::int64_t durationNs = 0;
     std::string rate, concurrency;
 };
@@ -71,12 +69,9 @@ LineRun readLine(const std::string& path, int number, const std::string& text,
             "[warpscope] this result keeps no per-request data (bench_serving writes it "
             "with --output-details): SGLang's own figures only, as sglang.* properties\n";
     }
-    auto find = [&](const char* key) -> const json* {
-        auto it = doc.find(key);
-        return it == doc.end() ? nullptr : &*it;
-    };
-    out.rate = settingValue(find("request_rate"));
-    out.concurrency = settingValue(find("max_concurrency"));
+    auto find = [&](const char* key) { return json_fields::member(doc, key); };
+    out.rate = settingValue(path, where + "request_rate", find("request_rate"));
+    out.concurrency = settingValue(path, where + "max_concurrency", find("max_concurrency"));
     for (const auto& [key, value] : doc.items())
         if (value.is_number() || value.is_string() || value.is_boolean())
             out.properties.emplace_back(
@@ -151,43 +146,25 @@ ImportResult importSglangResults(Store& store, const std::string& path, const st
     for (const auto& [number, line] : lines)
         runs.push_back(readLine(path, number, line, label));
 
-    ImportResult result;
-    result.format = "SGLang bench_serving results";
-    store.requireWritable("import a run");
-    Store::Transaction tx(store);  // every line's run, or none
-    for (const auto& r : runs) {
-        auto imported = storeImportedRun(
-            store, r.run,
-            [&](RunId run, StoreWriter& w) {
-                for (const auto& q : r.arrays.requests)
-                    w.add(q);
-                for (const auto& t : r.arrays.tokens)
-                    w.add(t);
-                for (const auto& [key, value] : r.properties)
-                    store.setProperty(run, key, value);
-                store.appendLog(run, r.log);
-            },
-            r.run.startedAtNs + r.durationNs);
-        result.runs.push_back(imported.run);
-        result.requests += static_cast<std::int64_t>(r.arrays.requests.size());
-        result.events += imported.records;
+    // The setting that changes from line to line orders the group; lines
+    // that differ in neither are repeats, each its own run.
+    std::set<std::string> concurrencies, rates;
+    for (auto& r : runs) {
+        concurrencies.insert(r.concurrency);
+        rates.insert(r.rate);
+        r.requests = std::move(r.arrays.requests);
+        r.tokens = std::move(r.arrays.tokens);
+        r.endedAtNs = r.run.startedAtNs + r.durationNs;
     }
-    if (runs.size() > 1) {
-        // The setting that changes from line to line orders the group.
-        std::set<std::string> concurrencies;
-        for (const auto& r : runs)
-            concurrencies.insert(r.concurrency);
-        const bool byConcurrency = concurrencies.size() > 1;
-        std::vector<std::string> values;
-        for (const auto& r : runs)
-            values.push_back(byConcurrency ? r.concurrency : r.rate);
-        result.sweepGroup =
-            markImportedSweep(store, result.runs, "SGLang bench_serving",
-                              byConcurrency ? "max-concurrency" : "request-rate", values);
-    }
-    tx.commit();
-    result.run = result.runs.front();
-    return result;
+    const bool byConcurrency = concurrencies.size() > 1;
+    const std::string parameter = byConcurrency      ? "max-concurrency"
+                                  : rates.size() > 1 ? "request-rate"
+                                                     : "";
+    for (auto& r : runs)
+        r.sweepValue = byConcurrency ? r.concurrency : r.rate;
+    return storePreparedRuns(store, "SGLang bench_serving results",
+                             std::vector<PreparedRun>(runs.begin(), runs.end()),
+                             "SGLang bench_serving", parameter);
 }
 
 }  // namespace ws

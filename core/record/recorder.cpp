@@ -160,7 +160,13 @@ class ProgramStopper {
         static constexpr int kSignals[] = {SIGINT, SIGTERM, SIGKILL};
         static constexpr const char* kNames[] = {"SIGINT", "SIGTERM", "SIGKILL"};
         auto now = Clock::now();
-        if (sent_ == 3 || (sent_ > 0 && now - last_ < grace_)) return;
+        if (endedFirst_ || sent_ == 3 || (sent_ > 0 && now - last_ < grace_)) return;
+        // Gone already (killed, or exited, after the supervisor last looked):
+        // it was not stopped, and its group is not signalled for it.
+        if (sent_ == 0 && child.poll()) {
+            endedFirst_ = true;
+            return;
+        }
         child.signalGroup(kSignals[sent_]);
         log += std::string("[warpscope] ") +
                (sent_ == 0 ? "the work beside the program is done: "
@@ -169,21 +175,24 @@ class ProgramStopper {
         ++sent_;
         last_ = now;
     }
-    // Whether the signals sent explain how the program ended. A server
-    // killed from outside just before its load ran out (every request left
-    // failing at once, the zombie not yet seen) ends by a signal this
-    // stopper never sent: it ended on its own, not on request.
-    bool explains(int waitStatus) const {
-        if (!WIFSIGNALED(waitStatus)) return true;
+    // Why the program's ending was not the stop, or "" when it was. A crash
+    // on the way out (SIGSEGV, SIGABRT) is how it took the stop; a kill
+    // signal this stopper never sent (a server killed from outside just as
+    // its load ran out, or by the OOM killer while it drained) is not.
+    std::string notTheStop(int waitStatus) const {
+        if (endedFirst_) return "the program had ended before it was stopped";
+        if (!WIFSIGNALED(waitStatus) || !isKillSignal(WTERMSIG(waitStatus))) return "";
         static constexpr int kSignals[] = {SIGINT, SIGTERM, SIGKILL};
         for (int i = 0; i < sent_; ++i)
-            if (kSignals[i] == WTERMSIG(waitStatus)) return true;
-        return false;
+            if (kSignals[i] == WTERMSIG(waitStatus)) return "";
+        return "the program was ended by signal " + std::to_string(WTERMSIG(waitStatus)) +
+               ", which Warpscope did not send, while it was being stopped";
     }
 
   private:
     Clock::duration grace_;
     int sent_ = 0;
+    bool endedFirst_ = false;
     Clock::time_point last_;
 };
 
@@ -447,9 +456,10 @@ RecordOutcome Recorder::supervise(ChildProcess& child, CaptureServer& server,
     RecordingSession::Ending ending;
     ending.waitStatus = status;
     ending.cancelled = cancelRequests > 0;
-    ending.stoppedOnRequest = stopper && (cancelRequests > 0 || stopper->explains(status));
-    if (stopper && !ending.stoppedOnRequest)
-        session.pendingLog += "[warpscope] the program had ended before it was stopped\n";
+    const std::string notStopped =
+        stopper && cancelRequests == 0 ? stopper->notTheStop(status) : "";
+    ending.stoppedOnRequest = stopper && notStopped.empty();
+    if (!notStopped.empty()) session.pendingLog += "[warpscope] " + notStopped + "\n";
     ending.elapsedNs = elapsedNs();
     if (request_.companion) ending.companionFinish = request_.companion->finish;
     ending.companionFailed = !companionFailure.empty();

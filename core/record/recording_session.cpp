@@ -21,13 +21,11 @@
 
 namespace ws {
 
-namespace {
-
-// Stopped from outside (Ctrl-C, kill, the OOM killer) is "killed"; a crash
-// (SIGSEGV, SIGABRT, ...) is "failed".
 bool isKillSignal(int sig) {
     return sig == SIGKILL || sig == SIGTERM || sig == SIGINT || sig == SIGHUP || sig == SIGQUIT;
 }
+
+namespace {
 
 // Records held in memory while the store is locked: about 300 MB at most.
 constexpr std::size_t kMaxWaitingRecords = std::size_t{1} << 21;

@@ -22,6 +22,10 @@
 
 namespace ws {
 
+// Stopped from outside (Ctrl-C, kill, the OOM killer) is "killed"; a crash
+// (SIGSEGV, SIGABRT, ...) is "failed".
+bool isKillSignal(int sig);
+
 class RecordingSession {
   public:
     RecordingSession(Store& store, RunId run);

@@ -1,7 +1,9 @@
 // libFuzzer harness: other benchmark clients' results (a GuideLLM report,
-// SGLang bench_serving JSON Lines, AIPerf's profile_export.jsonl) imported into a fresh store, then
-// each run read back as the GUI and report read it. Both importers see every input, whichever
-// format it resembles. Expected: std::runtime_error naming the file and field (nothing imported).
+// SGLang bench_serving JSON Lines, AIPerf's profile_export.jsonl) imported
+// into a fresh store, then each run read back as the GUI and report read it.
+// All three importers see every input, whichever format it resembles (the
+// AIPerf file in no folder, so no aggregate file is read beside it).
+// Expected: std::runtime_error naming the file and field (nothing imported).
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -32,7 +34,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         readBack(ws::importSglangResults(store, "fuzz.jsonl", text, "fuzz"));
     });
     ws::fuzz::expectOnlyRuntimeErrors("importAiperfRecords", [&] {
-        readBack(ws::importAiperfRecords(store, "fuzz.jsonl", text, "fuzz"));
+        readBack(ws::importAiperfRecords(store, "/nonexistent/fuzz.jsonl", text, "fuzz"));
     });
     return 0;
 }

@@ -108,13 +108,19 @@ TEST_F(AiperfImport, TheAggregateFileBesideGivesDurationSettingAndOwnFigures) {
     std::ofstream(dir.file("profile_export_aiperf.json")) << aggregate.dump();
     auto plain = record(t0, 40, {}, 5);
     plain["metrics"]["request_latency"] = ms(80);
-    auto imported = import({plain});
+    // Only the first of several tokens known: E2E to the request's end, so
+    // TPOT is not a false 0.
+    auto firstOnly = record(t0 + 1'000'000'000, 40, {}, 5);
+    firstOnly["metrics"].erase("request_latency");
+    firstOnly["metadata"]["request_end_ns"] = t0 + 1'000'000'000 + 120'000'000;
+    auto imported = import({plain, firstOnly});
     auto run = requireRun(store, imported.run);
     EXPECT_EQ(run.label, "AIPerf Qwen/Qwen3-0.6B concurrency 8");
     auto latency = runLatency(store, imported.run, {});
     EXPECT_NEAR(latency.durationS, 12.5, 1e-9);
-    ASSERT_EQ(latency.requests.size(), 1u);
+    ASSERT_EQ(latency.requests.size(), 2u);
     EXPECT_NEAR(*latency.requests[0].tpotMs, 10, 1e-6);  // (80 - 40) / (5 - 1)
+    EXPECT_NEAR(*latency.requests[1].tpotMs, 20, 1e-6);  // (120 - 40) / (5 - 1)
     EXPECT_TRUE(latency.itlMs.empty());
     auto props = runProperties(store, imported.run);
     EXPECT_EQ(props["aiperf.time_to_first_token.p99"], "39.9");

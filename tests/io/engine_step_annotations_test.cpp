@@ -41,6 +41,16 @@ TEST(EngineStepAnnotations, VllmNamesGiveTheirCounts) {
     EXPECT_EQ(detailed->kvReadTokens, 15);
     EXPECT_EQ(detailed->attentionPairs, 10 + 11);
 
+    // Long contexts: sums of squares past 2^31 are still a step.
+    auto longContext = parseEngineStepAnnotation(
+        "execute_50000_context_1(sq50000sk50000sqsq2500000000sqsk2500000000)_generation_0("
+        "sq0sk0sqsq0sqsk0)");
+    ASSERT_TRUE(longContext);
+    EXPECT_EQ(longContext->attentionPairs, 2500000000LL - (2500000000LL - 50000) / 2);
+
+    EXPECT_FALSE(parseEngineStepAnnotation("execute_context_2147483647(0)_generation_1(0)"));
+    EXPECT_FALSE(parseEngineStepAnnotation("execute_context_" + std::string(1'000'000, '1') +
+                                           "(1)_generation_1(1)"));
     for (const char* other : {"execute_model", "execute_new_1_cached_2",
                               "execute_context_99999999999(1)_generation_1(1)",
                               "execute_context_1(1)_generation_1(1)x", "step"})

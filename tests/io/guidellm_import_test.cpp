@@ -8,6 +8,7 @@
 #include "analysis/run_latency.h"
 #include "analysis/sweep.h"
 #include "io/guidellm_import.h"
+#include "io/latency_json.h"
 #include "io/trace_import.h"
 #include "store/run_queries.h"
 #include "store/store.h"
@@ -109,6 +110,13 @@ TEST_F(GuidellmImport, AReal03ReportKeepsGuidellmsPerRequestFigures) {
     EXPECT_TRUE(latency.itlMs.empty());
     EXPECT_EQ(latency.requestsWithoutTokenTimes, 1);
     EXPECT_NEAR(latency.durationS, 29.997, 1e-3);  // GuideLLM's window, not the one request
+    // stats --json: what the file cannot give is null, and the count says why.
+    auto j = latencyJson(latency, {99});
+    EXPECT_EQ(j["requests_without_token_times"], 1);
+    EXPECT_TRUE(j["mean_itl_ms"].is_null());
+    EXPECT_TRUE(j["p99_itl_ms"].is_null());
+    EXPECT_TRUE(j["max_output_tokens_per_s"].is_null());
+    EXPECT_FALSE(j["mean_tpot_ms"].is_null());
     auto props = runProperties(store, imported.run);
     EXPECT_EQ(props["client.kept_requests"], "1 of 47");
     EXPECT_EQ(props["guidellm.strategy"], "synchronous");
@@ -137,13 +145,15 @@ TEST_F(GuidellmImport, ASweepOf07IsOneGroupOfRunsWithGuidellmsWindow) {
     auto group = findSweepGroup(store, imported.sweepGroup);
     ASSERT_TRUE(group);
     EXPECT_EQ(group->parameter, "request-rate");
-    EXPECT_EQ(group->runs, imported.runs);
+    // Ordered by rate, throughput last, as GuideLLM's own table reads.
+    EXPECT_EQ(group->runs,
+              (std::vector<RunId>{imported.runs[0], imported.runs[2], imported.runs[1]}));
     auto table = sweepTable(store, *group);
     ASSERT_EQ(table.points.size(), 3u);
     EXPECT_EQ(table.points[0].value, "1.8");  // the rate the synchronous run reached
-    EXPECT_EQ(table.points[1].value, "inf");
-    EXPECT_EQ(table.points[2].value, "4");
-    EXPECT_EQ(table.points[1].failed, 1);
+    EXPECT_EQ(table.points[1].value, "4");
+    EXPECT_EQ(table.points[2].value, "inf");
+    EXPECT_EQ(table.points[2].failed, 1);
 
     auto first = runLatency(store, imported.runs[0], {});
     ASSERT_EQ(first.requests.size(), 2u);

@@ -149,6 +149,25 @@ TEST_F(SglangImport, ABadLineNamesItselfAndImportsNothing) {
     EXPECT_TRUE(listRuns(store).empty());
 }
 
+// Repeats of one setting are runs of their own, not a sweep; a setting of
+// the wrong type is named.
+TEST_F(SglangImport, RepeatsAreNoSweepAndABadSettingIsNamed) {
+    auto repeats = importTrace(store, write(jsonl({line(8, true), line(8, true)})), "");
+    EXPECT_EQ(repeats.runs.size(), 2u);
+    EXPECT_TRUE(repeats.sweepGroup.empty());
+    auto bad = line(8, true);
+    bad["max_concurrency"] = true;
+    try {
+        importTrace(store, write(jsonl({bad})), "");
+        FAIL() << "imported";
+    } catch (const std::runtime_error& e) {
+        EXPECT_NE(std::string(e.what()).find("line 1: max_concurrency: not a non-negative number"),
+                  std::string::npos)
+            << e.what();
+    }
+    EXPECT_EQ(listRuns(store).size(), 2u);
+}
+
 TEST(SglangJson, NonFiniteNumbersOutsideStringsOnly) {
     EXPECT_EQ(withNonFiniteNumbersReplaced(R"({"a": Infinity, "b": -Infinity, "c": NaN})"),
               R"({"a": "inf", "b": "-inf", "c": null})");

@@ -244,7 +244,7 @@ TEST_F(CompanionTest, AProgramKilledFromOutsideWhileBeingStoppedEndedOnItsOwn) {
             ::kill(pid, SIGKILL);
         });
     });
-    killer.join();
+    if (killer.joinable()) killer.join();
     EXPECT_EQ(outcome.signal, SIGKILL);
     EXPECT_EQ(outcome.status, RunStatus::Killed);
     EXPECT_FALSE(outcome.stoppedOnRequest);
@@ -253,7 +253,20 @@ TEST_F(CompanionTest, AProgramKilledFromOutsideWhileBeingStoppedEndedOnItsOwn) {
     auto log = runLog(store, outcome.run);
     EXPECT_NE(log.find("SIGINT sent"), std::string::npos) << log;
     EXPECT_EQ(log.find("has not ended yet"), std::string::npos) << log;
-    EXPECT_NE(log.find("the program had ended before it was stopped"), std::string::npos) << log;
+    EXPECT_NE(log.find("the program was ended by signal 9, which Warpscope did not send, while "
+                       "it was being stopped"),
+              std::string::npos)
+        << log;
+}
+
+// A crash on the way out (CUDA or NCCL teardown after SIGINT) is how the
+// program took the stop: stopped on request, and the run failed for the crash.
+TEST_F(CompanionTest, ACrashWhileBeingStoppedIsStillTheStopAndFailsTheRun) {
+    auto outcome = runWith("trap 'kill -SEGV $$' INT; while :; do sleep 0.05; done", [](pid_t) {});
+    EXPECT_EQ(outcome.signal, SIGSEGV);
+    EXPECT_TRUE(outcome.stoppedOnRequest);
+    EXPECT_EQ(finishSawStoppedOnRequest, true);
+    EXPECT_EQ(outcome.status, RunStatus::Failed);
 }
 
 TEST_F(RecorderTest, MissingProgramIsAnErrorAndNoRun) {

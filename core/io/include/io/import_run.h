@@ -6,9 +6,11 @@
 #include <functional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "model/records.h"
+#include "store/store.h"
 
 namespace ws {
 
@@ -45,12 +47,26 @@ ImportedRun storeImportedRun(Store& store, const NewRun& run,
                              const std::function<void(RunId, StoreWriter&)>& fill,
                              std::int64_t endedAtNs = 0);
 
-// Ties the runs of one imported file into a sweep group (the sweep.*
-// properties bench serve --sweep writes), the points in the file's order:
-// `parameter` is max-concurrency or request-rate, `values` one per run ("4",
-// "inf"). Returns the group's name, made unique in the store from `name`.
-std::string markImportedSweep(Store& store, const std::vector<RunId>& runs, const std::string& name,
-                              const std::string& parameter, const std::vector<std::string>& values);
+// A run a benchmark client's file describes, read and checked whole before
+// the store is touched.
+struct PreparedRun {
+    NewRun run;
+    std::vector<RequestRecord> requests;
+    std::vector<TokenRecord> tokens;
+    std::vector<std::pair<std::string, std::string>> properties;
+    std::string log;
+    std::int64_t endedAtNs = 0;
+    std::string sweepValue;  // this run's point when the file is a sweep ("4", "inf")
+};
+
+// Stores the runs in one transaction (all or none) and, with `sweepParameter`
+// (max-concurrency or request-rate) and more than one run, ties them into a
+// sweep group named after `sweepName`, as bench serve --sweep does (the
+// sweep.* properties), the points ordered by their value.
+ImportResult storePreparedRuns(Store& store, const std::string& format,
+                               const std::vector<PreparedRun>& runs,
+                               const std::string& sweepName = "",
+                               const std::string& sweepParameter = "");
 
 }  // namespace ws
 

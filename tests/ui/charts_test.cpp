@@ -88,6 +88,27 @@ TEST(Charts, LatencyAndKernelChartsShowTheRuns) {
     EXPECT_TRUE(json[0].toObject()["dram_gb_per_s"].isNull());  // no counters in the fixture
 }
 
+// Runs imported from a client that kept only each request's first and last
+// token (GuideLLM) draw no line here, and the chart says why.
+TEST(Charts, PerTokenLatencySaysWhyItIsEmpty) {
+    TokenLatencyChart chart;
+    chart.resize(900, 400);
+    auto runs = fixtureAnalyses();
+    chart.setRuns(runs);
+    EXPECT_GT(chart.graphCount(), 0);
+    EXPECT_TRUE(chart.note().contains("one line per run"));
+    for (auto& r : runs) {
+        for (auto& q : r.latency.requests)
+            q.itlMs.clear();
+        r.latency.requestsWithoutTokenTimes = static_cast<int>(r.latency.requests.size());
+    }
+    chart.setRuns(runs);
+    EXPECT_EQ(chart.graphCount(), 0);
+    EXPECT_TRUE(chart.note().contains("first and last token")) << chart.note().toStdString();
+    chart.setRuns({});
+    EXPECT_TRUE(chart.note().contains("None of the selected runs")) << chart.note().toStdString();
+}
+
 TEST(Charts, BoxAndCdfShareOneZoomableMillisecondAxis) {
     LatencyChart chart;
     chart.resize(1000, 600);

@@ -13,6 +13,11 @@ class TokenLatencyChart : public FittedChart {
   public:
     explicit TokenLatencyChart(QWidget* parent = nullptr);
     void setRuns(const std::vector<RunAnalysis>& runs);
+    QString note() const;  // what the chart shows, or why it is empty
+
+  private:
+    QCPTextElement* note_;
+    QString noteText_;
 };
 
 // Mean inter-token latency per token index (index 1 = gap between tokens 0 and 1).

@@ -62,7 +62,8 @@ const std::vector<Command>& commands() {
          "store a vLLM `bench serve --save-result` JSON, a GuideLLM report, SGLang "
          "bench_serving results (JSONL), AIPerf's profile_export.jsonl, an nsys SQLite export, a "
          "PyTorch profiler trace or a "
-         "run bundle as a run (a report or file of several benchmarks as a sweep group)",
+         "run bundle as a run (a report or file of several benchmarks as a sweep group; a "
+         "folder of traces, one per rank, as one run)",
          cmdImport},
         {"bench",
          "bench serve [--base-url URL | --host H --port P] [--endpoint PATH|URL] "

@@ -5,8 +5,10 @@
 #include <filesystem>
 #include <limits>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <tuple>
 #include <unordered_map>
 
@@ -189,12 +191,20 @@ class EventSink {
         if (!dur)
             importError(path_, where(i, e.name) + ".dur", "negative, over a year or not finite");
         std::int64_t start = *ts, end = *ts + *dur;
+        if (!any_ && beforeFirstEvent) beforeFirstEvent(start);
+        if (shiftNs != 0) {
+            // A rank's file joined to the first file's clock.
+            start += shiftNs, end += shiftNs;
+            if (start < 0 || end > limits::kLatestTimeNs)
+                importError(path_, where(i, e.name) + ".ts",
+                            "outside 1970-2100 on the first file's clock");
+        }
         if (!any_ || start < firstNs) firstNs = start;
         any_ = true;
         const std::string_view cat = e.cat;
         if (cat == "kernel") {
             KernelRecord r;
-            placeOnGpu(r, e, start, end);
+            place(r, e, start, end);
             r.name = e.name;
             r.registersPerThread = static_cast<std::int32_t>(e.registers.value_or(0));
             // Kineto reports static + dynamic shared memory as one number.
@@ -206,13 +216,13 @@ class EventSink {
             writer_.add(r);
         } else if (cat == "gpu_memcpy") {
             MemcpyRecord r;
-            placeOnGpu(r, e, start, end);
+            place(r, e, start, end);
             r.bytes = checkedBytes(path_, i, e);
             parseMemcpyName(e.name, r);
             writer_.add(r);
         } else if (cat == "gpu_memset") {
             MemsetRecord r;
-            placeOnGpu(r, e, start, end);
+            place(r, e, start, end);
             r.bytes = checkedBytes(path_, i, e);
             if (e.name.find("Device") != std::string_view::npos) r.memoryKind = MemoryKind::Device;
             writer_.add(r);
@@ -267,7 +277,8 @@ class EventSink {
             writer_.add(r);
             // An engine's own step annotation gets an engine.step range
             // inside it, the name Warpscope's step analyses read.
-            if (const EngineStepAnnotation* step = p.annotation ? stepOf(p.name) : nullptr) {
+            if (const EngineStepAnnotation* step =
+                    p.annotation && readSteps ? stepOf(p.name) : nullptr) {
                 r.name = engineStepRangeName(*step, engineSteps++);
                 r.depth = static_cast<std::int32_t>(openEnds.size());
                 openEnds.push_back(p.endNs);
@@ -280,11 +291,28 @@ class EventSink {
     std::int64_t engineSteps = 0;
     std::string stepEngine;  // the engine whose step annotations were read
 
+    // For one file of several (one per rank): called with the first event's
+    // time before it is placed, to set the shift onto the first file's
+    // clock and the GPUs to renumber; and whether its step annotations make
+    // engine steps (the first file's only: the ranks step together).
+    std::function<void(std::int64_t firstEventNs)> beforeFirstEvent;
+    std::int64_t shiftNs = 0;
+    std::map<std::uint32_t, std::uint32_t> deviceMap;
+    bool readSteps = true;
+    std::set<std::uint32_t> devicesUsed;  // after renumbering
+
     std::int64_t firstNs = 0;
     std::int64_t kernels = 0, apiCalls = 0;
     std::uint32_t firstKernelDevice = 0;
 
   private:
+    template <typename R>
+    void place(R& r, const KinetoEvent& e, std::int64_t start, std::int64_t end) {
+        placeOnGpu(r, e, start, end);
+        if (auto it = deviceMap.find(r.deviceId); it != deviceMap.end()) r.deviceId = it->second;
+        devicesUsed.insert(r.deviceId);
+    }
+
     const std::string& path_;
     StoreWriter& writer_;
     bool any_ = false;
@@ -461,8 +489,39 @@ class KinetoSax {
     std::vector<Json*> stack_;
 };
 
+struct TraceInput {
+    std::string path;
+    ArrayMemberSplitter::Source source;
+};
+
+constexpr std::int64_t kYear2001Ns = 978'307'200'000'000'000;
+
+// The trace's baseTimeNanoseconds (Kineto's ts are relative to it when it is
+// there), 0 without one.
+std::int64_t baseOf(const std::string& path, const std::map<std::string, Json>& top,
+                    std::int64_t firstNs) {
+    auto it = top.find("baseTimeNanoseconds");
+    std::int64_t base =
+        it != top.end() && it->second.is_number_integer() ? it->second.get<std::int64_t>() : 0;
+    if (base < 0 || base > limits::kLatestTimeNs - firstNs)
+        importError(path, "baseTimeNanoseconds", "negative or past the year 2100");
+    return base;
+}
+
+// The one GPU a rank's process saw (deviceProperties with one entry), or
+// nothing when it saw several (it then names its own by its index).
+std::optional<std::uint32_t> onlyDeviceOf(const std::map<std::string, Json>& top) {
+    auto it = top.find("deviceProperties");
+    if (it == top.end() || !it->second.is_array() || it->second.size() != 1) return std::nullopt;
+    auto id = intArg(it->second[0], "id", -1);
+    if (id < 0 || id > std::numeric_limits<std::uint32_t>::max() / 2) return std::nullopt;
+    return static_cast<std::uint32_t>(id);
+}
+
+// One run from one trace file, or from several (one per rank, the first's
+// clock, GPUs and steps leading).
 ImportResult importStreaming(Store& store, const std::string& path, const std::string& label,
-                             const ArrayMemberSplitter::Source& source) {
+                             std::vector<TraceInput> inputs) {
     NewRun nr;
     std::string file = std::filesystem::path(path).filename().string();
     nr.label = label.empty() ? "PyTorch profiler " + file : label;
@@ -470,53 +529,95 @@ ImportResult importStreaming(Store& store, const std::string& path, const std::s
     nr.command = "torch.profiler (imported from " + path + ")";
     std::int64_t kernels = 0;
     // One transaction (storeImportedRun): records are written as they are
-    // read, and an error at any byte of the file rolls all of them back.
+    // read, and an error at any byte of any file rolls all of them back.
     auto imported = storeImportedRun(store, nr, [&](RunId run, StoreWriter& w) {
-        EventSink sink(path, w);
-        ArrayMemberSplitter events(
-            path, source, "traceEvents",
-            [&](std::size_t i, const char* data, std::size_t size) { sink.add(i, data, size); });
-        KinetoSax sax(path);
-        sax.offset = [&] { return events.offset(); };
-        Json::sax_parse(events.begin(), events.end(), &sax);
-        if (!sax.rootIsObject || !events.sawMember())
-            importError(path, "traceEvents", "missing or not an array (not a Chrome trace)");
-        if (sink.kernels == 0 && sink.apiCalls == 0 && sink.ranges() == 0)
-            importError(path, "traceEvents",
-                        "no kernels, CUDA calls or operators (was the profiler run with "
-                        "ProfilerActivity.CUDA?)");
-        auto device = deviceOf(path, sax.top, sink.firstKernelDevice);
-        auto driver = sax.top.find("cuda_driver_version");
-        if (device && driver != sax.top.end() && driver->second.is_number_integer()) {
-            auto v = driver->second.get<std::int64_t>();  // e.g. 13000 = 13.0
-            device->cudaVersion = std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
+        std::int64_t firstOffset = 0;  // the first file's base when its ts are relative
+        std::set<std::uint32_t> devicesSoFar;
+        std::string joinLog;
+        std::int64_t steps = 0;
+        std::string stepEngine;
+        for (std::size_t f = 0; f < inputs.size(); ++f) {
+            const std::string& in = inputs[f].path;
+            EventSink sink(in, w);
+            KinetoSax sax(in);
+            sink.readSteps = f == 0;
+            std::optional<std::int64_t> baseAtFirstEvent;
+            if (f > 0)
+                sink.beforeFirstEvent = [&](std::int64_t firstEventNs) {
+                    // Kineto writes baseTimeNanoseconds before traceEvents.
+                    auto it = sax.top.find("baseTimeNanoseconds");
+                    baseAtFirstEvent = it != sax.top.end() && it->second.is_number_integer()
+                                           ? it->second.get<std::int64_t>()
+                                           : 0;
+                    std::int64_t offset = firstEventNs < kYear2001Ns ? *baseAtFirstEvent : 0;
+                    sink.shiftNs = offset - firstOffset;
+                    if (auto only = onlyDeviceOf(sax.top); only && devicesSoFar.count(*only)) {
+                        std::uint32_t next = *devicesSoFar.rbegin() + 1;
+                        sink.deviceMap[*only] = next;
+                        joinLog += "[warpscope] " + in + " saw its GPU as " +
+                                   std::to_string(*only) + ", as an earlier rank did: GPU " +
+                                   std::to_string(next) + " here\n";
+                    }
+                };
+            ArrayMemberSplitter events(in, inputs[f].source, "traceEvents",
+                                       [&](std::size_t i, const char* data, std::size_t size) {
+                                           sink.add(i, data, size);
+                                       });
+            sax.offset = [&] { return events.offset(); };
+            Json::sax_parse(events.begin(), events.end(), &sax);
+            if (!sax.rootIsObject || !events.sawMember())
+                importError(in, "traceEvents", "missing or not an array (not a Chrome trace)");
+            if (sink.kernels == 0 && sink.apiCalls == 0 && sink.ranges() == 0)
+                importError(in, "traceEvents",
+                            "no kernels, CUDA calls or operators (was the profiler run with "
+                            "ProfilerActivity.CUDA?)");
+            const std::int64_t base = baseOf(in, sax.top, sink.firstNs);
+            if (f > 0 && baseAtFirstEvent && base != *baseAtFirstEvent)
+                importError(in, "baseTimeNanoseconds",
+                            "written after traceEvents: its events cannot be placed on the "
+                            "first file's clock");
+            sink.writeRanges();
+            devicesSoFar.insert(sink.devicesUsed.begin(), sink.devicesUsed.end());
+            kernels += sink.kernels;
+            steps += sink.engineSteps;
+            if (f > 0) continue;
+            stepEngine = sink.stepEngine;
+            firstOffset = sink.firstNs < kYear2001Ns ? base : 0;
+            auto device = deviceOf(in, sax.top, sink.firstKernelDevice);
+            auto driver = sax.top.find("cuda_driver_version");
+            if (device && driver != sax.top.end() && driver->second.is_number_integer()) {
+                auto v = driver->second.get<std::int64_t>();  // e.g. 13000 = 13.0
+                device->cudaVersion =
+                    std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
+            }
+            // Kineto's ts are microseconds on the Unix clock, or relative to
+            // baseTimeNanoseconds when the trace has it.
+            std::int64_t startedAt = sink.firstNs > kYear2001Ns ? sink.firstNs
+                                     : base > 0                 ? base + sink.firstNs
+                                                                : 0;  // unknown: now
+            if (device) store.setDevice(run, *device);
+            if (startedAt) store.setStartedAt(run, startedAt);
         }
-        // Kineto's ts are microseconds on the Unix clock, or relative to
-        // baseTimeNanoseconds when the trace has it.
-        auto baseIt = sax.top.find("baseTimeNanoseconds");
-        std::int64_t base = baseIt != sax.top.end() && baseIt->second.is_number_integer()
-                                ? baseIt->second.get<std::int64_t>()
-                                : 0;
-        if (base < 0 || base > limits::kLatestTimeNs - sink.firstNs)
-            importError(path, "baseTimeNanoseconds", "negative or past the year 2100");
-        constexpr std::int64_t kYear2001Ns = 978'307'200'000'000'000;
-        std::int64_t startedAt = sink.firstNs > kYear2001Ns ? sink.firstNs
-                                 : base > 0                 ? base + sink.firstNs
-                                                            : 0;  // unknown: now
-        sink.writeRanges();
-        if (sink.engineSteps > 0) {
-            store.setProperty(run, "engine.step_source",
-                              sink.stepEngine + " step annotations (" +
-                                  std::to_string(sink.engineSteps) + " steps)");
-            store.appendLog(run, "[warpscope] " + std::to_string(sink.engineSteps) + " " +
-                                     sink.stepEngine +
+        if (inputs.size() > 1) {
+            std::string names;
+            for (const auto& in : inputs)
+                names += (names.empty() ? "" : ", ") +
+                         std::filesystem::path(in.path).filename().string();
+            store.setProperty(run, "kineto.files", std::to_string(inputs.size()));
+            store.appendLog(run, "[warpscope] " + std::to_string(inputs.size()) +
+                                     " trace files as one run, one per rank: " + names +
+                                     "; times on the first's clock, engine steps from it\n" +
+                                     joinLog);
+        }
+        if (steps > 0) {
+            store.setProperty(
+                run, "engine.step_source",
+                stepEngine + " step annotations (" + std::to_string(steps) + " steps)");
+            store.appendLog(run, "[warpscope] " + std::to_string(steps) + " " + stepEngine +
                                      " step annotations read as engine.step ranges (`steps`, "
                                      "`outliers`)\n");
         }
-        if (device) store.setDevice(run, *device);
-        if (startedAt) store.setStartedAt(run, startedAt);
         store.setProperty(run, "imported_from", path);
-        kernels = sink.kernels;
     });
     return {imported.run,
             "PyTorch profiler (Kineto) trace",
@@ -544,18 +645,30 @@ bool isKinetoTrace(const std::string& text) {
 ImportResult importKinetoTrace(Store& store, const std::string& path, const std::string& text,
                                const std::string& label) {
     std::size_t at = 0;
-    return importStreaming(store, path, label, [&](char* out, std::size_t size) {
-        std::size_t n = text.copy(out, size, at);
-        at += n;
-        return n;
-    });
+    return importStreaming(store, path, label, {{path, [&](char* out, std::size_t size) {
+                                                     std::size_t n = text.copy(out, size, at);
+                                                     at += n;
+                                                     return n;
+                                                 }}});
 }
 
 ImportResult importKinetoTraceFile(Store& store, const std::string& path, const std::string& label,
                                    ReadProgress progress) {
-    TraceReader reader(path, std::move(progress));
-    return importStreaming(store, path, label,
-                           [&](char* out, std::size_t size) { return reader.read(out, size); });
+    return importKinetoTraceFiles(store, path, {path}, label, std::move(progress));
+}
+
+ImportResult importKinetoTraceFiles(Store& store, const std::string& folder,
+                                    const std::vector<std::string>& files, const std::string& label,
+                                    ReadProgress progress) {
+    std::vector<std::unique_ptr<TraceReader>> readers;
+    std::vector<TraceInput> inputs;
+    for (const auto& file : files) {
+        readers.push_back(std::make_unique<TraceReader>(file, progress));
+        TraceReader* reader = readers.back().get();
+        inputs.push_back(
+            {file, [reader](char* out, std::size_t size) { return reader->read(out, size); }});
+    }
+    return importStreaming(store, folder, label, std::move(inputs));
 }
 
 }  // namespace ws

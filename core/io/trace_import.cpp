@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -39,6 +40,8 @@ ImportResult importAs(Store& store, const TraceFile& file, const std::string& la
             return importAiperfRecords(store, file.path, file.text, label);
         case TraceFormat::NsysSqlite:
             return importNsysExport(store, file.path, label);
+        case TraceFormat::KinetoFolder:
+            return importKinetoTraceFiles(store, file.path, file.files, label, progress);
         case TraceFormat::KinetoTrace:
             if (file.text.empty()) return importKinetoTraceFile(store, file.path, label, progress);
             return importKinetoTrace(store, file.path, file.text, label);
@@ -58,9 +61,25 @@ TraceFile readTraceFile(const std::string& path) {
         // file beside it is read with it).
         auto records = std::filesystem::path(path) / "profile_export.jsonl";
         if (std::filesystem::is_regular_file(records)) return readTraceFile(records.string());
+        // A profiler's folder (vLLM's torch_profiler_dir): a trace per rank.
+        TraceFile folder{path, TraceFormat::KinetoFolder, {}, {}};
+        std::error_code ec;
+        for (const auto& entry : std::filesystem::directory_iterator(path, ec)) {
+            const std::string name = entry.path().filename().string();
+            auto endsWith = [&](std::string_view tail) {
+                return name.size() >= tail.size() &&
+                       name.compare(name.size() - tail.size(), tail.size(), tail) == 0;
+            };
+            if (entry.is_regular_file(ec) && (endsWith(".json") || endsWith(".json.gz")) &&
+                isKinetoTraceFile(entry.path().string()))
+                folder.files.push_back(entry.path().string());
+        }
+        std::sort(folder.files.begin(), folder.files.end());
+        if (!folder.files.empty()) return folder;
         importError(path, "(file)",
                     "is a folder, not a file (of folders, an AIPerf artifacts folder with "
-                    "profile_export.jsonl is imported; for a folder of traces, import each file)");
+                    "profile_export.jsonl or one of PyTorch profiler traces, .json or .json.gz, "
+                    "is imported)");
     }
     if (!S_ISREG(st.st_mode))
         importError(path, "(file)", "is not a regular file (a pipe, socket or device)");
@@ -69,9 +88,9 @@ TraceFile readTraceFile(const std::string& path) {
     std::string head(16, '\0');
     in.read(head.data(), static_cast<std::streamsize>(head.size()));
     head.resize(static_cast<std::size_t>(in.gcount()));
-    if (isSqliteFile(head)) return {path, TraceFormat::NsysSqlite, {}};
+    if (isSqliteFile(head)) return {path, TraceFormat::NsysSqlite, {}, {}};
     if (isGzip(head) || static_cast<std::int64_t>(st.st_size) > kWholeFileBytes) {
-        if (isKinetoTraceFile(path)) return {path, TraceFormat::KinetoTrace, {}};
+        if (isKinetoTraceFile(path)) return {path, TraceFormat::KinetoTrace, {}, {}};
         if (isGzip(head))
             importError(path, "(file)",
                         "not a gzip-compressed PyTorch profiler trace (the one compressed "
@@ -81,7 +100,7 @@ TraceFile readTraceFile(const std::string& path) {
     in.seekg(0);
     std::ostringstream buf;
     buf << in.rdbuf();
-    TraceFile file{path, TraceFormat::SglangResults, buf.str()};
+    TraceFile file{path, TraceFormat::SglangResults, buf.str(), {}};
     // Before vLLM's: an SGLang line with --output-details has vLLM's arrays too.
     if (isSglangResults(file.text)) return file;
     file.format = TraceFormat::AiperfRecords;

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "io/import_run.h"
 #include "io/trace_reader.h"
@@ -36,5 +37,12 @@ ImportResult importKinetoTrace(Store& store, const std::string& path, const std:
 // `progress` hears the bytes read.
 ImportResult importKinetoTraceFile(Store& store, const std::string& path, const std::string& label,
                                    ReadProgress progress = {});
+// Several files of one program, one per rank (vLLM's torch_profiler_dir), as
+// one run: each file's times moved onto the first's clock by their
+// baseTimeNanoseconds, a rank that saw only its own GPU under an index an
+// earlier rank used renumbered past them, engine steps from the first file.
+ImportResult importKinetoTraceFiles(Store& store, const std::string& folder,
+                                    const std::vector<std::string>& files, const std::string& label,
+                                    ReadProgress progress = {});
 
 }  // namespace ws

@@ -4,12 +4,10 @@
 #include <fstream>
 #include <limits>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "json_fields.h"
 #include "model/value_limits.h"
 #include "store/store.h"
-#include "store/store_writer.h"
 
 namespace ws {
 
@@ -190,8 +188,8 @@ Aggregate readAggregate(const std::string& path) {
 }  // namespace
 
 bool isAiperfRecords(const std::string& text) {
-    auto lines = nonEmptyLines(text);
-    return !lines.empty() && looksLikeAiperf(json::parse(lines.front().second, nullptr, false));
+    auto line = json_fields::firstNonEmptyLine(text);
+    return !line.empty() && looksLikeAiperf(json::parse(line, nullptr, false));
 }
 
 ImportResult importAiperfRecords(Store& store, const std::string& path, const std::string& text,
@@ -205,48 +203,34 @@ ImportResult importAiperfRecords(Store& store, const std::string& path, const st
         importError(path, "(file)", "only warm-up records, no profiling ones");
     Aggregate aggregate = readAggregate(path);
 
-    NewRun nr;
+    PreparedRun r;
     const std::string model = aggregate.model.empty() ? "aiperf" : aggregate.model;
-    nr.label = (label.empty() ? "AIPerf " + model : label) +
-               (aggregate.setting.empty() ? "" : " " + aggregate.setting);
+    r.run.label = (label.empty() ? "AIPerf " + model : label) +
+                  (aggregate.setting.empty() ? "" : " " + aggregate.setting);
     json summary = {{"client", "AIPerf"}, {"setting", aggregate.setting}};
-    nr.workload = WorkloadInfo{model, "imported", summary.dump(1)};
-    nr.command = "aiperf profile (imported from " + path + ")";
-    nr.startedAtNs = records.firstNs;
+    r.run.workload = WorkloadInfo{model, "imported", summary.dump(1)};
+    r.run.command = "aiperf profile (imported from " + path + ")";
+    r.run.startedAtNs = records.firstNs;
     const std::int64_t durationNs =
         aggregate.durationNs > 0 ? aggregate.durationNs : records.lastNs - records.firstNs;
-    std::string log = "[warpscope] " + std::string(kDefinitions) + "\n";
+    r.endedAtNs = records.firstNs + durationNs;
+    r.log = "[warpscope] " + std::string(kDefinitions) + "\n";
     if (records.warmup > 0)
-        log += "[warpscope] " + std::to_string(records.warmup) +
-               " warm-up records left out, as AIPerf leaves them out of its figures\n";
+        r.log += "[warpscope] " + std::to_string(records.warmup) +
+                 " warm-up records left out, as AIPerf leaves them out of its figures\n";
     if (aggregate.properties.empty())
-        log +=
+        r.log +=
             "[warpscope] no profile_export_aiperf.json beside the file: the duration is the "
             "requests' span, and AIPerf's own figures are not kept\n";
-
-    auto imported = storeImportedRun(
-        store, nr,
-        [&](RunId run, StoreWriter& w) {
-            for (const auto& q : records.requests)
-                w.add(q);
-            for (const auto& t : records.tokens)
-                w.add(t);
-            store.setProperty(run, "benchmark_duration_ns", std::to_string(durationNs));
-            store.setProperty(run, "imported_from", path);
-            store.setProperty(run, "client", "AIPerf");
-            store.setProperty(run, "client.definitions", kDefinitions);
-            for (const auto& [key, value] : aggregate.properties)
-                store.setProperty(run, key, value);
-            store.appendLog(run, log);
-        },
-        records.firstNs + durationNs);
-    ImportResult result;
-    result.run = imported.run;
-    result.runs = {imported.run};
-    result.format = "AIPerf per-request export";
-    result.requests = static_cast<std::int64_t>(records.requests.size());
-    result.events = imported.records;
-    return result;
+    r.properties = {{"benchmark_duration_ns", std::to_string(durationNs)},
+                    {"imported_from", path},
+                    {"client", "AIPerf"},
+                    {"client.definitions", kDefinitions}};
+    r.properties.insert(r.properties.end(), aggregate.properties.begin(),
+                        aggregate.properties.end());
+    r.requests = std::move(records.requests);
+    r.tokens = std::move(records.tokens);
+    return storePreparedRuns(store, "AIPerf per-request export", {std::move(r)});
 }
 
 }  // namespace ws

@@ -1,17 +1,14 @@
 #include "io/guidellm_import.h"
 
 #include <algorithm>
-#include <cmath>
 #include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <sstream>
 
 #include "json_fields.h"
 #include "model/value_limits.h"
 #include "store/store.h"
-#include "store/store_writer.h"
 
 namespace ws {
 

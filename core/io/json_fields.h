@@ -3,6 +3,7 @@
 // JSON Lines file that hold something.
 #pragma once
 
+#include <algorithm>
 #include <charconv>
 #include <cstdint>
 #include <initializer_list>
@@ -10,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -49,6 +51,18 @@ inline std::string shortestNumber(double v) {
     char buf[32];
     auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
     return ec == std::errc() ? std::string(buf, end) : std::string("nan");
+}
+
+// The first line that holds more than white space ("" when none): enough
+// to tell a JSON Lines format without splitting the whole file.
+inline std::string_view firstNonEmptyLine(std::string_view text) {
+    while (!text.empty()) {
+        auto end = std::min(text.find('\n'), text.size());
+        auto line = text.substr(0, end);
+        if (line.find_first_not_of(" \t\r") != std::string_view::npos) return line;
+        text.remove_prefix(std::min(end + 1, text.size()));
+    }
+    return {};
 }
 
 // The lines that hold more than white space, with their 1-based numbers.

@@ -2,12 +2,10 @@
 
 #include <nlohmann/json.hpp>
 #include <set>
-#include <sstream>
 
 #include "json_fields.h"
 #include "per_request_arrays.h"
 #include "store/store.h"
-#include "store/store_writer.h"
 #include "util/process_identity.h"
 
 namespace ws {
@@ -44,8 +42,6 @@ std::string settingValue(const std::string& path, const std::string& field, cons
 }
 
 struct LineRun : PreparedRun {
-    PerRequestArrays arrays;
-    std::int64_t durationNs = 0;
     std::string rate, concurrency;
 };
 
@@ -61,9 +57,11 @@ LineRun readLine(const std::string& path, int number, const std::string& text,
     auto duration = doc.find("duration");
     if (duration == doc.end() || !duration->is_number() || duration->get<double>() <= 0)
         importError(path, where + "duration", "missing or not a positive number of seconds");
-    out.durationNs = secondsToNs(path, where + "duration", duration->get<double>());
+    const std::int64_t durationNs = secondsToNs(path, where + "duration", duration->get<double>());
     if (doc.contains("ttfts")) {
-        out.arrays = readPerRequestArrays(path, doc, where);
+        auto arrays = readPerRequestArrays(path, doc, where);
+        out.requests = std::move(arrays.requests);
+        out.tokens = std::move(arrays.tokens);
     } else {
         out.log +=
             "[warpscope] this result keeps no per-request data (bench_serving writes it "
@@ -76,7 +74,7 @@ LineRun readLine(const std::string& path, int number, const std::string& text,
         if (value.is_number() || value.is_string() || value.is_boolean())
             out.properties.emplace_back(
                 "sglang." + key, value.is_string() ? value.get<std::string>() : value.dump());
-    out.properties.emplace_back("benchmark_duration_ns", std::to_string(out.durationNs));
+    out.properties.emplace_back("benchmark_duration_ns", std::to_string(durationNs));
     out.properties.emplace_back("imported_from", path);
     out.properties.emplace_back("client", "SGLang bench_serving");
     out.properties.emplace_back("client.definitions", kDefinitions);
@@ -93,6 +91,7 @@ LineRun readLine(const std::string& path, int number, const std::string& text,
     out.run.command = "python -m sglang.bench_serving (imported from " + path + ", line " +
                       std::to_string(number) + ")";
     out.run.startedAtNs = unixNowNs();
+    out.endedAtNs = out.run.startedAtNs + durationNs;
     out.log += "[warpscope] " + std::string(kDefinitions) + "\n";
     return out;
 }
@@ -134,8 +133,8 @@ std::string withNonFiniteNumbersReplaced(const std::string& line) {
 }
 
 bool isSglangResults(const std::string& text) {
-    auto lines = nonEmptyLines(text);
-    return !lines.empty() && looksLikeSglang(parseLine(lines.front().second));
+    auto line = json_fields::firstNonEmptyLine(text);
+    return !line.empty() && looksLikeSglang(parseLine(std::string(line)));
 }
 
 ImportResult importSglangResults(Store& store, const std::string& path, const std::string& text,
@@ -149,12 +148,9 @@ ImportResult importSglangResults(Store& store, const std::string& path, const st
     // The setting that changes from line to line orders the group; lines
     // that differ in neither are repeats, each its own run.
     std::set<std::string> concurrencies, rates;
-    for (auto& r : runs) {
+    for (const auto& r : runs) {
         concurrencies.insert(r.concurrency);
         rates.insert(r.rate);
-        r.requests = std::move(r.arrays.requests);
-        r.tokens = std::move(r.arrays.tokens);
-        r.endedAtNs = r.run.startedAtNs + r.durationNs;
     }
     const bool byConcurrency = concurrencies.size() > 1;
     const std::string parameter = byConcurrency      ? "max-concurrency"

@@ -9,7 +9,6 @@
 #include "per_request_arrays.h"
 
 #include "store/store.h"
-#include "store/store_writer.h"
 #include "util/process_identity.h"
 
 namespace ws {
@@ -59,10 +58,9 @@ ImportResult importVllmResult(Store& store, const std::string& path, const std::
         importError(path, "duration", "must be a positive number of seconds");
     const std::int64_t durationNs = secondsToNs(path, "duration", duration.get<double>());
     auto arrays = readPerRequestArrays(path, doc);
-    std::vector<RequestRecord>& requests = arrays.requests;
-    std::vector<TokenRecord>& tokens = arrays.tokens;
 
-    NewRun nr;
+    PreparedRun r;
+    NewRun& nr = r.run;
     std::string model = doc.contains("model_id") && doc["model_id"].is_string()
                             ? doc["model_id"].get<std::string>()
                             : std::string("vllm");
@@ -79,24 +77,11 @@ ImportResult importVllmResult(Store& store, const std::string& path, const std::
     std::int64_t started = parseDate(path, doc);
     nr.startedAtNs = started ? started : unixNowNs();
 
-    auto imported = storeImportedRun(
-        store, nr,
-        [&](RunId run, StoreWriter& w) {
-            for (const auto& q : requests)
-                w.add(q);
-            for (const auto& t : tokens)
-                w.add(t);
-            store.setProperty(run, "benchmark_duration_ns", std::to_string(durationNs));
-            store.setProperty(run, "imported_from", path);
-        },
-        nr.startedAtNs + durationNs);
-    return {imported.run,
-            "vLLM benchmark result",
-            static_cast<std::int64_t>(requests.size()),
-            0,
-            imported.records,
-            {imported.run},
-            {}};
+    r.endedAtNs = nr.startedAtNs + durationNs;
+    r.requests = std::move(arrays.requests);
+    r.tokens = std::move(arrays.tokens);
+    r.properties = {{"benchmark_duration_ns", std::to_string(durationNs)}, {"imported_from", path}};
+    return storePreparedRuns(store, "vLLM benchmark result", {std::move(r)});
 }
 
 }  // namespace ws

@@ -192,7 +192,7 @@ class CompanionTest : public RecorderTest {
         std::filesystem::remove(pidFile);
         auto req = request({"/bin/sh", "-c", "echo $$ > " + pidFile + "; " + script});
         Companion companion;
-        companion.stopGraceMs = 5000;
+        companion.stopGraceMs = 30'000;  // far past any of these tests' endings
         companion.run = [pidFile, act] {
             auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
             pid_t pid = 0;
@@ -233,17 +233,26 @@ TEST_F(CompanionTest, AProgramKilledJustBeforeItsCompanionReturnedEndedOnItsOwn)
 }
 
 // The same when the recorder is already stopping it: a server draining on
-// SIGINT (here deaf to it, as ignored signals stay ignored across exec) is killed by something else
-// (the OOM killer) before the recorder's SIGTERM. The stopper did not send that signal, so the run
-// does not pass as stopped on request.
+// SIGINT is killed by something else (the OOM killer) before the recorder's
+// SIGTERM. The stopper did not send that signal, so the run does not pass as
+// stopped on request.
 TEST_F(CompanionTest, AProgramKilledFromOutsideWhileBeingStoppedEndedOnItsOwn) {
+    // The program notes the SIGINT and goes on; only once it has it (the
+    // recorder is stopping it) is it killed, so no timing decides the case.
+    // It spins on the shell's builtin `:` rather than sleeping: a sleep child
+    // would outlive it in its group and hold up the end.
+    const auto gotInt = dir.file("got-sigint");
     std::thread killer;
-    auto outcome = runWith("trap '' INT; exec sleep 30", [&killer](pid_t pid) {
-        killer = std::thread([pid] {
-            std::this_thread::sleep_for(std::chrono::milliseconds(500));
-            ::kill(pid, SIGKILL);
+    auto outcome = runWith(
+        "trap 'echo > " + gotInt + "' INT; while :; do :; done", [&killer, gotInt](pid_t pid) {
+            killer = std::thread([pid, gotInt] {
+                auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+                while (!std::filesystem::exists(gotInt) &&
+                       std::chrono::steady_clock::now() < deadline)
+                    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+                ::kill(pid, SIGKILL);
+            });
         });
-    });
     if (killer.joinable()) killer.join();
     EXPECT_EQ(outcome.signal, SIGKILL);
     EXPECT_EQ(outcome.status, RunStatus::Killed);

@@ -40,6 +40,25 @@ std::string sweepParameterName(const std::string& parameter) {
     return parameter;
 }
 
+// The group's label from its first point's: bench serve --sweep labels a
+// point "PARAMETER=VALUE · LABEL" (before 2026-12-06 "LABEL PARAMETER=VALUE"),
+// and the group is LABEL. A point labelled otherwise (an imported client's
+// benchmark, a relabelled run) names itself, not the group: the group's name
+// stands in.
+std::string groupLabel(const std::optional<RunInfo>& first, const SweepGroup& g,
+                       const std::string& value) {
+    if (!first) return g.group;
+    const std::string& label = first->label;
+    const std::string point = g.parameter + "=" + value;
+    const std::string prefix = point + " · ", suffix = " " + point;
+    if (label.size() > prefix.size() && label.compare(0, prefix.size(), prefix) == 0)
+        return label.substr(prefix.size());
+    if (label.size() > suffix.size() &&
+        label.compare(label.size() - suffix.size(), suffix.size(), suffix) == 0)
+        return label.substr(0, label.size() - suffix.size());
+    return g.group;
+}
+
 std::vector<SweepGroup> listSweepGroups(Store& store) {
     std::vector<SweepGroup> groups;
     std::map<std::string, std::size_t> byName;
@@ -52,14 +71,7 @@ std::vector<SweepGroup> listSweepGroups(Store& store) {
             g.group = name;
             g.parameter = props[sweep_keys::kParameter];
             g.plannedPoints = static_cast<int>(numberOr(props, sweep_keys::kPoints, 0));
-            // bench serve --sweep labels a point "LABEL PARAMETER=VALUE": the group is LABEL.
-            if (auto info = findRun(store, run)) {
-                g.label = info->label;
-                const std::string suffix = " " + g.parameter + "=" + props[sweep_keys::kValue];
-                if (g.label.size() > suffix.size() &&
-                    g.label.compare(g.label.size() - suffix.size(), suffix.size(), suffix) == 0)
-                    g.label.resize(g.label.size() - suffix.size());
-            }
+            g.label = groupLabel(findRun(store, run), g, props[sweep_keys::kValue]);
             groups.push_back(std::move(g));
         }
         groups[it->second].runs.push_back(run);

@@ -322,9 +322,10 @@ ImportResult importGuidellmReport(Store& store, const std::string& path, const s
         runs.push_back(readBenchmark(path, (*list)[i], i, version, label));
 
     std::string parameter = runs.size() > 1 ? sweepAxis(runs) : "";
+    const std::string model = modelOf((*list)[0]);
     return storePreparedRuns(store, "GuideLLM report",
-                             std::vector<PreparedRun>(runs.begin(), runs.end()), "GuideLLM",
-                             parameter);
+                             std::vector<PreparedRun>(runs.begin(), runs.end()),
+                             model.empty() ? "GuideLLM" : "GuideLLM " + model, parameter);
 }
 
 }  // namespace ws

@@ -160,7 +160,7 @@ ImportResult importSglangResults(Store& store, const std::string& path, const st
         r.sweepValue = byConcurrency ? r.concurrency : r.rate;
     return storePreparedRuns(store, "SGLang bench_serving results",
                              std::vector<PreparedRun>(runs.begin(), runs.end()),
-                             "SGLang bench_serving", parameter);
+                             "SGLang bench_serving " + runs.front().run.workload->name, parameter);
 }
 
 }  // namespace ws

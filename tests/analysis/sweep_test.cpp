@@ -74,6 +74,14 @@ TEST_F(SweepTableTest, ReadsEachPointAndWhereTheTargetsStopBeingMet) {
     EXPECT_EQ(groups[0].runs, (std::vector<RunId>{c1, c2, c4}));
     EXPECT_EQ(groups[0].plannedPoints, 3);
     EXPECT_EQ(groups[0].label, "bench serve m");  // the first run's, its point left out
+    // Today's bench serve leads with the point; a point labelled otherwise
+    // (an import) names itself, so the group's name stands in.
+    for (auto [run, value] : {std::pair{c1, "1"}, {c2, "2"}, {c4, "4"}})
+        store_.setLabel(run, std::string("max-concurrency=") + value + " · bench serve m");
+    EXPECT_EQ(listSweepGroups(store_)[0].label, "bench serve m");
+    for (RunId run : {c1, c2, c4})
+        store_.setLabel(run, "GuideLLM m synchronous");
+    EXPECT_EQ(listSweepGroups(store_)[0].label, "g1");
     EXPECT_EQ(sweepGroupOf(store_, c2), "g1");
     EXPECT_FALSE(sweepGroupOf(store_, lone));
     EXPECT_EQ(findSweepGroup(store_, std::to_string(other))->group, "g2");

@@ -68,14 +68,17 @@ void checkServerCommand(const Args& args, const std::vector<std::string>& argv) 
     } else if (dashDash) {
         throw UsageError("a command after `--` is started only with --server");
     }
-    for (const char* option :
-         {"server-timeout", "stop-grace", "sample-ms", "graph-trace", "capture-range",
-          kGpuMetricsValues[0], kGpuMetricsValues[1], kPcSamplingPeriod})
+    std::vector<std::string> options = {"server-timeout", "stop-grace", kGpuMetricsValues[0],
+                                        kGpuMetricsValues[1], kPcSamplingPeriod};
+    options.insert(options.end(), std::begin(kCaptureValues), std::end(kCaptureValues));
+    for (const auto& option : options)
         if (args.value(option) && !args.flag("server"))
-            throw UsageError(std::string("--") + option + " applies to --server");
-    for (const char* flag : {"all-apis", kGpuMetricsFlag, kPcSamplingFlag})
+            throw UsageError("--" + option + " applies to --server");
+    std::vector<std::string> flags = {kGpuMetricsFlag, kPcSamplingFlag};
+    flags.insert(flags.end(), std::begin(kCaptureFlags), std::end(kCaptureFlags));
+    for (const auto& flag : flags)
         if (args.flag(flag) && !args.flag("server"))
-            throw UsageError(std::string("--") + flag + " applies to --server");
+            throw UsageError("--" + flag + " applies to --server");
 }
 
 // --dataset random | sharegpt:FILE | jsonl:FILE: a file is read once, before
@@ -172,60 +175,59 @@ std::vector<std::pair<std::string, std::string>> parseMetadata(const std::string
 int cmdBench(const std::vector<std::string>& commandLine) {
     const VllmBenchLine line = translateVllmBenchArgs(commandLine);
     const std::vector<std::string>& argv = line.argv;
-    auto args =
-        Args::parse(argv, {{"ignore-eos", "server", "all-apis", kGpuMetricsFlag, kPcSamplingFlag,
-                            "profile", "save-result", "save-detailed", "append-result"},
-                           {"db",
-                            "endpoint",
-                            "base-url",
-                            "host",
-                            "port",
-                            "backend",
-                            "model",
-                            "served-model-name",
-                            "dataset",
-                            "dataset-name",
-                            "dataset-path",
-                            "sharegpt-output-len",
-                            "custom-output-len",
-                            "num-prompts",
-                            "input-len",
-                            "random-input-len",
-                            "output-len",
-                            "random-output-len",
-                            "range-ratio",
-                            "random-range-ratio",
-                            "request-rate",
-                            "burstiness",
-                            "max-concurrency",
-                            "seed",
-                            "goodput",
-                            "percentile-metrics",
-                            "metric-percentiles",
-                            "label",
-                            "metadata",
-                            "result-dir",
-                            "result-filename",
-                            "num-warmups",
-                            "ready-check-timeout-sec",
-                            "temperature",
-                            "request-timeout",
-                            "run-timeout",
-                            "server-timeout",
-                            "stop-grace",
-                            "sample-ms",
-                            "graph-trace",
-                            "capture-range",
-                            kGpuMetricsValues[0],
-                            kGpuMetricsValues[1],
-                            kPcSamplingPeriod,
-                            "attach",
-                            "sweep",
-                            "gpus",
-                            "http-client"},
-                           1,
-                           1,
-                           true});
+    ArgSpec spec{{"ignore-eos", "server", kGpuMetricsFlag, kPcSamplingFlag, "profile",
+                  "save-result", "save-detailed", "append-result"},
+                 {"db",
+                  "endpoint",
+                  "base-url",
+                  "host",
+                  "port",
+                  "backend",
+                  "model",
+                  "served-model-name",
+                  "dataset",
+                  "dataset-name",
+                  "dataset-path",
+                  "sharegpt-output-len",
+                  "custom-output-len",
+                  "num-prompts",
+                  "input-len",
+                  "random-input-len",
+                  "output-len",
+                  "random-output-len",
+                  "range-ratio",
+                  "random-range-ratio",
+                  "request-rate",
+                  "burstiness",
+                  "max-concurrency",
+                  "seed",
+                  "goodput",
+                  "percentile-metrics",
+                  "metric-percentiles",
+                  "label",
+                  "metadata",
+                  "result-dir",
+                  "result-filename",
+                  "num-warmups",
+                  "ready-check-timeout-sec",
+                  "temperature",
+                  "request-timeout",
+                  "run-timeout",
+                  "server-timeout",
+                  "stop-grace",
+                  kGpuMetricsValues[0],
+                  kGpuMetricsValues[1],
+                  kPcSamplingPeriod,
+                  "attach",
+                  "sweep",
+                  "gpus",
+                  "http-client"},
+                 1,
+                 1,
+                 true};
+    spec.flags.insert(std::begin(kCaptureFlags), std::end(kCaptureFlags));
+    spec.valueOptions.insert(std::begin(kCaptureValues), std::end(kCaptureValues));
+    auto args = Args::parse(argv, spec);
     if (args.positional()[0] != "serve")
         throw UsageError("bench: unknown mode '" + args.positional()[0] + "' (serve)");
     checkServerCommand(args, argv);

@@ -83,13 +83,9 @@ int benchWithServer(const BenchServe& bench, const Args& args, ServedPoint* poin
     r.argv = args.passThrough();
     r.echoOutputToStderr = true;  // stdout carries the benchmark's results, as without --server
     r.injectLibrary = findInjectLibrary();
-    if (auto ms = args.value("sample-ms")) {
-        r.sampleIntervalMs = static_cast<int>(parseInteger("sample-ms", *ms, 0, 60000));
-        r.properties.emplace_back("capture.sample_ms", std::to_string(r.sampleIntervalMs));
-    }
     // As record: --graph-trace graph (one record per graph launch) is what a
     // server replaying decode steps as CUDA graphs pays least for.
-    applyCaptureChoices(args, r.env, r.properties);
+    applyCaptureChoices(args, r);
     r.gpuMetrics = gpuMetricsChoice(args, r.properties);
     pcSamplingChoice(args, r.env, r.properties);
     if (windowedCapture(args) && !bench.options.profile)

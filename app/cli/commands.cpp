@@ -25,7 +25,8 @@ const std::vector<Command>& commands() {
          "gzip-compressed when FILE ends in .gz",
          cmdExport},
         {"record",
-         "record [--db FILE] [--label L] [--workload CONFIG] [--no-driver-api] [--all-apis] "
+         "record [--db FILE] [--label L] [--workload CONFIG] [--capture default|lean] "
+         "[--no-driver-api] [--all-apis] "
          "[--graph-trace "
          "node|graph] [--capture-range none|cudaProfilerApi] [--metrics "
          "roofline|dram|NAME,... [--cache-control all|none] [--dram-pass on|off]] [--sample-ms N] "
@@ -36,6 +37,10 @@ const std::vector<Command>& commands() {
          "run any CUDA program with capture injected and store it as a run.\n"
          "      --host H records on H (user@host or an ssh config alias) through ssh and pulls\n"
          "      the finished run into the local store; PROGRAM and its paths are H's.\n"
+         "      --capture lean keeps what torch.profiler's CUDA-only mode keeps: kernels,\n"
+         "      copies, memsets, the runtime calls that launch them and NVTX ranges; no driver\n"
+         "      API calls, synchronization waits or device samples (--sample-ms brings them\n"
+         "      back). The default keeps all of those (docs/benchmarks.md prices each)\n"
          "      --capture-range cudaProfilerApi traces only between the program's\n"
          "      cudaProfilerStart and cudaProfilerStop (torch.cuda.profiler.start/stop), every\n"
          "      such window, each stored as a 'capture range' range; nothing is stored\n"
@@ -79,8 +84,9 @@ const std::vector<Command>& commands() {
          "[--db FILE] [--sweep "
          "max-concurrency=C1,C2,...|request-rate=R1,R2,... [--gpus N] [--num-prompts N1,N2,...]] "
          "[--attach RUN | "
-         "[--server-timeout S] [--stop-grace S] [--sample-ms N] [--graph-trace node|graph] "
-         "[--capture-range none|cudaProfilerApi] [--all-apis] "
+         "[--server-timeout S] [--stop-grace S] [--capture default|lean] [--sample-ms N] "
+         "[--graph-trace node|graph] [--capture-range none|cudaProfilerApi] [--no-driver-api] "
+         "[--all-apis] "
          "[--gpu-metrics [--gpu-metrics-set NAME,...] [--gpu-metrics-hz N]] "
          "[--pc-sampling [--pc-sampling-period N]] --server -- "
          "CMD ARGS...]",

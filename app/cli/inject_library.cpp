@@ -35,16 +35,28 @@ std::string findBesideSelf(const std::string& name) {
     return std::filesystem::exists(candidate, ec) ? candidate.string() : std::string();
 }
 
-void applyCaptureChoices(const Args& args, std::vector<std::string>& env,
-                         std::vector<std::pair<std::string, std::string>>& properties) {
+void applyCaptureChoices(const Args& args, RecordRequest& request) {
+    auto& env = request.env;
+    auto& properties = request.properties;
+    const std::string set = args.valueOr("capture", "default");
+    if (set != "default" && set != "lean")
+        throw UsageError("--capture must be 'default' or 'lean', not '" + set + "'");
+    const bool lean = set == "lean";
+    properties.emplace_back("capture.set", set);
     const std::string graphTrace = args.valueOr("graph-trace", "node");
     if (graphTrace != "node" && graphTrace != "graph")
         throw UsageError("--graph-trace must be 'node' or 'graph', not '" + graphTrace + "'");
     env.push_back("WARPSCOPE_GRAPH_TRACE=" + graphTrace);
     properties.emplace_back("capture.graph_trace", graphTrace);
     const bool allApis = args.flag("all-apis");
+    if (allApis && lean)
+        throw UsageError(
+            "--all-apis and --capture lean contradict each other: lean keeps only the runtime "
+            "calls that launch work (use the default capture with --all-apis)");
     if (allApis) env.emplace_back("WARPSCOPE_ALL_APIS=1");
     properties.emplace_back("capture.query_calls", allApis ? "traced" : "left out");
+    if (lean || args.flag("no-driver-api")) env.emplace_back("WARPSCOPE_DRIVER_API=0");
+    if (lean) env.emplace_back("WARPSCOPE_KINDS_OFF=synchronization,overhead");
     const std::string range = args.valueOr("capture-range", "none");
     if (range != "none" && range != capture_window::kProfilerApi)
         throw UsageError("--capture-range must be 'none' or 'cudaProfilerApi', not '" + range +
@@ -53,6 +65,15 @@ void applyCaptureChoices(const Args& args, std::vector<std::string>& env,
         env.push_back(std::string(capture_window::kEnvironment) + "=" + range);
     properties.emplace_back(capture_window::kRangeProperty,
                             windowedCapture(args) ? range : "whole run");
+    // Device samples every N ms (power, clocks, memory, energy); 0 turns them
+    // off, as lean does unless asked for them.
+    if (auto ms = args.value("sample-ms")) {
+        request.sampleIntervalMs = static_cast<int>(parseInteger("sample-ms", *ms, 0, 60000));
+        properties.emplace_back("capture.sample_ms", std::to_string(request.sampleIntervalMs));
+    } else if (lean) {
+        request.sampleIntervalMs = 0;
+        properties.emplace_back("capture.sample_ms", "0");
+    }
 }
 
 std::optional<GpuMetricsRequest> gpuMetricsChoice(

@@ -71,13 +71,15 @@ bool validMetricSpec(const std::string& spec) {
 }  // namespace
 
 int cmdRecord(const std::vector<std::string>& argv) {
-    ArgSpec spec{{"no-driver-api", "all-apis", kGpuMetricsFlag, kPcSamplingFlag},
+    ArgSpec spec{{kGpuMetricsFlag, kPcSamplingFlag},
                  {"db", "label", "workload", "variant", "progress", "metrics", "cache-control",
-                  "sample-ms", "dram-pass", "graph-trace", "capture-range", "host", "remote-db",
-                  "remote-cli", kGpuMetricsValues[0], kGpuMetricsValues[1], kPcSamplingPeriod},
+                  "dram-pass", "host", "remote-db", "remote-cli", kGpuMetricsValues[0],
+                  kGpuMetricsValues[1], kPcSamplingPeriod},
                  0,
                  0,
                  true};
+    spec.flags.insert(std::begin(kCaptureFlags), std::end(kCaptureFlags));
+    spec.valueOptions.insert(std::begin(kCaptureValues), std::end(kCaptureValues));
     auto args = Args::parse(argv, spec);
     if (args.value("host")) return recordOnHost(args, spec);
     for (const char* remoteOnly : {"remote-db", "remote-cli"})
@@ -88,8 +90,7 @@ int cmdRecord(const std::vector<std::string>& argv) {
     req.label = args.valueOr("label", "");
     req.variant = args.valueOr("variant", "");
     req.argv = args.passThrough();
-    if (args.flag("no-driver-api")) req.env.push_back("WARPSCOPE_DRIVER_API=0");
-    applyCaptureChoices(args, req.env, req.properties);
+    applyCaptureChoices(args, req);
     req.gpuMetrics = gpuMetricsChoice(args, req.properties);
     pcSamplingChoice(args, req.env, req.properties);
     if (auto metrics = args.value("metrics")) {
@@ -130,12 +131,6 @@ int cmdRecord(const std::vector<std::string>& argv) {
     if (args.value("dram-pass") && !args.value("metrics"))
         throw UsageError("--dram-pass applies to a counter pass: give --metrics too");
     const bool secondPass = dramPass == "on" && needsDramPass(args.valueOr("metrics", ""));
-    if (auto ms = args.value("sample-ms")) {
-        // Device samples every N ms (power, clocks, memory, energy); 0 turns them off.
-        auto v = parseInteger("sample-ms", *ms, 0, 60000);
-        req.sampleIntervalMs = int(v);
-        req.properties.emplace_back("capture.sample_ms", std::to_string(v));
-    }
     const ProgressMode reporting = progressMode(args);
 
     if (auto path = args.value("workload")) {

@@ -257,6 +257,12 @@ ReportData buildReport(Store& store, const std::vector<RunAnalysis>& analyses) {
             "API calls that only read state (cudaGetDevice, cudaGetLastError, cuKernelGetName, "
             "…) were not traced, as tracing them costs more than they tell: record with "
             "--all-apis to see every call");
+    if (auto set = d.properties.find("capture.set");
+        set != d.properties.end() && set->second == "lean")
+        d.missing.push_back(
+            "a lean capture (--capture lean, what torch.profiler's CUDA-only mode keeps): no "
+            "driver API calls (Triton's and NCCL's launches show no CPU side), no "
+            "synchronization waits, no device samples unless --sample-ms asked for them");
     if (d.latency.requests.empty())
         d.missing.push_back("no requests or tokens: no TTFT/TPOT (see docs/token-conventions.md)");
     if (d.summary.kernels.empty()) d.missing.push_back("no kernels were recorded");

@@ -15,6 +15,7 @@
 #include "app/cli_fixture.h"
 #include "io/progress_messages.h"
 #include "model/process_keys.h"
+#include "store/run_queries.h"
 #include "store/store.h"
 #include "store/store_writer.h"
 #include "support/distributed_run.h"
@@ -1108,6 +1109,45 @@ TEST_F(CliTest, QueryCallChoiceIsPassedOnAndStored) {
     };
     EXPECT_EQ(shown("1"), "left out");
     EXPECT_EQ(shown("2"), "traced");
+}
+
+// --capture lean keeps what torch.profiler's CUDA-only mode keeps: the
+// collector is told to leave the driver API, synchronization and overhead
+// records out, no device samples are taken unless --sample-ms asks, and the
+// run says which set it was; --all-apis contradicts it and runs nothing.
+TEST_F(CliTest, LeanCaptureIsPassedOnStoredAndChecked) {
+    const auto store = dir.file("lean.wsdb");
+    auto record = [&](const std::vector<std::string>& options) {
+        return recordEcho(
+            store, options,
+            "echo driver=${WARPSCOPE_DRIVER_API:-1} off=${WARPSCOPE_KINDS_OFF:-none}");
+    };
+    auto all = record({});
+    ASSERT_EQ(all.exitCode, 0) << all.err;
+    EXPECT_NE(all.out.find("driver=1 off=none"), std::string::npos) << all.out;
+    auto lean = record({"--capture", "lean"});
+    ASSERT_EQ(lean.exitCode, 0) << lean.err;
+    EXPECT_NE(lean.out.find("driver=0 off=synchronization,overhead"), std::string::npos)
+        << lean.out;
+    auto sampled = record({"--capture", "lean", "--sample-ms", "20"});
+    ASSERT_EQ(sampled.exitCode, 0) << sampled.err;
+    Store s(store);
+    EXPECT_EQ(runProperties(s, 1)["capture.set"], "default");
+    EXPECT_EQ(runProperties(s, 1).count("capture.sample_ms"), 0u);
+    EXPECT_EQ(runProperties(s, 2)["capture.set"], "lean");
+    EXPECT_EQ(runProperties(s, 2)["capture.sample_ms"], "0");
+    EXPECT_EQ(runProperties(s, 3)["capture.sample_ms"], "20");
+    for (const auto& [options, error] :
+         std::vector<std::pair<std::vector<std::string>, std::string>>{
+             {{"--capture", "minimal"}, "--capture must be 'default' or 'lean', not 'minimal'"},
+             {{"--capture", "lean", "--all-apis"},
+              "--all-apis and --capture lean contradict each other"}}) {
+        auto bad = record(options);
+        EXPECT_EQ(bad.exitCode, 2);
+        EXPECT_NE(bad.err.find(error), std::string::npos) << bad.err;
+        EXPECT_EQ(bad.out.find("driver="), std::string::npos) << bad.out;
+    }
+    EXPECT_EQ(listRuns(s).size(), 3u);
 }
 
 // --capture-range cudaProfilerApi reaches the collector; the run says which

@@ -87,7 +87,8 @@ TEST(LaunchPanel, CaptureOptionsReachTheRecorderAndTheRun) {
     panel.setConfigText(
         "name = \"options\"\nkind = \"command\"\n[command]\nprogram = \"/bin/sh\"\nargs = "
         "[\"-c\", \"echo graphs=$WARPSCOPE_GRAPH_TRACE all=${WARPSCOPE_ALL_APIS:-0} "
-        "range=${WARPSCOPE_CAPTURE_RANGE:-whole}\"]\n");
+        "range=${WARPSCOPE_CAPTURE_RANGE:-whole} driver=${WARPSCOPE_DRIVER_API:-1} "
+        "off=${WARPSCOPE_KINDS_OFF:-none}\"]\n");
     QSignalSpy finished(&panel, &LaunchPanel::runFinished);
     QSignalSpy log(&panel, &LaunchPanel::logOutput);
     auto launchOnce = [&] {
@@ -99,15 +100,20 @@ TEST(LaunchPanel, CaptureOptionsReachTheRecorderAndTheRun) {
         log.clear();
         return all;
     };
-    EXPECT_TRUE(launchOnce().contains("graphs=node all=0 range=whole"));
-    panel.setCaptureOptions("graph", true, true, true);
+    EXPECT_TRUE(launchOnce().contains("graphs=node all=0 range=whole driver=1 off=none"));
+    panel.setCaptureOptions(
+        {.graphTrace = "graph", .allApis = true, .profilerApiRange = true, .gpuMetrics = true});
     EXPECT_TRUE(launchOnce().contains("graphs=graph all=1 range=cudaProfilerApi"));
     // PC sampling excludes GPU metrics: ticking one unticks the other.
-    panel.setCaptureOptions("node", false, false, true, true);
+    panel.setCaptureOptions({.gpuMetrics = true, .pcSampling = true});
     EXPECT_TRUE(launchOnce().contains("graphs=node all=0 range=whole"));
+    // Lean keeps no state-reading calls: every API call is unticked with it.
+    panel.setCaptureOptions({.set = "lean", .allApis = true});
+    EXPECT_TRUE(launchOnce().contains(
+        "graphs=node all=0 range=whole driver=0 off=synchronization,overhead"));
     Store store(db);
     auto runs = listRuns(store);
-    ASSERT_EQ(runs.size(), 3u);
+    ASSERT_EQ(runs.size(), 4u);
     std::sort(runs.begin(), runs.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
     auto second = runProperties(store, runs[1].id);
     EXPECT_EQ(second["capture.graph_trace"], "graph");
@@ -118,6 +124,11 @@ TEST(LaunchPanel, CaptureOptionsReachTheRecorderAndTheRun) {
     auto third = runProperties(store, runs[2].id);
     EXPECT_EQ(third["capture.pc_sampling"], "default");
     EXPECT_EQ(third.count("capture.gpu_metrics"), 0u);
+    EXPECT_EQ(third["capture.set"], "default");
+    auto fourth = runProperties(store, runs[3].id);
+    EXPECT_EQ(fourth["capture.set"], "lean");
+    EXPECT_EQ(fourth["capture.query_calls"], "left out");
+    EXPECT_EQ(fourth["capture.sample_ms"], "0");
 }
 
 TEST(LaunchPanel, CancelLeavesARunMarkedKilled) {

@@ -53,6 +53,7 @@ LaunchPanel::LaunchPanel(QWidget* parent)
     : QWidget(parent),
       configs_(new QComboBox(this)),
       host_(new QLineEdit(this)),
+      captureSet_(new QComboBox(this)),
       graphTrace_(new QComboBox(this)),
       allApis_(new QCheckBox(tr("every API call"), this)),
       profilerApiRange_(new QCheckBox(tr("only cudaProfilerStart–Stop"), this)),
@@ -83,6 +84,21 @@ LaunchPanel::LaunchPanel(QWidget* parent)
     where->addWidget(host_, 1);
     layout->addLayout(where);
     auto* capture = new QHBoxLayout();
+    capture->addWidget(new QLabel(tr("Records:"), this));
+    captureSet_->addItem(tr("all"), QStringLiteral("default"));
+    captureSet_->addItem(tr("lean"), QStringLiteral("lean"));
+    captureSet_->setToolTip(
+        tr("All: kernels, copies, API calls of the runtime and the driver, synchronization waits "
+           "and device samples. Lean: what torch.profiler's CUDA-only mode keeps (kernels, "
+           "copies, the runtime calls that launch them, NVTX ranges), for the lowest cost "
+           "(record --capture lean)"));
+    capture->addWidget(captureSet_);
+    // Lean keeps no state-reading calls: the two exclude each other.
+    connect(captureSet_, &QComboBox::currentIndexChanged, this, [this] {
+        const bool lean = captureSet_->currentData().toString() == QLatin1String("lean");
+        if (lean) allApis_->setChecked(false);
+        allApis_->setEnabled(!lean);
+    });
     capture->addWidget(new QLabel(tr("CUDA graphs:"), this));
     graphTrace_->addItem(tr("each kernel"), QStringLiteral("node"));
     graphTrace_->addItem(tr("one span per launch"), QStringLiteral("graph"));
@@ -244,6 +260,7 @@ void LaunchPanel::launch() {
     f.close();
     QStringList args = {QStringLiteral("record"), QStringLiteral("--workload"), configFile_};
     if (!storePath_.isEmpty()) args << QStringLiteral("--db") << storePath_;
+    args << QStringLiteral("--capture") << captureSet_->currentData().toString();
     args << QStringLiteral("--graph-trace") << graphTrace_->currentData().toString();
     if (allApis_->isChecked()) args << QStringLiteral("--all-apis");
     if (profilerApiRange_->isChecked())
@@ -258,6 +275,7 @@ void LaunchPanel::launch() {
     launchButton_->setEnabled(false);
     cancelButton_->setEnabled(true);
     host_->setEnabled(false);
+    captureSet_->setEnabled(false);
     graphTrace_->setEnabled(false);
     allApis_->setEnabled(false);
     profilerApiRange_->setEnabled(false);
@@ -266,14 +284,13 @@ void LaunchPanel::launch() {
     job_.start(args);
 }
 
-void LaunchPanel::setCaptureOptions(const QString& graphTrace, bool allApis, bool profilerApiRange,
-                                    bool gpuMetrics, bool pcSampling) {
-    gpuMetrics_->setChecked(gpuMetrics);
-    pcSampling_->setChecked(pcSampling);  // wins over gpuMetrics: they exclude each other
-    int i = graphTrace_->findData(graphTrace);
-    if (i >= 0) graphTrace_->setCurrentIndex(i);
-    allApis_->setChecked(allApis);
-    profilerApiRange_->setChecked(profilerApiRange);
+void LaunchPanel::setCaptureOptions(const LaunchCapture& capture) {
+    gpuMetrics_->setChecked(capture.gpuMetrics);
+    pcSampling_->setChecked(capture.pcSampling);  // wins over gpuMetrics: they exclude each other
+    if (int i = captureSet_->findData(capture.set); i >= 0) captureSet_->setCurrentIndex(i);
+    if (int i = graphTrace_->findData(capture.graphTrace); i >= 0) graphTrace_->setCurrentIndex(i);
+    allApis_->setChecked(capture.allApis && allApis_->isEnabled());
+    profilerApiRange_->setChecked(capture.profilerApiRange);
 }
 
 void LaunchPanel::cancel() {
@@ -312,8 +329,9 @@ void LaunchPanel::onFinished(bool ok, const QString& summary) {
     cancelButton_->setEnabled(false);
     launchButton_->setEnabled(valid_);
     host_->setEnabled(true);
+    captureSet_->setEnabled(true);
     graphTrace_->setEnabled(true);
-    allApis_->setEnabled(true);
+    allApis_->setEnabled(captureSet_->currentData().toString() != QLatin1String("lean"));
     profilerApiRange_->setEnabled(true);
     gpuMetrics_->setEnabled(true);
     pcSampling_->setEnabled(true);

@@ -20,6 +20,19 @@ class QPushButton;
 
 namespace ws::ui {
 
+// How the next launch captures: record's --capture default|lean,
+// --graph-trace node|graph, --all-apis (not with lean), --capture-range
+// cudaProfilerApi, --gpu-metrics and --pc-sampling (which exclude each
+// other: pcSampling wins).
+struct LaunchCapture {
+    QString set = QStringLiteral("default");
+    QString graphTrace = QStringLiteral("node");
+    bool allApis = false;
+    bool profilerApiRange = false;
+    bool gpuMetrics = false;
+    bool pcSampling = false;
+};
+
 class LaunchPanel : public QWidget {
     Q_OBJECT
   public:
@@ -40,12 +53,8 @@ class LaunchPanel : public QWidget {
     bool canLaunch() const;
     QString statusText() const;
     bool running() const { return job_.running(); }
-    // How the next launch captures (record's --graph-trace node|graph,
-    // --all-apis, --capture-range cudaProfilerApi, --gpu-metrics and
-    // --pc-sampling, which exclude each other: pcSampling wins); per node,
-    // state reads left out, the whole run and no sampling unless changed.
-    void setCaptureOptions(const QString& graphTrace, bool allApis, bool profilerApiRange = false,
-                           bool gpuMetrics = false, bool pcSampling = false);
+    // LaunchCapture's defaults until changed.
+    void setCaptureOptions(const LaunchCapture& capture);
 
   public slots:
     void launch();
@@ -64,6 +73,7 @@ class LaunchPanel : public QWidget {
 
     QComboBox* configs_;
     QLineEdit* host_;
+    QComboBox* captureSet_;
     QComboBox* graphTrace_;
     QCheckBox* allApis_;
     QCheckBox* profilerApiRange_;

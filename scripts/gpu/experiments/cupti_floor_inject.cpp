@@ -6,6 +6,8 @@
 // FLOOR_KINDS picks the set:
 //   warpscope  the kinds a recording enables by default, with the same
 //              state-reading calls left out (model/query_calls.h)
+//   lean       the kinds of `record --capture lean`: warpscope's without
+//              the driver API, synchronization and overhead records
 //   kineto     torch.profiler's CUDA-only set: kernels, copies, memsets,
 //              runtime and driver API, overhead
 //   kernels    kernels, copies and memsets only (no API records)
@@ -60,28 +62,32 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     if (set != "none")
         kinds = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
                  CUPTI_ACTIVITY_KIND_MEMSET};
+    const bool lean = set == "lean";
     if (set == "warpscope" || set == "kineto")
         kinds.insert(kinds.end(), {CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER,
                                    CUPTI_ACTIVITY_KIND_OVERHEAD});
+    if (lean) kinds.push_back(CUPTI_ACTIVITY_KIND_RUNTIME);
     const bool select = set == "select";
     if (select) kinds.push_back(CUPTI_ACTIVITY_KIND_OVERHEAD);
+    if (set == "warpscope" || select || lean)
+        kinds.insert(kinds.end(), {CUPTI_ACTIVITY_KIND_DEVICE, CUPTI_ACTIVITY_KIND_CONTEXT,
+                                   CUPTI_ACTIVITY_KIND_MARKER});
     if (set == "warpscope" || select)
-        kinds.insert(kinds.end(),
-                     {CUPTI_ACTIVITY_KIND_DEVICE, CUPTI_ACTIVITY_KIND_CONTEXT,
-                      CUPTI_ACTIVITY_KIND_MARKER, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION});
-    else if (set != "kineto" && set != "kernels" && set != "none") {
-        std::fprintf(
-            stderr,
-            "[cupti-floor] FLOOR_KINDS=%s: expected warpscope, select, kineto, kernels or none\n",
-            set.c_str());
+        kinds.push_back(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION);
+    else if (!lean && set != "kineto" && set != "kernels" && set != "none") {
+        std::fprintf(stderr,
+                     "[cupti-floor] FLOOR_KINDS=%s: expected warpscope, lean, select, kineto, "
+                     "kernels or none\n",
+                     set.c_str());
         return 0;
     }
-    if (set == "warpscope" || select) cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
+    if (set == "warpscope" || select || lean)
+        cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
     cuptiActivityRegisterCallbacks(requested, completed);
     for (auto kind : kinds)
         if (cuptiActivityEnable(kind) != CUPTI_SUCCESS)
             std::fprintf(stderr, "[cupti-floor] cannot enable activity kind %d\n", int(kind));
-    if (set == "warpscope") switchCalls(true, 0);
+    if (set == "warpscope" || lean) switchCalls(true, 0);
     if (select) switchCalls(false, 1);
     std::atexit([] { cuptiActivityFlushAll(1); });
     return 1;

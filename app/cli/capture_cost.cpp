@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "analysis/capture_cost.h"
+#include "analysis/graph_launch_wait.h"
 #include "cli/inject_library.h"
 #include "model/capture_windows.h"
 #include "model/query_calls.h"
@@ -136,6 +137,21 @@ std::optional<LaunchCost> calibrate(const RecordRequest& like) {
     return costFromCalibration(rounds, kLaunches, kQueriesPerLaunch);
 }
 
+// A run traced node by node that replayed CUDA graphs: how long the tracer
+// held each graph launch before its first node. Nothing to read otherwise.
+GraphLaunchWait graphLaunchWaits(Store& store, RunId run,
+                                 const std::map<std::string, std::string>& properties) {
+    auto trace = properties.find("capture.graph_trace");
+    if (trace == properties.end() || trace->second != "node" || graphNodesOf(store, run).empty())
+        return {};
+    GraphLaunchWaitCounter counter;
+    forEachApiCall(store, run, {}, std::nullopt,
+                   [&](const ApiCallRecord& call) { counter.addCall(call); });
+    forEachKernel(store, run, {}, std::nullopt,
+                  [&](const KernelRecord& kernel) { counter.addKernel(kernel); });
+    return counter.finish();
+}
+
 }  // namespace
 
 std::optional<std::string> storeCaptureCost(const RecordRequest& like, RunId run,
@@ -190,9 +206,14 @@ std::optional<std::string> storeCaptureCost(const RecordRequest& like, RunId run
     double queries = 0;
     if (auto q = properties.find(kQueryCallCountProperty); q != properties.end())
         queries = std::strtod(q->second.c_str(), nullptr);
+    // Kernels a graph replayed were not launched one by one: node tracing
+    // costs them the wait at each graph launch instead.
+    const GraphLaunchWait graphs = graphLaunchWaits(store, run, properties);
+    const std::int64_t launched = std::max<std::int64_t>(0, kernels - graphs.replayedKernels);
     const double estimate =
-        cost->perLaunchNs * static_cast<double>(kernels) +
-        cost->perQueryNs * extraQueryCalls(cost->queriesPerLaunch, kernels, queries);
+        cost->perLaunchNs * static_cast<double>(launched) +
+        cost->perQueryNs * extraQueryCalls(cost->queriesPerLaunch, launched, queries) +
+        static_cast<double>(graphs.heldNs);
     const double wall = static_cast<double>(info->durationNs());
     const double share = wall > 0 ? estimate / wall : 0;
     const std::string basis =
@@ -209,7 +230,14 @@ std::optional<std::string> storeCaptureCost(const RecordRequest& like, RunId run
     store.setProperty(run, capture_cost::kPerLaunchNs, formatFixed(cost->perLaunchNs, 1));
     store.setProperty(run, capture_cost::kPerQueryNs, formatFixed(cost->perQueryNs, 1));
     store.setProperty(run, capture_cost::kLaunchQueryCalls, formatFixed(cost->queriesPerLaunch, 2));
-    store.setProperty(run, capture_cost::kKernels, std::to_string(kernels));
+    store.setProperty(run, capture_cost::kKernels, std::to_string(launched));
+    if (graphs.launches > 0) {
+        store.setProperty(run, capture_cost::kGraphLaunches, std::to_string(graphs.launches));
+        store.setProperty(run, capture_cost::kGraphKernels, std::to_string(graphs.replayedKernels));
+        store.setProperty(run, capture_cost::kGraphHeldNs, std::to_string(graphs.heldNs));
+        store.setProperty(run, capture_cost::kGraphHeldMedianNs,
+                          std::to_string(graphs.medianHeldNs));
+    }
     store.setProperty(run, capture_cost::kEstimateNs, formatFixed(estimate, 0));
     store.setProperty(run, capture_cost::kShare, formatFixed(share, 5));
     store.setProperty(run, capture_cost::kBasis, basis);

@@ -101,7 +101,25 @@ std::optional<std::string> captureCostLine(const std::map<std::string, std::stri
             line += " (" + formatFixed(extra, 1) + " per launch in this run)";
         }
     }
+    const auto graphLaunches = number(properties, capture_cost::kGraphLaunches).value_or(0);
+    const auto heldNs = number(properties, capture_cost::kGraphHeldNs).value_or(0);
+    const bool held = graphLaunches >= 1 && heldNs > 0;
+    if (held)
+        line += " and " +
+                formatDuration(static_cast<std::int64_t>(
+                    number(properties, capture_cost::kGraphHeldMedianNs).value_or(0))) +
+                " per CUDA graph launch held by node tracing before its first node (" +
+                formatFixed(graphLaunches, 0) + " launches, " +
+                formatDuration(static_cast<std::int64_t>(heldNs)) + " in all)";
     line += ", ≈ " + formatFixed(*share * 100.0, 1) + " % of this run's wall time";
+    // Most kernels replayed from graphs: the cheap mode is worth naming.
+    const auto graphKernels = number(properties, capture_cost::kGraphKernels).value_or(0);
+    if (held && kernels && graphKernels > *kernels)
+        line += "; most kernels (" + formatFixed(graphKernels, 0) + " of " +
+                formatFixed(graphKernels + *kernels, 0) +
+                ") were replayed from CUDA graphs: --graph-trace graph (one span per graph "
+                "launch) would save most of the " +
+                formatDuration(static_cast<std::int64_t>(heldNs));
     // Measured: once a window has traced, CUPTI keeps most of its cost
     // outside the windows too (docs/benchmarks.md), and nothing counts it.
     if (auto range = properties.find(capture_window::kRangeProperty);

@@ -78,6 +78,31 @@ TEST(CaptureCost, StateReadingCallsAreChargedByTheirOwnCalibratedCost) {
     EXPECT_EQ(captureCostLine(p)->find("capture windows"), std::string::npos);
 }
 
+// Node tracing holds each CUDA graph launch before its first node; a run
+// that replayed most of its kernels from graphs is told what the cheap mode
+// would save.
+TEST(CaptureCost, GraphLaunchesHeldByNodeTracingAreStatedAndTheCheapModeNamed) {
+    std::map<std::string, std::string> p{{capture_cost::kPerLaunchNs, "3000.0"},
+                                         {capture_cost::kShare, "0.031"},
+                                         {capture_cost::kKernels, "200"},
+                                         {capture_cost::kGraphLaunches, "820"},
+                                         {capture_cost::kGraphKernels, "53300"},
+                                         {capture_cost::kGraphHeldNs, "174000000"},
+                                         {capture_cost::kGraphHeldMedianNs, "212000"}};
+    EXPECT_EQ(*captureCostLine(p),
+              "capture cost ≈ 3.00 µs per launch and 212 µs per CUDA graph launch held by node "
+              "tracing before its first node (820 launches, 174 ms in all), ≈ 3.1 % of this "
+              "run's wall time; most kernels (53300 of 53500) were replayed from CUDA graphs: "
+              "--graph-trace graph (one span per graph launch) would save most of the 174 ms");
+    // Fewer replayed than launched: stated, but the mode is not pressed.
+    p[capture_cost::kKernels] = "60000";
+    EXPECT_EQ(captureCostLine(p)->find("--graph-trace graph"), std::string::npos);
+    EXPECT_NE(captureCostLine(p)->find("820 launches"), std::string::npos);
+    // Nothing held (a run traced a graph at a time): nothing said of graphs.
+    p[capture_cost::kGraphHeldNs] = "0";
+    EXPECT_EQ(captureCostLine(p)->find("graph"), std::string::npos);
+}
+
 // The calibration's two loops: the bare launch's own state-reading calls
 // stay in its cost, the second loop's extra calls divide its extra cost.
 TEST(CaptureCost, TheCalibrationChargesOnlyTheCallsBeyondABareLaunchs) {

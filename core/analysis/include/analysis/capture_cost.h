@@ -23,6 +23,14 @@ inline constexpr const char* kLaunchQueryCalls = "capture.launch_query_calls";
 inline constexpr const char* kEstimateNs = "capture.cost_estimate_ns";  // both charges
 inline constexpr const char* kShare = "capture.cost_share";         // of the run's wall time, 0..1
 inline constexpr const char* kBasis = "capture.launch_cost_basis";  // how it was measured
+// --graph-trace node: CUDA graph launches whose first node was seen, the
+// kernels they ran (not charged per launch), and how long node tracing held
+// the launches before their first node, in all and the median
+// (analysis/graph_launch_wait.h).
+inline constexpr const char* kGraphLaunches = "capture.graph_launches";
+inline constexpr const char* kGraphKernels = "capture.graph_kernels";
+inline constexpr const char* kGraphHeldNs = "capture.graph_launch_held_ns";
+inline constexpr const char* kGraphHeldMedianNs = "capture.graph_launch_held_median_ns";
 }  // namespace capture_cost
 
 struct LaunchCost {
@@ -82,6 +90,10 @@ double extraQueryCalls(double bareLaunchQueries, std::int64_t kernels, double qu
 // call (6.0 per launch in this run), ≈ 1.3 % of this run's wall time
 // (basis)", extra: beyond those of a bare launch (extraQueryCalls);
 // runs stored before query calls were counted state the launches alone.
+// With graph launches held by node tracing: "… and 212 µs per CUDA graph
+// launch held before its first node (820 launches, 174 ms in all) …", and
+// where most kernels were replayed from graphs, what --graph-trace graph
+// would save.
 // Nothing when the run has no such properties.
 std::optional<std::string> captureCostLine(const std::map<std::string, std::string>& properties);
 

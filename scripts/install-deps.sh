@@ -13,6 +13,7 @@ packages=(
   libboost-dev  # Boost.Beast and Asio: the OpenAI server, bench serve's socket loop
   zlib1g-dev  # .json.gz traces (streaming inflate in the Kineto importer)
   libsimdjson-dev  # trace events parsed at GB/s (Kineto / Chrome-trace import)
+  libprotobuf-dev protobuf-compiler  # the tests read exported Perfetto traces with protobuf
   libgtest-dev libgmock-dev libbenchmark-dev
   qt6-base-dev qt6-base-dev-tools qt6-svg-dev libqt6svg6 qt6-qpa-plugins
   libqcustomplot-dev libqcustomplot2.1-qt6

@@ -18,11 +18,12 @@ const std::vector<Command>& commands() {
          "deleted runs back to the file system",
          cmdCompact},
         {"export",
-         "export RUN --format csv|json|chrome-trace -o FILE[.gz] [--table NAME] [--window "
-         "run|requests|range:NAME|FROM:TO] [--range NAME] [--db FILE]",
-         "write a run as JSON (everything), one table as CSV (default: kernels), or a Chrome "
-         "trace for Perfetto UI / chrome://tracing, of the whole run or a window of it; "
-         "gzip-compressed when FILE ends in .gz",
+         "export RUN --format csv|json|chrome-trace|perfetto -o FILE[.gz] [--table NAME] "
+         "[--window run|requests|range:NAME|FROM:TO] [--range NAME] [--db FILE]",
+         "write a run as JSON (everything), one table as CSV (default: kernels), a Chrome "
+         "trace for Perfetto UI / chrome://tracing, or a Perfetto protobuf trace (.pftrace: "
+         "a track per GPU stream, per thread and per counter, launch flows), of the whole run "
+         "or a window of it; gzip-compressed when FILE ends in .gz",
          cmdExport},
         {"record",
          "record [--db FILE] [--label L] [--workload CONFIG] [--capture default|lean] "

@@ -1,8 +1,8 @@
-// export RUN: the whole run as JSON, one table as CSV, or a Chrome trace for
-// Perfetto UI / chrome://tracing, restricted to a window of time or an NVTX
-// range when asked (no viewer opens a run of 100 M events whole); gzip-
-// compressed when the file name ends in .gz. Written beside the target and
-// renamed, so a failure never leaves half a file.
+// export RUN: the whole run as JSON, one table as CSV, a Chrome trace for
+// Perfetto UI / chrome://tracing or a Perfetto protobuf trace, restricted to a window of time or an
+// NVTX range when asked (no viewer opens a run of 100 M events whole); gzip- compressed when the
+// file name ends in .gz. Written beside the target and renamed, so a failure never leaves half a
+// file.
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -20,6 +20,7 @@
 #include "cli/window_arg.h"
 #include "io/chrome_trace.h"
 #include "io/gzip_ostream.h"
+#include "io/perfetto_trace.h"
 #include "io/run_export.h"
 #include "store/run_queries.h"
 #include "store/store.h"
@@ -30,9 +31,11 @@ int cmdExport(const std::vector<std::string>& argv) {
     auto args = Args::parse(argv, {{}, {"db", "format", "o", "table", "window", "range"}, 1, 1});
     auto id = parseRunId(args.positional()[0]);
     auto format = args.value("format");
-    if (!format) throw UsageError("--format is required (csv, json or chrome-trace)");
-    if (*format != "csv" && *format != "json" && *format != "chrome-trace")
-        throw UsageError("--format must be csv, json or chrome-trace, not '" + *format + "'");
+    if (!format) throw UsageError("--format is required (csv, json, chrome-trace or perfetto)");
+    const bool trace = *format == "chrome-trace" || *format == "perfetto";
+    if (*format != "csv" && *format != "json" && !trace)
+        throw UsageError("--format must be csv, json, chrome-trace or perfetto, not '" + *format +
+                         "'");
     auto output = args.value("o");
     if (!output) throw UsageError("-o FILE is required");
     std::optional<RunTable> table = RunTable::Kernels;
@@ -46,8 +49,8 @@ int cmdExport(const std::vector<std::string>& argv) {
             throw UsageError("--table must be one of: " + names);
         }
     }
-    if ((args.value("window") || args.value("range")) && *format != "chrome-trace")
-        throw UsageError("--window and --range apply to --format chrome-trace only");
+    if ((args.value("window") || args.value("range")) && !trace)
+        throw UsageError("--window and --range apply to --format chrome-trace or perfetto only");
     if (args.value("window") && args.value("range"))
         throw UsageError("--range NAME is --window range:NAME: give one of them");
     std::optional<WindowChoice> choice;
@@ -74,6 +77,8 @@ int cmdExport(const std::vector<std::string>& argv) {
             exportRunJson(*store, id, out);
         else if (*format == "chrome-trace")
             exportChromeTrace(*store, id, out, window);
+        else if (*format == "perfetto")
+            exportPerfettoTrace(*store, id, out, window);
         else
             exportRunCsv(*store, id, *table, out);
         if (compressed) compressed->finish();

@@ -6,8 +6,7 @@
 #include <unordered_set>
 
 #include "analysis/kernel_summary.h"
-#include "analysis/nvlink_rates.h"
-#include "model/gpu_metrics.h"
+#include "counter_series.h"
 #include "store/run_queries.h"
 #include "store/store.h"
 
@@ -172,55 +171,19 @@ ChromeTraceStats exportChromeTrace(Store& store, RunId run, std::ostream& out, T
                         {{"domain", r.domain}});
             }
         });
-        for (const auto& s : samples) {
-            if (s.timeNs < window.beginNs || s.timeNs >= window.endNs) continue;
-            std::int64_t pid = gpuPid(s.deviceIndex);
+        // Device samples, NVLink (one counter with a series per direction:
+        // Perfetto draws a track per series, chrome://tracing stacks them) and
+        // GPU metrics.
+        forEachCounterPoint(store, run, window, samples, [&](const CounterPoint& p) {
             ordered_json args = ordered_json::object();
-            if (s.powerW) args["power_w"] = *s.powerW;
-            if (s.smClockMhz) args["sm_clock_mhz"] = *s.smClockMhz;
-            if (s.memClockMhz) args["mem_clock_mhz"] = *s.memClockMhz;
-            if (s.temperatureC) args["temperature_c"] = *s.temperatureC;
-            for (auto& [name, value] : args.items())
-                w.emit({{"name", name},
-                        {"ph", "C"},
-                        {"pid", pid},
-                        {"ts", w.us(s.timeNs)},
-                        {"args", {{name, value}}}});
-        }
-        // NVLink as one counter with a series per direction (Perfetto draws
-        // a track per series, chrome://tracing stacks them): GB/s over each
-        // interval between two samples, from its start, back to 0 at the
-        // last sample so the last rate is not held to the end of the trace.
-        auto nvlinkAt = [&](std::uint32_t device, std::int64_t t, double tx, double rx) {
-            if (t < window.beginNs || t >= window.endNs) return;
-            w.emit({{"name", "nvlink_gb_s"},
+            for (const auto& [series, value] : p.values)
+                args[series] = value;
+            w.emit({{"name", p.counter},
                     {"ph", "C"},
-                    {"pid", gpuPid(device)},
-                    {"ts", w.us(t)},
-                    {"args", {{"tx", tx / 1e9}, {"rx", rx / 1e9}}}});
-        };
-        for (const auto& [device, rates] : nvlinkRates(samples)) {
-            for (const auto& p : rates.points)
-                nvlinkAt(device, p.startNs, p.txBytesPerS, p.rxBytesPerS);
-            if (!rates.points.empty()) nvlinkAt(device, rates.points.back().endNs, 0, 0);
-        }
-        // GPU metrics (record --gpu-metrics): a counter per metric, named as
-        // the timeline names it, in its units; back to 0 after the last sample.
-        for (const auto& series : gpuMetricsOf(store, run, window.beginNs, window.endNs)) {
-            const auto name = gpu_metrics::describe(series.metric);
-            const std::string counter = gpu_metrics::title(series.metric);
-            auto at = [&](std::int64_t t, double value) {
-                if (t < window.beginNs || t >= window.endNs) return;
-                w.emit({{"name", counter},
-                        {"ph", "C"},
-                        {"pid", gpuPid(series.deviceIndex)},
-                        {"ts", w.us(t)},
-                        {"args", {{"value", value * name.scale}}}});
-            };
-            for (const auto& sample : series.samples)
-                at(sample.startNs, sample.value);
-            if (!series.samples.empty()) at(series.samples.back().endNs, 0);
-        }
+                    {"pid", gpuPid(p.device)},
+                    {"ts", w.us(p.timeNs)},
+                    {"args", std::move(args)}});
+        });
         return w.stats;
     }
 }

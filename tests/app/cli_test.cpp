@@ -910,7 +910,33 @@ TEST_F(CliTest, ExportChromeTraceOfAWindowOrRangeAndGzipped) {
     auto csv = cli(
         {"export", run, "--db", db, "--format", "csv", "--window", "run", "-o", dir.file("x.csv")});
     EXPECT_EQ(csv.exitCode, 2);
-    EXPECT_NE(csv.err.find("apply to --format chrome-trace only"), std::string::npos) << csv.err;
+    EXPECT_NE(csv.err.find("apply to --format chrome-trace or perfetto only"), std::string::npos)
+        << csv.err;
+}
+
+// The documented command writes a Perfetto protobuf trace (tests/io/
+// perfetto_trace_test.cpp reads one back field by field): a file of packets,
+// smaller inside a window, gzip-compressed when asked.
+TEST_F(CliTest, ExportPerfettoTraceAsDocumented) {
+    const auto run = std::to_string(runs.decoderOk);
+    auto exportTo = [&](const std::string& file, std::vector<std::string> extra) {
+        std::vector<std::string> argv = {"export",   run,        "--db", db,
+                                         "--format", "perfetto", "-o",   dir.file(file)};
+        argv.insert(argv.end(), extra.begin(), extra.end());
+        return cli(argv);
+    };
+    auto whole = exportTo("run.pftrace", {});
+    ASSERT_EQ(whole.exitCode, 0) << whole.err;
+    const auto bytes = testing::readFile(dir.file("run.pftrace"));
+    ASSERT_GT(bytes.size(), 1000u);
+    EXPECT_EQ(bytes[0], '\x0a');  // Trace.packet, field 1, length-delimited
+    auto window = exportTo("part.pftrace", {"--window", "range:prefill"});
+    ASSERT_EQ(window.exitCode, 0) << window.err;
+    EXPECT_LT(testing::readFile(dir.file("part.pftrace")).size(), bytes.size() / 2);
+    ASSERT_EQ(exportTo("run.pftrace.gz", {}).exitCode, 0);
+    EXPECT_EQ(gunzip(testing::readFile(dir.file("run.pftrace.gz"))), bytes);
+    auto wrong = exportTo("x.pftrace", {"--table", "kernels"});
+    EXPECT_EQ(wrong.exitCode, 2);
 }
 
 TEST_F(CliTest, RooflineByRangeOnTheH200GemvLadder) {

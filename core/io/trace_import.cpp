@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "io/aiperf_import.h"
+#include "io/genai_perf_import.h"
 #include "io/guidellm_import.h"
 #include "io/kineto_import.h"
 #include "io/nsys_import.h"
@@ -38,6 +39,8 @@ ImportResult importAs(Store& store, const TraceFile& file, const std::string& la
             return importSglangResults(store, file.path, file.text, label);
         case TraceFormat::AiperfRecords:
             return importAiperfRecords(store, file.path, file.text, label);
+        case TraceFormat::GenaiPerfExport:
+            return importGenaiPerfExport(store, file.path, file.text, label);
         case TraceFormat::NsysSqlite:
             return importNsysExport(store, file.path, label);
         case TraceFormat::KinetoFolder:
@@ -61,6 +64,9 @@ TraceFile readTraceFile(const std::string& path) {
         // file beside it is read with it).
         auto records = std::filesystem::path(path) / "profile_export.jsonl";
         if (std::filesystem::is_regular_file(records)) return readTraceFile(records.string());
+        // GenAI-Perf's: perf_analyzer's per-request export.
+        auto exported = std::filesystem::path(path) / "profile_export.json";
+        if (std::filesystem::is_regular_file(exported)) return readTraceFile(exported.string());
         // A profiler's folder (vLLM's torch_profiler_dir): a trace per rank.
         TraceFile folder{path, TraceFormat::KinetoFolder, {}, {}};
         std::error_code ec;
@@ -77,9 +83,9 @@ TraceFile readTraceFile(const std::string& path) {
         std::sort(folder.files.begin(), folder.files.end());
         if (!folder.files.empty()) return folder;
         importError(path, "(file)",
-                    "is a folder, not a file (of folders, an AIPerf artifacts folder with "
-                    "profile_export.jsonl or one of PyTorch profiler traces, .json or .json.gz, "
-                    "is imported)");
+                    "is a folder, not a file (of folders, an AIPerf or GenAI-Perf artifacts folder "
+                    "with profile_export.jsonl or profile_export.json, or one of PyTorch profiler "
+                    "traces, .json or .json.gz, is imported)");
     }
     if (!S_ISREG(st.st_mode))
         importError(path, "(file)", "is not a regular file (a pipe, socket or device)");
@@ -105,6 +111,8 @@ TraceFile readTraceFile(const std::string& path) {
     if (isSglangResults(file.text)) return file;
     file.format = TraceFormat::AiperfRecords;
     if (isAiperfRecords(file.text)) return file;
+    file.format = TraceFormat::GenaiPerfExport;
+    if (isGenaiPerfExport(file.text)) return file;
     file.format = TraceFormat::VllmResult;
     if (isVllmResult(file.text)) return file;
     file.format = TraceFormat::GuidellmReport;
@@ -114,8 +122,8 @@ TraceFile readTraceFile(const std::string& path) {
     importError(path, "(file)",
                 "not a format Warpscope imports (expected a vLLM `bench serve --save-result` "
                 "JSON, a GuideLLM report JSON, SGLang bench_serving results or AIPerf's "
-                "profile_export.jsonl (JSON Lines), an Nsight Systems SQLite export or a PyTorch "
-                "profiler trace JSON)");
+                "profile_export.jsonl (JSON Lines), GenAI-Perf's profile_export.json, an Nsight "
+                "Systems SQLite export or a PyTorch profiler trace JSON)");
 }
 
 ImportResult importTrace(Store& store, const TraceFile& file, const std::string& label,

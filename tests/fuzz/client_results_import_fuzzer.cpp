@@ -1,9 +1,9 @@
 // libFuzzer harness: other benchmark clients' results (a GuideLLM report,
-// SGLang bench_serving JSON Lines, AIPerf's profile_export.jsonl) imported
-// into a fresh store, then each run read back as the GUI and report read it.
-// All three importers see every input, whichever format it resembles (the
-// AIPerf file in no folder, so no aggregate file is read beside it).
-// Expected: std::runtime_error naming the file and field (nothing imported).
+// SGLang bench_serving JSON Lines, AIPerf's profile_export.jsonl, GenAI-Perf's
+// profile_export.json) imported into a fresh store, then each run read back
+// as the GUI and report read it. All four importers see every input, whichever format it resembles
+// (the AIPerf file in no folder, so no aggregate file is read beside it). Expected:
+// std::runtime_error naming the file and field (nothing imported).
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -11,6 +11,7 @@
 #include "fuzz_store.h"
 #include "fuzz_support.h"
 #include "io/aiperf_import.h"
+#include "io/genai_perf_import.h"
 #include "io/guidellm_import.h"
 #include "io/sglang_import.h"
 #include "store/store.h"
@@ -20,7 +21,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     ws::isGuidellmReport(text);
     ws::isSglangResults(text);
     ws::isAiperfRecords(text);
-    // One store for the three (a fresh one costs more than an import): a
+    ws::isGenaiPerfExport(text);
+    // One store for the four (a fresh one costs more than an import): a
     // refused file leaves it as it was, which the next import relies on.
     ws::Store store(ws::fuzz::freshStore());
     auto readBack = [&](const ws::ImportResult& result) {
@@ -35,6 +37,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     });
     ws::fuzz::expectOnlyRuntimeErrors("importAiperfRecords", [&] {
         readBack(ws::importAiperfRecords(store, "/nonexistent/fuzz.jsonl", text, "fuzz"));
+    });
+    ws::fuzz::expectOnlyRuntimeErrors("importGenaiPerfExport", [&] {
+        readBack(ws::importGenaiPerfExport(store, "fuzz.json", text, "fuzz"));
     });
     return 0;
 }

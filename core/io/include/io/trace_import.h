@@ -17,6 +17,7 @@ enum class TraceFormat {
     GuidellmReport,
     SglangResults,
     AiperfRecords,
+    GenaiPerfExport,
     NsysSqlite,
     KinetoTrace,
     KinetoFolder

@@ -1,6 +1,8 @@
 // The workbench window: run browser, details and log panels over one store.
 #pragma once
 
+#include <functional>
+
 #include <QMainWindow>
 #include <QString>
 #include <memory>
@@ -86,6 +88,10 @@ class MainWindow : public QMainWindow {
     // Writes `run`'s report (against `baseline`) to `path` (.html, .pdf or
     // .md): the analysis runs in the background; reportWritten follows.
     void exportReportTo(RunId run, std::optional<RunId> baseline, const QString& path);
+    // Writes `run` as a trace for Perfetto UI to `path`: Perfetto's protobuf
+    // (.pftrace) or Chrome trace JSON (.json), gzip-compressed for .gz, by
+    // `warpscope-cli export` in the background; traceWritten follows.
+    void exportTraceTo(RunId run, const QString& path);
 
   signals:
     void storeLoaded(const QString& path);
@@ -102,6 +108,7 @@ class MainWindow : public QMainWindow {
     void intervalShown(std::int64_t beginNs, std::int64_t endNs);
     void loadFailed(const QString& message);
     void reportWritten(const QString& path);
+    void traceWritten(const QString& path);
     // The start's layout is in place: restored or this screen's default,
     // each dock at least its minimum (window_layout.h).
     void layoutSettled();
@@ -124,10 +131,11 @@ class MainWindow : public QMainWindow {
     void offerSamples();
     void importTrace();
     void compactStore();
-    // Runs warpscope-cli ARGS on the open store in the background, then reloads it.
-    // Commands without --progress (label, tag, rm) pass withProgress false.
+    // Runs warpscope-cli ARGS on the open store in the background, then reloads
+    // it, or calls `done` instead where given (a command that changed nothing).
+    // Commands without --progress (label, tag, rm, export) pass withProgress false.
     void runCli(const QString& title, const QString& busyText, const QStringList& args,
-                bool withProgress = true);
+                bool withProgress = true, std::function<void()> done = {});
     void openSamples();
     void onRunsLoaded(const QString& path, const std::vector<RunInfo>& runs,
                       const std::vector<RunId>& recovered);

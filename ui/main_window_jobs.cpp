@@ -66,6 +66,20 @@ void MainWindow::onReportPrepared(const std::shared_ptr<const ReportInput>& inpu
     }
 }
 
+void MainWindow::exportTraceTo(RunId run, const QString& path) {
+    const bool json =
+        path.endsWith(QLatin1String(".json")) || path.endsWith(QLatin1String(".json.gz"));
+    runCli(tr("Export Trace"), tr("Writing %1…").arg(QFileInfo(path).fileName()),
+           {QStringLiteral("export"), QString::number(run), QStringLiteral("--format"),
+            json ? QStringLiteral("chrome-trace") : QStringLiteral("perfetto"),
+            QStringLiteral("-o"), path, QStringLiteral("--db"), storePath_},
+           false, [this, path] {
+               statusBar()->showMessage(
+                   tr("Trace written to %1 (open it in ui.perfetto.dev)").arg(path), 10000);
+               emit traceWritten(path);
+           });
+}
+
 void MainWindow::importTrace() {
     if (storePath_.isEmpty()) {
         QMessageBox::information(this, tr("Import Trace"), tr("Open a store first."));
@@ -89,7 +103,7 @@ void MainWindow::compactStore() {
 }
 
 void MainWindow::runCli(const QString& title, const QString& busyText, const QStringList& args,
-                        bool withProgress) {
+                        bool withProgress, std::function<void()> done) {
     // In warpscope-cli, as launches are: long store work never blocks the
     // window and a bad file can never take it down. Its progress shows in the
     // status bar; its failure reason in a message box.
@@ -106,17 +120,22 @@ void MainWindow::runCli(const QString& title, const QString& busyText, const QSt
             busyLabel_->setText(
                 tr("%1 (%2)").arg(busyText, QString::fromStdString(formatBytes(m.total))));
     });
-    connect(job, &CliJob::finished, this, [this, job, title](bool ok, const QString& summary) {
-        busyLabel_->clear();
-        job->deleteLater();
-        if (!ok) {
-            QMessageBox::warning(this, title,
-                                 summary.isEmpty() ? tr("%1 failed").arg(title) : summary);
-            return;
-        }
-        statusBar()->showMessage(summary, 10000);
-        openStore(storePath_);
-    });
+    connect(job, &CliJob::finished, this,
+            [this, job, title, done = std::move(done)](bool ok, const QString& summary) {
+                busyLabel_->clear();
+                job->deleteLater();
+                if (!ok) {
+                    QMessageBox::warning(this, title,
+                                         summary.isEmpty() ? tr("%1 failed").arg(title) : summary);
+                    return;
+                }
+                if (done) {
+                    done();
+                    return;
+                }
+                statusBar()->showMessage(summary, 10000);
+                openStore(storePath_);
+            });
     job->start(args, withProgress);
 }
 

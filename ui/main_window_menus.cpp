@@ -68,6 +68,20 @@ void MainWindow::buildActions() {
         }
     });
     launchAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_L));
+    QAction* traceAction = file->addAction(tr("Export &Trace…"), this, [this] {
+        auto run = runs_->focusedRun();
+        if (!run || storePath_.isEmpty()) {
+            QMessageBox::information(this, tr("Export Trace"), tr("Select a run first."));
+            return;
+        }
+        QString path = QFileDialog::getSaveFileName(
+            this, tr("Export Trace"), QStringLiteral("warpscope-run-%1.pftrace").arg(*run),
+            tr("Perfetto trace (*.pftrace);;Chrome trace JSON (*.json *.json.gz)"));
+        if (!path.isEmpty()) exportTraceTo(*run, path);
+    });
+    traceAction->setToolTip(
+        tr("The shown run as a trace for the Perfetto UI: a track per GPU stream, thread and "
+           "counter, with launch flows"));
     QAction* reportAction = file->addAction(tr("Export &Report…"), this, &MainWindow::exportReport);
     reportAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
     reportAction->setToolTip(

@@ -345,6 +345,31 @@ TEST_F(MainWindowTest, CompactStoreRewritesOlderChunksInTheBackgroundAndReloads)
     EXPECT_GT(storeDb(after).queryInt("SELECT count(*) FROM event_chunks"), 0);
 }
 
+// File > Export Trace writes the run through warpscope-cli export: Perfetto's
+// protobuf for .pftrace, Chrome trace JSON for .json; the store is left as it
+// was (no reload), and a bad path says why.
+TEST_F(MainWindowTest, ExportTraceWritesPerfettoOrChromeTraceByTheFileName) {
+    qputenv("WARPSCOPE_CLI", WARPSCOPE_CLI_PATH);
+    MainWindow window;
+    QSignalSpy loaded(&window, &MainWindow::storeLoaded);
+    window.openStore(QString::fromStdString(store));
+    ASSERT_TRUE(waitFor(loaded));
+    QSignalSpy written(&window, &MainWindow::traceWritten);
+    loaded.clear();
+    const auto pftrace = QString::fromStdString(dir.file("run1.pftrace"));
+    window.exportTraceTo(1, pftrace);
+    ASSERT_TRUE(waitFor(written, 60000));
+    const auto json = QString::fromStdString(dir.file("run1.json"));
+    written.clear();
+    window.exportTraceTo(1, json);
+    ASSERT_TRUE(waitFor(written, 60000));
+    qunsetenv("WARPSCOPE_CLI");
+    EXPECT_EQ(written.at(0).at(0).toString(), json);
+    EXPECT_EQ(testing::readFile(pftrace.toStdString()).substr(0, 1), "\x0a");  // Trace.packet
+    EXPECT_EQ(testing::readFile(json.toStdString()).substr(0, 1), "{");
+    EXPECT_EQ(loaded.size(), 0);
+}
+
 TEST_F(MainWindowTest, RunsAreRenamedTaggedAndDeletedFromTheListAndTheFocusedRunStays) {
     qputenv("WARPSCOPE_CLI", WARPSCOPE_CLI_PATH);
     MainWindow window;

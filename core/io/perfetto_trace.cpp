@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <tuple>
+#include <unordered_map>
 
 #include "analysis/kernel_summary.h"
 #include "counter_series.h"
@@ -17,10 +18,16 @@ namespace {
 // Perfetto repository): TracePacket, TrackDescriptor and what it holds,
 // TrackEvent and DebugAnnotation.
 namespace packet {
-constexpr int kTimestamp = 8, kSequenceId = 10, kTrackEvent = 11, kSequenceFlags = 13,
-              kTrackDescriptor = 60;
-constexpr std::uint64_t kIncrementalStateCleared = 1;  // SEQ_INCREMENTAL_STATE_CLEARED
+constexpr int kTimestamp = 8, kSequenceId = 10, kTrackEvent = 11, kInternedData = 12,
+              kSequenceFlags = 13, kTrackDescriptor = 60;
+// SequenceFlags: the first packet clears the sequence's interned state, every
+// event packet reads it.
+constexpr std::uint64_t kIncrementalStateCleared = 1, kNeedsIncrementalState = 2;
 }  // namespace packet
+// InternedData's tables (each entry {iid = 1, name or str = 2}).
+namespace interned {
+constexpr int kCategories = 1, kEventNames = 2, kAnnotationNames = 3, kAnnotationStrings = 29;
+}
 namespace track {
 constexpr int kUuid = 1, kName = 2, kProcess = 3, kThread = 4, kParentUuid = 5, kCounter = 8,
               kChildOrdering = 11, kSiblingOrderRank = 12;
@@ -33,12 +40,12 @@ namespace thread_descriptor {
 constexpr int kPid = 1, kTid = 2, kThreadName = 5;
 }
 namespace event {
-constexpr int kDebugAnnotations = 4, kType = 9, kTrackUuid = 11, kCategories = 22, kName = 23,
+constexpr int kCategoryIids = 3, kDebugAnnotations = 4, kType = 9, kNameIid = 10, kTrackUuid = 11,
               kDoubleCounterValue = 44, kFlowIds = 47, kTerminatingFlowIds = 48;
 constexpr std::uint64_t kSliceBegin = 1, kSliceEnd = 2, kInstant = 3, kCounterValue = 4;
 }  // namespace event
 namespace annotation {
-constexpr int kIntValue = 4, kStringValue = 6, kName = 10;
+constexpr int kNameIid = 1, kIntValue = 4, kStringValueIid = 17;
 }
 
 constexpr std::uint32_t kSequence = 1;  // one writer: every packet on one sequence
@@ -46,23 +53,25 @@ constexpr std::uint32_t kSequence = 1;  // one writer: every packet on one seque
 // chrome-trace export).
 constexpr std::int64_t kGpuPidBase = 1'000'000'000;
 
-void annotate(proto::Message& event, const char* name, std::int64_t value) {
-    proto::Message a;
-    a.bytes(annotation::kName, name);
-    a.signedVarint(annotation::kIntValue, value);
-    event.message(event::kDebugAnnotations, a);
-}
-
-void annotate(proto::Message& event, const char* name, const std::string& value) {
-    proto::Message a;
-    a.bytes(annotation::kName, name);
-    a.bytes(annotation::kStringValue, value);
-    event.message(event::kDebugAnnotations, a);
-}
-
+// Names, categories and argument names and texts are interned: written once
+// per sequence in the packet that first uses them, then referred to by id.
 class Writer {
   public:
     explicit Writer(std::ostream& out) : out_(out) {}
+
+    void annotate(proto::Message& event, const char* name, std::int64_t value) {
+        proto::Message a;
+        a.varint(annotation::kNameIid, intern(annotationNames_, interned::kAnnotationNames, name));
+        a.signedVarint(annotation::kIntValue, value);
+        event.message(event::kDebugAnnotations, a);
+    }
+    void annotate(proto::Message& event, const char* name, const std::string& value) {
+        proto::Message a;
+        a.varint(annotation::kNameIid, intern(annotationNames_, interned::kAnnotationNames, name));
+        a.varint(annotation::kStringValueIid,
+                 intern(annotationStrings_, interned::kAnnotationStrings, value));
+        event.message(event::kDebugAnnotations, a);
+    }
 
     std::uint64_t processTrack(std::int64_t pid, const std::string& name, bool orderChildren) {
         proto::Message process;
@@ -105,8 +114,7 @@ class Writer {
         event_.clear();
         event_.varint(event::kType, event::kSliceBegin);
         event_.varint(event::kTrackUuid, track);
-        event_.bytes(event::kName, name);
-        event_.bytes(event::kCategories, category);
+        named(name, category);
         annotations(event_);
         emitEvent(start);
         event_.clear();
@@ -120,8 +128,7 @@ class Writer {
         event_.clear();
         event_.varint(event::kType, event::kInstant);
         event_.varint(event::kTrackUuid, track);
-        event_.bytes(event::kName, name);
-        event_.bytes(event::kCategories, category);
+        named(name, category);
         emitEvent(at);
     }
     void counter(std::uint64_t track, std::int64_t at, double value) {
@@ -136,6 +143,22 @@ class Writer {
     PerfettoTraceStats stats;
 
   private:
+    // The id of `text` in `table`, interned with this packet if it is new.
+    std::uint64_t intern(std::unordered_map<std::string, std::uint64_t>& table, int field,
+                         const std::string& text) {
+        auto [it, added] = table.emplace(text, table.size() + 1);
+        if (added) {
+            proto::Message entry;
+            entry.varint(1, it->second);
+            entry.bytes(2, text);
+            interned_.message(field, entry);
+        }
+        return it->second;
+    }
+    void named(const std::string& name, const char* category) {
+        event_.varint(event::kNameIid, intern(names_, interned::kEventNames, name));
+        event_.varint(event::kCategoryIids, intern(categories_, interned::kCategories, category));
+    }
     std::uint64_t describe(proto::Message& d) {
         const std::uint64_t uuid = nextUuid_++;
         d.varint(track::kUuid, uuid);
@@ -153,12 +176,16 @@ class Writer {
         packet_.varint(packet::kTimestamp,
                        static_cast<std::uint64_t>(std::max<std::int64_t>(0, at)));
         packet_.message(packet::kTrackEvent, event_);
-        emitPacket();
+        if (!interned_.data().empty()) {
+            packet_.message(packet::kInternedData, interned_);
+            interned_.clear();
+        }
+        emitPacket(packet::kNeedsIncrementalState);
     }
-    void emitPacket() {
+    void emitPacket(std::uint64_t flags = 0) {
         packet_.varint(packet::kSequenceId, kSequence);
-        if (stats.packets == 0)
-            packet_.varint(packet::kSequenceFlags, packet::kIncrementalStateCleared);
+        if (stats.packets == 0) flags |= packet::kIncrementalStateCleared;
+        if (flags) packet_.varint(packet::kSequenceFlags, flags);
         trace_.clear();
         trace_.message(1, packet_);  // Trace.packet
         out_.write(trace_.data().data(), static_cast<std::streamsize>(trace_.data().size()));
@@ -167,7 +194,9 @@ class Writer {
 
     std::ostream& out_;
     std::uint64_t nextUuid_ = 1;
-    proto::Message event_, packet_, trace_;
+    proto::Message event_, packet_, trace_, interned_;
+    std::unordered_map<std::string, std::uint64_t> names_, categories_, annotationNames_,
+        annotationStrings_;
 };
 
 }  // namespace
@@ -231,17 +260,17 @@ PerfettoTraceStats exportPerfettoTrace(Store& store, RunId run, std::ostream& ou
     forEachKernel(store, run, window, std::nullopt, [&](const KernelRecord& k) {
         w.slice(streamTrack(k.deviceId, k.streamId), k.startNs, k.endNs, demangle(k.name), "kernel",
                 [&](proto::Message& e) {
-                    annotate(e, "mangled_name", k.name);
-                    annotate(e, "grid",
-                             std::to_string(k.gridX) + "," + std::to_string(k.gridY) + "," +
-                                 std::to_string(k.gridZ));
-                    annotate(e, "block",
-                             std::to_string(k.blockX) + "," + std::to_string(k.blockY) + "," +
-                                 std::to_string(k.blockZ));
-                    annotate(e, "registers_per_thread", k.registersPerThread);
-                    annotate(e, "static_smem", k.staticSharedBytes);
-                    annotate(e, "dynamic_smem", k.dynamicSharedBytes);
-                    annotate(e, "correlation_id", k.correlationId);
+                    w.annotate(e, "mangled_name", k.name);
+                    w.annotate(e, "grid",
+                               std::to_string(k.gridX) + "," + std::to_string(k.gridY) + "," +
+                                   std::to_string(k.gridZ));
+                    w.annotate(e, "block",
+                               std::to_string(k.blockX) + "," + std::to_string(k.blockY) + "," +
+                                   std::to_string(k.blockZ));
+                    w.annotate(e, "registers_per_thread", k.registersPerThread);
+                    w.annotate(e, "static_smem", k.staticSharedBytes);
+                    w.annotate(e, "dynamic_smem", k.dynamicSharedBytes);
+                    w.annotate(e, "correlation_id", k.correlationId);
                     e.fixed64(event::kTerminatingFlowIds, k.correlationId);
                 });
         if (k.correlationId / 64 >= launched.size()) launched.resize(k.correlationId / 64 + 1);
@@ -253,17 +282,17 @@ PerfettoTraceStats exportPerfettoTrace(Store& store, RunId run, std::ostream& ou
     forEachMemcpy(store, run, window, std::nullopt, [&](const MemcpyRecord& m) {
         w.slice(streamTrack(m.deviceId, m.streamId), m.startNs, m.endNs,
                 std::string("Memcpy ") + toString(m.kind), "memcpy", [&](proto::Message& e) {
-                    annotate(e, "bytes", m.bytes);
-                    annotate(e, "src", toString(m.srcKind));
-                    annotate(e, "dst", toString(m.dstKind));
-                    annotate(e, "correlation_id", m.correlationId);
+                    w.annotate(e, "bytes", m.bytes);
+                    w.annotate(e, "src", toString(m.srcKind));
+                    w.annotate(e, "dst", toString(m.dstKind));
+                    w.annotate(e, "correlation_id", m.correlationId);
                 });
     });
     forEachMemset(store, run, window, std::nullopt, [&](const MemsetRecord& m) {
         w.slice(streamTrack(m.deviceId, m.streamId), m.startNs, m.endNs, "Memset", "memset",
                 [&](proto::Message& e) {
-                    annotate(e, "bytes", m.bytes);
-                    annotate(e, "value", m.value);
+                    w.annotate(e, "bytes", m.bytes);
+                    w.annotate(e, "value", m.value);
                 });
     });
     // Calls that start together (a runtime call and the driver call inside
@@ -278,8 +307,8 @@ PerfettoTraceStats exportPerfettoTrace(Store& store, RunId run, std::ostream& ou
             w.slice(apiTrack(a.processId, a.threadId), a.startNs, a.endNs, a.name,
                     a.kind == ApiKind::Runtime ? "cuda_runtime" : "cuda_driver",
                     [&](proto::Message& e) {
-                        annotate(e, "correlation_id", a.correlationId);
-                        annotate(e, "return", a.returnValue);
+                        w.annotate(e, "correlation_id", a.correlationId);
+                        w.annotate(e, "return", a.returnValue);
                         if (flow) e.fixed64(event::kFlowIds, a.correlationId);
                     });
             if (flow) ++w.stats.flows;
@@ -314,7 +343,7 @@ PerfettoTraceStats exportPerfettoTrace(Store& store, RunId run, std::ostream& ou
             track = lane->first;
         }
         w.slice(track, r.startNs, r.endNs, r.name, "nvtx",
-                [&](proto::Message& e) { annotate(e, "domain", r.domain); });
+                [&](proto::Message& e) { w.annotate(e, "domain", r.domain); });
     });
     // Counters: a track per series under its GPU.
     std::map<std::tuple<std::uint32_t, std::string>, std::uint64_t> counters;

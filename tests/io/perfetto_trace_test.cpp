@@ -49,6 +49,48 @@ bool anyUnknown(const google::protobuf::Message& m) {
     return false;
 }
 
+// What the sequence's interned tables say, read in packet order as trace
+// processor reads them: every id an event uses must be defined by then.
+class Interned {
+  public:
+    explicit Interned(const Trace& trace) {
+        for (const auto& p : trace.packet()) {
+            const auto& d = p.interned_data();
+            for (const auto& e : d.event_names())
+                EXPECT_TRUE(names_.emplace(e.iid(), e.name()).second) << e.iid();
+            for (const auto& e : d.event_categories())
+                EXPECT_TRUE(categories_.emplace(e.iid(), e.name()).second) << e.iid();
+            for (const auto& e : d.debug_annotation_names())
+                EXPECT_TRUE(argNames_.emplace(e.iid(), e.name()).second) << e.iid();
+            for (const auto& e : d.debug_annotation_string_values())
+                EXPECT_TRUE(argTexts_.emplace(e.iid(), e.str()).second) << e.iid();
+            const auto& e = p.track_event();
+            if (e.has_name_iid()) {
+                EXPECT_TRUE(names_.count(e.name_iid())) << "name " << e.name_iid() << " not yet";
+                EXPECT_EQ(p.sequence_flags() & 2, 2u);  // SEQ_NEEDS_INCREMENTAL_STATE
+            }
+            for (auto c : e.category_iids())
+                EXPECT_TRUE(categories_.count(c)) << "category " << c << " not yet";
+        }
+    }
+    std::string name(const TrackEvent& e) const {
+        auto it = names_.find(e.name_iid());
+        return it == names_.end() ? std::string() : it->second;
+    }
+    // Each argument as text: a string's text, a number's digits.
+    std::map<std::string, std::string> args(const TrackEvent& e) const {
+        std::map<std::string, std::string> out;
+        for (const auto& a : e.debug_annotations())
+            out[argNames_.at(a.name_iid())] = a.has_string_value_iid()
+                                                  ? argTexts_.at(a.string_value_iid())
+                                                  : std::to_string(a.int_value());
+        return out;
+    }
+
+  private:
+    std::map<std::uint64_t, std::string> names_, categories_, argNames_, argTexts_;
+};
+
 struct Slice {
     std::int64_t start = 0, end = 0;
     std::string name;
@@ -58,6 +100,7 @@ struct Slice {
 // Slices per track as trace processor builds them: events in time order (the
 // order written among equal times), each END closing the latest open BEGIN.
 std::map<std::uint64_t, std::vector<Slice>> slicesByTrack(const Trace& trace) {
+    const Interned interned(trace);
     std::vector<std::pair<std::uint64_t, int>> order;  // (timestamp, packet index)
     for (int i = 0; i < trace.packet_size(); ++i)
         if (trace.packet(i).has_track_event()) order.emplace_back(trace.packet(i).timestamp(), i);
@@ -68,7 +111,7 @@ std::map<std::uint64_t, std::vector<Slice>> slicesByTrack(const Trace& trace) {
         const auto& e = trace.packet(i).track_event();
         auto& stack = open[e.track_uuid()];
         if (e.type() == TrackEvent::TYPE_SLICE_BEGIN) {
-            stack.push_back({std::int64_t(ts), 0, e.name(), int(stack.size())});
+            stack.push_back({std::int64_t(ts), 0, interned.name(e), int(stack.size())});
         } else if (e.type() == TrackEvent::TYPE_SLICE_END) {
             EXPECT_FALSE(stack.empty()) << "an END with no open slice on track " << e.track_uuid();
             if (stack.empty()) continue;
@@ -140,6 +183,7 @@ TEST(PerfettoTrace, TheFixtureRunHasEveryLaneAsATrackAndReadsBackWhole) {
     EXPECT_EQ(slices[byName["CUDA API"]].size(), 4u);
 
     // Each launch call starts a flow that its kernel ends.
+    const Interned interned(trace);
     std::map<std::uint64_t, int> starts, ends;
     std::map<std::string, std::string> kernelArgs;
     for (const auto& p : trace.packet()) {
@@ -148,10 +192,8 @@ TEST(PerfettoTrace, TheFixtureRunHasEveryLaneAsATrackAndReadsBackWhole) {
             ++starts[id];
         for (auto id : e.terminating_flow_ids())
             ++ends[id];
-        if (e.name() == "gemv_bf16_splitk" && kernelArgs.empty())
-            for (const auto& a : e.debug_annotations())
-                kernelArgs[a.name()] =
-                    a.has_string_value() ? a.string_value() : std::to_string(a.int_value());
+        if (interned.name(e) == "gemv_bf16_splitk" && kernelArgs.empty())
+            kernelArgs = interned.args(e);
     }
     EXPECT_EQ(stats.flows, 4);
     for (std::uint64_t id = 1000; id < 1004; ++id) {
@@ -231,10 +273,11 @@ TEST(PerfettoTrace, OverlappingRangesTakeLanesAndCallsStartingTogetherNest) {
     EXPECT_EQ(laneOf["a"], laneOf["d"]);
     EXPECT_EQ(laneOf["b"], laneOf["c"]);
     EXPECT_NE(laneOf["a"], laneOf["b"]);
+    const Interned interned(trace);
     int instants = 0;
     for (const auto& p : trace.packet())
-        instants +=
-            p.track_event().type() == TrackEvent::TYPE_INSTANT && p.track_event().name() == "mark";
+        instants += p.track_event().type() == TrackEvent::TYPE_INSTANT &&
+                    interned.name(p.track_event()) == "mark";
     EXPECT_EQ(instants, 1);
 }
 

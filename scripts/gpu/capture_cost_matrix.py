@@ -133,7 +133,10 @@ def main():
                            if p.returncode else ""))
                 print(line, flush=True)
                 log.write(line + "\n")
-    report(results, chosen, out)
+                log.flush()
+        # After each program, so a run cut short by its time limit keeps
+        # the tables of the programs it finished.
+        report(results, chosen[:chosen.index(name) + 1], out)
 
 
 def med(values):

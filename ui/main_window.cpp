@@ -368,6 +368,10 @@ void MainWindow::showWhatIfPanel() {
     raiseDock(QStringLiteral("whatIfDock"));
 }
 
+void MainWindow::showLaunchPanel() {
+    raiseDock(QStringLiteral("launchDock"));
+}
+
 void MainWindow::showInterval(RunId run, std::int64_t beginNs, std::int64_t endNs,
                               const QString& note) {
     setDashboardShown(false);

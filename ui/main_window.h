@@ -64,6 +64,7 @@ class MainWindow : public QMainWindow {
     SearchMatchesList* searchMatches() const { return matches_; }
     void showOutliersPanel();  // brings its dock to the front
     void showWhatIfPanel();    // the same for the What-if dock
+    void showLaunchPanel();    // and the Launch dock
     // Shows [beginNs, endNs) of `run` on the timeline (loading it when
     // another run is shown), with context either side, and `note` (by default
     // it is read as an ITL) above it; intervalShown follows.

@@ -61,12 +61,8 @@ void MainWindow::buildActions() {
     QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
 
-    QAction* launchAction = file->addAction(tr("&Launch Workload…"), this, [this] {
-        if (auto* dock = findChild<QDockWidget*>(QStringLiteral("launchDock"))) {
-            dock->show();
-            dock->raise();
-        }
-    });
+    QAction* launchAction =
+        file->addAction(tr("&Launch Workload…"), this, &MainWindow::showLaunchPanel);
     launchAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_L));
     QAction* traceAction = file->addAction(tr("Export &Trace…"), this, [this] {
         auto run = runs_->focusedRun();

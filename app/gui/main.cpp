@@ -99,6 +99,9 @@ int main(int argc, char** argv) {
         QStringLiteral("whatif"),
         QStringLiteral("Show the What-if panel in front, with what the selected run's next "
                        "optimization would buy."));
+    QCommandLineOption launch(
+        QStringLiteral("launch"),
+        QStringLiteral("Show the Launch panel in front, to record a workload."));
     QCommandLineOption table(
         QStringLiteral("table"),
         QStringLiteral(
@@ -111,7 +114,7 @@ int main(int argc, char** argv) {
                        "timeline."),
         QStringLiteral("WINDOW"));
     parser.addOptions({db, select, screenshot, find, dark, chart, stack, dashboard, outlier, whatIf,
-                       table, windowOption});
+                       launch, table, windowOption});
     parser.process(*app);        // --help and --version print and exit here
     Q_INIT_RESOURCE(warpscope);  // lives in the static warpscope_ui library
     // A mistyped --db is refused, as warpscope-cli does, instead of creating
@@ -238,6 +241,7 @@ int main(int argc, char** argv) {
         });
     }
     if (parser.isSet(whatIf)) window.showWhatIfPanel();
+    if (parser.isSet(launch)) window.showLaunchPanel();
     window.show();
     window.openStore(QDir::cleanPath(path));
     return app->exec();

@@ -131,6 +131,23 @@ TEST(LaunchPanel, CaptureOptionsReachTheRecorderAndTheRun) {
     EXPECT_EQ(fourth["capture.sample_ms"], "0");
 }
 
+// The capture button sums up the choice in a few words; lean unticks and
+// disables every API call, and the two samplers exclude each other.
+TEST(LaunchPanel, TheCaptureButtonSumsUpTheChoiceAndKeepsItConsistent) {
+    CaptureOptions options;
+    EXPECT_EQ(options.summary(), "all records, graph kernels");
+    options.setValue({.graphTrace = "graph", .allApis = true, .profilerApiRange = true});
+    EXPECT_EQ(options.summary(), "all records, graph spans, every API call, profiler windows only");
+    options.setValue({.set = "lean", .allApis = true, .gpuMetrics = true, .pcSampling = true});
+    EXPECT_EQ(options.summary(), "lean, graph kernels");
+    const auto c = options.value();
+    EXPECT_FALSE(c.allApis);
+    EXPECT_TRUE(c.pcSampling);
+    EXPECT_FALSE(c.gpuMetrics);
+    EXPECT_EQ(options.recordArguments(),
+              (QStringList{"--capture", "lean", "--graph-trace", "node", "--pc-sampling"}));
+}
+
 TEST(LaunchPanel, CancelLeavesARunMarkedKilled) {
     PanelOnAStore on;
     auto& panel = on.panel;

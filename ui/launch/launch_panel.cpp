@@ -1,6 +1,5 @@
 #include "launch/launch_panel.h"
 
-#include <QCheckBox>
 #include <QComboBox>
 #include <QCoreApplication>
 #include <QDateTime>
@@ -53,14 +52,7 @@ LaunchPanel::LaunchPanel(QWidget* parent)
     : QWidget(parent),
       configs_(new QComboBox(this)),
       host_(new QLineEdit(this)),
-      captureSet_(new QComboBox(this)),
-      graphTrace_(new QComboBox(this)),
-      allApis_(new QCheckBox(tr("every API call"), this)),
-      profilerApiRange_(new QCheckBox(tr("only cudaProfilerStart–Stop"), this)),
-      gpuMetrics_(
-          new QCheckBox(tr("GPU metrics over time (SM, tensor pipe, DRAM, PCIe, NVLink)"), this)),
-      pcSampling_(
-          new QCheckBox(tr("where kernels stall (PC sampling; not with GPU metrics)"), this)),
+      capture_(new CaptureOptions(this)),
       editor_(new QPlainTextEdit(this)),
       validation_(new QLabel(this)),
       launchButton_(new QPushButton(tr("Launch"), this)),
@@ -83,62 +75,7 @@ LaunchPanel::LaunchPanel(QWidget* parent)
     host_->setClearButtonEnabled(true);
     where->addWidget(host_, 1);
     layout->addLayout(where);
-    auto* capture = new QHBoxLayout();
-    capture->addWidget(new QLabel(tr("Records:"), this));
-    captureSet_->addItem(tr("all"), QStringLiteral("default"));
-    captureSet_->addItem(tr("lean"), QStringLiteral("lean"));
-    captureSet_->setToolTip(
-        tr("All: kernels, copies, API calls of the runtime and the driver, synchronization waits "
-           "and device samples. Lean: what torch.profiler's CUDA-only mode keeps (kernels, "
-           "copies, the runtime calls that launch them, NVTX ranges), for the lowest cost "
-           "(record --capture lean)"));
-    capture->addWidget(captureSet_);
-    // Lean keeps no state-reading calls: the two exclude each other.
-    connect(captureSet_, &QComboBox::currentIndexChanged, this, [this] {
-        const bool lean = captureSet_->currentData().toString() == QLatin1String("lean");
-        if (lean) allApis_->setChecked(false);
-        allApis_->setEnabled(!lean);
-    });
-    capture->addWidget(new QLabel(tr("CUDA graphs:"), this));
-    graphTrace_->addItem(tr("each kernel"), QStringLiteral("node"));
-    graphTrace_->addItem(tr("one span per launch"), QStringLiteral("graph"));
-    graphTrace_->setToolTip(
-        tr("Each kernel: every kernel a graph replays, traced to the ranges open when the graph "
-           "was captured. One span per launch: the cheapest tracing of graph-heavy programs "
-           "(record --graph-trace)"));
-    capture->addWidget(graphTrace_);
-    allApis_->setToolTip(
-        tr("Also trace API calls that only read state (cudaGetDevice, cudaGetLastError, …). "
-           "PyTorch makes about eight per kernel, and tracing them slows the program "
-           "(record --all-apis)"));
-    capture->addWidget(allApis_);
-    profilerApiRange_->setToolTip(
-        tr("Trace only between the program's cudaProfilerStart and cudaProfilerStop "
-           "(torch.cuda.profiler.start/stop), every such window; the rest runs untraced, as "
-           "nsys --capture-range=cudaProfilerApi (record --capture-range cudaProfilerApi)"));
-    capture->addWidget(profilerApiRange_);
-    capture->addStretch(1);
-    layout->addLayout(capture);
-    gpuMetrics_->setToolTip(
-        tr("Sample the GPU's performance monitors 10,000 times a second while the program "
-           "runs (CUPTI PM sampling, device-wide): tracks under the kernels and "
-           "`warpscope-cli gpu-metrics RUN` (record --gpu-metrics)"));
-    pcSampling_->setToolTip(
-        tr("Sample each SM's warps while the program runs (CUPTI PC sampling): the share of "
-           "each kernel's samples by stall reason and its hottest source lines, in the kernel "
-           "details and `warpscope-cli kernel RUN NAME` (record --pc-sampling)"));
-    // CUPTI 13.0 crashed programs sampled both ways at once (record refuses it).
-    connect(gpuMetrics_, &QCheckBox::toggled, this, [this](bool on) {
-        if (on) pcSampling_->setChecked(false);
-    });
-    connect(pcSampling_, &QCheckBox::toggled, this, [this](bool on) {
-        if (on) gpuMetrics_->setChecked(false);
-    });
-    auto* sampling = new QHBoxLayout();
-    sampling->addWidget(gpuMetrics_);
-    sampling->addWidget(pcSampling_);
-    sampling->addStretch(1);
-    layout->addLayout(sampling);
+    layout->addWidget(capture_);
     editor_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
     editor_->setPlaceholderText(tr("A workload config (TOML): name, kind, [contract], [command]"));
     layout->addWidget(editor_, 1);
@@ -260,13 +197,7 @@ void LaunchPanel::launch() {
     f.close();
     QStringList args = {QStringLiteral("record"), QStringLiteral("--workload"), configFile_};
     if (!storePath_.isEmpty()) args << QStringLiteral("--db") << storePath_;
-    args << QStringLiteral("--capture") << captureSet_->currentData().toString();
-    args << QStringLiteral("--graph-trace") << graphTrace_->currentData().toString();
-    if (allApis_->isChecked()) args << QStringLiteral("--all-apis");
-    if (profilerApiRange_->isChecked())
-        args << QStringLiteral("--capture-range") << QStringLiteral("cudaProfilerApi");
-    if (gpuMetrics_->isChecked()) args << QStringLiteral("--gpu-metrics");
-    if (pcSampling_->isChecked()) args << QStringLiteral("--pc-sampling");
+    args << capture_->recordArguments();
     const QString remote = host();
     if (!remote.isEmpty()) args << QStringLiteral("--host") << remote;
     status_->setText(remote.isEmpty() ? tr("Running…") : tr("Running on %1…").arg(remote));
@@ -275,22 +206,12 @@ void LaunchPanel::launch() {
     launchButton_->setEnabled(false);
     cancelButton_->setEnabled(true);
     host_->setEnabled(false);
-    captureSet_->setEnabled(false);
-    graphTrace_->setEnabled(false);
-    allApis_->setEnabled(false);
-    profilerApiRange_->setEnabled(false);
-    gpuMetrics_->setEnabled(false);
-    pcSampling_->setEnabled(false);
+    capture_->setEnabled(false);
     job_.start(args);
 }
 
 void LaunchPanel::setCaptureOptions(const LaunchCapture& capture) {
-    gpuMetrics_->setChecked(capture.gpuMetrics);
-    pcSampling_->setChecked(capture.pcSampling);  // wins over gpuMetrics: they exclude each other
-    if (int i = captureSet_->findData(capture.set); i >= 0) captureSet_->setCurrentIndex(i);
-    if (int i = graphTrace_->findData(capture.graphTrace); i >= 0) graphTrace_->setCurrentIndex(i);
-    allApis_->setChecked(capture.allApis && allApis_->isEnabled());
-    profilerApiRange_->setChecked(capture.profilerApiRange);
+    capture_->setValue(capture);
 }
 
 void LaunchPanel::cancel() {
@@ -329,12 +250,7 @@ void LaunchPanel::onFinished(bool ok, const QString& summary) {
     cancelButton_->setEnabled(false);
     launchButton_->setEnabled(valid_);
     host_->setEnabled(true);
-    captureSet_->setEnabled(true);
-    graphTrace_->setEnabled(true);
-    allApis_->setEnabled(captureSet_->currentData().toString() != QLatin1String("lean"));
-    profilerApiRange_->setEnabled(true);
-    gpuMetrics_->setEnabled(true);
-    pcSampling_->setEnabled(true);
+    capture_->setEnabled(true);
     status_->setText(summary);
     emit runFinished(ok, summary);
 }

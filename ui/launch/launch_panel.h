@@ -8,9 +8,9 @@
 
 #include <QWidget>
 
+#include "launch/capture_options.h"
 #include "viewmodels/cli_job.h"
 
-class QCheckBox;
 class QComboBox;
 class QLabel;
 class QLineEdit;
@@ -19,19 +19,6 @@ class QProgressBar;
 class QPushButton;
 
 namespace ws::ui {
-
-// How the next launch captures: record's --capture default|lean,
-// --graph-trace node|graph, --all-apis (not with lean), --capture-range
-// cudaProfilerApi, --gpu-metrics and --pc-sampling (which exclude each
-// other: pcSampling wins).
-struct LaunchCapture {
-    QString set = QStringLiteral("default");
-    QString graphTrace = QStringLiteral("node");
-    bool allApis = false;
-    bool profilerApiRange = false;
-    bool gpuMetrics = false;
-    bool pcSampling = false;
-};
 
 class LaunchPanel : public QWidget {
     Q_OBJECT
@@ -73,12 +60,7 @@ class LaunchPanel : public QWidget {
 
     QComboBox* configs_;
     QLineEdit* host_;
-    QComboBox* captureSet_;
-    QComboBox* graphTrace_;
-    QCheckBox* allApis_;
-    QCheckBox* profilerApiRange_;
-    QCheckBox* gpuMetrics_;
-    QCheckBox* pcSampling_;
+    CaptureOptions* capture_;
     QPlainTextEdit* editor_;
     QLabel* validation_;
     QPushButton* launchButton_;

@@ -31,6 +31,18 @@ constexpr std::size_t kBufferPcs = 10000;
 // A launch drains CUPTI's decoded PCs once it holds this many, so its
 // scratch buffer (below) never fills between drains.
 constexpr std::size_t kDrainAtPcs = 5000;
+// Knobs for pc-sampling-check.sh's experiments with CUPTI's hardware buffer
+// (it filled in a 30 s kernel ladder and stopped sampling): PCs to drain at
+// (WARPSCOPE_PC_DRAIN_AT), the hardware buffer's size in MiB
+// (WARPSCOPE_PC_HW_BUFFER_MB, CUPTI's 512 without it) and the worker's sleep
+// (WARPSCOPE_PC_WORKER_MS).
+std::size_t knob(const char* name, std::size_t fallback) {
+    const char* v = std::getenv(name);
+    if (!v || !*v) return fallback;
+    char* end = nullptr;
+    const unsigned long long n = std::strtoull(v, &end, 10);
+    return end && *end == '\0' ? static_cast<std::size_t>(n) : fallback;
+}
 // CUPTI's buffer of decoded PCs: about 16 bytes per PC and stall reason, so
 // 64 MiB holds the kernels of a large program (CUPTI's default, 1 MiB, about
 // 5,500 PCs, drops samples in a PyTorch model).
@@ -234,6 +246,9 @@ bool configure(CUcontext ctx, Context& c) {
         .samplingDataBufferData.samplingDataBuffer = c.configured.data();
     add(CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SCRATCH_BUFFER_SIZE)
         .scratchBufferSizeData.scratchBufferSize = kScratchBytes;
+    if (const std::size_t mb = knob("WARPSCOPE_PC_HW_BUFFER_MB", 0); mb > 0)
+        add(CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_HARDWARE_BUFFER_SIZE)
+            .hardwareBufferSizeData.hardwareBufferSize = mb << 20;
     if (state->period != 0)
         add(CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_PERIOD)
             .samplingPeriodData.samplingPeriod = state->period;
@@ -250,7 +265,7 @@ bool configure(CUcontext ctx, Context& c) {
     sleep.attributeType =
         CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_WORKER_THREAD_PERIODIC_SLEEP_SPAN;
     sleep.attributeData.workerThreadPeriodicSleepSpanData.workerThreadPeriodicSleepSpan =
-        kWorkerSleepMs;
+        static_cast<std::uint32_t>(knob("WARPSCOPE_PC_WORKER_MS", kWorkerSleepMs));
     set.numAttributes = 1;
     set.pPCSamplingConfigurationInfo = &sleep;
     ok(cuptiPCSamplingSetConfigurationAttribute(&set), "setting CUPTI's worker period to 10 ms");
@@ -321,6 +336,7 @@ void moduleLoaded(const CUpti_ModuleResourceData* m) {
 }
 
 void onCallback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
+    static const std::size_t drainAtPcs = knob("WARPSCOPE_PC_DRAIN_AT", kDrainAtPcs);
     if (busy || !state) return;
     if (domain == CUPTI_CB_DOMAIN_DRIVER_API) {
         if (!isKernelLaunch(domain, cbid) && !isGraphLaunch(domain, cbid)) return;
@@ -331,7 +347,7 @@ void onCallback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* 
             std::lock_guard lock(state->mutex);
             auto it = state->contexts.find(cb->context);
             if (!state->finished && it != state->contexts.end() &&
-                it->second.configured.data()->remainingNumPcs >= kDrainAtPcs) {
+                it->second.configured.data()->remainingNumPcs >= drainAtPcs) {
                 const auto start = Clock::now();
                 drain(it->first, it->second);
                 state->totals.hostNs += nsSince(start);

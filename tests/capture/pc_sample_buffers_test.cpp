@@ -10,7 +10,10 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "capture/pc_sample_buffers.h"
+#include "model/pc_sampling.h"
 #include "support/temp_dir.h"
 
 namespace ws::capture {
@@ -107,6 +110,47 @@ TEST(PcSampleBuffers, AKeptFileReadsBackAsTheBuffersDid) {
     testing::writeFile(path, forged);
     EXPECT_FALSE(readKeptPcSampling(path, read, readTotals, why));
     EXPECT_NE(why.find("a buffer's header cut short"), std::string::npos) << why;
+}
+
+// The buffers CUPTI handed the collector on an H100 (the split-KV MMA decode
+// attention, 2026-12-08, keep-sampling-buffers.sh) read back to what the same
+// run stored for that kernel (`kernel RUN decodeSplitMma --json`): its
+// samples, per stall reason and per instruction, counted as the run counts
+// them (each reason's …_not_issued twin, a subset, left out).
+TEST(PcSampleBuffers, AnH100RecordingReadsBackToWhatItsRunStored) {
+    PcSampleTable table;
+    PcSamplingTotals totals;
+    std::string why;
+    ASSERT_TRUE(
+        readKeptPcSampling(WARPSCOPE_TEST_DATA_DIR "/pc-sampling-kept.bin", table, totals, why))
+        << why;
+    std::ifstream in(WARPSCOPE_TEST_DATA_DIR "/pc-sampling-kept.json");
+    const auto stored = nlohmann::json::parse(in);
+    const std::string function = stored["mangled"];
+    std::map<std::string, std::int64_t> byReason;
+    std::map<std::uint64_t, std::int64_t> byOffset;
+    std::int64_t samples = 0;
+    for (const auto& [at, reasons] : table) {
+        if (at.function != function) continue;
+        for (const auto& [reason, n] : reasons) {
+            if (pc_sampling::describeStallReason(reason).notIssued) continue;
+            byReason[reason] += n;
+            byOffset[at.pcOffset] += n;
+            samples += n;
+        }
+    }
+    const auto& pc = stored["pc_sampling"];
+    EXPECT_EQ(samples, pc["samples"].get<std::int64_t>());
+    EXPECT_EQ(byOffset.size(), pc["sampled_instructions"].get<std::size_t>());
+    for (const auto& r : pc["stall_reasons"])
+        EXPECT_EQ(byReason[r["reason"].get<std::string>()], r["samples"].get<std::int64_t>())
+            << r["reason"];
+    ASSERT_FALSE(pc["hot_instructions"].empty());
+    for (const auto& i : pc["hot_instructions"])
+        EXPECT_EQ(byOffset[i["pc_offset"].get<std::uint64_t>()], i["samples"].get<std::int64_t>())
+            << i["pc_offset"];
+    EXPECT_FALSE(totals.hardwareBufferFull);
+    EXPECT_GE(totals.samples, samples);  // the run's other kernels too
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include "analysis/graph_launch_wait.h"
 #include "cli/inject_library.h"
 #include "model/capture_windows.h"
+#include "model/process_keys.h"
 #include "model/query_calls.h"
 #include "store/run_queries.h"
 #include "store/store.h"
@@ -76,6 +77,7 @@ std::vector<std::string> costSettings(const std::vector<std::string>& env) {
 
 struct LoopRound {
     double ns = 0;                // the timed launches, in all
+    double runNs = 0;             // the whole run, process start to exit
     double queriesPerLaunch = 0;  // state-reading calls the collector counted, per launch
 };
 
@@ -97,7 +99,8 @@ std::optional<LoopRound> loopOnce(const RecordRequest& like, const std::string& 
     Store s(store);
     auto printed = parseLaunchLoopOutput(runLog(s, outcome.run));
     if (!printed) return std::nullopt;
-    LoopRound round{printed->loopNs, 0};
+    LoopRound round{printed->loopNs, static_cast<double>(requireRun(s, outcome.run).durationNs()),
+                    0};
     // The count covers the whole process: the warm-up launches too.
     const auto properties = runProperties(s, outcome.run);
     if (auto q = properties.find(kQueryCallCountProperty); q != properties.end())
@@ -126,6 +129,10 @@ std::optional<LaunchCost> calibrate(const RecordRequest& like) {
                 if (!u || !t) throw std::runtime_error("a calibration loop did not run");
                 rounds.untracedNs[loop].push_back(u->ns);
                 rounds.tracedNs[loop].push_back(t->ns);
+                if (loop == 0) {
+                    rounds.untracedRunNs.push_back(u->runNs);
+                    rounds.tracedRunNs.push_back(t->runNs);
+                }
                 rounds.countedPerLaunch[loop].push_back(t->queriesPerLaunch);
             }
     } catch (const std::exception&) {
@@ -170,16 +177,17 @@ std::optional<std::string> storeCaptureCost(const RecordRequest& like, RunId run
     std::optional<LaunchCost> cost;
     std::string when;
     // Entries written before the per-query cost was calibrated are redone.
-    if (auto it = cache.find(key); it != cache.end() && it->is_object() &&
-                                   it->contains("per_query_ns") &&
-                                   it->contains("launch_query_calls")) {
+    if (auto it = cache.find(key);
+        it != cache.end() && it->is_object() && it->contains("per_query_ns") &&
+        it->contains("launch_query_calls") && it->contains("per_process_ns")) {
         cost = LaunchCost{it->value("per_launch_ns", 0.0),
                           it->value("untraced_ns", 0.0),
                           it->value("traced_ns", 0.0),
                           it->value("launches", 0),
                           it->value("rounds", 0),
                           it->value("per_query_ns", 0.0),
-                          it->value("launch_query_calls", 0.0)};
+                          it->value("launch_query_calls", 0.0),
+                          it->value("per_process_ns", 0.0)};
         when = it->value("measured_at", std::string("?"));
     } else {
         std::cerr << "[warpscope] calibrating the capture cost on " << device->name
@@ -194,6 +202,7 @@ std::optional<std::string> storeCaptureCost(const RecordRequest& like, RunId run
         cache[key] = {{"per_launch_ns", cost->perLaunchNs},
                       {"per_query_ns", cost->perQueryNs},
                       {"launch_query_calls", cost->queriesPerLaunch},
+                      {"per_process_ns", cost->perProcessNs},
                       {"untraced_ns", cost->untracedNs},
                       {"traced_ns", cost->tracedNs},
                       {"launches", cost->launches},
@@ -210,7 +219,13 @@ std::optional<std::string> storeCaptureCost(const RecordRequest& like, RunId run
     // costs them the wait at each graph launch instead.
     const GraphLaunchWait graphs = graphLaunchWaits(store, run, properties);
     const std::int64_t launched = std::max<std::int64_t>(0, kernels - graphs.replayedKernels);
+    // Each process that reported to the capture paid its start and end.
+    std::int64_t processes = 0;
+    for (const auto& [name, value] : properties)
+        if (name.rfind(process_keys::kPrefix, 0) == 0 && name.ends_with(".command")) ++processes;
+    processes = std::max<std::int64_t>(processes, 1);
     const double estimate =
+        cost->perProcessNs * static_cast<double>(processes) +
         cost->perLaunchNs * static_cast<double>(launched) +
         cost->perQueryNs * extraQueryCalls(cost->queriesPerLaunch, launched, queries) +
         static_cast<double>(graphs.heldNs);
@@ -226,11 +241,16 @@ std::optional<std::string> storeCaptureCost(const RecordRequest& like, RunId run
         (cost->queriesPerLaunch >= 0.05
              ? "; a bare launch makes " + formatFixed(cost->queriesPerLaunch, 1) +
                    " such calls itself"
-             : std::string());
+             : std::string()) +
+        "; the traced loop's whole run took " +
+        formatDuration(static_cast<std::int64_t>(cost->perProcessNs)) +
+        " longer than its launches account for";
     store.setProperty(run, capture_cost::kPerLaunchNs, formatFixed(cost->perLaunchNs, 1));
     store.setProperty(run, capture_cost::kPerQueryNs, formatFixed(cost->perQueryNs, 1));
     store.setProperty(run, capture_cost::kLaunchQueryCalls, formatFixed(cost->queriesPerLaunch, 2));
     store.setProperty(run, capture_cost::kKernels, std::to_string(launched));
+    store.setProperty(run, capture_cost::kPerProcessNs, formatFixed(cost->perProcessNs, 0));
+    store.setProperty(run, capture_cost::kProcesses, std::to_string(processes));
     if (graphs.launches > 0) {
         store.setProperty(run, capture_cost::kGraphLaunches, std::to_string(graphs.launches));
         store.setProperty(run, capture_cost::kGraphKernels, std::to_string(graphs.replayedKernels));

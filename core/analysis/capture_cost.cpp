@@ -76,6 +76,13 @@ LaunchCost costFromCalibration(const CalibrationRounds& rounds, int launches, in
     bare.queriesPerLaunch = countedMedian(rounds.countedPerLaunch[0]);
     const double added = countedMedian(rounds.countedPerLaunch[1]) - bare.queriesPerLaunch;
     bare.perQueryNs = queryCostFrom(bare, withQueries, std::max<double>(added, queriesAsked));
+    const std::size_t paired = std::min({rounds.untracedRunNs.size(), rounds.tracedRunNs.size(),
+                                         rounds.untracedNs[0].size(), rounds.tracedNs[0].size()});
+    std::vector<double> perProcess;
+    for (std::size_t i = 0; i < paired; ++i)
+        perProcess.push_back((rounds.tracedRunNs[i] - rounds.untracedRunNs[i]) -
+                             (rounds.tracedNs[0][i] - rounds.untracedNs[0][i]));
+    if (!perProcess.empty()) bare.perProcessNs = std::max(0.0, median(perProcess));
     return bare;
 }
 
@@ -100,6 +107,14 @@ std::optional<std::string> captureCostLine(const std::map<std::string, std::stri
                 *kernels;
             line += " (" + formatFixed(extra, 1) + " per launch in this run)";
         }
+    }
+    if (auto perProcess = number(properties, capture_cost::kPerProcessNs);
+        perProcess && *perProcess > 0) {
+        const auto processes = number(properties, capture_cost::kProcesses).value_or(1);
+        line += " and " + formatDuration(static_cast<std::int64_t>(*perProcess)) +
+                " per traced process (its start and end under CUPTI" +
+                (processes > 1 ? ", " + formatFixed(processes, 0) + " processes" : std::string()) +
+                ")";
     }
     const auto graphLaunches = number(properties, capture_cost::kGraphLaunches).value_or(0);
     const auto heldNs = number(properties, capture_cost::kGraphHeldNs).value_or(0);

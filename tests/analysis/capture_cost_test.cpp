@@ -103,6 +103,36 @@ TEST(CaptureCost, GraphLaunchesHeldByNodeTracingAreStatedAndTheCheapModeNamed) {
     EXPECT_EQ(captureCostLine(p)->find("graph"), std::string::npos);
 }
 
+// A traced process pays once for its start and end under CUPTI: the bare
+// loop's whole run beyond what its launches account for, round by round.
+TEST(CaptureCost, EachTracedProcessPaysItsStartAndEndOnce) {
+    CalibrationRounds r;
+    r.untracedNs[0] = {100e6, 100e6, 100e6};
+    r.tracedNs[0] = {130e6, 140e6, 130e6};
+    r.untracedNs[1] = {110e6, 110e6, 110e6};
+    r.tracedNs[1] = {220e6, 220e6, 220e6};
+    r.countedPerLaunch[1] = {8, 8, 8};
+    // Whole runs: 560 ms untraced; traced 30/40/30 ms more in the loop and
+    // 120, 100, 90 ms more beside it (median 100 ms).
+    r.untracedRunNs = {560e6, 560e6, 560e6};
+    r.tracedRunNs = {710e6, 700e6, 680e6};
+    EXPECT_DOUBLE_EQ(costFromCalibration(r, 20000, 8).perProcessNs, 100e6);
+    // Noise never makes a process cheaper than free; no timed runs, no cost.
+    r.tracedRunNs = {560e6, 560e6, 560e6};
+    EXPECT_DOUBLE_EQ(costFromCalibration(r, 20000, 8).perProcessNs, 0);
+    r.untracedRunNs.clear();
+    EXPECT_DOUBLE_EQ(costFromCalibration(r, 20000, 8).perProcessNs, 0);
+
+    std::map<std::string, std::string> p{{capture_cost::kPerLaunchNs, "3000.0"},
+                                         {capture_cost::kShare, "0.25"},
+                                         {capture_cost::kPerProcessNs, "110000000"}};
+    EXPECT_EQ(*captureCostLine(p),
+              "capture cost ≈ 3.00 µs per launch and 110 ms per traced process (its start and "
+              "end under CUPTI), ≈ 25.0 % of this run's wall time");
+    p[capture_cost::kProcesses] = "4";
+    EXPECT_NE(captureCostLine(p)->find("CUPTI, 4 processes)"), std::string::npos);
+}
+
 // The calibration's two loops: the bare launch's own state-reading calls
 // stay in its cost, the second loop's extra calls divide its extra cost.
 TEST(CaptureCost, TheCalibrationChargesOnlyTheCallsBeyondABareLaunchs) {

@@ -23,6 +23,10 @@ inline constexpr const char* kLaunchQueryCalls = "capture.launch_query_calls";
 inline constexpr const char* kEstimateNs = "capture.cost_estimate_ns";  // both charges
 inline constexpr const char* kShare = "capture.cost_share";         // of the run's wall time, 0..1
 inline constexpr const char* kBasis = "capture.launch_cost_basis";  // how it was measured
+// What each traced process pays once, its start and end under CUPTI (ns),
+// and the processes charged with it.
+inline constexpr const char* kPerProcessNs = "capture.process_cost_ns";
+inline constexpr const char* kProcesses = "capture.cost_processes";
 // --graph-trace node: CUDA graph launches whose first node was seen, the
 // kernels they ran (not charged per launch), and how long node tracing held
 // the launches before their first node, in all and the median
@@ -41,6 +45,9 @@ struct LaunchCost {
     int rounds = 0;
     double perQueryNs = 0;        // per state-reading call (queryCostFrom)
     double queriesPerLaunch = 0;  // counted per bare launch: inside perLaunchNs
+    // Once per traced process: its whole run's extra time beyond its
+    // launches' (CUPTI's start, module instrumentation, the flush at exit).
+    double perProcessNs = 0;
 };
 
 // What `warpscope-workload launch-cost` printed: "LAUNCH_LOOP_NS <ns>
@@ -71,10 +78,16 @@ double queryCostFrom(const LaunchCost& bare, const LaunchCost& withQueries,
 // the traced one.
 struct CalibrationRounds {
     std::vector<double> untracedNs[2], tracedNs[2], countedPerLaunch[2];
+    // The bare loop's whole runs (process start to exit), untraced and
+    // traced, round by round: what tracing adds beyond the loop is the
+    // per-process cost. Empty in calibrations that did not time them.
+    std::vector<double> untracedRunNs, tracedRunNs;
 };
 
 // The per-launch cost from the bare loop, with the calls a bare launch makes
-// itself (queriesPerLaunch), and the per-call cost from the second, divided
+// itself (queriesPerLaunch), the per-process cost from its whole runs (the
+// median over rounds of each traced run's extra time less its loop's, never
+// below 0), and the per-call cost from the second loop, divided
 // by the extra calls as counted, or as asked where fewer were counted (some
 // went uncounted: dividing by the count would inflate the cost). Throws as
 // launchCostFrom.

@@ -50,7 +50,7 @@ const std::vector<Command>& commands() {
          "      (CUPTI PM sampling, 10 kHz: SM active, warps resident, tensor pipe, DRAM, L2,\n"
          "      PCIe, NVLink; see `gpu-metrics RUN`); not with --metrics\n"
          "      --pc-sampling samples each SM's warps every 2^N cycles (CUPTI PC sampling;\n"
-         "      N from --pc-sampling-period, 5..31) for where kernels stall; see\n"
+         "      N from --pc-sampling-period, 5..31, 13 by default) for where kernels stall; see\n"
          "      `kernel RUN NAME`; not with --metrics",
          cmdRecord},
         {"pull", "pull H RUN [--remote-db FILE] [--remote-cli PATH] [--db FILE]",

@@ -129,10 +129,10 @@ void pcSamplingChoice(const Args& args, std::vector<std::string>& env,
     const auto log2 =
         period ? parseInteger(kPcSamplingPeriod, *period, pc_sampling::kShortestPeriodLog2,
                               pc_sampling::kLongestPeriodLog2)
-               : 0;
+               : pc_sampling::kDefaultPeriodLog2;
     env.push_back(std::string(pc_sampling::kEnvironment) + "=" + std::to_string(log2));
     properties.emplace_back(pc_sampling::kCaptureProperty,
-                            period ? "2^" + std::to_string(log2) + " cycles" : "default");
+                            "2^" + std::to_string(log2) + " cycles" + (period ? "" : " (default)"));
 }
 
 bool windowedCapture(const Args& args) {

@@ -31,7 +31,7 @@ for name in ${VARIANTS:-base drain1 hw2g worker1 period13}; do
 for k in json.load(sys.stdin)["kernels"]:
     if k["time_percent"] >= 1: print(k["demangled"])' | while read -r kernel; do
     "$cli" kernel $run "$kernel" --db "$db" --json |
-      python3 -c 'import json,sys; d=json.load(sys.stdin); print("  %-28s %12s samples" % (d["name"], d.get("pc_sampling", {}).get("samples", 0)))'
+      python3 -c 'import json,sys; d=json.load(sys.stdin); print("  %-28s %12s samples" % (d["name"], (d.get("pc_sampling") or {}).get("samples", 0)))'
   done
 done
 ws_finish

@@ -122,7 +122,7 @@ TEST(LaunchPanel, CaptureOptionsReachTheRecorderAndTheRun) {
     EXPECT_EQ(second["capture.gpu_metrics"], "default");
     EXPECT_EQ(second.count("capture.pc_sampling"), 0u);
     auto third = runProperties(store, runs[2].id);
-    EXPECT_EQ(third["capture.pc_sampling"], "default");
+    EXPECT_EQ(third["capture.pc_sampling"], "2^13 cycles (default)");
     EXPECT_EQ(third.count("capture.gpu_metrics"), 0u);
     EXPECT_EQ(third["capture.set"], "default");
     auto fourth = runProperties(store, runs[3].id);

@@ -14,10 +14,15 @@ namespace ws::pc_sampling {
 inline constexpr const char* kEnvironment = "WARPSCOPE_PC_SAMPLING";
 inline constexpr std::uint32_t kShortestPeriodLog2 = 5;
 inline constexpr std::uint32_t kLongestPeriodLog2 = 31;
+// The period a recording samples at unless asked otherwise (2^13 cycles per
+// SM), not CUPTI's 2^11: at 2^11 an H100 filled CUPTI's hardware buffer
+// within 7-38 s of a long kernel (draining at every launch, a 2 GB buffer or a
+// 1 ms worker did not stop it; docs/benchmarks.md) and sampled nothing after.
+inline constexpr std::uint32_t kDefaultPeriodLog2 = 13;
 
 // Run properties: asked for (capture.*) and what the sampler saw (summed
 // over the run's processes).
-inline constexpr const char* kCaptureProperty = "capture.pc_sampling";  // "default" or 2^N
+inline constexpr const char* kCaptureProperty = "capture.pc_sampling";  // "2^N cycles[ (default)]"
 inline constexpr const char* kSamples = "pc_sampling.samples";
 inline constexpr const char* kDropped = "pc_sampling.dropped_samples";
 inline constexpr const char* kNonUser = "pc_sampling.non_user_samples";

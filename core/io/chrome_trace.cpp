@@ -6,6 +6,7 @@
 #include <unordered_set>
 
 #include "analysis/kernel_summary.h"
+#include "correlation_bits.h"
 #include "counter_series.h"
 #include "store/run_queries.h"
 #include "store/store.h"
@@ -66,17 +67,7 @@ ChromeTraceStats exportChromeTrace(Store& store, RunId run, std::ostream& out, T
     std::int64_t origin = agg.firstNs.value_or(0);
     for (const auto& s : samples)
         origin = std::min(origin, s.timeNs);
-    // Correlation ids with a kernel, one bit each: CUPTI numbers its
-    // correlations from 1 up, so a run of 100 M launches needs 12.5 MB here
-    // where a hash set of them took gigabytes.
-    std::vector<std::uint64_t> launched;
-    auto markLaunched = [&](std::uint32_t id) {
-        if (id / 64 >= launched.size()) launched.resize(id / 64 + 1);
-        launched[id / 64] |= std::uint64_t{1} << (id % 64);
-    };
-    auto wasLaunched = [&](std::uint32_t id) {
-        return id / 64 < launched.size() && (launched[id / 64] >> (id % 64) & 1);
-    };
+    CorrelationBits launched;  // correlation ids with a kernel
     {
         Writer w(out, origin);
         std::unordered_set<std::int64_t> namedPids;
@@ -125,7 +116,7 @@ ChromeTraceStats exportChromeTrace(Store& store, RunId run, std::ostream& out, T
                     {"pid", pid},
                     {"tid", k.streamId},
                     {"ts", w.us(k.startNs)}});
-            markLaunched(k.correlationId);
+            launched.set(k.correlationId);
         });
         forEachMemcpy(store, run, window, std::nullopt, [&](const MemcpyRecord& m) {
             w.slice(std::string("Memcpy ") + toString(m.kind), "memcpy", gpuPid(m.deviceId),
@@ -144,7 +135,7 @@ ChromeTraceStats exportChromeTrace(Store& store, RunId run, std::ostream& out, T
             w.slice(a.name, a.kind == ApiKind::Runtime ? "cuda_runtime" : "cuda_driver",
                     a.processId, a.threadId, a.startNs, a.endNs,
                     {{"correlation_id", a.correlationId}, {"return", a.returnValue}});
-            if (wasLaunched(a.correlationId)) {
+            if (launched.test(a.correlationId)) {
                 w.emit({{"name", "launch"},
                         {"cat", "launch"},
                         {"ph", "s"},

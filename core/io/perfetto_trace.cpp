@@ -1,11 +1,13 @@
 #include "io/perfetto_trace.h"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <tuple>
 #include <unordered_map>
 
 #include "analysis/kernel_summary.h"
+#include "correlation_bits.h"
 #include "counter_series.h"
 #include "proto_encoder.h"
 #include "store/store.h"
@@ -255,11 +257,71 @@ PerfettoTraceStats exportPerfettoTrace(Store& store, RunId run, std::ostream& ou
         return it->second;
     };
 
-    // Correlation ids with a kernel, one bit each (see chrome_trace.cpp).
-    std::vector<std::uint64_t> launched;
+    // Correlation ids (correlation_bits.h): those of the export's API calls,
+    // and those a kernel's flow ended at (a graph's kernels share their
+    // launch's id: its first kernel ends the flow). A flow is written only
+    // where both its ends are.
+    CorrelationBits called, flowed;
+    forEachApiCall(store, run, window, std::nullopt,
+                   [&](const ApiCallRecord& a) { called.set(a.correlationId); });
+    // GPU work on lanes: each op on the first lane of its stream free at its
+    // start, so work that overlaps on one stream (programmatic dependent
+    // launch, a copy beside a kernel) never closes another's slice. Copies
+    // and sets (few) are merged into the kernels' start order.
+    std::map<std::pair<std::uint32_t, std::uint32_t>,
+             std::vector<std::pair<std::uint64_t, std::int64_t>>>
+        streamLanes;
+    auto laneFor = [&](std::uint32_t device, std::uint32_t stream, std::int64_t start,
+                       std::int64_t end) {
+        auto& free = streamLanes[{device, stream}];
+        auto lane = std::find_if(free.begin(), free.end(),
+                                 [&](const auto& l) { return l.second <= start; });
+        if (lane == free.end()) {
+            free.emplace_back(
+                free.empty()
+                    ? streamTrack(device, stream)
+                    : w.childTrack(gpuTrack(device),
+                                   "Stream " + std::to_string(stream) + " (overlapping)", stream),
+                0);
+            lane = free.end() - 1;
+        }
+        lane->second = std::max(start, end);
+        return lane->first;
+    };
+    auto copies = memcpysIn(store, run, window);
+    auto sets = memsetsIn(store, run, window);
+    std::size_t nextCopy = 0, nextSet = 0;
+    auto copiesAndSetsUntil = [&](std::int64_t until) {
+        while (true) {
+            const bool copy = nextCopy < copies.size() && copies[nextCopy].startNs <= until;
+            const bool set = nextSet < sets.size() && sets[nextSet].startNs <= until;
+            if (!copy && !set) return;
+            if (copy && (!set || copies[nextCopy].startNs <= sets[nextSet].startNs)) {
+                const auto& m = copies[nextCopy++];
+                w.slice(laneFor(m.deviceId, m.streamId, m.startNs, m.endNs), m.startNs, m.endNs,
+                        std::string("Memcpy ") + toString(m.kind), "memcpy",
+                        [&](proto::Message& e) {
+                            w.annotate(e, "bytes", m.bytes);
+                            w.annotate(e, "src", toString(m.srcKind));
+                            w.annotate(e, "dst", toString(m.dstKind));
+                            w.annotate(e, "correlation_id", m.correlationId);
+                        });
+            } else {
+                const auto& m = sets[nextSet++];
+                w.slice(laneFor(m.deviceId, m.streamId, m.startNs, m.endNs), m.startNs, m.endNs,
+                        "Memset", "memset", [&](proto::Message& e) {
+                            w.annotate(e, "bytes", m.bytes);
+                            w.annotate(e, "value", m.value);
+                        });
+            }
+        }
+    };
     forEachKernel(store, run, window, std::nullopt, [&](const KernelRecord& k) {
-        w.slice(streamTrack(k.deviceId, k.streamId), k.startNs, k.endNs, demangle(k.name), "kernel",
-                [&](proto::Message& e) {
+        copiesAndSetsUntil(k.startNs);
+        const bool endsFlow = called.test(k.correlationId) && !flowed.test(k.correlationId);
+        if (endsFlow) flowed.set(k.correlationId);
+        w.slice(laneFor(k.deviceId, k.streamId, k.startNs, k.endNs), k.startNs, k.endNs,
+                demangle(k.name), "kernel", [&](proto::Message& e) {
                     w.annotate(e, "mangled_name", k.name);
                     w.annotate(e, "grid",
                                std::to_string(k.gridX) + "," + std::to_string(k.gridY) + "," +
@@ -271,30 +333,10 @@ PerfettoTraceStats exportPerfettoTrace(Store& store, RunId run, std::ostream& ou
                     w.annotate(e, "static_smem", k.staticSharedBytes);
                     w.annotate(e, "dynamic_smem", k.dynamicSharedBytes);
                     w.annotate(e, "correlation_id", k.correlationId);
-                    e.fixed64(event::kTerminatingFlowIds, k.correlationId);
-                });
-        if (k.correlationId / 64 >= launched.size()) launched.resize(k.correlationId / 64 + 1);
-        launched[k.correlationId / 64] |= std::uint64_t{1} << (k.correlationId % 64);
-    });
-    auto wasLaunched = [&](std::uint32_t id) {
-        return id / 64 < launched.size() && (launched[id / 64] >> (id % 64) & 1);
-    };
-    forEachMemcpy(store, run, window, std::nullopt, [&](const MemcpyRecord& m) {
-        w.slice(streamTrack(m.deviceId, m.streamId), m.startNs, m.endNs,
-                std::string("Memcpy ") + toString(m.kind), "memcpy", [&](proto::Message& e) {
-                    w.annotate(e, "bytes", m.bytes);
-                    w.annotate(e, "src", toString(m.srcKind));
-                    w.annotate(e, "dst", toString(m.dstKind));
-                    w.annotate(e, "correlation_id", m.correlationId);
+                    if (endsFlow) e.fixed64(event::kTerminatingFlowIds, k.correlationId);
                 });
     });
-    forEachMemset(store, run, window, std::nullopt, [&](const MemsetRecord& m) {
-        w.slice(streamTrack(m.deviceId, m.streamId), m.startNs, m.endNs, "Memset", "memset",
-                [&](proto::Message& e) {
-                    w.annotate(e, "bytes", m.bytes);
-                    w.annotate(e, "value", m.value);
-                });
-    });
+    copiesAndSetsUntil(std::numeric_limits<std::int64_t>::max());
     // Calls that start together (a runtime call and the driver call inside
     // it) go longest first, so the outer one is the parent.
     std::vector<ApiCallRecord> together;
@@ -303,7 +345,7 @@ PerfettoTraceStats exportPerfettoTrace(Store& store, RunId run, std::ostream& ou
             together.begin(), together.end(),
             [](const ApiCallRecord& a, const ApiCallRecord& b) { return a.endNs > b.endNs; });
         for (const auto& a : together) {
-            const bool flow = wasLaunched(a.correlationId);
+            const bool flow = flowed.test(a.correlationId);
             w.slice(apiTrack(a.processId, a.threadId), a.startNs, a.endNs, a.name,
                     a.kind == ApiKind::Runtime ? "cuda_runtime" : "cuda_driver",
                     [&](proto::Message& e) {

@@ -168,10 +168,21 @@ TEST(PerfettoTrace, TheFixtureRunHasEveryLaneAsATrackAndReadsBackWhole) {
     auto slices = slicesByTrack(trace);
     EXPECT_EQ(slices[byName["Stream 7"]].size(),
               std::size_t(testing::kFixtureKernelsPerStream) + 1);  // and the memset
-    EXPECT_EQ(slices[byName["Stream 13"]].size(),
-              std::size_t(testing::kFixtureKernelsPerStream) + 6);  // and the copies
-    for (const auto& s : slices[byName["Stream 7"]])
-        EXPECT_EQ(s.depth, 0) << s.name;  // one kernel at a time on a stream
+    // Stream 13's 40 µs copies overlap its kernels: they go to an
+    // overlapping lane under the GPU, and no slice nests in another.
+    ASSERT_TRUE(byName.count("Stream 13 (overlapping)"));
+    EXPECT_EQ(tracks[byName["Stream 13 (overlapping)"]].parent_uuid(), gpu);
+    std::size_t onStream13 = 0;
+    for (const auto& [uuid, t] : tracks)
+        if (t.name() == "Stream 13" || t.name() == "Stream 13 (overlapping)")
+            onStream13 += slices[uuid].size();
+    EXPECT_EQ(onStream13, std::size_t(testing::kFixtureKernelsPerStream) + 6);  // and the copies
+    for (const auto& [uuid, t] : tracks) {
+        if (t.name().rfind("Stream", 0) != 0) continue;
+        for (const auto& s : slices[uuid]) {
+            EXPECT_EQ(s.depth, 0) << t.name() << ": " << s.name;
+        }
+    }
     // prefill and the four decode steps, each step a top-level slice.
     int steps = 0;
     for (const auto& s : slices[thread])
@@ -279,6 +290,50 @@ TEST(PerfettoTrace, OverlappingRangesTakeLanesAndCallsStartingTogetherNest) {
         instants += p.track_event().type() == TrackEvent::TYPE_INSTANT &&
                     interned.name(p.track_event()) == "mark";
     EXPECT_EQ(instants, 1);
+}
+
+// Kernels that overlap on one stream (programmatic dependent launch) keep
+// their own times: the second takes a lane of its own. Kernels of one graph
+// launch share its correlation id; the flow ends at the first.
+TEST(PerfettoTrace, OverlappingKernelsOnAStreamKeepTheirTimes) {
+    testing::TempDir dir;
+    Store store(dir.file("pdl.wsdb"));
+    NewRun info;
+    info.label = "pdl";
+    const RunId run = store.beginRun(info);
+    {
+        StoreWriter w(store, run);
+        auto kernel = [](std::int64_t start, std::int64_t end, const char* name) {
+            KernelRecord k;
+            k.startNs = start;
+            k.endNs = end;
+            k.streamId = 7;
+            k.correlationId = 5;
+            k.graphId = 1;
+            k.name = name;
+            return k;
+        };
+        w.add(kernel(1'000, 10'000, "first"));
+        w.add(kernel(8'000, 20'000, "second"));  // starts before the first ends
+        w.add(kernel(21'000, 30'000, "third"));
+        w.add(ApiCallRecord{500, 900, 7, 8, 5, ApiKind::Runtime, 311, "cudaGraphLaunch", 0});
+    }
+    store.finishRun(run, RunStatus::Ok, 0, std::nullopt, 40'000);
+    const Trace trace = exported(store, run);
+    std::map<std::string, Slice> byName;
+    for (const auto& [track, list] : slicesByTrack(trace))
+        for (const auto& s : list)
+            byName[s.name] = s;
+    EXPECT_EQ(byName["first"].end - byName["first"].start, 9'000);
+    EXPECT_EQ(byName["second"].end - byName["second"].start, 12'000);
+    EXPECT_EQ(byName["third"].end - byName["third"].start, 9'000);
+    int starts = 0, ends = 0;
+    for (const auto& p : trace.packet()) {
+        starts += p.track_event().flow_ids_size();
+        ends += p.track_event().terminating_flow_ids_size();
+    }
+    EXPECT_EQ(starts, 1);
+    EXPECT_EQ(ends, 1);
 }
 
 // A window keeps only what overlaps it, as the chrome-trace export does.

@@ -99,8 +99,9 @@ std::optional<LoopRound> loopOnce(const RecordRequest& like, const std::string& 
     Store s(store);
     auto printed = parseLaunchLoopOutput(runLog(s, outcome.run));
     if (!printed) return std::nullopt;
-    LoopRound round{printed->loopNs, static_cast<double>(requireRun(s, outcome.run).durationNs()),
-                    0};
+    // The program's own wall time, not the run's: that also holds the
+    // storing of its records after it exited.
+    LoopRound round{printed->loopNs, static_cast<double>(outcome.totals.elapsedNs), 0};
     // The count covers the whole process: the warm-up launches too.
     const auto properties = runProperties(s, outcome.run);
     if (auto q = properties.find(kQueryCallCountProperty); q != properties.end())
@@ -144,6 +145,14 @@ std::optional<LaunchCost> calibrate(const RecordRequest& like) {
     return costFromCalibration(rounds, kLaunches, kQueriesPerLaunch);
 }
 
+// The processes that reported to the capture (model/process_keys.h).
+int tracedProcesses(const std::map<std::string, std::string>& properties) {
+    int processes = 0;
+    for (const auto& [name, value] : properties)
+        if (name.rfind(process_keys::kPrefix, 0) == 0 && name.ends_with(".command")) ++processes;
+    return processes;
+}
+
 // A run traced node by node that replayed CUDA graphs: how long the tracer
 // held each graph launch before its first node. Nothing to read otherwise.
 GraphLaunchWait graphLaunchWaits(Store& store, RunId run,
@@ -151,6 +160,9 @@ GraphLaunchWait graphLaunchWaits(Store& store, RunId run,
     auto trace = properties.find("capture.graph_trace");
     if (trace == properties.end() || trace->second != "node" || graphNodesOf(store, run).empty())
         return {};
+    // Correlation ids are unique within a process only, and kernels carry no
+    // process: launches of several processes cannot be told apart.
+    if (tracedProcesses(properties) > 1) return {};
     GraphLaunchWaitCounter counter;
     forEachApiCall(store, run, {}, std::nullopt,
                    [&](const ApiCallRecord& call) { counter.addCall(call); });
@@ -162,7 +174,7 @@ GraphLaunchWait graphLaunchWaits(Store& store, RunId run,
 }  // namespace
 
 std::optional<std::string> storeCaptureCost(const RecordRequest& like, RunId run,
-                                            std::int64_t kernels) {
+                                            std::int64_t kernels, std::int64_t programNs) {
     if (kernels <= 0 || like.injectLibrary.empty()) return std::nullopt;
     Store store(like.storePath);
     auto device = runDevice(store, run);
@@ -220,16 +232,13 @@ std::optional<std::string> storeCaptureCost(const RecordRequest& like, RunId run
     const GraphLaunchWait graphs = graphLaunchWaits(store, run, properties);
     const std::int64_t launched = std::max<std::int64_t>(0, kernels - graphs.replayedKernels);
     // Each process that reported to the capture paid its start and end.
-    std::int64_t processes = 0;
-    for (const auto& [name, value] : properties)
-        if (name.rfind(process_keys::kPrefix, 0) == 0 && name.ends_with(".command")) ++processes;
-    processes = std::max<std::int64_t>(processes, 1);
+    const std::int64_t processes = std::max(tracedProcesses(properties), 1);
     const double estimate =
         cost->perProcessNs * static_cast<double>(processes) +
         cost->perLaunchNs * static_cast<double>(launched) +
         cost->perQueryNs * extraQueryCalls(cost->queriesPerLaunch, launched, queries) +
         static_cast<double>(graphs.heldNs);
-    const double wall = static_cast<double>(info->durationNs());
+    const double wall = static_cast<double>(programNs > 0 ? programNs : info->durationNs());
     const double share = wall > 0 ? estimate / wall : 0;
     const std::string basis =
         std::to_string(cost->launches) + " empty launches × " + std::to_string(cost->rounds) +
@@ -242,14 +251,17 @@ std::optional<std::string> storeCaptureCost(const RecordRequest& like, RunId run
              ? "; a bare launch makes " + formatFixed(cost->queriesPerLaunch, 1) +
                    " such calls itself"
              : std::string()) +
-        "; the traced loop's whole run took " +
-        formatDuration(static_cast<std::int64_t>(cost->perProcessNs)) +
-        " longer than its launches account for";
+        (cost->perProcessNs > 0
+             ? "; the traced loop's whole run took " +
+                   formatDuration(static_cast<std::int64_t>(cost->perProcessNs)) +
+                   " longer than its launches account for"
+             : std::string());
     store.setProperty(run, capture_cost::kPerLaunchNs, formatFixed(cost->perLaunchNs, 1));
     store.setProperty(run, capture_cost::kPerQueryNs, formatFixed(cost->perQueryNs, 1));
     store.setProperty(run, capture_cost::kLaunchQueryCalls, formatFixed(cost->queriesPerLaunch, 2));
     store.setProperty(run, capture_cost::kKernels, std::to_string(launched));
     store.setProperty(run, capture_cost::kPerProcessNs, formatFixed(cost->perProcessNs, 0));
+    if (programNs > 0) store.setProperty(run, capture_cost::kProgramNs, std::to_string(programNs));
     store.setProperty(run, capture_cost::kProcesses, std::to_string(processes));
     if (graphs.launches > 0) {
         store.setProperty(run, capture_cost::kGraphLaunches, std::to_string(graphs.launches));

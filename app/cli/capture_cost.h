@@ -17,7 +17,9 @@ namespace ws::cli {
 // capture.* cost properties with the run and returns the statement for the
 // user. Nothing when the run had no kernels or no device, or the calibration
 // could not run (no warpscope-workload, no GPU); that is said on stderr.
+// `programNs`: the program's own wall time, start to exit (the recorder's
+// elapsed time; the run's stored duration also holds the storing after it).
 std::optional<std::string> storeCaptureCost(const RecordRequest& like, RunId run,
-                                            std::int64_t kernels);
+                                            std::int64_t kernels, std::int64_t programNs);
 
 }  // namespace ws::cli

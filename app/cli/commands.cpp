@@ -39,7 +39,7 @@ const std::vector<Command>& commands() {
          "      --host H records on H (user@host or an ssh config alias) through ssh and pulls\n"
          "      the finished run into the local store; PROGRAM and its paths are H's.\n"
          "      --capture lean keeps what torch.profiler's CUDA-only mode keeps: kernels,\n"
-         "      copies, memsets, the runtime calls that launch them and NVTX ranges; no driver\n"
+         "      copies, memsets, the runtime API calls and NVTX ranges; no driver\n"
          "      API calls, synchronization waits or device samples (--sample-ms brings them\n"
          "      back). The default keeps all of those (docs/benchmarks.md prices each)\n"
          "      --capture-range cudaProfilerApi traces only between the program's\n"

@@ -51,8 +51,8 @@ void applyCaptureChoices(const Args& args, RecordRequest& request) {
     const bool allApis = args.flag("all-apis");
     if (allApis && lean)
         throw UsageError(
-            "--all-apis and --capture lean contradict each other: lean keeps only the runtime "
-            "calls that launch work (use the default capture with --all-apis)");
+            "--all-apis and --capture lean contradict each other: lean leaves the calls that "
+            "only read state out (use the default capture with --all-apis)");
     if (allApis) env.emplace_back("WARPSCOPE_ALL_APIS=1");
     properties.emplace_back("capture.query_calls", allApis ? "traced" : "left out");
     if (lean || args.flag("no-driver-api")) env.emplace_back("WARPSCOPE_DRIVER_API=0");

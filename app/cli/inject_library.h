@@ -22,8 +22,8 @@ std::string findBesideSelf(const std::string& name);
 
 // The collector's settings, shared by record and bench serve --server:
 //   --capture default|lean: which records a recording keeps. lean is what
-//     torch.profiler's CUDA-only mode keeps (kernels, copies, memsets, the
-//     runtime calls that launch them, NVTX ranges): no driver API calls, no
+//     torch.profiler's CUDA-only mode keeps (kernels, copies, memsets,
+//     runtime API calls, NVTX ranges): no driver API calls, no
 //     synchronization or overhead records, no device samples unless
 //     --sample-ms asks for them (capture.set);
 //   --no-driver-api (driver API calls left out, as lean does);
@@ -54,7 +54,7 @@ inline constexpr const char* kGpuMetricsFlag = "gpu-metrics";
 inline constexpr const char* kGpuMetricsValues[] = {"gpu-metrics-set", "gpu-metrics-hz"};
 
 // --pc-sampling [--pc-sampling-period N] (a sample every 2^N cycles per SM,
-// 5..31; CUPTI's default without it): the collector's environment and the
+// 5..31; 2^13 without it, model/pc_sampling.h): the collector's environment and the
 // run's capture.pc_sampling property; nothing without them. Throws UsageError
 // on a bad value.
 void pcSamplingChoice(const Args& args, std::vector<std::string>& env,

@@ -207,7 +207,8 @@ int cmdRecord(const std::vector<std::string>& argv) {
                  "torch.cuda.profiler.start() and stop())");
     if (costRequest && outcome.status == RunStatus::Ok) {
         try {
-            if (auto line = storeCaptureCost(*costRequest, outcome.run, outcome.totals.kernels))
+            if (auto line = storeCaptureCost(*costRequest, outcome.run, outcome.totals.kernels,
+                                             outcome.totals.elapsedNs))
                 emitNote(reporting, *line);
         } catch (const std::exception& e) {
             emitNote(reporting, std::string("capture cost not estimated: ") + e.what());

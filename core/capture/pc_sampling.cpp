@@ -31,7 +31,7 @@ constexpr std::size_t kBufferPcs = 10000;
 // A launch drains CUPTI's decoded PCs once it holds this many, so its
 // scratch buffer (below) never fills between drains.
 constexpr std::size_t kDrainAtPcs = 5000;
-// Knobs for pc-sampling-check.sh's experiments with CUPTI's hardware buffer
+// Knobs for pc-buffer-experiment.sh's experiments with CUPTI's hardware buffer
 // (it filled in a 30 s kernel ladder and stopped sampling): PCs to drain at
 // (WARPSCOPE_PC_DRAIN_AT), the hardware buffer's size in MiB
 // (WARPSCOPE_PC_HW_BUFFER_MB, CUPTI's 512 without it) and the worker's sleep
@@ -268,7 +268,7 @@ bool configure(CUcontext ctx, Context& c) {
         static_cast<std::uint32_t>(knob("WARPSCOPE_PC_WORKER_MS", kWorkerSleepMs));
     set.numAttributes = 1;
     set.pPCSamplingConfigurationInfo = &sleep;
-    ok(cuptiPCSamplingSetConfigurationAttribute(&set), "setting CUPTI's worker period to 10 ms");
+    ok(cuptiPCSamplingSetConfigurationAttribute(&set), "setting CUPTI's worker period");
 
     // The period in force, CUPTI's default when none was asked for.
     CUpti_PCSamplingConfigurationInfo period{};

@@ -50,11 +50,16 @@ void readChoice(const json& event, ResponseText& out) {
                               member(c, "text"), dig(c, {"message", "content"})})
             if (t && t->is_string()) out.text += t->get<std::string>();
     }
+    // A count out of range is left out rather than wrapped.
+    auto count = [](const json* v) -> std::optional<int> {
+        if (!v || !v->is_number_integer() || v->get<std::int64_t>() < 0 ||
+            v->get<std::int64_t>() > std::numeric_limits<int>::max())
+            return std::nullopt;
+        return static_cast<int>(v->get<std::int64_t>());
+    };
     if (const json* usage = member(event, "usage")) {
-        if (const json* p = member(*usage, "prompt_tokens"); p && p->is_number_integer())
-            out.promptTokens = p->get<int>();
-        if (const json* c = member(*usage, "completion_tokens"); c && c->is_number_integer())
-            out.completionTokens = c->get<int>();
+        if (auto p = count(member(*usage, "prompt_tokens"))) out.promptTokens = p;
+        if (auto c = count(member(*usage, "completion_tokens"))) out.completionTokens = c;
     }
 }
 

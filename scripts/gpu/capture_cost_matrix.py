@@ -5,7 +5,9 @@ starts at the r-th configuration), so a drifting machine moves every
 configuration alike. Prints one line per process as it goes and, at the end,
 a table of medians with their spread (min-max) and the ratios the issue sets
 targets for, plus each Warpscope run's own statement of its capture cost
-against the measured one (recorded run's wall time - untraced process's).
+against the measured one: the recorded program's own wall time (start to
+exit, capture.program_ns; without it the run's, which also holds Warpscope's
+storing after the exit) less the untraced process's.
 
 Usage: capture_cost_matrix.py BUILD_DIR OUT_DIR  (environment:
   PROGRAMS  generate1 generate8 decoder_graphs decoder_eager launches
@@ -91,7 +93,8 @@ def last_run(cli, db):
     props = json.loads(subprocess.run([cli, "show", str(run["id"]), "--db", db, "--json"],
                                       capture_output=True, text=True).stdout or "{}")
     props = props.get("properties", {})
-    return {"wall_ms": run["duration_ns"] / 1e6,
+    program = float(props.get("capture.program_ns", run["duration_ns"]))
+    return {"run": run["id"], "program_ms": program / 1e6,
             "stated_ms": float(props.get("capture.cost_estimate_ns", "nan")) / 1e6,
             "kernels": float(props.get("capture.cost_kernels", "nan"))}
 
@@ -106,6 +109,7 @@ def main():
     progs = programs(build, tmp)
     chosen = os.environ.get("PROGRAMS", " ".join(progs)).split()
     results = {}  # (program, config) -> list of {figure, wall_ms, ...}
+    newest = {}  # store -> the id of its newest run
     log = open(os.path.join(out, "capture-cost-matrix.txt"), "a")
     for name in chosen:
         command, kind, torchable, graphs = progs[name]
@@ -124,10 +128,14 @@ def main():
                 figure = measure(kind, p.stdout)
                 row = {"figure": figure, "wall_ms": wall_ms, "rc": p.returncode}
                 if prefix:
-                    row.update(last_run(cli, db) or {})
+                    recorded = last_run(cli, db) or {}
+                    # A record that failed before making its run leaves the last one.
+                    if recorded.get("run") != newest.get(db) and p.returncode == 0:
+                        row.update(recorded)
+                        newest[db] = recorded.get("run")
                 results.setdefault((name, config), []).append(row)
                 line = (f"{name} {config} round {r + 1}: {figure} ms, process {wall_ms:.0f} ms"
-                        + (f", run {row.get('wall_ms', 0):.0f} ms, stated cost "
+                        + (f", program {row.get('program_ms', 0):.0f} ms, stated cost "
                            f"{row.get('stated_ms', float('nan')):.1f} ms" if prefix else "")
                         + (f", exit {p.returncode}: {p.stderr.strip()[-300:]}"
                            if p.returncode else ""))
@@ -150,6 +158,9 @@ def report(results, chosen, out):
     table = {}
     for name in chosen:
         base = med(r["figure"] for r in results.get((name, "untraced"), []))
+        if base is None:
+            print(f"| {name} | untraced | no figure: no ratios | | |")
+            continue
         for (prog, config), rows in results.items():
             if prog != name:
                 continue
@@ -163,7 +174,7 @@ def report(results, chosen, out):
             table[(name, config)] = m
             print(f"| {name} | {config} | {m:.3f} ({min(figures):.3f}-{max(figures):.3f}) | "
                   f"{m / base:.3f} | {'' if not fm else f'{m / fm:.3f}'} |")
-    print("\nThe per-run statement against the measured cost (recorded run's wall time - "
+    print("\nThe per-run statement against the measured cost (recorded program's wall time - "
           "untraced process's, medians):")
     print("| program | configuration | stated ms | measured ms | stated / measured |")
     print("|---|---|---|---|---|")
@@ -171,7 +182,7 @@ def report(results, chosen, out):
         if not config.startswith("ws_"):
             continue
         untraced = med(r["wall_ms"] for r in results.get((name, "untraced"), []))
-        run_wall = med(r.get("wall_ms") for r in rows)
+        run_wall = med(r.get("program_ms") for r in rows)
         stated = med(r.get("stated_ms") for r in rows)
         if untraced is None or run_wall is None or stated is None:
             continue

@@ -9,11 +9,12 @@ source "$(dirname "$0")/lib.sh"
 ws_args "BUILD_DIR OUT_DIR" 2 "$@"
 cli=$build/app/warpscope-cli
 ws_header
+# CUPTI's own period (2^11) with each remedy, and 2^13, the default since.
 declare -A variants=(
-  [base]="|"
-  [drain1]="WARPSCOPE_PC_DRAIN_AT=1|"
-  [hw2g]="WARPSCOPE_PC_HW_BUFFER_MB=2048|"
-  [worker1]="WARPSCOPE_PC_WORKER_MS=1|"
+  [base]="|--pc-sampling-period 11"
+  [drain1]="WARPSCOPE_PC_DRAIN_AT=1|--pc-sampling-period 11"
+  [hw2g]="WARPSCOPE_PC_HW_BUFFER_MB=2048|--pc-sampling-period 11"
+  [worker1]="WARPSCOPE_PC_WORKER_MS=1|--pc-sampling-period 11"
   [period13]="|--pc-sampling-period 13"
 )
 cfg=$tmp/gemm.toml

@@ -24,7 +24,7 @@ CaptureOptions::CaptureOptions(QWidget* parent)
                            "device samples"));
     lean_ = menu->addAction(tr("Lean: what torch.profiler's CUDA-only mode keeps"));
     lean_->setToolTip(
-        tr("Kernels, copies, the runtime calls that launch them and NVTX ranges, "
+        tr("Kernels, copies, the runtime API calls and NVTX ranges, "
            "for the lowest cost (record --capture lean)"));
     for (QAction* a : {all, lean_}) {
         a->setCheckable(true);

@@ -1,6 +1,6 @@
 // How a launch captures, in as little width as a docked panel has: one
 // "Capture:" button whose menu holds the record set (record --capture
-// all|lean), how CUDA graphs are traced (--graph-trace node|graph), every
+// default|lean), how CUDA graphs are traced (--graph-trace node|graph), every
 // API call (--all-apis, not with lean) and the cudaProfilerStart–Stop
 // windows (--capture-range cudaProfilerApi), its text summing up the
 // choice; and the two samplers, which exclude each other (--gpu-metrics,

@@ -21,12 +21,14 @@ inline constexpr const char* kKernels = "capture.cost_kernels";  // the launches
 // State-reading calls a bare launch of the calibration makes itself, per launch.
 inline constexpr const char* kLaunchQueryCalls = "capture.launch_query_calls";
 inline constexpr const char* kEstimateNs = "capture.cost_estimate_ns";  // both charges
-inline constexpr const char* kShare = "capture.cost_share";         // of the run's wall time, 0..1
+inline constexpr const char* kShare = "capture.cost_share";  // of the program's wall time, 0..1
 inline constexpr const char* kBasis = "capture.launch_cost_basis";  // how it was measured
 // What each traced process pays once, its start and end under CUPTI (ns),
 // and the processes charged with it.
 inline constexpr const char* kPerProcessNs = "capture.process_cost_ns";
 inline constexpr const char* kProcesses = "capture.cost_processes";
+// The program's own wall time (start to exit), which the share is of.
+inline constexpr const char* kProgramNs = "capture.program_ns";
 // --graph-trace node: CUDA graph launches whose first node was seen, the
 // kernels they ran (not charged per launch), and how long node tracing held
 // the launches before their first node, in all and the median

@@ -59,6 +59,10 @@ class ServeSweep : public ::testing::Test {
 // --server: each point starts the server under capture anew, a run a point.
 TEST_F(ServeSweep, WithServerEachPointRecordsItsOwnServer) {
     const std::string port = std::to_string(freePort());
+    // The bench serve --server client's LeakSanitizer exit scan crashes now
+    // and then under the asan build ("Tracer caught signal 11", as in
+    // served_recording_test.cpp, here 1 in 3 runs on 2026-12-08, after every
+    // point was stored): left out for this client too until it is understood.
     auto r = runProcess({WARPSCOPE_CLI_PATH,
                          "bench",
                          "serve",
@@ -87,7 +91,8 @@ TEST_F(ServeSweep, WithServerEachPointRecordsItsOwnServer) {
                          "cpu",
                          "--port",
                          port,
-                         dir_.file("serve.toml")});
+                         dir_.file("serve.toml")},
+                        {"ASAN_OPTIONS=detect_leaks=0"});
     ASSERT_EQ(r.exitCode, 0) << r.out << r.err;
     Store store(db_);
     auto groups = listSweepGroups(store);

@@ -187,6 +187,9 @@ PreparedRun readExperiment(const std::string& path, const json& doc, std::size_t
 bool isGenaiPerfExport(const std::string& text) {
     auto start = text.find_first_not_of(" \t\r\n");
     if (start == std::string::npos || text[start] != '{') return false;
+    // Every other JSON import is asked after this one: parse only a file
+    // that can be one.
+    if (text.find("\"experiments\"") == std::string::npos) return false;
     return looksLikeGenaiPerf(json::parse(text, nullptr, false));
 }
 

@@ -316,12 +316,16 @@ PerfettoTraceStats exportPerfettoTrace(Store& store, RunId run, std::ostream& ou
             }
         }
     };
+    // Demangled once per distinct name, not per launch.
+    std::unordered_map<std::string, std::string> demangled;
     forEachKernel(store, run, window, std::nullopt, [&](const KernelRecord& k) {
         copiesAndSetsUntil(k.startNs);
+        auto name = demangled.find(k.name);
+        if (name == demangled.end()) name = demangled.emplace(k.name, demangle(k.name)).first;
         const bool endsFlow = called.test(k.correlationId) && !flowed.test(k.correlationId);
         if (endsFlow) flowed.set(k.correlationId);
         w.slice(laneFor(k.deviceId, k.streamId, k.startNs, k.endNs), k.startNs, k.endNs,
-                demangle(k.name), "kernel", [&](proto::Message& e) {
+                name->second, "kernel", [&](proto::Message& e) {
                     w.annotate(e, "mangled_name", k.name);
                     w.annotate(e, "grid",
                                std::to_string(k.gridX) + "," + std::to_string(k.gridY) + "," +

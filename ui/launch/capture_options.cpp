@@ -19,28 +19,28 @@ CaptureOptions::CaptureOptions(QWidget* parent)
     menu->setToolTipsVisible(true);
     menu->addSection(tr("Records"));
     auto* sets = new QActionGroup(this);
-    QAction* all =
+    allRecords_ =
         menu->addAction(tr("All: kernels, copies, runtime and driver calls, waits, "
                            "device samples"));
     lean_ = menu->addAction(tr("Lean: what torch.profiler's CUDA-only mode keeps"));
     lean_->setToolTip(
         tr("Kernels, copies, the runtime API calls and NVTX ranges, "
            "for the lowest cost (record --capture lean)"));
-    for (QAction* a : {all, lean_}) {
+    for (QAction* a : {allRecords_, lean_}) {
         a->setCheckable(true);
         sets->addAction(a);
     }
-    all->setChecked(true);
+    allRecords_->setChecked(true);
     menu->addSection(tr("CUDA graphs"));
     auto* graphs = new QActionGroup(this);
-    QAction* nodes = menu->addAction(tr("Each kernel, traced to where it was captured"));
+    graphNodes_ = menu->addAction(tr("Each kernel, traced to where it was captured"));
     graphSpans_ = menu->addAction(tr("One span per graph launch (cheapest)"));
     graphSpans_->setToolTip(tr("record --graph-trace graph"));
-    for (QAction* a : {nodes, graphSpans_}) {
+    for (QAction* a : {graphNodes_, graphSpans_}) {
         a->setCheckable(true);
         graphs->addAction(a);
     }
-    nodes->setChecked(true);
+    graphNodes_->setChecked(true);
     menu->addSection(tr("Also"));
     allApis_ = menu->addAction(tr("Every API call, state reads too"));
     allApis_->setToolTip(
@@ -98,14 +98,9 @@ LaunchCapture CaptureOptions::value() const {
 }
 
 void CaptureOptions::setValue(const LaunchCapture& c) {
-    const auto actions = button_->menu()->actions();
-    for (QAction* a : actions) {
-        if (!a->isCheckable()) continue;
-        if (a->actionGroup() && a->actionGroup() == lean_->actionGroup())
-            a->setChecked((a == lean_) == (c.set == QLatin1String("lean")));
-        if (a->actionGroup() && a->actionGroup() == graphSpans_->actionGroup())
-            a->setChecked((a == graphSpans_) == (c.graphTrace == QLatin1String("graph")));
-    }
+    // Checking one action of an exclusive group unchecks the other.
+    (c.set == QLatin1String("lean") ? lean_ : allRecords_)->setChecked(true);
+    (c.graphTrace == QLatin1String("graph") ? graphSpans_ : graphNodes_)->setChecked(true);
     allApis_->setChecked(c.allApis);
     profilerApiRange_->setChecked(c.profilerApiRange);
     gpuMetrics_->setChecked(c.gpuMetrics);

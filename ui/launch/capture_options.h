@@ -39,7 +39,9 @@ class CaptureOptions : public QWidget {
   private:
     void refresh();  // the summary, and every API call off and disabled with lean
     QToolButton* button_;
+    QAction* allRecords_;
     QAction* lean_;
+    QAction* graphNodes_;
     QAction* graphSpans_;
     QAction* allApis_;
     QAction* profilerApiRange_;
